@@ -1,0 +1,242 @@
+package bb
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func (a *app) clearCmd() *cobra.Command {
+	var before string
+	var resetOffline, artifacts, confirm bool
+	c := &cobra.Command{
+		Use:   "clear",
+		Short: "Bulk cleanup: old messages, offline agents, artifacts",
+		Long: `Delete messages older than a duration, agents that are offline, and/or
+every registered artifact. Shows what it will delete first. Without
+--confirm it asks on a terminal and deletes nothing otherwise.`,
+		Example: `  bb clear --messages-before 2d --confirm
+  bb clear --reset-offline --artifacts --confirm`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			in := hub.ClearInput{ResetOffline: resetOffline, Artifacts: artifacts}
+			in.Agent, _ = a.identity()
+			if before != "" {
+				d, err := hub.ParseDuration(before)
+				if err != nil {
+					return err
+				}
+				if d == 0 {
+					return hub.FieldErr(hub.CodeInvalidInput, "messages-before", "duration must be greater than zero")
+				}
+				in.MessagesBefore = d
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			plan, err := svc.PlanClear(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			if plan.Empty() {
+				return a.reply(cmd, map[string]any{"cleared": false, "deleted": plan}, func(w io.Writer) { fmt.Fprintln(w, "Nothing to clear.") })
+			}
+			if !confirm {
+				if a.g.json || !a.env.IsTerminal {
+					return a.reply(cmd, map[string]any{"cleared": false, "would_delete": plan, "hint": "run again with --confirm"}, func(w io.Writer) {
+						printPlan(w, plan, before)
+						fmt.Fprintln(w, "Nothing deleted: run again with --confirm.")
+					})
+				}
+				printPlan(a.env.Stdout, plan, before)
+				fmt.Fprint(a.env.Stdout, "Proceed? [y/N] ")
+				ans, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
+				if s := strings.ToLower(strings.TrimSpace(ans)); s != "y" && s != "yes" {
+					fmt.Fprintln(a.env.Stdout, "Aborted.")
+					return nil
+				}
+			}
+			done, err := svc.Clear(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, map[string]any{"cleared": true, "deleted": done}, func(w io.Writer) {
+				if in.MessagesBefore > 0 {
+					fmt.Fprintf(w, "Deleted %d messages\n", done.Messages)
+				}
+				if in.ResetOffline {
+					fmt.Fprintf(w, "Deleted %d offline agents\n", done.OfflineAgents)
+				}
+				if in.Artifacts {
+					fmt.Fprintf(w, "Cleared %d artifacts\n", done.Artifacts)
+				}
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&before, "messages-before", "", "delete messages older than this (10m, 1h, 2d, 1w)")
+	f.BoolVar(&resetOffline, "reset-offline", false, "delete agents that are offline")
+	f.BoolVar(&artifacts, "artifacts", false, "delete every registered artifact")
+	f.BoolVar(&confirm, "confirm", false, "do it without asking")
+	return c
+}
+
+func printPlan(w io.Writer, p hub.ClearPlan, before string) {
+	fmt.Fprintln(w, "The following actions will be performed:")
+	if p.Messages > 0 {
+		fmt.Fprintf(w, "  • Delete %d messages before %s\n", p.Messages, before)
+	}
+	if p.OfflineAgents > 0 {
+		fmt.Fprintf(w, "  • Delete %d offline agents\n", p.OfflineAgents)
+	}
+	if p.Artifacts > 0 {
+		fmt.Fprintf(w, "  • Clear %d artifacts\n", p.Artifacts)
+	}
+}
+
+func (a *app) exportCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "export",
+		Short: "Dump the whole board as JSON (agents, messages, artifacts, events)",
+		Long: `Print the whole board as one JSON document on stdout, oldest first:
+{exported_at, project_dir, agents, messages, artifacts, events}. This is a
+file format, not a reply: --json does not wrap it.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			x, err := svc.Export(cmd.Context())
+			if err != nil {
+				return err
+			}
+			agents := make([]agentJSON, 0, len(x.Agents))
+			for _, ag := range x.Agents {
+				agents = append(agents, agentView(ag))
+			}
+			writeJSON(a.env.Stdout, map[string]any{
+				"exported_at": x.ExportedAt.Format(time.RFC3339Nano), "project_dir": svc.ProjectRoot,
+				"agents": agents, "messages": messageViews(x.Messages), "artifacts": artifactViews(x.Artifacts),
+				"events": eventViews(x.Events),
+			})
+			a.checkIn(cmd.Context())
+			return nil
+		},
+	}
+}
+
+func (a *app) summaryCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "summary",
+		Short: "One-glance overview: who is active or blocked, recent and urgent messages",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			s, err := svc.Summary(cmd.Context())
+			if err != nil {
+				return err
+			}
+			data := map[string]any{
+				"agents": agentLiveViews(s.Agents), "active_agents": agentLiveViews(s.ActiveAgents),
+				"blocked_agents": agentLiveViews(s.BlockedAgents), "recent_messages": messageViews(s.RecentMessages),
+				"high_priority_messages": messageViews(s.HighPriorityMessages), "recent_artifacts": artifactViews(s.RecentArtifacts),
+				"last_event_seq": s.LastEventSeq,
+			}
+			return a.reply(cmd, data, func(w io.Writer) { printSummary(w, s) })
+		},
+	}
+}
+
+func printSummary(w io.Writer, s hub.Summary) {
+	fmt.Fprintln(w, "Blackboard Summary")
+	fmt.Fprintln(w, strings.Repeat("=", 18))
+	fmt.Fprintf(w, "\nActive Agents: %d (of %d)\n", len(s.ActiveAgents), len(s.Agents))
+	for _, ag := range s.ActiveAgents {
+		task := ag.CurrentTask
+		if task == "" {
+			task = "-"
+		}
+		fmt.Fprintf(w, "  • %s [%s %d%%] %s\n", ag.ID, ag.Status, ag.Progress, truncate(task, 60))
+	}
+	if len(s.BlockedAgents) > 0 {
+		fmt.Fprintf(w, "\nBlocked Agents: %d\n", len(s.BlockedAgents))
+		for _, ag := range s.BlockedAgents {
+			b := ""
+			if ag.Blockers != nil {
+				b = *ag.Blockers
+			}
+			fmt.Fprintf(w, "  • %s: %s\n", ag.ID, truncate(b, 70))
+		}
+	}
+	fmt.Fprintf(w, "\nRecent Messages (last 30 min): %d\n", len(s.RecentMessages))
+	for _, m := range s.RecentMessages {
+		fmt.Fprintf(w, "  #%d %s: %s\n", m.Seq, m.From, truncate(strings.Join(strings.Fields(m.Body), " "), 60))
+	}
+	if len(s.HighPriorityMessages) > 0 {
+		fmt.Fprintf(w, "\n⚠ High Priority Messages: %d\n", len(s.HighPriorityMessages))
+		for _, m := range s.HighPriorityMessages {
+			fmt.Fprintf(w, "  #%d [%s] %s: %s\n", m.Seq, m.Priority, m.From, truncate(strings.Join(strings.Fields(m.Body), " "), 56))
+		}
+	}
+	fmt.Fprintf(w, "\nRecent Artifacts (last hour): %d\n", len(s.RecentArtifacts))
+	for _, art := range s.RecentArtifacts {
+		fmt.Fprintf(w, "  • %s by %s\n", art.Path, art.ProducedBy)
+	}
+}
+
+func (a *app) eventsCmd() *cobra.Command {
+	var typ, agent, bead string
+	var since int64
+	var limit int
+	c := &cobra.Command{
+		Use:   "events",
+		Short: "List the timeline: every change, in order",
+		Long: `List timeline events oldest first. Each event has a sequence number
+(seq) that only grows; pass the last one you saw as --since-seq to get only
+what is new.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 0 {
+				return hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be positive")
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			f := hub.EventFilter{AfterSeq: since, Agent: agent, BeadID: bead, Limit: limit}
+			if typ != "" {
+				f.Types = strings.Split(typ, ",")
+			}
+			evs, err := svc.Events(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, eventViews(evs), func(w io.Writer) {
+				if len(evs) == 0 {
+					fmt.Fprintln(w, "No events.")
+				}
+				for _, e := range evs {
+					fmt.Fprintf(w, "%6d %s %-22s %-16s %s\n", e.Seq, clock(e.CreatedAt), e.Type, e.Agent, e.Message)
+				}
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&typ, "type", "", "only these event types (comma-separated)")
+	f.StringVar(&agent, "agent", "", "only events by or for this agent")
+	f.StringVar(&bead, "bead", "", "only events of this bead/task id")
+	f.Int64Var(&since, "since-seq", 0, "only events after this sequence number")
+	f.IntVar(&limit, "limit", 0, "at most this many events (default all)")
+	return c
+}

@@ -1,0 +1,101 @@
+package bb
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/store/sqlite"
+)
+
+// BoardDir is the folder that holds a project's board.
+const BoardDir = ".bb"
+
+// DBName is the SQLite file inside BoardDir.
+const DBName = "blackboard.db"
+
+func notInitialized(where string) error {
+	return &hub.Error{Code: hub.CodeNotInitialized,
+		Message: "No blackboard found (looked in " + where + " and its parents). Run 'bb init' to create one."}
+}
+
+// projectDir returns the directory given by --dir or BB_DIR, or "" to
+// discover from the working directory.
+func (a *app) explicitDir() string {
+	if a.g.dir != "" {
+		return a.g.dir
+	}
+	return a.env.Getenv("BB_DIR")
+}
+
+// findProject locates the project root: the explicit directory, or the
+// nearest ancestor of the working directory that has a .bb/ folder.
+func (a *app) findProject() (string, error) {
+	if d := a.explicitDir(); d != "" {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", hub.Errorf(hub.CodeInvalidInput, "invalid --dir %q: %v", d, err)
+		}
+		if !isDir(filepath.Join(abs, BoardDir)) {
+			return "", notInitialized(abs)
+		}
+		return abs, nil
+	}
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return "", &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if isDir(filepath.Join(d, BoardDir)) {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", notInitialized(wd)
+		}
+	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// service opens the board (once per invocation).
+func (a *app) service(ctx context.Context) (*hub.Service, error) {
+	if a.svc != nil {
+		return a.svc, nil
+	}
+	root, err := a.findProject()
+	if err != nil {
+		return nil, err
+	}
+	clock, err := a.clock()
+	if err != nil {
+		return nil, err
+	}
+	dbPath := filepath.Join(root, BoardDir, DBName)
+	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
+		return nil, &hub.Error{Code: hub.CodeNotInitialized,
+			Message: "The board at " + filepath.Join(root, BoardDir) + " has no database. Run 'bb init' to recreate it."}
+	}
+	st, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
+	if err != nil {
+		return nil, err
+	}
+	a.svc = hub.NewService(st, clock, root)
+	a.svc.Env = a.env.Getenv
+	a.closeFn = func() { _ = st.Close() }
+	return a.svc, nil
+}
+
+// actor returns the acting identity, validated by the board's rule.
+func (a *app) actor() (string, bool, error) {
+	id, explicit := a.identity()
+	if err := hub.ValidateBoardAgentID(id); err != nil {
+		return "", false, err
+	}
+	return id, explicit, nil
+}

@@ -1,0 +1,9 @@
+package bb
+
+import "github.com/spf13/cobra"
+
+// extraCommands lists the command groups of the other features (bb agent,
+// tasks, memory, mcp, serve…); each lives in its own file.
+func (a *app) extraCommands() []*cobra.Command {
+	return nil
+}

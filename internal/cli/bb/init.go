@@ -1,0 +1,133 @@
+package bb
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/store/sqlite"
+)
+
+// targetDir is where init/destroy act: --dir, BB_DIR, else the working directory.
+func (a *app) targetDir() (string, error) {
+	d := a.explicitDir()
+	if d == "" {
+		wd, err := a.env.Getwd()
+		if err != nil {
+			return "", &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
+		}
+		d = wd
+	}
+	abs, err := filepath.Abs(d)
+	if err != nil {
+		return "", hub.Errorf(hub.CodeInvalidInput, "invalid directory %q", d)
+	}
+	return abs, nil
+}
+
+func (a *app) initCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "init",
+		Short: "Create the board (.bb/blackboard.db) in this directory",
+		Long: `Create .bb/ in the project directory (--dir, $BB_DIR, or the working
+directory) with the SQLite database and a .gitignore of "*" so the board is
+never committed. Running it again keeps everything and exits 0.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := a.targetDir()
+			if err != nil {
+				return err
+			}
+			if !isDir(dir) {
+				return hub.Errorf(hub.CodeInvalidInput, "directory %s does not exist", dir)
+			}
+			boardDir := filepath.Join(dir, BoardDir)
+			dbPath := filepath.Join(boardDir, DBName)
+			_, statErr := os.Stat(dbPath)
+			existed := statErr == nil
+			if !existed && isDir(boardDir) && !a.g.quiet {
+				a.errorf("Warning: %s exists but its database is missing. Recreating...\n", boardDir)
+			}
+			if err := os.MkdirAll(boardDir, 0o755); err != nil {
+				return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot create " + boardDir, Err: err}
+			}
+			gi := filepath.Join(boardDir, ".gitignore")
+			if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
+				if err := os.WriteFile(gi, []byte("*\n"), 0o644); err != nil {
+					return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot write " + gi, Err: err}
+				}
+			}
+			st, err := sqlite.Open(cmd.Context(), dbPath, sqlite.Options{Create: true})
+			if err != nil {
+				return err
+			}
+			_ = st.Close()
+			data := map[string]any{"project_dir": dir, "board_dir": boardDir, "database": dbPath, "created": !existed}
+			return a.reply(cmd, data, func(w io.Writer) {
+				if existed {
+					fmt.Fprintf(w, "Blackboard already initialized at %s\n", dir)
+				} else {
+					fmt.Fprintf(w, "Initialized blackboard at %s%c\n", boardDir, filepath.Separator)
+				}
+			})
+		},
+	}
+}
+
+func (a *app) destroyCmd() *cobra.Command {
+	var confirm bool
+	c := &cobra.Command{
+		Use:   "destroy",
+		Short: "Delete the board (.bb/) and everything in it",
+		Long: `Remove the .bb/ directory of the project (--dir, $BB_DIR, or the
+working directory) with all agents, messages, artifacts and events.
+Without --confirm it only says what it would delete.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := a.targetDir()
+			if err != nil {
+				return err
+			}
+			if a.explicitDir() == "" {
+				if found, err := a.findProject(); err == nil {
+					dir = found
+				}
+			}
+			boardDir := filepath.Join(dir, BoardDir)
+			if !isDir(boardDir) {
+				return notInitialized(dir)
+			}
+			if !confirm {
+				return a.reply(cmd, map[string]any{"board_dir": boardDir, "destroyed": false}, func(w io.Writer) {
+					fmt.Fprintf(w, "This will permanently delete %s and all its contents.\nRun 'bb destroy --confirm' to proceed.\n", boardDir)
+				})
+			}
+			if err := os.RemoveAll(boardDir); err != nil {
+				return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot delete " + boardDir, Err: err}
+			}
+			// The board is gone: no check-in afterwards.
+			a.g.as = ""
+			a.env.Getenv = withoutAgent(a.env.Getenv)
+			return a.reply(cmd, map[string]any{"board_dir": boardDir, "destroyed": true}, func(w io.Writer) {
+				fmt.Fprintf(w, "Destroyed blackboard at %s%c\n", boardDir, filepath.Separator)
+			})
+		},
+	}
+	c.Flags().BoolVar(&confirm, "confirm", false, "really delete the board")
+	return c
+}
+
+func withoutAgent(get func(string) string) func(string) string {
+	return func(k string) string {
+		if k == "BB_AGENT_ID" {
+			return ""
+		}
+		return get(k)
+	}
+}

@@ -1,0 +1,208 @@
+package bb
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func (a *app) postCmd() *cobra.Command {
+	var tags, refs []string
+	var priority string
+	var replyTo int64
+	c := &cobra.Command{
+		Use:   "post <content>",
+		Short: "Post a message to the board (seen by every agent)",
+		Example: `  bb --as claude-1 post "Parser refactor landed" --tag parser --ref gh:pr:42
+  bb --as codex-2 post "Tests fail on main" --priority high
+  bb --as claude-1 post "Fixed, see #3" --reply-to 3`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, _, err := a.actor()
+			if err != nil {
+				return err
+			}
+			parsed, err := hub.ParseRefs(refs)
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			m, err := svc.Post(cmd.Context(), hub.PostInput{From: id, Content: args[0], Tags: tags, Priority: priority, ReplyTo: replyTo, Refs: parsed})
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, messageView(m), func(w io.Writer) {
+				fmt.Fprintf(w, "Posted message #%d from %s\n", m.Seq, m.From)
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&tags, "tag", nil, "tag the message (repeatable, max 10, each ≤32 bytes, no spaces)")
+	f.StringVar(&priority, "priority", "normal", "low, normal, high or critical")
+	f.Int64Var(&replyTo, "reply-to", 0, "number of the message this answers")
+	f.StringArrayVar(&refs, "ref", nil, "link to where:what:ref, e.g. gh:issue:42 (repeatable, max 20)")
+	return c
+}
+
+func (a *app) logCmd() *cobra.Command {
+	var since, from, priority, ref, limit string
+	var tags []string
+	c := &cobra.Command{
+		Use:   "log",
+		Short: "Show recent messages (newest 20 by default)",
+		Long: `Show board messages, oldest to newest on screen (newest first in --json).
+Filters combine with AND; several --tag values match any of them.`,
+		Example: `  bb log --since 1h --tag parser --tag api
+  bb log --from claude-1 --priority high --limit 50
+  bb log --ref gh:issue:42`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			q := hub.LogQuery{Tags: tags, From: from, MinPriority: priority}
+			var err error
+			if since != "" {
+				if q.Since, err = hub.ParseDuration(since); err != nil {
+					return err
+				}
+			}
+			if q.Limit, err = hub.ParseLimit(limit, hub.DefaultLogLimit, hub.MaxLogLimit); err != nil {
+				return err
+			}
+			if ref != "" {
+				r, err := hub.ParseRef(ref)
+				if err != nil {
+					return err
+				}
+				q.Ref = &r
+			}
+			if id, explicit := a.identity(); explicit && hub.ValidateBoardAgentID(id) == nil {
+				q.Reader = id
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			msgs, err := svc.Log(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, messageViews(msgs), func(w io.Writer) {
+				if len(msgs) == 0 {
+					fmt.Fprintln(w, "No messages found.")
+					return
+				}
+				shown := slices.Clone(msgs)
+				slices.Reverse(shown)
+				for _, m := range shown {
+					printMessage(w, m)
+				}
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&since, "since", "", "only messages newer than this (10s, 10m, 1h, 2d, 1w)")
+	f.StringArrayVar(&tags, "tag", nil, "only messages with this tag (repeatable: any of them)")
+	f.StringVar(&from, "from", "", "only messages from this agent")
+	f.StringVar(&priority, "priority", "", "only messages at or above this priority (low, normal, high, critical)")
+	f.StringVar(&ref, "ref", "", "only messages linked to where:what:ref")
+	f.StringVarP(&limit, "limit", "l", "", "how many messages (default 20, max 100)")
+	return c
+}
+
+func (a *app) messageCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "message <id>",
+		Short: "Show one message and its replies",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			seq, err := strconv.ParseInt(strings.TrimPrefix(args[0], "#"), 10, 64)
+			if err != nil || seq < 1 {
+				return hub.FieldErr(hub.CodeInvalidInput, "id", "invalid message id %q: expected a message number such as 42", args[0])
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			thread, err := svc.Thread(cmd.Context(), seq)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, messageViews(thread), func(w io.Writer) {
+				for i, m := range thread {
+					if i == 1 {
+						fmt.Fprintf(w, "── %d repl%s ──\n\n", len(thread)-1, map[bool]string{true: "y", false: "ies"}[len(thread) == 2])
+					}
+					printMessage(w, m)
+				}
+			})
+		},
+	}
+}
+
+func printMessage(w io.Writer, m hub.Message) {
+	icon := ""
+	switch m.Priority {
+	case hub.PriorityCritical:
+		icon = "🔴 "
+	case hub.PriorityHigh:
+		icon = "🟡 "
+	}
+	head := fmt.Sprintf("#%d %s%s", m.Seq, icon, m.From)
+	if m.To != "" && m.To != hub.Broadcast {
+		head += " → " + m.To
+	}
+	if len(m.Tags) > 0 {
+		head += " [" + strings.Join(m.Tags, ", ") + "]"
+	}
+	head += " (" + clock(m.CreatedAt) + ")"
+	if m.ReplyToSeq != nil {
+		head += fmt.Sprintf(" ↩ #%d", *m.ReplyToSeq)
+	}
+	fmt.Fprintln(w, head)
+	if m.Subject != "" {
+		fmt.Fprintf(w, "  %s\n", m.Subject)
+	}
+	for _, line := range wrap(m.Body, 78) {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	if len(m.Refs) > 0 {
+		fmt.Fprintf(w, "  → Refs: %s\n", refList(m.Refs))
+	}
+	fmt.Fprintln(w)
+}
+
+func refList(refs []hub.Ref) string {
+	parts := make([]string, 0, len(refs))
+	for _, r := range refs {
+		parts = append(parts, r.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// wrap breaks text into lines of at most width runes, keeping explicit newlines.
+func wrap(s string, width int) []string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			if line != "" && len([]rune(line))+1+len([]rune(word)) > width {
+				out = append(out, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		out = append(out, line)
+	}
+	return out
+}

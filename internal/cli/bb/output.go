@@ -1,0 +1,132 @@
+package bb
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Envelope is the --json reply of every bb command (DESIGN.md).
+type Envelope struct {
+	OK      bool         `json:"ok"`
+	Command string       `json:"command"`
+	Data    any          `json:"data"`
+	Error   *ErrorBody   `json:"error"`
+	Notices *hub.Notices `json:"notices,omitempty"`
+}
+
+// ErrorBody is the error part of the envelope.
+type ErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func writeJSON(w io.Writer, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(w, `{"ok":false,"command":"","data":null,"error":{"code":"INTERNAL_ERROR","message":"cannot encode reply"}}`+"\n")
+		return
+	}
+	_, _ = w.Write(buf.Bytes())
+}
+
+// reply prints a successful result: the envelope in --json mode, or what
+// human renders. It then performs the caller's check-in (last_seen refresh
+// and notices) when the caller is an identified agent.
+func (a *app) reply(cmd *cobra.Command, data any, human func(w io.Writer)) error {
+	a.checkIn(cmd.Context())
+	if a.g.json {
+		writeJSON(a.env.Stdout, Envelope{OK: true, Command: commandName(cmd), Data: data, Notices: a.notices})
+		return nil
+	}
+	if human != nil {
+		human(a.env.Stdout)
+	}
+	a.noticeFooter()
+	return nil
+}
+
+// checkIn refreshes an identified caller's last_seen and loads its notices.
+// It never fails the command: a board that cannot be opened simply yields
+// no notices.
+func (a *app) checkIn(ctx context.Context) {
+	id, explicit := a.identity()
+	if !explicit || hub.ValidateBoardAgentID(id) != nil {
+		return
+	}
+	svc, err := a.service(ctx)
+	if err != nil {
+		return
+	}
+	n, err := svc.CheckIn(ctx, id)
+	if err != nil {
+		return
+	}
+	a.notices = &n
+}
+
+func (a *app) noticeFooter() {
+	if a.notices == nil || a.g.quiet || a.notices.Unread == 0 {
+		return
+	}
+	n := a.notices.Unread
+	more := ""
+	if n >= hub.NoticeCap {
+		more = "+"
+	}
+	fmt.Fprintf(a.env.Stderr, "bb: %d%s unread message%s for you (bb log)\n", n, more, plural(n))
+}
+
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func (a *app) fail(command string, err *hub.Error) {
+	if a.g.json {
+		writeJSON(a.env.Stdout, Envelope{OK: false, Command: command, Error: &ErrorBody{Code: string(err.Code), Message: err.Error(), Field: err.Field}})
+		return
+	}
+	msg := err.Error()
+	if err.Code == hub.CodeInternal && err.Err != nil && a.env.Getenv("BB_DEBUG") != "" {
+		msg += ": " + err.Err.Error()
+	}
+	fmt.Fprintf(a.env.Stderr, "Error [%s]: %s\n", err.Code, msg)
+}
+
+func (a *app) usageFail(cmd *cobra.Command, command string, err error) {
+	msg := err.Error()
+	if a.g.json {
+		writeJSON(a.env.Stdout, Envelope{OK: false, Command: command, Error: &ErrorBody{Code: "USAGE", Message: msg}})
+		return
+	}
+	hint := "bb --help"
+	if cmd != nil {
+		hint = cmd.CommandPath() + " --help"
+	}
+	fmt.Fprintf(a.env.Stderr, "Error: %s\nRun '%s' for usage.\n", strings.TrimSpace(msg), hint)
+}
+
+// usageArgs wraps a cobra positional-args validator so its failures are
+// reported as usage errors (exit 2).
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return usageErr{err}
+		}
+		return nil
+	}
+}

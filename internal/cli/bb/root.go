@@ -1,0 +1,200 @@
+// Package bb is the `bb` command line: flags -> hub.Service -> text or the
+// JSON envelope. It holds no domain rules.
+package bb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Version of the bb binary.
+const Version = "0.1.0"
+
+// Env is everything the CLI takes from the outside world, so tests can run
+// it in-process with their own streams, environment and clock.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Getwd  func() (string, error)
+	// IsTerminal reports whether stdin is an interactive terminal (used to
+	// decide whether a destructive command may prompt).
+	IsTerminal bool
+	// Exe is the absolute path of the running binary (for bb install).
+	Exe string
+}
+
+// OSEnv is the real process environment.
+func OSEnv() Env {
+	exe, _ := os.Executable()
+	fi, err := os.Stdin.Stat()
+	tty := err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: tty, Exe: exe}
+}
+
+// Exit statuses.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+)
+
+// Main runs bb with args (without the program name) and returns the exit status.
+func Main(args []string, env Env) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, env)
+}
+
+// Run is Main with a caller-supplied context.
+func Run(ctx context.Context, args []string, env Env) int {
+	a := newApp(env)
+	defer a.close()
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	name := commandName(cmd)
+	var he *hub.Error
+	if errors.As(err, &he) {
+		a.fail(name, he)
+		return ExitError
+	}
+	if errors.Is(err, context.Canceled) {
+		a.fail(name, hub.Errorf(hub.CodeInternal, "interrupted"))
+		return 130
+	}
+	// Anything else comes from argument parsing: a usage error.
+	a.usageFail(cmd, name, err)
+	return ExitUsage
+}
+
+func commandName(cmd *cobra.Command) string {
+	if cmd == nil {
+		return ""
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(cmd.CommandPath(), "bb"), " ")
+}
+
+// app holds one invocation's state: global options and the lazily opened
+// service.
+type app struct {
+	env Env
+	g   globals
+	// svc is opened on first use by a command that needs the board.
+	svc     *hub.Service
+	closeFn func()
+	// notices computed for the reply (nil when the caller is anonymous).
+	notices *hub.Notices
+}
+
+type globals struct {
+	as    string
+	json  bool
+	dir   string
+	quiet bool
+}
+
+func newApp(env Env) *app {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if env.Getwd == nil {
+		env.Getwd = os.Getwd
+	}
+	if env.Stdin == nil {
+		env.Stdin = strings.NewReader("")
+	}
+	return &app{env: env}
+}
+
+func (a *app) close() {
+	if a.closeFn != nil {
+		a.closeFn()
+	}
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "bb",
+		Short: "Blackboard: a local coordination hub for AI coding agents",
+		Long: `Blackboard is a shared board for the AI coding agents (and people) working on
+one project: who is here and what they are doing (status), what was said
+(messages with tags, priorities, replies and refs), what was produced
+(artifacts), and one timeline of everything. It lives in .bb/ at the
+project root (created by 'bb init') and is found from any subdirectory.
+
+Identity: --as <id>, else $BB_AGENT_ID, else "human".
+Every command made by an identified agent refreshes its last_seen and
+reports its unread messages (notices).`,
+		Version:       Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		// A bare `bb` prints help; an unknown subcommand is a usage error.
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	root.SetVersionTemplate("bb {{.Version}}\n")
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.g.as, "as", "", "act as this agent id (default $BB_AGENT_ID, else \"human\")")
+	pf.BoolVar(&a.g.json, "json", false, "print the JSON envelope {ok, command, data, error} on stdout")
+	pf.StringVar(&a.g.dir, "dir", "", "project directory holding .bb/ (default $BB_DIR, else found from the working directory)")
+	pf.BoolVarP(&a.g.quiet, "quiet", "q", false, "print only essential output")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr{err} })
+	root.CompletionOptions.HiddenDefaultCmd = true
+
+	root.AddCommand(
+		a.initCmd(), a.destroyCmd(),
+		a.statusCmd(),
+		a.postCmd(), a.logCmd(), a.messageCmd(),
+		a.artifactCmd(), a.artifactsCmd(), a.artifactAddAlias(), a.artifactShowAlias(),
+		a.refsCmd(), a.clearCmd(), a.exportCmd(), a.summaryCmd(), a.eventsCmd(),
+		a.installCmd(), a.demoCmd(),
+	)
+	for _, add := range a.extraCommands() {
+		root.AddCommand(add)
+	}
+	return root
+}
+
+// usageErr marks argument-parsing failures (exit 2).
+type usageErr struct{ err error }
+
+func (u usageErr) Error() string { return u.err.Error() }
+func (u usageErr) Unwrap() error { return u.err }
+
+// identity resolves who is acting: --as > BB_AGENT_ID > "human". explicit is
+// false for the "human" default.
+func (a *app) identity() (id string, explicit bool) {
+	if a.g.as != "" {
+		return a.g.as, true
+	}
+	if v := strings.TrimSpace(a.env.Getenv("BB_AGENT_ID")); v != "" {
+		return v, true
+	}
+	return "human", false
+}
+
+func (a *app) clock() (hub.Clock, error) {
+	return hub.ClockFromEnv(a.env.Getenv("BB_NOW"))
+}
+
+func (a *app) errorf(format string, args ...any) {
+	fmt.Fprintf(a.env.Stderr, format, args...)
+}

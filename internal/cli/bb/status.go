@@ -1,0 +1,174 @@
+package bb
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func (a *app) statusCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "Show every agent's status and liveness",
+		Long: `Show the status board: each agent's status, progress, task, blockers and
+when it was last seen. Liveness: active (seen within 5 minutes), stale
+(within 30), offline beyond; reading the board marks agents unseen for
+more than 30 minutes as offline.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			agents, err := svc.Board(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, agentLiveViews(agents), func(w io.Writer) { printAgents(w, agents) })
+		},
+	}
+	c.AddCommand(a.statusSetCmd(), a.statusGetCmd(), a.statusClearCmd())
+	return c
+}
+
+func (a *app) statusSetCmd() *cobra.Command {
+	var progress int
+	var status, blockers string
+	c := &cobra.Command{
+		Use:   "set <task>",
+		Short: "Set your current task (and progress, status, blockers)",
+		Example: `  bb --as claude-1 status set "Refactor the parser" --status coding --progress 40
+  bb --as claude-1 status set "Waiting on API" --status blocked --blockers "need auth token"`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, _, err := a.actor()
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			u := hub.StatusUpdate{Task: &args[0]}
+			if cmd.Flags().Changed("progress") {
+				u.Progress = &progress
+			}
+			if cmd.Flags().Changed("status") {
+				u.Status = &status
+			}
+			if cmd.Flags().Changed("blockers") {
+				u.Blockers = &blockers
+			}
+			ag, err := svc.SetStatus(cmd.Context(), id, u)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, agentView(ag), func(w io.Writer) {
+				fmt.Fprintf(w, "Updated status for %s: %s\n", ag.ID, ag.Status)
+				if ag.CurrentTask != "" {
+					fmt.Fprintf(w, "  Task: %s\n", ag.CurrentTask)
+				}
+				if ag.Progress > 0 {
+					fmt.Fprintf(w, "  Progress: %d%%\n", ag.Progress)
+				}
+				if ag.Blockers != nil {
+					fmt.Fprintf(w, "  Blockers: %s\n", *ag.Blockers)
+				}
+			})
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&progress, "progress", 0, "progress in percent, 0..100")
+	f.StringVar(&status, "status", "", "one of "+strings.Join(hub.AgentStatuses, ", "))
+	f.StringVar(&blockers, "blockers", "", "what blocks you (kept until a non-blocked status is set)")
+	return c
+}
+
+func (a *app) statusGetCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "get <agent_id>",
+		Short: "Show one agent's status",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ag, err := svc.AgentStatus(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, agentLiveView(ag), func(w io.Writer) { printAgents(w, []hub.AgentView{ag}) })
+		},
+	}
+}
+
+func (a *app) statusClearCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "clear",
+		Short: "Reset your status to idle (no task, progress 0, no blockers)",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			id, _, err := a.actor()
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ag, err := svc.ClearStatus(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, agentView(ag), func(w io.Writer) { fmt.Fprintf(w, "Cleared status for %s\n", ag.ID) })
+		},
+	}
+}
+
+func printAgents(w io.Writer, agents []hub.AgentView) {
+	if len(agents) == 0 {
+		fmt.Fprintln(w, "No agents found.")
+		return
+	}
+	fmt.Fprintf(w, "%-20s %-12s %-8s %-30s %s\n", "AGENT", "STATUS", "PROG", "TASK", "LAST SEEN")
+	fmt.Fprintln(w, strings.Repeat("-", 100))
+	for _, ag := range agents {
+		st := ag.Status
+		if ag.Liveness == hub.LiveStale {
+			st += " [STALE]"
+		}
+		fmt.Fprintf(w, "%-20s %-12s %-8s %-30s %s\n", ag.ID, st, fmt.Sprintf("%d%%", ag.Progress), truncate(ag.CurrentTask, 30), ago(ag.MinutesSince))
+		if ag.Blockers != nil && *ag.Blockers != "" {
+			fmt.Fprintf(w, "  → Blockers: %s\n", *ag.Blockers)
+		}
+	}
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
+}
+
+func ago(mins int) string {
+	switch {
+	case mins < 1:
+		return "just now"
+	case mins < 60:
+		return fmt.Sprintf("%dm ago", mins)
+	case mins < 24*60:
+		return fmt.Sprintf("%dh ago", mins/60)
+	default:
+		return fmt.Sprintf("%dd ago", mins/(24*60))
+	}
+}
+
+func clock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") }

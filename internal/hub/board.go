@@ -1,0 +1,645 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// AgentView is an agent with its derived liveness at read time.
+type AgentView struct {
+	Agent
+	Liveness     Liveness
+	MinutesSince int
+}
+
+// StatusUpdate carries the optional fields of `bb status set`; nil means
+// "leave as is".
+type StatusUpdate struct {
+	Task     *string
+	Progress *int
+	Status   *string
+	Blockers *string
+}
+
+func validateStatus(s string) error {
+	if !slices.Contains(AgentStatuses, s) {
+		return FieldErr(CodeInvalidInput, "status", "invalid status %q: expected one of %s", s, strings.Join(AgentStatuses, ", "))
+	}
+	return nil
+}
+
+// SetStatus updates the board fields of agent (creating it if needed).
+// Fields apply in order task, progress, status, blockers; a status other
+// than "blocked" clears blockers unless blockers are given in the same call.
+func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (Agent, error) {
+	if err := ValidateBoardAgentID(agent); err != nil {
+		return Agent{}, err
+	}
+	if u.Task != nil {
+		if err := checkLen("task", *u.Task, MaxTaskLen); err != nil {
+			return Agent{}, err
+		}
+	}
+	if u.Progress != nil && (*u.Progress < 0 || *u.Progress > 100) {
+		return Agent{}, FieldErr(CodeInvalidInput, "progress", "progress must be between 0 and 100, got %d", *u.Progress)
+	}
+	if u.Status != nil {
+		if err := validateStatus(*u.Status); err != nil {
+			return Agent{}, err
+		}
+	}
+	if u.Blockers != nil {
+		if err := checkLen("blockers", *u.Blockers, MaxBlockersLen); err != nil {
+			return Agent{}, err
+		}
+	}
+	return write(ctx, s, func(tx Tx) (Agent, error) {
+		now := s.Now()
+		a, err := loadOrNewAgent(ctx, tx, agent, now)
+		if err != nil {
+			return Agent{}, err
+		}
+		if u.Task != nil {
+			a.CurrentTask = *u.Task
+		}
+		if u.Progress != nil {
+			a.Progress = *u.Progress
+		}
+		if u.Status != nil {
+			a.Status = *u.Status
+			if a.Status != "blocked" {
+				a.Blockers = nil
+			}
+		}
+		if u.Blockers != nil {
+			b := *u.Blockers
+			a.Blockers = &b
+			if b == "" {
+				a.Blockers = nil
+			}
+		}
+		a.LastSeen, a.UpdatedAt = now, now
+		if err := tx.PutAgent(ctx, a); err != nil {
+			return Agent{}, err
+		}
+		e := s.event(EventAgentStatus, agent, map[string]any{
+			"current_task": a.CurrentTask, "progress": a.Progress, "status": a.Status, "blockers": a.Blockers,
+		})
+		e.Message = fmt.Sprintf("%s is %s: %s", agent, a.Status, a.CurrentTask)
+		return *a, tx.AppendEvent(ctx, e)
+	})
+}
+
+// ClearStatus resets agent to idle, no task, progress 0, no blockers.
+func (s *Service) ClearStatus(ctx context.Context, agent string) (Agent, error) {
+	if err := ValidateBoardAgentID(agent); err != nil {
+		return Agent{}, err
+	}
+	return write(ctx, s, func(tx Tx) (Agent, error) {
+		now := s.Now()
+		a, err := loadOrNewAgent(ctx, tx, agent, now)
+		if err != nil {
+			return Agent{}, err
+		}
+		a.CurrentTask, a.Progress, a.Status, a.Blockers = "", 0, "idle", nil
+		a.LastSeen, a.UpdatedAt = now, now
+		if err := tx.PutAgent(ctx, a); err != nil {
+			return Agent{}, err
+		}
+		e := s.event(EventAgentCleared, agent, nil)
+		e.Message = agent + " cleared its status"
+		return *a, tx.AppendEvent(ctx, e)
+	})
+}
+
+func loadOrNewAgent(ctx context.Context, tx Tx, id string, now time.Time) (*Agent, error) {
+	a, err := tx.GetAgent(ctx, id)
+	if err != nil || a != nil {
+		return a, err
+	}
+	return &Agent{ID: id, Status: "idle", CreatedAt: now, LastSeen: now, UpdatedAt: now, Version: 1}, nil
+}
+
+// Board lists every agent with its liveness (seed 003 §5.1). As a side
+// effect of reading, agents unseen for longer than the stale threshold are
+// marked offline.
+func (s *Service) Board(ctx context.Context) ([]AgentView, error) {
+	now := s.Now()
+	agents, err := write(ctx, s, func(tx Tx) ([]Agent, error) {
+		if _, err := tx.MarkOfflineBefore(ctx, now.Add(-BoardThresholds.Stale-time.Minute+time.Microsecond)); err != nil {
+			return nil, err
+		}
+		return tx.ListAgents(ctx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.views(agents, now), nil
+}
+
+func (s *Service) views(agents []Agent, now time.Time) []AgentView {
+	out := make([]AgentView, 0, len(agents))
+	for _, a := range agents {
+		out = append(out, AgentView{Agent: a, Liveness: LivenessOf(a.LastSeen, now, BoardThresholds), MinutesSince: MinutesSince(a.LastSeen, now)})
+	}
+	return out
+}
+
+// AgentStatus returns one agent with liveness (no side effect).
+func (s *Service) AgentStatus(ctx context.Context, id string) (AgentView, error) {
+	if err := ValidateBoardAgentID(id); err != nil {
+		return AgentView{}, err
+	}
+	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return tx.GetAgent(ctx, id) })
+	if err != nil {
+		return AgentView{}, err
+	}
+	if a == nil {
+		return AgentView{}, Errorf(CodeNotFound, "agent %q not found", id)
+	}
+	return s.views([]Agent{*a}, s.Now())[0], nil
+}
+
+// PostInput is a Blackboard post (a broadcast message).
+type PostInput struct {
+	From     string
+	Content  string
+	Tags     []string
+	Priority string
+	// ReplyTo is the seq of the message answered (0 = none).
+	ReplyTo int64
+	Refs    []Ref
+}
+
+// Post stores a message addressed to everyone.
+func (s *Service) Post(ctx context.Context, in PostInput) (Message, error) {
+	if err := ValidateBoardAgentID(in.From); err != nil {
+		return Message{}, err
+	}
+	if strings.TrimSpace(in.Content) == "" {
+		return Message{}, FieldErr(CodeInvalidInput, "content", "message content cannot be empty")
+	}
+	if err := checkLen("content", in.Content, MaxMessageLen); err != nil {
+		return Message{}, err
+	}
+	tags, err := ValidateTags(in.Tags)
+	if err != nil {
+		return Message{}, err
+	}
+	prio, err := ParsePriority(in.Priority)
+	if err != nil {
+		return Message{}, err
+	}
+	refs, err := ValidateRefs(in.Refs)
+	if err != nil {
+		return Message{}, err
+	}
+	if in.ReplyTo < 0 {
+		return Message{}, FieldErr(CodeInvalidInput, "reply-to", "reply-to must be a message number, got %d", in.ReplyTo)
+	}
+	return write(ctx, s, func(tx Tx) (Message, error) {
+		now := s.Now()
+		m := Message{
+			UUID: uuid.NewString(), From: in.From, To: Broadcast, Type: "broadcast", Body: in.Content,
+			Tags: tags, Priority: prio, Refs: refs, CreatedAt: now,
+		}
+		if in.ReplyTo > 0 {
+			parent, err := tx.MessageBySeq(ctx, in.ReplyTo)
+			if err != nil {
+				return Message{}, err
+			}
+			if parent == nil {
+				return Message{}, Errorf(CodeNotFound, "message %d not found (reply-to)", in.ReplyTo)
+			}
+			m.ReplyTo = parent.UUID
+			m.ReplyToSeq = &parent.Seq
+			m.ThreadID = parent.ThreadID
+			m.BeadID = parent.BeadID
+		}
+		if err := tx.InsertMessage(ctx, &m); err != nil {
+			return Message{}, err
+		}
+		e := s.event(EventMessagePosted, in.From, map[string]any{"id": m.Seq, "uuid": m.UUID, "priority": m.Priority, "tags": m.Tags})
+		e.ToAgent = Broadcast
+		e.BeadID = m.BeadID
+		e.Message = preview(m.Body, 120)
+		return m, tx.AppendEvent(ctx, e)
+	})
+}
+
+func preview(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// LogQuery filters the board log.
+type LogQuery struct {
+	Since       time.Duration // 0 = all time
+	Tags        []string      // OR
+	From        string
+	MinPriority string
+	Ref         *Ref
+	Limit       int
+	// Reader, when set, is the identified agent reading: its read cursor
+	// advances to the newest message it was shown by an unfiltered read.
+	Reader string
+}
+
+// Log returns board messages, newest first.
+func (s *Service) Log(ctx context.Context, q LogQuery) ([]Message, error) {
+	f := MessageFilter{From: q.From, Ref: q.Ref, Limit: ClampLimit(q.Limit, DefaultLogLimit, MaxLogLimit)}
+	if q.Since < 0 {
+		return nil, FieldErr(CodeInvalidInput, "since", "since must not be negative")
+	}
+	if q.Since > 0 {
+		f.Since = s.Now().Add(-q.Since)
+	}
+	tags, err := ValidateTags(q.Tags)
+	if err != nil {
+		return nil, err
+	}
+	f.Tags = tags
+	if q.MinPriority != "" {
+		p, err := ParsePriority(q.MinPriority)
+		if err != nil {
+			return nil, err
+		}
+		f.Priorities = p.AtLeast()
+	}
+	msgs, err := read(ctx, s, func(tx Tx) ([]Message, error) { return tx.ListMessages(ctx, f) })
+	if err != nil {
+		return nil, err
+	}
+	unfiltered := q.Since == 0 && len(f.Tags) == 0 && f.From == "" && f.Priorities == nil && f.Ref == nil
+	if q.Reader != "" && unfiltered && len(msgs) > 0 {
+		err := s.Store.Write(ctx, func(tx Tx) error {
+			if err := tx.TouchAgent(ctx, q.Reader, s.Now()); err != nil {
+				return err
+			}
+			return tx.SetReadCursor(ctx, q.Reader, msgs[0].Seq)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return msgs, nil
+}
+
+// Thread returns message seq and its direct replies (oldest first), at most
+// MaxThreadMessages in all.
+func (s *Service) Thread(ctx context.Context, seq int64) ([]Message, error) {
+	return read(ctx, s, func(tx Tx) ([]Message, error) {
+		m, err := tx.MessageBySeq(ctx, seq)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			return nil, Errorf(CodeNotFound, "message %d not found", seq)
+		}
+		replies, err := tx.Replies(ctx, m.UUID, MaxThreadMessages-1)
+		if err != nil {
+			return nil, err
+		}
+		return append([]Message{*m}, replies...), nil
+	})
+}
+
+// ArtifactInput registers (upserts) a board artifact.
+type ArtifactInput struct {
+	Agent       string
+	Path        string
+	Description string
+	Version     *string
+	Refs        []Ref
+}
+
+// CleanArtifactPath validates an artifact path against the project root:
+// relative, no ".." component, and — following symlinks of whatever part
+// of it exists — inside the root. It returns the cleaned, slash-separated
+// path relative to the root.
+func CleanArtifactPath(root, p string) (string, error) {
+	if p == "" {
+		return "", FieldErr(CodeInvalidInput, "path", "artifact path cannot be empty")
+	}
+	if len(p) > MaxArtifactPathLen {
+		return "", FieldErr(CodeInvalidInput, "path", "artifact path too long: %d bytes (max %d)", len(p), MaxArtifactPathLen)
+	}
+	if hasControl(p) || strings.ContainsRune(p, 0) {
+		return "", FieldErr(CodeInvalidInput, "path", "artifact path contains control characters")
+	}
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || filepath.VolumeName(p) != "" {
+		return "", FieldErr(CodePathTraversal, "path", "absolute path not allowed: %s (give a path relative to the project root)", p)
+	}
+	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if part == ".." {
+			return "", FieldErr(CodePathTraversal, "path", "path traversal not allowed: %s", p)
+		}
+	}
+	clean := filepath.ToSlash(filepath.Clean(p))
+	if clean == "." {
+		return "", FieldErr(CodeInvalidInput, "path", "artifact path must name a file or directory inside the project")
+	}
+	if root == "" {
+		return clean, nil
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", FieldErr(CodeInvalidInput, "path", "invalid project directory %s", root)
+	}
+	// Resolve the longest existing prefix: a symlink there must not lead out.
+	full := filepath.Join(realRoot, filepath.FromSlash(clean))
+	probe := full
+	for {
+		if _, err := os.Lstat(probe); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", FieldErr(CodeInvalidInput, "path", "cannot check path %s: %v", p, err)
+		}
+		parent := filepath.Dir(probe)
+		if parent == probe {
+			break
+		}
+		probe = parent
+	}
+	real, err := filepath.EvalSymlinks(probe)
+	if err != nil {
+		return "", FieldErr(CodeInvalidInput, "path", "cannot resolve path %s", p)
+	}
+	rel, err := filepath.Rel(realRoot, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", FieldErr(CodePathTraversal, "path", "path escapes project directory: %s", p)
+	}
+	return clean, nil
+}
+
+// AddArtifact upserts the artifact at in.Path: registering a path again
+// replaces producer, description, version, refs and time.
+func (s *Service) AddArtifact(ctx context.Context, in ArtifactInput) (Artifact, bool, error) {
+	if err := ValidateBoardAgentID(in.Agent); err != nil {
+		return Artifact{}, false, err
+	}
+	path, err := CleanArtifactPath(s.ProjectRoot, in.Path)
+	if err != nil {
+		return Artifact{}, false, err
+	}
+	if err := checkLen("description", in.Description, MaxArtifactDescLen); err != nil {
+		return Artifact{}, false, err
+	}
+	if in.Version != nil {
+		if err := checkLen("version", *in.Version, MaxVersionLen); err != nil {
+			return Artifact{}, false, err
+		}
+	}
+	refs, err := ValidateRefs(in.Refs)
+	if err != nil {
+		return Artifact{}, false, err
+	}
+	type res struct {
+		A   Artifact
+		New bool
+	}
+	r, err := write(ctx, s, func(tx Tx) (res, error) {
+		now := s.Now()
+		a := Artifact{Path: path, ProducedBy: in.Agent, Description: in.Description, Version: in.Version, Refs: refs, CreatedAt: now, UpdatedAt: now}
+		created, err := tx.UpsertBoardArtifact(ctx, &a)
+		if err != nil {
+			return res{}, err
+		}
+		e := s.event(EventArtifactRegistered, in.Agent, map[string]any{"id": a.ID, "path": a.Path, "new": created})
+		e.Message = a.Path + ": " + preview(a.Description, 100)
+		return res{a, created}, tx.AppendEvent(ctx, e)
+	})
+	return r.A, r.New, err
+}
+
+// ArtifactByPath returns one board artifact.
+func (s *Service) ArtifactByPath(ctx context.Context, p string) (Artifact, error) {
+	path, err := CleanArtifactPath("", p)
+	if err != nil {
+		return Artifact{}, err
+	}
+	a, err := read(ctx, s, func(tx Tx) (*Artifact, error) { return tx.BoardArtifactByPath(ctx, path) })
+	if err != nil {
+		return Artifact{}, err
+	}
+	if a == nil {
+		return Artifact{}, Errorf(CodeNotFound, "artifact %q not found", path)
+	}
+	return *a, nil
+}
+
+// ArtifactQuery filters board artifacts.
+type ArtifactQuery struct {
+	By    string
+	Ref   *Ref
+	Limit int
+}
+
+// Artifacts lists board artifacts, most recently registered first.
+func (s *Service) Artifacts(ctx context.Context, q ArtifactQuery) ([]Artifact, error) {
+	f := ArtifactFilter{By: q.By, Ref: q.Ref, Limit: ClampLimit(q.Limit, DefaultArtifactsLimit, MaxArtifactsLimit)}
+	return read(ctx, s, func(tx Tx) ([]Artifact, error) { return tx.ListBoardArtifacts(ctx, f) })
+}
+
+// RefMatches is what `bb refs` finds.
+type RefMatches struct {
+	Messages  []Message
+	Artifacts []Artifact
+}
+
+// FindRefs returns every message and artifact that carries ref. A numeric
+// ref matches its decimal text ("13" and 13 are the same ref).
+func (s *Service) FindRefs(ctx context.Context, ref Ref) (RefMatches, error) {
+	return read(ctx, s, func(tx Tx) (RefMatches, error) {
+		msgs, err := tx.ListMessages(ctx, MessageFilter{Ref: &ref})
+		if err != nil {
+			return RefMatches{}, err
+		}
+		arts, err := tx.ListBoardArtifacts(ctx, ArtifactFilter{Ref: &ref})
+		return RefMatches{Messages: msgs, Artifacts: arts}, err
+	})
+}
+
+// ClearInput selects what `bb clear` removes.
+type ClearInput struct {
+	MessagesBefore time.Duration // 0 = keep messages
+	ResetOffline   bool
+	Artifacts      bool
+	Agent          string
+}
+
+// ClearPlan counts what ClearInput would remove.
+type ClearPlan struct {
+	Messages      int64 `json:"messages"`
+	OfflineAgents int64 `json:"offline_agents"`
+	Artifacts     int64 `json:"artifacts"`
+}
+
+// Empty reports whether nothing would be removed.
+func (p ClearPlan) Empty() bool { return p.Messages == 0 && p.OfflineAgents == 0 && p.Artifacts == 0 }
+
+func (s *Service) clearCounts(ctx context.Context, tx Tx, in ClearInput, now time.Time) (ClearPlan, error) {
+	var p ClearPlan
+	var err error
+	if in.MessagesBefore > 0 {
+		if p.Messages, err = tx.CountMessagesBefore(ctx, now.Add(-in.MessagesBefore)); err != nil {
+			return p, err
+		}
+	}
+	if in.ResetOffline {
+		agents, err := tx.ListAgents(ctx)
+		if err != nil {
+			return p, err
+		}
+		for _, a := range agents {
+			if a.Status == "offline" || LivenessOf(a.LastSeen, now, BoardThresholds) == LiveOffline {
+				p.OfflineAgents++
+			}
+		}
+	}
+	if in.Artifacts {
+		if p.Artifacts, err = tx.CountBoardArtifacts(ctx); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// PlanClear counts what Clear would remove, changing nothing.
+func (s *Service) PlanClear(ctx context.Context, in ClearInput) (ClearPlan, error) {
+	return read(ctx, s, func(tx Tx) (ClearPlan, error) { return s.clearCounts(ctx, tx, in, s.Now()) })
+}
+
+// Clear removes old messages, offline agents and/or board artifacts in one
+// transaction and records what it did on the timeline.
+func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
+	if in.MessagesBefore < 0 {
+		return ClearPlan{}, FieldErr(CodeInvalidInput, "messages-before", "duration must not be negative")
+	}
+	return write(ctx, s, func(tx Tx) (ClearPlan, error) {
+		now := s.Now()
+		var done ClearPlan
+		var err error
+		if in.MessagesBefore > 0 {
+			if done.Messages, err = tx.DeleteMessagesBefore(ctx, now.Add(-in.MessagesBefore)); err != nil {
+				return done, err
+			}
+		}
+		if in.ResetOffline {
+			if _, err = tx.MarkOfflineBefore(ctx, now.Add(-BoardThresholds.Stale-time.Minute+time.Microsecond)); err != nil {
+				return done, err
+			}
+			if done.OfflineAgents, err = tx.DeleteAgentsWithStatus(ctx, "offline"); err != nil {
+				return done, err
+			}
+		}
+		if in.Artifacts {
+			if done.Artifacts, err = tx.DeleteBoardArtifacts(ctx); err != nil {
+				return done, err
+			}
+		}
+		if done.Empty() {
+			return done, nil
+		}
+		e := s.event(EventBoardCleared, in.Agent, done)
+		e.Message = fmt.Sprintf("cleared %d messages, %d offline agents, %d artifacts", done.Messages, done.OfflineAgents, done.Artifacts)
+		return done, tx.AppendEvent(ctx, e)
+	})
+}
+
+// Summary is the one-glance overview of the board.
+type Summary struct {
+	Agents               []AgentView
+	ActiveAgents         []AgentView
+	BlockedAgents        []AgentView
+	RecentMessages       []Message // last 30 minutes, at most 20
+	HighPriorityMessages []Message // high or critical, at most 10
+	RecentArtifacts      []Artifact
+	LastEventSeq         int64
+}
+
+// Summary builds the compact overview (with the liveness side effect).
+func (s *Service) Summary(ctx context.Context) (Summary, error) {
+	agents, err := s.Board(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+	now := s.Now()
+	sum, err := read(ctx, s, func(tx Tx) (Summary, error) {
+		var sum Summary
+		var err error
+		if sum.RecentMessages, err = tx.ListMessages(ctx, MessageFilter{Since: now.Add(-30 * time.Minute), Limit: 20}); err != nil {
+			return sum, err
+		}
+		if sum.HighPriorityMessages, err = tx.ListMessages(ctx, MessageFilter{Priorities: PriorityHigh.AtLeast(), Limit: 10}); err != nil {
+			return sum, err
+		}
+		if sum.RecentArtifacts, err = tx.ListBoardArtifacts(ctx, ArtifactFilter{Since: now.Add(-time.Hour), Limit: 20}); err != nil {
+			return sum, err
+		}
+		sum.LastEventSeq, err = tx.LastEventSeq(ctx)
+		return sum, err
+	})
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.Agents = agents
+	sum.ActiveAgents, sum.BlockedAgents = []AgentView{}, []AgentView{}
+	for _, a := range agents {
+		if a.Liveness == LiveActive {
+			sum.ActiveAgents = append(sum.ActiveAgents, a)
+		}
+		if a.Status == "blocked" {
+			sum.BlockedAgents = append(sum.BlockedAgents, a)
+		}
+	}
+	return sum, nil
+}
+
+// Export is a full dump of the board.
+type Export struct {
+	ExportedAt time.Time
+	Agents     []Agent
+	Messages   []Message
+	Artifacts  []Artifact
+	Events     []Event
+}
+
+// Export reads everything (oldest first) in one snapshot.
+func (s *Service) Export(ctx context.Context) (Export, error) {
+	return read(ctx, s, func(tx Tx) (Export, error) {
+		x := Export{ExportedAt: s.Now()}
+		var err error
+		if x.Agents, err = tx.ListAgents(ctx); err != nil {
+			return x, err
+		}
+		if x.Messages, err = tx.ListMessages(ctx, MessageFilter{}); err != nil {
+			return x, err
+		}
+		slices.Reverse(x.Messages)
+		if x.Artifacts, err = tx.ListBoardArtifacts(ctx, ArtifactFilter{}); err != nil {
+			return x, err
+		}
+		slices.Reverse(x.Artifacts)
+		x.Events, err = tx.ListEvents(ctx, EventFilter{})
+		return x, err
+	})
+}
+
+// Events lists timeline events.
+func (s *Service) Events(ctx context.Context, f EventFilter) ([]Event, error) {
+	return read(ctx, s, func(tx Tx) ([]Event, error) { return tx.ListEvents(ctx, f) })
+}

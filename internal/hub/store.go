@@ -1,0 +1,155 @@
+package hub
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the persistence port of the core. Implementations (SQLite,
+// PostgreSQL) live under internal/store and hold no domain rules: they read
+// and write rows inside a transaction; Service decides.
+type Store interface {
+	// Read runs fn in a read transaction (a consistent snapshot).
+	Read(ctx context.Context, fn func(Tx) error) error
+	// Write runs fn in a write transaction. Writers are serialized (BEGIN
+	// IMMEDIATE on SQLite) so that check-then-insert rules are atomic. A
+	// non-nil error from fn rolls everything back.
+	Write(ctx context.Context, fn func(Tx) error) error
+	// Backend names the implementation ("sqlite", "postgres").
+	Backend() string
+	// Location describes where the data lives (a path or a redacted URL).
+	Location() string
+	Close() error
+}
+
+// Tx is the data access available inside one transaction. It is split by
+// domain; each part lives in its own file.
+type Tx interface {
+	AgentTx
+	MessageTx
+	ArtifactTx
+	RefTx
+	EventTx
+	IdempotencyTx
+	ReservationTx
+	TaskTx
+	MemoryTx
+}
+
+// AgentTx reads and writes the agents table.
+type AgentTx interface {
+	// GetAgent returns nil, nil when the agent does not exist.
+	GetAgent(ctx context.Context, id string) (*Agent, error)
+	// PutAgent inserts a or overwrites every column of an existing row.
+	PutAgent(ctx context.Context, a *Agent) error
+	// TouchAgent sets last_seen = now, creating the agent when missing.
+	TouchAgent(ctx context.Context, id string, now time.Time) error
+	// ListAgents returns all agents, most recently seen first.
+	ListAgents(ctx context.Context) ([]Agent, error)
+	// MarkOfflineBefore sets status 'offline' on agents not seen since cutoff.
+	MarkOfflineBefore(ctx context.Context, cutoff time.Time) (int64, error)
+	// DeleteAgentsWithStatus removes agents whose status is status.
+	DeleteAgentsWithStatus(ctx context.Context, status string) (int64, error)
+	// SetReadCursor raises the agent's read cursor to seq (never lowers it).
+	SetReadCursor(ctx context.Context, id string, seq int64) error
+}
+
+// MessageFilter selects messages for the board log. Zero values mean "no filter".
+type MessageFilter struct {
+	Since      time.Time
+	Tags       []string // OR
+	From       string
+	Priorities []Priority
+	Ref        *Ref
+	Limit      int
+}
+
+// MessageTx reads and writes messages and their receipts.
+type MessageTx interface {
+	// InsertMessage stores m; it assigns m.Seq when zero.
+	InsertMessage(ctx context.Context, m *Message) error
+	// MessageBySeq and MessageByUUID return nil, nil when absent.
+	MessageBySeq(ctx context.Context, seq int64) (*Message, error)
+	MessageByUUID(ctx context.Context, id string) (*Message, error)
+	// ListMessages returns messages newest first.
+	ListMessages(ctx context.Context, f MessageFilter) ([]Message, error)
+	// Replies returns the direct replies of a message, oldest first.
+	Replies(ctx context.Context, parentUUID string, limit int) ([]Message, error)
+	CountMessagesBefore(ctx context.Context, cutoff time.Time) (int64, error)
+	// DeleteMessagesBefore removes messages created before cutoff with
+	// their receipts, tags and refs.
+	DeleteMessagesBefore(ctx context.Context, cutoff time.Time) (int64, error)
+	// UnreadCount counts messages addressed to agent (directly, or as a
+	// broadcast newer than its read cursor) that it has not read, up to cap.
+	UnreadCount(ctx context.Context, agent string, cap int) (int64, error)
+	// LastMessageSeq returns the highest message seq (0 when empty).
+	LastMessageSeq(ctx context.Context) (int64, error)
+}
+
+// ArtifactFilter selects board artifacts.
+type ArtifactFilter struct {
+	By    string
+	Ref   *Ref
+	Since time.Time
+	Limit int
+}
+
+// ArtifactTx reads and writes board artifacts (keyed by path).
+type ArtifactTx interface {
+	// UpsertBoardArtifact inserts or replaces the artifact at a.Path; it
+	// sets a.ID and reports whether the row was new.
+	UpsertBoardArtifact(ctx context.Context, a *Artifact) (bool, error)
+	BoardArtifactByPath(ctx context.Context, path string) (*Artifact, error)
+	// ListBoardArtifacts returns artifacts most recently updated first.
+	ListBoardArtifacts(ctx context.Context, f ArtifactFilter) ([]Artifact, error)
+	CountBoardArtifacts(ctx context.Context) (int64, error)
+	DeleteBoardArtifacts(ctx context.Context) (int64, error)
+}
+
+// Owner kinds of the refs index.
+const (
+	RefOwnerMessage  = "message"
+	RefOwnerArtifact = "artifact"
+)
+
+// RefTx maintains the index of where:what:ref links.
+type RefTx interface {
+	// SetRefs replaces the refs of one owner.
+	SetRefs(ctx context.Context, ownerKind, ownerID string, refs []Ref) error
+}
+
+// EventFilter selects timeline events. Zero values mean "no filter".
+type EventFilter struct {
+	AfterSeq int64
+	Types    []string
+	Agent    string
+	BeadID   string
+	TaskID   string
+	Limit    int
+	// Desc returns newest first (default oldest first).
+	Desc bool
+}
+
+// EventTx appends to and reads the timeline.
+type EventTx interface {
+	// AppendEvent stores e, setting e.Seq (and e.ID when empty).
+	AppendEvent(ctx context.Context, e *Event) error
+	ListEvents(ctx context.Context, f EventFilter) ([]Event, error)
+	LastEventSeq(ctx context.Context) (int64, error)
+}
+
+// IdempotencyTx stores replies of mutations made with a request id.
+type IdempotencyTx interface {
+	// GetIdempotent returns found=false when (agent, requestID) is unused.
+	GetIdempotent(ctx context.Context, agent, requestID string) (command string, reply []byte, found bool, err error)
+	PutIdempotent(ctx context.Context, agent, requestID, command string, reply []byte, now time.Time) error
+}
+
+// ReservationTx is the data access of file reservations (bb agent reserve).
+type ReservationTx interface{}
+
+// TaskTx is the data access of tasks and dependencies.
+type TaskTx interface{}
+
+// MemoryTx is the data access of shared memory.
+type MemoryTx interface{}

@@ -1,0 +1,175 @@
+package hub
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Agent statuses of seed 003 (the board's status field).
+var AgentStatuses = []string{"idle", "planning", "coding", "testing", "reviewing", "blocked", "offline"}
+
+// Agent is one row of the shared agents table. Every surface reads and writes
+// the same record: seed 003's status board fields, seed 000's identity
+// fields and the vybe resume cursor.
+type Agent struct {
+	ID          string
+	DisplayName string
+	Role        string
+	// Registered is true once the agent was registered explicitly
+	// (bb agent register) rather than created by acting.
+	Registered  bool
+	CurrentTask string
+	Progress    int
+	Status      string
+	Blockers    *string
+	CreatedAt   time.Time
+	LastSeen    time.Time
+	UpdatedAt   time.Time
+	Version     int
+	// Vybe agent state.
+	EventCursor    int64
+	FocusTaskID    string
+	FocusProjectID string
+}
+
+// Priority of a Blackboard message.
+type Priority string
+
+// Priorities in ascending order.
+const (
+	PriorityLow      Priority = "low"
+	PriorityNormal   Priority = "normal"
+	PriorityHigh     Priority = "high"
+	PriorityCritical Priority = "critical"
+)
+
+// Priorities lists every priority, lowest first.
+var Priorities = []Priority{PriorityLow, PriorityNormal, PriorityHigh, PriorityCritical}
+
+// Level is the rank of p: low 0, normal 1, high 2, critical 3; -1 if unknown.
+func (p Priority) Level() int {
+	for i, q := range Priorities {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// ParsePriority validates a priority name ("" means normal).
+func ParsePriority(s string) (Priority, error) {
+	if s == "" {
+		return PriorityNormal, nil
+	}
+	p := Priority(s)
+	if p.Level() < 0 {
+		return "", FieldErr(CodeInvalidInput, "priority", "invalid priority %q: expected one of low, normal, high, critical", s)
+	}
+	return p, nil
+}
+
+// AtLeast returns the priorities whose level is >= p's.
+func (p Priority) AtLeast() []Priority {
+	l := p.Level()
+	if l < 0 {
+		return nil
+	}
+	return append([]Priority(nil), Priorities[l:]...)
+}
+
+// Broadcast is the recipient of a message addressed to everyone.
+const Broadcast = "*"
+
+// Message is one row of the shared messages table (seed 004 TC9 columns plus
+// the extra columns other surfaces need). A broadcast is stored once with
+// To == "*"; per-agent read/ack state lives in broadcast receipts.
+type Message struct {
+	// Seq is the small integer id Blackboard commands show (bb message 42).
+	Seq int64
+	// UUID is the message id of bb agent and agent-mail.
+	UUID    string
+	From    string
+	To      string
+	Subject string
+	Body    string
+	// MailRefs is Agent Mail's refs column: a JSON-encoded array of strings,
+	// stored verbatim (nil when absent).
+	MailRefs *string
+	// ReplyTo is the UUID of the parent message ("" when none).
+	ReplyTo string
+	// ReplyToSeq is the parent's Seq, filled on reads when known.
+	ReplyToSeq *int64
+	// Type is "direct" or "broadcast".
+	Type string
+	// TTLHours is nil for messages that never expire (Blackboard posts),
+	// 24 for Agent Mail messages.
+	TTLHours *int
+	// Direct-message receipt (nil for broadcasts; see Receipt).
+	ReadAt  *time.Time
+	AckedAt *time.Time
+	// Extra columns.
+	Tags        []string
+	Priority    Priority
+	Refs        []Ref
+	Category    string
+	ThreadID    string
+	BeadID      string
+	RequiresAck bool
+	CreatedAt   time.Time
+}
+
+// IsBroadcast reports whether m was addressed to everyone.
+func (m *Message) IsBroadcast() bool { return m.To == Broadcast }
+
+// Receipt is one agent's read/ack state of one message.
+type Receipt struct {
+	MessageUUID string
+	Agent       string
+	ReadAt      *time.Time
+	AckedAt     *time.Time
+}
+
+// Artifact is a file registered on the board (keyed by path), or, when
+// TaskID is set, a file attached to a task by vybe.
+type Artifact struct {
+	ID          int64
+	UID         string
+	Path        string
+	ProducedBy  string
+	Description string
+	Version     *string
+	Refs        []Ref
+	TaskID      string
+	EventID     int64
+	ContentType string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Event is one entry of the timeline. Seq is the cursor every reader
+// follows; it only grows.
+type Event struct {
+	Seq       int64
+	ID        string
+	Type      string
+	Agent     string
+	ToAgent   string
+	BeadID    string
+	TaskID    string
+	ProjectID string
+	Scope     string
+	Message   string
+	Payload   json.RawMessage
+	CreatedAt time.Time
+	Archived  bool
+}
+
+// Event types written by the Blackboard surface.
+const (
+	EventAgentStatus        = "agent.status"
+	EventAgentCleared       = "agent.status_cleared"
+	EventMessagePosted      = "message.posted"
+	EventArtifactRegistered = "artifact.registered"
+	EventBoardCleared       = "board.cleared"
+	EventBoardInitialized   = "board.initialized"
+)

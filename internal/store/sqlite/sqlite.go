@@ -1,0 +1,171 @@
+// Package sqlite opens the embedded default store: a SQLite file in WAL mode
+// (modernc.org/sqlite, pure Go), with the schema migrations embedded.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	sqlite3 "modernc.org/sqlite"
+	sqlite3lib "modernc.org/sqlite/lib"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/store/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Migration is one embedded schema step.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Migrations returns the embedded migrations in order.
+func Migrations() ([]Migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	for _, e := range entries {
+		name := e.Name()
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("bad migration name %q", name)
+		}
+		b, err := migrationFS.ReadFile("migrations/" + name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Migration{Version: v, Name: name, SQL: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out, nil
+}
+
+// Dialect is the SQLite flavour of sqlstore.
+func Dialect() sqlstore.Dialect {
+	return sqlstore.Dialect{
+		Name:       "sqlite",
+		BeginRead:  "BEGIN",
+		BeginWrite: "BEGIN IMMEDIATE",
+		IsBusy:     IsBusy,
+	}
+}
+
+// IsBusy reports SQLITE_BUSY / SQLITE_LOCKED.
+func IsBusy(err error) bool {
+	var se *sqlite3.Error
+	if errors.As(err, &se) {
+		c := se.Code() & 0xff
+		return c == sqlite3lib.SQLITE_BUSY || c == sqlite3lib.SQLITE_LOCKED
+	}
+	return false
+}
+
+// Options control Open.
+type Options struct {
+	// Create makes the parent directory and the file when missing.
+	Create bool
+	// BusyTimeoutMS is SQLite's busy_timeout (default 5000).
+	BusyTimeoutMS int
+}
+
+// Open opens (and migrates) the database at path.
+func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
+	if o.BusyTimeoutMS <= 0 {
+		o.BusyTimeoutMS = 5000
+	}
+	if !o.Create {
+		if _, err := os.Stat(path); err != nil {
+			return nil, hub.Errorf(hub.CodeNotInitialized, "no database at %s", path)
+		}
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, &hub.Error{Code: hub.CodeIOWriteFailed, Message: fmt.Sprintf("cannot create %s: %v", filepath.Dir(path), errors.Unwrap(err)), Err: err}
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeoutMS))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, hub.Internal("open database", err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return sqlstore.New(db, Dialect(), path), nil
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	ms, err := Migrations()
+	if err != nil {
+		return hub.Internal("read migrations", err)
+	}
+	latest := ms[len(ms)-1].Version
+	var v int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		if IsBusy(err) {
+			return hub.Busy(err)
+		}
+		return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read database: " + err.Error(), Err: err}
+	}
+	if v == latest {
+		return nil // fast path: every CLI call lands here
+	}
+	if v > latest {
+		return hub.Errorf(hub.CodeSchemaTooNew, "database schema version %d is newer than this binary supports (%d); upgrade bb", v, latest)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return hub.Internal("open database", err)
+	}
+	defer conn.Close()
+	// BEGIN IMMEDIATE is the lock: concurrent first-time openers queue on
+	// it, and the loser sees the new version and applies nothing.
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return hub.Internal("lock database for migration", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return hub.Internal("read schema version", err)
+	}
+	for _, m := range ms {
+		if m.Version <= v {
+			continue
+		}
+		if _, err := conn.ExecContext(ctx, m.SQL); err != nil {
+			return hub.Internal("apply migration "+m.Name, err)
+		}
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
+			return hub.Internal("record migration "+m.Name, err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return hub.Internal("commit migration", err)
+	}
+	ok = true
+	return nil
+}

@@ -1,0 +1,226 @@
+// Package sqlstore implements hub.Store over database/sql with portable SQL.
+// The SQLite and PostgreSQL packages provide a connection and a Dialect; the
+// queries are written once, here, with '?' placeholders that the dialect
+// rebinds.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Dialect captures the differences between SQL backends.
+type Dialect struct {
+	Name string
+	// BeginRead and BeginWrite are the statements that open transactions.
+	BeginRead  string
+	BeginWrite string
+	// AfterBeginWrite runs right after BeginWrite (e.g. an advisory lock).
+	AfterBeginWrite string
+	// Dollar rebinds '?' placeholders to $1, $2… (PostgreSQL).
+	Dollar bool
+	// IsBusy reports whether err means "locked, try again later".
+	IsBusy func(error) bool
+	// IsRetryable reports whether the whole transaction may be retried
+	// (serialization failures on PostgreSQL).
+	IsRetryable func(error) bool
+}
+
+// DB is a hub.Store over a *sql.DB.
+type DB struct {
+	db       *sql.DB
+	dialect  Dialect
+	location string
+	// Notify, when set, is called after every committed write.
+	Notify func()
+}
+
+// New wraps db.
+func New(db *sql.DB, d Dialect, location string) *DB {
+	return &DB{db: db, dialect: d, location: location}
+}
+
+// SQL returns the underlying pool (for migrations and tests).
+func (s *DB) SQL() *sql.DB { return s.db }
+
+// Backend names the dialect.
+func (s *DB) Backend() string { return s.dialect.Name }
+
+// Location is where the data lives.
+func (s *DB) Location() string { return s.location }
+
+// Close closes the pool.
+func (s *DB) Close() error { return s.db.Close() }
+
+// Read runs fn in a read transaction.
+func (s *DB) Read(ctx context.Context, fn func(hub.Tx) error) error {
+	return s.run(ctx, false, fn)
+}
+
+// Write runs fn in a serialized write transaction.
+func (s *DB) Write(ctx context.Context, fn func(hub.Tx) error) error {
+	err := s.run(ctx, true, fn)
+	if err == nil && s.Notify != nil {
+		s.Notify()
+	}
+	return err
+}
+
+const maxAttempts = 8
+
+func (s *DB) run(ctx context.Context, write bool, fn func(hub.Tx) error) error {
+	var err error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		err = s.once(ctx, write, fn)
+		if err == nil {
+			return nil
+		}
+		var he *hub.Error
+		if errors.As(err, &he) && he.Code != hub.CodeInternal {
+			return err // a domain decision, not a transient failure
+		}
+		retry := (s.dialect.IsBusy != nil && s.dialect.IsBusy(err)) ||
+			(s.dialect.IsRetryable != nil && s.dialect.IsRetryable(err))
+		if !retry {
+			return hub.Internal("database operation", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * 5 * time.Millisecond):
+		}
+	}
+	return hub.Busy(err)
+}
+
+func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	begin := s.dialect.BeginRead
+	if write {
+		begin = s.dialect.BeginWrite
+	}
+	if _, err := conn.ExecContext(ctx, begin); err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			// Use a fresh context: the caller's may be cancelled, and an
+			// open transaction must never be left on a pooled connection.
+			_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	if write && s.dialect.AfterBeginWrite != "" {
+		if _, err := conn.ExecContext(ctx, s.dialect.AfterBeginWrite); err != nil {
+			return err
+		}
+	}
+	t := &tx{q: conn, d: &s.dialect}
+	if err := fn(t); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return err
+	}
+	done = true
+	return nil
+}
+
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// tx implements hub.Tx; its methods live in one file per domain.
+type tx struct {
+	q querier
+	d *Dialect
+}
+
+var _ hub.Tx = (*tx)(nil)
+
+func (t *tx) rebind(q string) string {
+	if !t.d.Dollar {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n := 0
+	inStr := false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c == '\'' {
+			inStr = !inStr
+		}
+		if c == '?' && !inStr {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return t.q.ExecContext(ctx, t.rebind(q), args...)
+}
+
+func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.q.QueryContext(ctx, t.rebind(q), args...)
+}
+
+func (t *tx) row(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.q.QueryRowContext(ctx, t.rebind(q), args...)
+}
+
+// placeholders returns "?, ?, ?" for n values.
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
+
+func ts(t time.Time) string { return hub.FormatTime(t) }
+
+func nullTS(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return hub.FormatTime(*t)
+}
+
+func parseTS(s string) time.Time {
+	t, err := hub.ParseTime(s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+func parseNullTS(s sql.NullString) *time.Time {
+	if !s.Valid || s.String == "" {
+		return nil
+	}
+	t := parseTS(s.String)
+	return &t
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,87 @@
+package sqlstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+const eventCols = `seq, id, type, agent, to_agent, bead_id, task_id, project_id, scope, message, payload, created_at, archived`
+
+func (t *tx) AppendEvent(ctx context.Context, e *hub.Event) error {
+	if e.ID == "" {
+		e.ID = uuid.NewString()
+	}
+	payload := string(e.Payload)
+	if payload == "" {
+		payload = "{}"
+	}
+	return t.row(ctx, `INSERT INTO events (id, type, agent, to_agent, bead_id, task_id, project_id, scope, message, payload, created_at, archived)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		e.ID, e.Type, e.Agent, e.ToAgent, e.BeadID, e.TaskID, e.ProjectID, e.Scope, e.Message, payload,
+		ts(e.CreatedAt), b2i(e.Archived)).Scan(&e.Seq)
+}
+
+func (t *tx) ListEvents(ctx context.Context, f hub.EventFilter) ([]hub.Event, error) {
+	where := []string{`seq > ?`}
+	args := []any{f.AfterSeq}
+	if len(f.Types) > 0 {
+		where = append(where, `type IN (`+placeholders(len(f.Types))+`)`)
+		for _, ty := range f.Types {
+			args = append(args, ty)
+		}
+	}
+	if f.Agent != "" {
+		where = append(where, `(agent = ? OR to_agent = ?)`)
+		args = append(args, f.Agent, f.Agent)
+	}
+	if f.BeadID != "" {
+		where = append(where, `bead_id = ?`)
+		args = append(args, f.BeadID)
+	}
+	if f.TaskID != "" {
+		where = append(where, `task_id = ?`)
+		args = append(args, f.TaskID)
+	}
+	order := ` ORDER BY seq`
+	if f.Desc {
+		order = ` ORDER BY seq DESC`
+	}
+	q := `SELECT ` + eventCols + ` FROM events WHERE ` + strings.Join(where, " AND ") + order
+	if f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	rows, err := t.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []hub.Event{}
+	for rows.Next() {
+		var e hub.Event
+		var payload, created string
+		var archived int
+		if err := rows.Scan(&e.Seq, &e.ID, &e.Type, &e.Agent, &e.ToAgent, &e.BeadID, &e.TaskID, &e.ProjectID,
+			&e.Scope, &e.Message, &payload, &created, &archived); err != nil {
+			return nil, err
+		}
+		e.Payload = []byte(payload)
+		e.CreatedAt = parseTS(created)
+		e.Archived = archived != 0
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) LastEventSeq(ctx context.Context) (int64, error) {
+	var n int64
+	err := t.row(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&n)
+	return n, err
+}
