@@ -31,6 +31,8 @@ type Tx interface {
 	RefTx
 	EventTx
 	IdempotencyTx
+	MailTx
+	AgentMailTx
 	ReservationTx
 	TaskTx
 	MemoryTx
@@ -144,12 +146,3 @@ type IdempotencyTx interface {
 	GetIdempotent(ctx context.Context, agent, requestID string) (command string, reply []byte, found bool, err error)
 	PutIdempotent(ctx context.Context, agent, requestID, command string, reply []byte, now time.Time) error
 }
-
-// ReservationTx is the data access of file reservations (bb agent reserve).
-type ReservationTx interface{}
-
-// TaskTx is the data access of tasks and dependencies.
-type TaskTx interface{}
-
-// MemoryTx is the data access of shared memory.
-type MemoryTx interface{}

@@ -1,0 +1,4 @@
+package hub
+
+// ReservationTx is the data access of file reservations (bb agent reserve).
+type ReservationTx interface{}
