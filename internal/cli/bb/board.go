@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/store/sqlite"
+	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
 // BoardDir is the folder that holds a project's board.
@@ -81,7 +81,7 @@ func (a *app) service(ctx context.Context) (*hub.Service, error) {
 		return nil, &hub.Error{Code: hub.CodeNotInitialized,
 			Message: "The board at " + filepath.Join(root, BoardDir) + " has no database. Run 'bb init' to recreate it."}
 	}
-	st, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
+	st, err := storeopen.Open(ctx, storeopen.Config{SQLitePath: dbPath})
 	if err != nil {
 		return nil, err
 	}
