@@ -227,17 +227,15 @@ func ClampLimit(n, def, max int) int {
 	return n
 }
 
-// ParseLimit parses a --limit value for Blackboard lists: a positive integer;
-// values above max are clamped.
-func ParseLimit(s string, def, max int) (int, error) {
-	if strings.TrimSpace(s) == "" {
-		return def, nil
-	}
+// ParseLimit parses a --limit value for Blackboard lists: a positive
+// integer; values above max are clamped to max (seed 003 §5.2). An empty
+// value is an error: callers apply their default when the flag is absent.
+func ParseLimit(s string, max int) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 {
 		return 0, FieldErr(CodeInvalidInput, "limit", "invalid limit %q: expected a positive integer (max %d)", s, max)
 	}
-	return ClampLimit(n, def, max), nil
+	return min(n, max), nil
 }
 
 func hasControl(s string) bool {

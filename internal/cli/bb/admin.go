@@ -27,7 +27,7 @@ every registered artifact. Shows what it will delete first. Without
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in := hub.ClearInput{ResetOffline: resetOffline, Artifacts: artifacts}
 			in.Agent, _ = a.identity()
-			if before != "" {
+			if cmd.Flags().Changed("messages-before") {
 				d, err := hub.ParseDuration(before)
 				if err != nil {
 					return err

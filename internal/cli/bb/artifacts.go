@@ -109,10 +109,13 @@ func (a *app) artifactsCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q := hub.ArtifactQuery{By: by}
 			var err error
-			if q.Limit, err = hub.ParseLimit(limit, hub.DefaultArtifactsLimit, hub.MaxArtifactsLimit); err != nil {
-				return err
+			q.Limit = hub.DefaultArtifactsLimit
+			if cmd.Flags().Changed("limit") {
+				if q.Limit, err = hub.ParseLimit(limit, hub.MaxArtifactsLimit); err != nil {
+					return err
+				}
 			}
-			if ref != "" {
+			if cmd.Flags().Changed("ref") {
 				r, err := hub.ParseRef(ref)
 				if err != nil {
 					return err

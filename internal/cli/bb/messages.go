@@ -68,15 +68,18 @@ Filters combine with AND; several --tag values match any of them.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q := hub.LogQuery{Tags: tags, From: from, MinPriority: priority}
 			var err error
-			if since != "" {
+			if cmd.Flags().Changed("since") {
 				if q.Since, err = hub.ParseDuration(since); err != nil {
 					return err
 				}
 			}
-			if q.Limit, err = hub.ParseLimit(limit, hub.DefaultLogLimit, hub.MaxLogLimit); err != nil {
-				return err
+			q.Limit = hub.DefaultLogLimit
+			if cmd.Flags().Changed("limit") {
+				if q.Limit, err = hub.ParseLimit(limit, hub.MaxLogLimit); err != nil {
+					return err
+				}
 			}
-			if ref != "" {
+			if cmd.Flags().Changed("ref") {
 				r, err := hub.ParseRef(ref)
 				if err != nil {
 					return err

@@ -62,6 +62,7 @@ func initBoard(tb testing.TB) string {
 // SeedOptions shape the messages seedBoard inserts.
 type SeedOptions struct {
 	From     string
+	To       string // recipient of a direct message ("" = broadcast)
 	ReplyTo  int64 // seq of the parent (0 = none)
 	Tags     []string
 	Priority hub.Priority
@@ -122,6 +123,9 @@ func seedBoard(ctx context.Context, dbPath string, n int, o SeedOptions) error {
 					if j%100 == 0 {
 						m.Refs = []hub.Ref{{Where: "gh", What: "issue", Ref: hub.NewRefID(fmt.Sprint(j / 100))}}
 					}
+				}
+				if o.To != "" {
+					m.To, m.Type, m.Subject = o.To, "direct", "direct"
 				}
 				if parent != nil {
 					m.ReplyTo = parent.UUID

@@ -28,11 +28,11 @@ import (
 //	exits <code> <prog> [args...]   run prog and require exactly that exit status
 //	jget <path> <want>              the last stdout is JSON; the value at path
 //	                                (dot-separated keys / array indexes, a final
-//	                                "#" for a length) equals want (strings raw,
+//	                                "@len" for a length) equals want (strings raw,
 //	                                anything else as compact JSON)
 //	dbq [-db file] <sql> <want>     one-value query on the board database
 //	                                (default $WORK/.bb/blackboard.db)
-//	seed [-db f] [-from a] [-reply-to n] [-tag t] [-priority p] [-ago d] <n>
+//	seed [-db f] [-from a] [-to b] [-reply-to n] [-tag t] [-priority p] [-ago d] <n>
 //	                                insert n messages through the store
 func TestBoardScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -103,7 +103,7 @@ func jsonAt(v any, path string) (string, error) {
 		for _, key := range strings.Split(path, ".") {
 			switch x := v.(type) {
 			case map[string]any:
-				if key == "#" {
+				if key == "@len" {
 					return strconv.Itoa(len(x)), nil
 				}
 				val, ok := x[key]
@@ -112,7 +112,7 @@ func jsonAt(v any, path string) (string, error) {
 				}
 				v = val
 			case []any:
-				if key == "#" {
+				if key == "@len" {
 					return strconv.Itoa(len(x)), nil
 				}
 				i, err := strconv.Atoi(key)
@@ -174,14 +174,15 @@ func cmdSeed(ts *testscript.TestScript, neg bool, args []string) {
 	tag := fs.String("tag", "", "tag")
 	prio := fs.String("priority", "normal", "priority")
 	ago := fs.Duration("ago", 0, "age of the first message (each next is 1s later)")
+	to := fs.String("to", "", "recipient of a direct message (default: a broadcast)")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || neg {
-		ts.Fatalf("usage: seed [-db f] [-from a] [-reply-to n] [-tag t] [-priority p] [-ago d] <n>")
+		ts.Fatalf("usage: seed [-db f] [-from a] [-to b] [-reply-to n] [-tag t] [-priority p] [-ago d] <n>")
 	}
 	n, err := strconv.Atoi(fs.Arg(0))
 	ts.Check(err)
 	clock, err := hub.ClockFromEnv(ts.Getenv("BB_NOW"))
 	ts.Check(err)
-	o := SeedOptions{From: *from, ReplyTo: *replyTo, Priority: hub.Priority(*prio), Start: clock.Now().Add(-*ago), Step: time.Second}
+	o := SeedOptions{From: *from, To: *to, ReplyTo: *replyTo, Priority: hub.Priority(*prio), Start: clock.Now().Add(-*ago), Step: time.Second}
 	if *tag != "" {
 		o.Tags = []string{*tag}
 	}
