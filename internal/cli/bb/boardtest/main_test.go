@@ -63,7 +63,7 @@ func initBoard(tb testing.TB) string {
 type SeedOptions struct {
 	From     string
 	To       string // recipient of a direct message ("" = broadcast)
-	ReplyTo  int64 // seq of the parent (0 = none)
+	ReplyTo  int64  // seq of the parent (0 = none)
 	Tags     []string
 	Priority hub.Priority
 	Refs     []hub.Ref
