@@ -1,0 +1,269 @@
+// Package pgtest gives tests a throwaway PostgreSQL: one cluster per test
+// package (initdb + pg_ctl on a free loopback port in a temporary
+// directory, started by Main), and a fresh, empty database per test (URL).
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+//
+//	func TestSomething(t *testing.T) {
+//		url := pgtest.URL(t) // skips when PostgreSQL is unavailable
+//		…
+//	}
+//
+// The binaries are found through $BB_PG_BIN (a directory), then $PATH,
+// then /usr/lib/postgresql/*/bin (newest version first). Set
+// $BB_TEST_POSTGRES_URL to the URL of an existing server (a superuser, or
+// a role allowed to CREATE DATABASE) to use it instead of starting one.
+// Without PostgreSQL the tests skip and say why; with CI=true they fail.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Environment variables. Main publishes the cluster to URL through the
+// process environment (inherited by the processes a test starts), so the
+// helper keeps no package state.
+const (
+	// EnvURL is the admin URL of the server tests create databases on.
+	EnvURL = "BB_TEST_POSTGRES_URL"
+	// envSkip holds the reason PostgreSQL is unavailable.
+	envSkip = "BB_PGTEST_SKIP_REASON"
+	// EnvBin is a directory holding initdb and pg_ctl.
+	EnvBin = "BB_PG_BIN"
+)
+
+// Main starts a cluster (unless $BB_TEST_POSTGRES_URL names a server),
+// runs the package's tests, stops the cluster and exits.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if os.Getenv(EnvURL) != "" {
+		return m.Run()
+	}
+	c, err := start()
+	if err != nil {
+		os.Setenv(envSkip, err.Error())
+		return m.Run()
+	}
+	defer c.stop()
+	os.Setenv(EnvURL, c.url)
+	return m.Run()
+}
+
+// URL creates an empty database for t, dropped when t ends, and returns its
+// connection URL. It skips t (fails it under CI=true) when no PostgreSQL is
+// available.
+func URL(t testing.TB) string {
+	t.Helper()
+	admin := os.Getenv(EnvURL)
+	if admin == "" {
+		reason := os.Getenv(envSkip)
+		if reason == "" {
+			reason = "pgtest.Main was not called from TestMain"
+		}
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PostgreSQL is required under CI=true: %s", reason)
+		}
+		t.Skipf("PostgreSQL unavailable: %s", reason)
+	}
+	name := dbName(t.Name())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatalf("pgtest: connect to %s: %v", admin, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE DATABASE "`+name+`" TEMPLATE template0 ENCODING 'UTF8'`); err != nil {
+		t.Fatalf("pgtest: create database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			t.Errorf("pgtest: connect to drop %s: %v", name, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
+			t.Errorf("pgtest: drop database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("pgtest: %s is not a URL: %v", EnvURL, err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// dbName derives a valid, unique database name from a test name.
+func dbName(test string) string {
+	s := unsafeChars.ReplaceAllString(strings.ToLower(test), "_")
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return "t_" + s + "_" + hex.EncodeToString(b)
+}
+
+type cluster struct {
+	bin, dir, data string
+	url            string
+	cred           *syscall.Credential
+}
+
+// BinDir finds the directory of initdb and pg_ctl.
+func BinDir() (string, error) {
+	if d := os.Getenv(EnvBin); d != "" {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err != nil {
+			return "", fmt.Errorf("%s=%s has no initdb", EnvBin, d)
+		}
+		return d, nil
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p), nil
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("initdb and pg_ctl not found (install the postgresql package, or set %s or %s)", EnvBin, EnvURL)
+}
+
+func version(binDir string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return v
+}
+
+func start() (*cluster, error) {
+	bin, err := BinDir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "bb-pgtest-")
+	if err != nil {
+		return nil, err
+	}
+	c := &cluster{bin: bin, dir: dir, data: filepath.Join(dir, "data")}
+	ok := false
+	defer func() {
+		if !ok {
+			c.stop()
+		}
+	}()
+	// PostgreSQL refuses to run as root: run it as the "postgres" (or
+	// "nobody") account and give it the directory.
+	if os.Geteuid() == 0 {
+		cred, err := unprivileged()
+		if err != nil {
+			return nil, err
+		}
+		c.cred = cred
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if out, err := c.cmd("initdb", "-D", c.data, "-U", "bb", "--auth=trust", "--no-sync",
+		"--encoding=UTF8", "--no-locale").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("initdb: %v: %s", err, lastLines(out))
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "+
+			"-c full_page_writes=off -c max_connections=300 -c shared_buffers=32MB", port, c.dir)
+		out, err := c.cmd("pg_ctl", "-D", c.data, "-o", opts, "-l", filepath.Join(c.dir, "server.log"),
+			"-w", "-t", "60", "start").CombinedOutput()
+		if err == nil {
+			c.url = fmt.Sprintf("postgres://bb@127.0.0.1:%d/postgres?sslmode=disable", port)
+			ok = true
+			return c, nil
+		}
+		log, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
+		lastErr = fmt.Errorf("pg_ctl start: %v: %s %s", err, lastLines(out), lastLines(log))
+	}
+	return nil, lastErr
+}
+
+func (c *cluster) cmd(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(c.bin, name), args...)
+	cmd.Dir = c.dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	if c.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	}
+	return cmd
+}
+
+func (c *cluster) stop() {
+	if _, err := os.Stat(filepath.Join(c.data, "postmaster.pid")); err == nil {
+		_ = c.cmd("pg_ctl", "-D", c.data, "-m", "immediate", "-w", "stop").Run()
+	}
+	_ = os.RemoveAll(c.dir)
+}
+
+func unprivileged() (*syscall.Credential, error) {
+	for _, name := range []string{"postgres", "nobody"} {
+		u, err := user.Lookup(name)
+		if err != nil {
+			continue
+		}
+		uid, err1 := strconv.Atoi(u.Uid)
+		gid, err2 := strconv.Atoi(u.Gid)
+		if err1 == nil && err2 == nil && uid != 0 {
+			return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
+		}
+	}
+	return nil, fmt.Errorf("running as root and no unprivileged account (postgres, nobody) to run PostgreSQL as")
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func lastLines(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.Join(lines, " | ")
+}

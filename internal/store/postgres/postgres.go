@@ -1,0 +1,293 @@
+// Package postgres opens the hub store on PostgreSQL (pgx through
+// database/sql), with the schema migrations embedded in their PostgreSQL
+// dialect. The queries themselves are sqlstore's, shared with SQLite.
+//
+// Consistency model: every write transaction takes one transaction-scoped
+// advisory lock right after BEGIN, so writers are serialized across every
+// process and server on the database, exactly like SQLite's single writer
+// (BEGIN IMMEDIATE). Check-then-insert rules (reservation conflicts,
+// idempotency keys, message numbers) therefore need no retry logic and give
+// the same answers on both backends. Reads run in REPEATABLE READ snapshots
+// and never wait for writers.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/store/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Advisory lock keys ("bb_write" and "bb_migr8" as big-endian int64).
+const (
+	WriteLockKey   int64 = 7089333730059842661
+	MigrateLockKey int64 = 7089333686959043128
+)
+
+// NotifyChannel is the LISTEN/NOTIFY channel every committed write
+// transaction signals (the payload is empty: listeners re-read the events
+// table from their cursor).
+const NotifyChannel = "bb_events"
+
+// Migration is one embedded schema step.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Migrations returns the embedded migrations in order.
+func Migrations() ([]Migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	for _, e := range entries {
+		name := e.Name()
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("bad migration name %q", name)
+		}
+		b, err := migrationFS.ReadFile("migrations/" + name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Migration{Version: v, Name: name, SQL: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out, nil
+}
+
+// Dialect is the PostgreSQL flavour of sqlstore.
+func Dialect() sqlstore.Dialect {
+	return sqlstore.Dialect{
+		Name:       "postgres",
+		BeginRead:  "BEGIN ISOLATION LEVEL REPEATABLE READ",
+		BeginWrite: "BEGIN ISOLATION LEVEL READ COMMITTED",
+		// One statement, one round trip: serialize writers, and queue a
+		// notification that PostgreSQL delivers on COMMIT only (a rolled
+		// back write wakes nobody).
+		AfterBeginWrite: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d), pg_notify('%s', '')", WriteLockKey, NotifyChannel),
+		Dollar:          true,
+		IsBusy:          IsBusy,
+		IsRetryable:     IsRetryable,
+	}
+}
+
+// SQLState returns the SQLSTATE of a PostgreSQL error, or "".
+func SQLState(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// IsRetryable reports serialization failures and deadlocks: the whole
+// transaction may be run again.
+func IsRetryable(err error) bool {
+	switch SQLState(err) {
+	case "40001", "40P01":
+		return true
+	}
+	return false
+}
+
+// IsBusy reports transient "try again" states: a lock timeout, or a
+// server that is starting up or shutting down.
+func IsBusy(err error) bool {
+	switch SQLState(err) {
+	case "55P03", "57P03":
+		return true
+	}
+	return false
+}
+
+// IsURL reports whether s looks like a PostgreSQL connection URL.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Redact returns the URL without its password, for messages and Location.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "postgres://(unparsable URL)"
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
+
+// Options tune Open.
+type Options struct {
+	// MaxConns caps the pool (default 16).
+	MaxConns int
+}
+
+// Open connects to the database at rawURL (postgres://…), applies the
+// embedded migrations under an advisory lock, and returns the store.
+func Open(ctx context.Context, rawURL string) (*sqlstore.DB, error) {
+	return OpenWith(ctx, rawURL, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, rawURL string, o Options) (*sqlstore.DB, error) {
+	if !IsURL(rawURL) {
+		return nil, hub.FieldErr(hub.CodeInvalidInput, "database-url",
+			"database URL must start with postgres:// or postgresql://")
+	}
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return nil, hub.FieldErr(hub.CodeInvalidInput, "database-url", "invalid database URL %s: %s", Redact(rawURL), shortErr(err))
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 16
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(o.MaxConns)
+	db.SetMaxIdleConns(o.MaxConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	loc := Redact(rawURL)
+	if err := migrate(ctx, db, loc); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return sqlstore.New(db, Dialect(), loc), nil
+}
+
+// shortErr is a one-line reason without the driver's wrapping noise.
+func shortErr(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		if u := errors.Unwrap(ce); u != nil {
+			return u.Error()
+		}
+	}
+	return err.Error()
+}
+
+func connectErr(ctx context.Context, loc string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return &hub.Error{Code: hub.CodeIOReadFailed,
+		Message: fmt.Sprintf("cannot connect to PostgreSQL at %s: %s", loc, shortErr(err)), Err: err}
+}
+
+// SchemaVersion reads the applied schema version (0 for a fresh database).
+func SchemaVersion(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var exists bool
+	if err := q.QueryRowContext(ctx, `SELECT to_regclass('schema_version') IS NOT NULL`).Scan(&exists); err != nil {
+		return 0, err
+	}
+	if !exists {
+		return 0, nil
+	}
+	var v int
+	err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v)
+	return v, err
+}
+
+func migrate(ctx context.Context, db *sql.DB, loc string) error {
+	ms, err := Migrations()
+	if err != nil {
+		return hub.Internal("read migrations", err)
+	}
+	latest := ms[len(ms)-1].Version
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return connectErr(ctx, loc, err)
+	}
+	defer conn.Close()
+	v, err := SchemaVersion(ctx, conn)
+	if err != nil {
+		return connectErr(ctx, loc, err)
+	}
+	if v == latest {
+		return nil // fast path: every open lands here
+	}
+	if v > latest {
+		return hub.Errorf(hub.CodeSchemaTooNew, "database schema version %d is newer than this binary supports (%d); upgrade bb", v, latest)
+	}
+	// Session lock: concurrent first-time openers queue here; the next one
+	// in sees the new version and applies nothing.
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SELECT pg_advisory_lock(%d)", MigrateLockKey)); err != nil {
+		return hub.Internal("lock database for migration", err)
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.Background(), fmt.Sprintf("SELECT pg_advisory_unlock(%d)", MigrateLockKey))
+	}()
+	if v, err = SchemaVersion(ctx, conn); err != nil {
+		return hub.Internal("read schema version", err)
+	}
+	if v > latest {
+		return hub.Errorf(hub.CodeSchemaTooNew, "database schema version %d is newer than this binary supports (%d); upgrade bb", v, latest)
+	}
+	for _, m := range ms {
+		if m.Version <= v {
+			continue
+		}
+		if err := applyMigration(ctx, conn, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyMigration runs one migration and records it, in one transaction.
+func applyMigration(ctx context.Context, conn *sql.Conn, m Migration) (err error) {
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return hub.Internal("begin migration "+m.Name, err)
+	}
+	defer func() {
+		if err != nil {
+			_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT NOT NULL,
+		applied_at TEXT NOT NULL)`); err != nil {
+		return hub.Internal("create schema_version", err)
+	}
+	if _, err := conn.ExecContext(ctx, m.SQL); err != nil {
+		return hub.Internal("apply migration "+m.Name, err)
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO schema_version (version, name, applied_at) VALUES ($1, $2, $3)`,
+		m.Version, m.Name, hub.FormatTime(time.Now())); err != nil {
+		return hub.Internal("record migration "+m.Name, err)
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return hub.Internal("commit migration "+m.Name, err)
+	}
+	return nil
+}
