@@ -1,0 +1,311 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/store/postgres"
+	"github.com/blackboard-hub/bb/internal/store/postgres/pgtest"
+	"github.com/blackboard-hub/bb/internal/store/sqlite"
+	"github.com/blackboard-hub/bb/internal/store/sqlstore"
+	"github.com/blackboard-hub/bb/internal/store/storetest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func open(t *testing.T, url string) *sqlstore.DB {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func TestStoreSuite(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) hub.Store { return open(t, pgtest.URL(t)) })
+}
+
+// Every SQLite migration has its PostgreSQL twin with the same number and
+// name, so both backends always sit at the same schema version.
+func TestMigrationsMirrorSQLite(t *testing.T) {
+	lite, err := sqlite.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := postgres.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ln, pn []string
+	for _, m := range lite {
+		ln = append(ln, m.Name)
+	}
+	for _, m := range pg {
+		pn = append(pn, m.Name)
+	}
+	if strings.Join(ln, ",") != strings.Join(pn, ",") {
+		t.Fatalf("migrations differ: sqlite %v, postgres %v", ln, pn)
+	}
+}
+
+// The PostgreSQL schema has the same tables, columns (in order), indexes
+// and triggers as the SQLite one.
+func TestSchemaMirrorsSQLite(t *testing.T) {
+	ctx := context.Background()
+	lite, err := sqlite.Open(ctx, t.TempDir()+"/bb.db", sqlite.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.Close()
+	pg, err := postgres.Open(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+
+	liteSchema := map[string]string{}
+	rows, err := lite.SQL().QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, n)
+	}
+	rows.Close()
+	for _, tb := range tables {
+		var cols []string
+		r, err := lite.SQL().QueryContext(ctx, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+			var c string
+			if err := r.Scan(&c); err != nil {
+				t.Fatal(err)
+			}
+			cols = append(cols, c)
+		}
+		r.Close()
+		liteSchema["table "+tb] = strings.Join(cols, ",")
+	}
+	for _, q := range []string{
+		`SELECT 'index ' || name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%'`,
+		`SELECT 'trigger ' || name, tbl_name FROM sqlite_master WHERE type = 'trigger'`,
+	} {
+		r, err := lite.SQL().QueryContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+			var k, v string
+			if err := r.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			liteSchema[k] = v
+		}
+		r.Close()
+	}
+
+	pgSchema := map[string]string{}
+	r, err := pg.SQL().QueryContext(ctx, `SELECT table_name, string_agg(column_name, ',' ORDER BY ordinal_position)
+		FROM information_schema.columns WHERE table_schema = current_schema() AND table_name <> 'schema_version'
+		GROUP BY table_name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var k, v string
+		if err := r.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		pgSchema["table "+k] = v
+	}
+	r.Close()
+	for _, q := range []string{
+		`SELECT 'index ' || indexname, tablename FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'idx_%'`,
+		`SELECT DISTINCT 'trigger ' || trigger_name, event_object_table FROM information_schema.triggers WHERE trigger_schema = current_schema()`,
+	} {
+		r, err := pg.SQL().QueryContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+			var k, v string
+			if err := r.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			pgSchema[k] = v
+		}
+		r.Close()
+	}
+	var diffs []string
+	for k, v := range liteSchema {
+		if pgSchema[k] != v {
+			diffs = append(diffs, fmt.Sprintf("%s: sqlite %q, postgres %q", k, v, pgSchema[k]))
+		}
+	}
+	for k, v := range pgSchema {
+		if _, ok := liteSchema[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: only in postgres (%q)", k, v))
+		}
+	}
+	sort.Strings(diffs)
+	if len(diffs) > 0 {
+		t.Errorf("schemas differ:\n%s", strings.Join(diffs, "\n"))
+	}
+}
+
+// Many processes opening a fresh database at once migrate it exactly once.
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	url := pgtest.URL(t)
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := postgres.Open(context.Background(), url)
+			if err != nil {
+				errs <- err
+				return
+			}
+			errs <- st.Close()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("open: %v", err)
+		}
+	}
+	st, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var rows, max int
+	if err := st.SQL().QueryRow(`SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&rows, &max); err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := postgres.Migrations()
+	if rows != len(ms) || max != ms[len(ms)-1].Version {
+		t.Errorf("schema_version has %d rows up to %d, want %d up to %d", rows, max, len(ms), ms[len(ms)-1].Version)
+	}
+}
+
+func TestRefusesNewerSchema(t *testing.T) {
+	url := pgtest.URL(t)
+	st, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SQL().Exec(`INSERT INTO schema_version (version, name, applied_at) VALUES (999, '999_future.sql', '')`); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, err = postgres.Open(context.Background(), url)
+	storetest.WantCode(t, err, hub.CodeSchemaTooNew)
+	if !strings.Contains(err.Error(), "999") {
+		t.Errorf("message does not name the version: %v", err)
+	}
+}
+
+func TestBadURLAndUnreachableServer(t *testing.T) {
+	_, err := postgres.Open(context.Background(), "mysql://x")
+	storetest.WantCode(t, err, hub.CodeInvalidInput)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = postgres.Open(ctx, "postgres://nobody:secret@127.0.0.1:1/none?sslmode=disable&connect_timeout=2")
+	storetest.WantCode(t, err, hub.CodeIOReadFailed)
+	if strings.Contains(err.Error(), "secret") {
+		t.Errorf("error leaks the password: %v", err)
+	}
+}
+
+// A row inserted with only Agent Mail's TC9 columns gets the next message
+// number from the trigger, as on SQLite.
+func TestTC9InsertGetsSeq(t *testing.T) {
+	st := open(t, pgtest.URL(t))
+	f := storetest.New(t, func(t *testing.T) hub.Store { return st })
+	f.Post(hub.PostInput{From: "alice", Content: "first"})
+	if _, err := st.SQL().Exec(`INSERT INTO messages (id, sender, recipient, subject, body, created)
+		VALUES ('tc9-1', 'proj:alice', 'proj:bob', 'hi', 'body', '2026-11-21T22:00:00.000000+00:00')`); err != nil {
+		t.Fatal(err)
+	}
+	var m *hub.Message
+	f.Read(func(tx hub.Tx) (err error) { m, err = tx.MessageByUUID(f.Ctx, "tc9-1"); return })
+	if m == nil || m.Seq != 2 || m.Type != "direct" || m.TTLHours == nil || *m.TTLHours != 24 || m.Priority != hub.PriorityNormal {
+		t.Errorf("TC9 row: got %+v, want seq 2 with defaults", m)
+	}
+}
+
+// Writers through two independent pools (two servers) are serialized: 32
+// concurrent posts that each compute MAX(seq)+1 all succeed with distinct,
+// gapless numbers, and 16 concurrent retries of one request id through
+// both pools store exactly one message.
+func TestWritersSerializedAcrossPools(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := open(t, url), open(t, url)
+	clock := &storetest.Clock{T: storetest.T0()}
+	svcs := []*hub.Service{hub.NewService(a, clock, t.TempDir()), hub.NewService(b, clock, t.TempDir())}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := 0; i < 32; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := svcs[i%2].Post(ctx, hub.PostInput{From: fmt.Sprintf("agent-%d", i), Content: "hello"})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	ids := make(chan string, 16)
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ictx := hub.WithIdempotency(ctx, hub.IdemKey{Agent: "bob", RequestID: "req-1", Command: "post"})
+			m, err := svcs[i%2].Post(ictx, hub.PostInput{From: "bob", Content: "once"})
+			errs <- err
+			ids <- m.UUID
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	close(ids)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent write: %v", err)
+		}
+	}
+	seen := map[string]bool{}
+	for id := range ids {
+		seen[id] = true
+	}
+	if len(seen) != 1 {
+		t.Errorf("one request id produced %d different messages", len(seen))
+	}
+	var n, max, distinct int
+	if err := a.SQL().QueryRow(`SELECT COUNT(*), MAX(seq), COUNT(DISTINCT seq) FROM messages`).Scan(&n, &max, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if n != 33 || max != 33 || distinct != 33 {
+		t.Errorf("messages: %d rows, max seq %d, %d distinct seqs; want 33 each", n, max, distinct)
+	}
+}
