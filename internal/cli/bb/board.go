@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/storeopen"
@@ -63,25 +64,45 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// databaseURL is --database-url, else $BB_DATABASE_URL: when set, the
+// board lives in that server database instead of .bb/blackboard.db.
+func (a *app) databaseURL() string {
+	if a.g.databaseURL != "" {
+		return a.g.databaseURL
+	}
+	return strings.TrimSpace(a.env.Getenv(storeopen.EnvDatabaseURL))
+}
+
 // service opens the board (once per invocation).
 func (a *app) service(ctx context.Context) (*hub.Service, error) {
 	if a.svc != nil {
 		return a.svc, nil
 	}
-	root, err := a.findProject()
-	if err != nil {
-		return nil, err
-	}
 	clock, err := a.clock()
 	if err != nil {
 		return nil, err
 	}
-	dbPath := filepath.Join(root, BoardDir, DBName)
-	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
-		return nil, &hub.Error{Code: hub.CodeNotInitialized,
-			Message: "The board at " + filepath.Join(root, BoardDir) + " has no database. Run 'bb init' to recreate it."}
+	var root string
+	cfg := storeopen.Config{DatabaseURL: a.databaseURL()}
+	if cfg.DatabaseURL != "" {
+		// The board is the database; the project root (for relative
+		// paths) is the nearest .bb/ if any, else the target directory.
+		if root, err = a.findProject(); err != nil {
+			if root, err = a.targetDir(); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		if root, err = a.findProject(); err != nil {
+			return nil, err
+		}
+		cfg.SQLitePath = filepath.Join(root, BoardDir, DBName)
+		if _, err := os.Stat(cfg.SQLitePath); errors.Is(err, fs.ErrNotExist) {
+			return nil, &hub.Error{Code: hub.CodeNotInitialized,
+				Message: "The board at " + filepath.Join(root, BoardDir) + " has no database. Run 'bb init' to recreate it."}
+		}
 	}
-	st, err := storeopen.Open(ctx, storeopen.Config{SQLitePath: dbPath})
+	st, err := storeopen.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

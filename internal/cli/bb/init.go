@@ -11,7 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/store/sqlite"
+	"github.com/blackboard-hub/bb/internal/store/postgres"
+	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
 // targetDir is where init/destroy act: --dir, BB_DIR, else the working directory.
@@ -37,7 +38,11 @@ func (a *app) initCmd() *cobra.Command {
 		Short: "Create the board (.bb/blackboard.db) in this directory",
 		Long: `Create .bb/ in the project directory (--dir, $BB_DIR, or the working
 directory) with the SQLite database and a .gitignore of "*" so the board is
-never committed. Running it again keeps everything and exits 0.`,
+never committed. Running it again keeps everything and exits 0.
+
+With --database-url or $BB_DATABASE_URL (postgres://…), the board lives in
+that PostgreSQL database instead: init applies the schema there (every
+command also does, on connect) and .bb/ only marks the project root.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := a.targetDir()
@@ -51,7 +56,16 @@ never committed. Running it again keeps everything and exits 0.`,
 			dbPath := filepath.Join(boardDir, DBName)
 			_, statErr := os.Stat(dbPath)
 			existed := statErr == nil
-			if !existed && isDir(boardDir) && !a.g.quiet {
+			dbURL := a.databaseURL()
+			if dbURL != "" {
+				// The board lives in the server database; .bb/ only marks
+				// the project root. existed: the schema was there already.
+				v, err := postgres.SchemaVersionAt(cmd.Context(), dbURL)
+				if err != nil {
+					return err
+				}
+				existed = v > 0
+			} else if !existed && isDir(boardDir) && !a.g.quiet {
 				a.errorf("Warning: %s exists but its database is missing. Recreating...\n", boardDir)
 			}
 			if err := os.MkdirAll(boardDir, 0o755); err != nil {
@@ -63,16 +77,22 @@ never committed. Running it again keeps everything and exits 0.`,
 					return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot write " + gi, Err: err}
 				}
 			}
-			st, err := sqlite.Open(cmd.Context(), dbPath, sqlite.Options{Create: true})
+			st, err := storeopen.Open(cmd.Context(), storeopen.Config{SQLitePath: dbPath, Create: true, DatabaseURL: dbURL})
 			if err != nil {
 				return err
 			}
+			location := st.Location()
 			_ = st.Close()
-			data := map[string]any{"project_dir": dir, "board_dir": boardDir, "database": dbPath, "created": !existed}
+			data := map[string]any{"project_dir": dir, "board_dir": boardDir, "database": location, "created": !existed}
 			return a.reply(cmd, data, func(w io.Writer) {
-				if existed {
+				switch {
+				case dbURL != "" && existed:
+					fmt.Fprintf(w, "Blackboard already initialized in %s (project %s)\n", location, dir)
+				case dbURL != "":
+					fmt.Fprintf(w, "Initialized blackboard in %s (project %s)\n", location, dir)
+				case existed:
 					fmt.Fprintf(w, "Blackboard already initialized at %s\n", dir)
-				} else {
+				default:
 					fmt.Fprintf(w, "Initialized blackboard at %s%c\n", boardDir, filepath.Separator)
 				}
 			})

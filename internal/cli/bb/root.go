@@ -105,10 +105,11 @@ type app struct {
 }
 
 type globals struct {
-	as    string
-	json  bool
-	dir   string
-	quiet bool
+	as          string
+	json        bool
+	dir         string
+	quiet       bool
+	databaseURL string
 }
 
 func newApp(env Env) *app {
@@ -156,6 +157,7 @@ reports its unread messages (notices).`,
 	pf.BoolVar(&a.g.json, "json", false, "print the JSON envelope {ok, command, data, error} on stdout")
 	pf.StringVar(&a.g.dir, "dir", "", "project directory holding .bb/ (default $BB_DIR, else found from the working directory)")
 	pf.BoolVarP(&a.g.quiet, "quiet", "q", false, "print only essential output")
+	pf.StringVar(&a.g.databaseURL, "database-url", "", "use this PostgreSQL database (postgres://…) instead of .bb/blackboard.db (default $BB_DATABASE_URL)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr{err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
 

@@ -217,6 +217,26 @@ func SchemaVersion(ctx context.Context, q interface {
 	return v, err
 }
 
+// SchemaVersionAt connects to rawURL and returns its schema version (0 for
+// a database bb has never opened), without migrating it.
+func SchemaVersionAt(ctx context.Context, rawURL string) (int, error) {
+	if !IsURL(rawURL) {
+		return 0, hub.FieldErr(hub.CodeInvalidInput, "database-url",
+			"database URL must start with postgres:// or postgresql://")
+	}
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return 0, hub.FieldErr(hub.CodeInvalidInput, "database-url", "invalid database URL %s: %s", Redact(rawURL), shortErr(err))
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	v, err := SchemaVersion(ctx, db)
+	if err != nil {
+		return 0, connectErr(ctx, Redact(rawURL), err)
+	}
+	return v, nil
+}
+
 func migrate(ctx context.Context, db *sql.DB, loc string) error {
 	ms, err := Migrations()
 	if err != nil {
