@@ -1,0 +1,399 @@
+// Package mcp is Blackboard's MCP server: the hub's use cases exposed as
+// MCP tools (official Go SDK), for stdio (`bb mcp`) and for streamable HTTP
+// (`bb serve` mounts the same *sdk.Server at /mcp). It is a thin adapter:
+// every tool validates its arguments, resolves the caller's identity and
+// calls one hub.Service method; rules live in the hub.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Tool profiles.
+const (
+	// ProfileAll registers every tool.
+	ProfileAll = "all"
+	// ProfileCore registers the dozen most used tools only, to keep the
+	// tool definitions an agent carries in its context small.
+	ProfileCore = "core"
+)
+
+// Options configure a server.
+type Options struct {
+	// Agent is an identity fixed by the operator (bb mcp --agent). It wins
+	// over everything and bb_identify cannot change it.
+	Agent string
+	// EnvAgent is BB_AGENT_ID; bb_identify may only repeat it.
+	EnvAgent string
+	// Tools is the profile: "all" (default) or "core".
+	Tools string
+	// Open returns the service when New was given none (bb mcp opens the
+	// board lazily, so that a server started before `bb init` starts
+	// working once the board exists). It is called until it succeeds.
+	Open func(ctx context.Context) (*hub.Service, error)
+	// Version is reported as the server version.
+	Version string
+}
+
+// Server is Blackboard's MCP server. SDK returns the *sdk.Server to run on a
+// transport; identities are kept per MCP session.
+type Server struct {
+	sdk  *sdk.Server
+	opts Options
+
+	mu  sync.Mutex
+	svc *hub.Service
+	// identified holds the identity set by bb_identify, per session.
+	identified map[*sdk.ServerSession]string
+	inflight   inflight
+}
+
+// New builds the MCP server over svc (or over opts.Open when svc is nil).
+// It returns an error for an unknown profile or an invalid fixed identity.
+func New(svc *hub.Service, opts Options) (*Server, error) {
+	if opts.Tools == "" {
+		opts.Tools = ProfileAll
+	}
+	if opts.Tools != ProfileAll && opts.Tools != ProfileCore {
+		return nil, hub.FieldErr(hub.CodeInvalidInput, "tools", "unknown tool profile %q: expected core or all", opts.Tools)
+	}
+	opts.Agent = strings.TrimSpace(opts.Agent)
+	opts.EnvAgent = strings.TrimSpace(opts.EnvAgent)
+	if opts.Agent != "" {
+		if err := hub.ValidateBoardAgentID(opts.Agent); err != nil {
+			return nil, fmt.Errorf("--agent: %w", err)
+		}
+	}
+	if opts.EnvAgent != "" {
+		if err := hub.ValidateBoardAgentID(opts.EnvAgent); err != nil {
+			return nil, fmt.Errorf("BB_AGENT_ID: %w", err)
+		}
+	}
+	if svc == nil && opts.Open == nil {
+		return nil, errors.New("mcp.New: no service and no Open function")
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{opts: opts, svc: svc, identified: map[*sdk.ServerSession]string{}}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "blackboard", Title: "Blackboard", Version: opts.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		HasTools:     true,
+	})
+	s.sdk.AddReceivingMiddleware(s.inflight.middleware)
+	s.addBoardTools()
+	s.addEventTools()
+	return s, nil
+}
+
+const instructions = `Blackboard is the coordination hub shared by the agents working on this project. ` +
+	`Call bb_identify first (unless your identity is configured), then bb_summary to see who is doing what. ` +
+	`Keep your status current with bb_set_status, post what others must know with bb_post_message, ` +
+	`and read what others said with bb_read_messages. Replies carry notices (unread messages) when something waits for you.`
+
+// SDK returns the MCP server to run on a transport (stdio, streamable
+// HTTP…). One server serves any number of sessions.
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// service returns the hub service, opening it on first success.
+func (s *Server) service(ctx context.Context) (*hub.Service, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.svc != nil {
+		return s.svc, nil
+	}
+	svc, err := s.opts.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.svc = svc
+	return svc, nil
+}
+
+// identity returns the caller's agent id ("" when unknown) and its source.
+func (s *Server) identity(ss *sdk.ServerSession) (id, source string) {
+	if s.opts.Agent != "" {
+		return s.opts.Agent, "flag"
+	}
+	if s.opts.EnvAgent != "" {
+		return s.opts.EnvAgent, "env"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id := s.identified[ss]; id != "" {
+		return id, "identify"
+	}
+	return "", ""
+}
+
+// identify applies seed 003 §7.1: a fixed identity cannot change, an
+// environment identity may only be repeated, and an identity set by
+// bb_identify is set once per session.
+func (s *Server) identify(ss *sdk.ServerSession, id string) (string, error) {
+	id = strings.TrimSpace(id)
+	if err := hub.ValidateBoardAgentID(id); err != nil {
+		return "", err
+	}
+	if s.opts.Agent != "" {
+		if id == s.opts.Agent {
+			return "flag", nil
+		}
+		return "", hub.FieldErr(hub.CodeInvalidInput, "agent_id", "identity already fixed by --agent as %q: it cannot be changed", s.opts.Agent)
+	}
+	if s.opts.EnvAgent != "" {
+		if id == s.opts.EnvAgent {
+			return "env", nil
+		}
+		return "", hub.FieldErr(hub.CodeInvalidInput, "agent_id", "cannot change identity set by BB_AGENT_ID (%q)", s.opts.EnvAgent)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.identified[ss]; cur != "" {
+		if cur == id {
+			return "identify", nil
+		}
+		return "", hub.FieldErr(hub.CodeInvalidInput, "agent_id", "identity already set to %q for this session: it cannot be changed", cur)
+	}
+	// Forget sessions that have ended (streamable HTTP serves many).
+	if len(s.identified) > 0 {
+		live := map[*sdk.ServerSession]bool{}
+		for x := range s.sdk.Sessions() {
+			live[x] = true
+		}
+		for x := range s.identified {
+			if !live[x] {
+				delete(s.identified, x)
+			}
+		}
+	}
+	s.identified[ss] = id
+	return "identify", nil
+}
+
+// call is what a tool handler gets besides its arguments.
+type call struct {
+	svc     *hub.Service
+	agent   string // "" when the caller is not identified
+	session *sdk.ServerSession
+}
+
+// tool describes one tool.
+type tool struct {
+	name string
+	// desc is one line telling an agent when to use the tool.
+	desc string
+	// needsID makes the tool fail with IDENTITY_REQUIRED until the caller
+	// is identified.
+	needsID  bool
+	readOnly bool
+	// core tools are part of the "core" profile.
+	core bool
+}
+
+var schemaOpts = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[hub.RefID]():       {Types: []string{"integer", "string"}},
+	reflect.TypeFor[json.RawMessage](): {},
+}}
+
+// addTool registers a typed tool. Input and output schemas are generated
+// from In and Out; arguments are validated against the input schema before
+// the handler runs. Errors become MCP tool errors (isError) whose text
+// starts with the stable code and whose structured content is
+// {"error":{code,message,field}}.
+func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call, in In) (Out, error)) {
+	if s.opts.Tools == ProfileCore && !t.core {
+		return
+	}
+	in, err := jsonschema.For[In](schemaOpts)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: input schema of %s: %v", t.name, err))
+	}
+	resolved, err := in.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: input schema of %s: %v", t.name, err))
+	}
+	out, err := jsonschema.For[Out](schemaOpts)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: output schema of %s: %v", t.name, err))
+	}
+	// An error result carries {"error":{…}} as structured content; some
+	// clients validate it against the output schema even when isError is
+	// set, so the schema admits it: no required keys at the root, and an
+	// "error" property.
+	compactOut(out, 0)
+	if out.Properties == nil {
+		out.Properties = map[string]*jsonschema.Schema{}
+	}
+	out.Properties["error"] = &jsonschema.Schema{Type: "object"}
+	compactIn(in)
+	def := &sdk.Tool{Name: t.name, Description: t.desc, InputSchema: in, OutputSchema: out}
+	if t.readOnly {
+		def.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
+	}
+	s.sdk.AddTool(def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		svc, err := s.service(ctx)
+		if err != nil {
+			return errorResult(err, nil), nil
+		}
+		var args In
+		if err := decodeArgs(req.Params.Arguments, resolved, &args); err != nil {
+			return errorResult(err, nil), nil
+		}
+		agent, _ := s.identity(req.Session)
+		if t.needsID && agent == "" {
+			return errorResult(errIdentityRequired(), nil), nil
+		}
+		// A tool call runs to completion once started: the client going
+		// away or a shutdown must not cut a transaction in half.
+		ctx = context.WithoutCancel(ctx)
+		res, herr := h(ctx, &call{svc: svc, agent: agent, session: req.Session}, args)
+		var notices *hub.Notices
+		if agent, _ = s.identity(req.Session); agent != "" && !hub.IsCode(herr, hub.CodeNotInitialized) {
+			if n, err := svc.CheckIn(ctx, agent); err == nil {
+				notices = &n
+			}
+		}
+		if herr != nil {
+			return errorResult(herr, notices), nil
+		}
+		return okResult(res, notices)
+	})
+}
+
+// compactIn trims the generated input schema of what costs context and
+// says nothing (titles, property order).
+func compactIn(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	s.Title, s.PropertyOrder = "", nil
+	for _, p := range s.Properties {
+		compactIn(p)
+	}
+	compactIn(s.Items)
+}
+
+// compactOut trims a generated output schema to keep tools/list small: it
+// keeps the type of every top-level field and of the fields of a returned
+// object, but not the fields of listed objects (a list is "array of
+// object"; the objects are those of bb --json). It drops what only a
+// validator needs (required lists, closed objects) so that replies may
+// gain fields without breaking strict clients.
+func compactOut(s *jsonschema.Schema, depth int) {
+	if s == nil {
+		return
+	}
+	s.Title, s.PropertyOrder, s.Description = "", nil, ""
+	s.Required, s.AdditionalProperties = nil, nil
+	if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
+		s.Type, s.Types = "array", nil // lists are never null
+	}
+	if depth >= 2 {
+		s.Properties, s.Items = nil, nil
+		return
+	}
+	for _, p := range s.Properties {
+		compactOut(p, depth+1)
+	}
+	compactOut(s.Items, depth+1)
+}
+
+// decodeArgs validates raw arguments against the tool's input schema and
+// decodes them into v.
+func decodeArgs(raw json.RawMessage, resolved *jsonschema.Resolved, v any) error {
+	m := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: expected a JSON object (%v)", err)
+		}
+	}
+	var generic any = m
+	if err := resolved.Validate(&generic); err != nil {
+		return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: %s", oneLine(err.Error()))
+	}
+	b, _ := json.Marshal(m)
+	if err := json.Unmarshal(b, v); err != nil {
+		return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: %s", oneLine(err.Error()))
+	}
+	return nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func errIdentityRequired() error {
+	return hub.Errorf(hub.CodeIdentityRequired, "call bb_identify with your agent id first (or start bb mcp with --agent <id> or BB_AGENT_ID)")
+}
+
+// ErrorBody is the structured content of an error result.
+type ErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func errorResult(err error, n *hub.Notices) *sdk.CallToolResult {
+	code, msg := hub.CodeOf(err), hub.MessageOf(err)
+	var field string
+	var he *hub.Error
+	if errors.As(err, &he) {
+		field = he.Field
+	}
+	r := &sdk.CallToolResult{
+		IsError:           true,
+		Content:           []sdk.Content{&sdk.TextContent{Text: string(code) + ": " + msg}},
+		StructuredContent: map[string]ErrorBody{"error": {Code: string(code), Message: msg, Field: field}},
+	}
+	attachNotices(r, n)
+	return r
+}
+
+func okResult(v any, n *hub.Notices) (*sdk.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return errorResult(hub.Internal("encode reply", err), n), nil
+	}
+	r := &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}
+	attachNotices(r, n)
+	return r, nil
+}
+
+// attachNotices puts the caller's notices in _meta (for programs) and, when
+// something waits for the agent, in a short text line (for the model).
+func attachNotices(r *sdk.CallToolResult, n *hub.Notices) {
+	if n == nil {
+		return
+	}
+	r.Meta = sdk.Meta{"bb/notices": n}
+	if t := noticeText(*n); t != "" {
+		r.Content = append(r.Content, &sdk.TextContent{Text: t})
+	}
+}
+
+func noticeText(n hub.Notices) string {
+	if n.Unread == 0 {
+		return ""
+	}
+	more := ""
+	if n.Unread >= hub.NoticeCap {
+		more = "+"
+	}
+	s := "s"
+	if n.Unread == 1 {
+		s = ""
+	}
+	return fmt.Sprintf("notice: %d%s unread message%s for you (bb_read_messages)", n.Unread, more, s)
+}

@@ -1,0 +1,437 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/store/storeopen"
+)
+
+var t0 = time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)
+
+// newService opens a fresh board in a temp project directory.
+func newService(t *testing.T) *hub.Service {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return hub.NewService(st, hub.FixedClock{T: t0}, dir)
+}
+
+func newServer(t *testing.T, svc *hub.Service, o Options) *Server {
+	t.Helper()
+	s, err := New(svc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// connect opens a new client session on s over the in-memory transport.
+func connect(t *testing.T, s *Server) *sdk.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
+	return cs
+}
+
+func callTool(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return res
+}
+
+func text(r *sdk.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ok calls a tool that must succeed and decodes its structured content.
+func ok(t *testing.T, cs *sdk.ClientSession, name string, args any) map[string]any {
+	t.Helper()
+	r := callTool(t, cs, name, args)
+	if r.IsError {
+		t.Fatalf("%s(%v): unexpected error: %s", name, args, text(r))
+	}
+	var m map[string]any
+	b, _ := json.Marshal(r.StructuredContent)
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: structured content is not an object: %s", name, b)
+	}
+	// The text content carries the same JSON.
+	var fromText map[string]any
+	if err := json.Unmarshal([]byte(r.Content[0].(*sdk.TextContent).Text), &fromText); err != nil {
+		t.Fatalf("%s: first text content is not the JSON reply: %v", name, err)
+	}
+	return m
+}
+
+// fail calls a tool that must fail with code and returns the message.
+func fail(t *testing.T, cs *sdk.ClientSession, name string, args any, code hub.Code) string {
+	t.Helper()
+	r := callTool(t, cs, name, args)
+	if !r.IsError {
+		t.Fatalf("%s(%v): expected %s, got success: %s", name, args, code, text(r))
+	}
+	b, _ := json.Marshal(r.StructuredContent)
+	var body struct {
+		Error ErrorBody `json:"error"`
+	}
+	if err := json.Unmarshal(b, &body); err != nil || body.Error.Code != string(code) {
+		t.Fatalf("%s(%v): want code %s, got structured %s / text %q", name, args, code, b, text(r))
+	}
+	if !strings.HasPrefix(text(r), string(code)+": ") {
+		t.Fatalf("%s: text must start with the code: %q", name, text(r))
+	}
+	if body.Error.Message == "" || strings.Contains(body.Error.Message, "\n") {
+		t.Fatalf("%s: message must be one non-empty line: %q", name, body.Error.Message)
+	}
+	return body.Error.Message
+}
+
+func TestIdentityRequiredThenIdentify(t *testing.T) {
+	s := newServer(t, newService(t), Options{})
+	cs := connect(t, s)
+	msg := fail(t, cs, "bb_post_message", map[string]any{"content": "hello"}, hub.CodeIdentityRequired)
+	if !strings.Contains(msg, "bb_identify") {
+		t.Fatalf("hint must name bb_identify: %q", msg)
+	}
+	fail(t, cs, "bb_set_status", map[string]any{"status": "coding"}, hub.CodeIdentityRequired)
+	fail(t, cs, "bb_register_artifact", map[string]any{"path": "a", "description": "d"}, hub.CodeIdentityRequired)
+	// Reads work anonymously.
+	ok(t, cs, "bb_get_status", nil)
+	ok(t, cs, "bb_summary", nil)
+
+	got := ok(t, cs, "bb_identify", map[string]any{"agent_id": "claude-1"})
+	if got["agent_id"] != "claude-1" || got["source"] != "identify" {
+		t.Fatalf("identify: %v", got)
+	}
+	// Same id again is a no-op; another id is refused.
+	ok(t, cs, "bb_identify", map[string]any{"agent_id": "claude-1"})
+	fail(t, cs, "bb_identify", map[string]any{"agent_id": "codex-2"}, hub.CodeInvalidInput)
+	m := ok(t, cs, "bb_post_message", map[string]any{"content": "hello"})
+	if m["from_agent"] != "claude-1" {
+		t.Fatalf("post as identified agent: %v", m)
+	}
+	// Bad ids are refused with the identity code.
+	cs2 := connect(t, s)
+	fail(t, cs2, "bb_identify", map[string]any{"agent_id": "has space"}, hub.CodeInvalidIdentity)
+	fail(t, cs2, "bb_identify", map[string]any{"agent_id": strings.Repeat("x", 65)}, hub.CodeInvalidIdentity)
+	fail(t, cs2, "bb_identify", map[string]any{"agent_id": ""}, hub.CodeInvalidIdentity)
+	// Identity is per session.
+	ok(t, cs2, "bb_identify", map[string]any{"agent_id": "codex-2"})
+	if m := ok(t, cs2, "bb_post_message", map[string]any{"content": "x"}); m["from_agent"] != "codex-2" {
+		t.Fatalf("second session: %v", m)
+	}
+}
+
+func TestIdentityPrecedence(t *testing.T) {
+	svc := newService(t)
+	fixed := connect(t, newServer(t, svc, Options{Agent: "flag-agent", EnvAgent: "env-agent"}))
+	if m := ok(t, fixed, "bb_post_message", map[string]any{"content": "x"}); m["from_agent"] != "flag-agent" {
+		t.Fatalf("--agent must win over BB_AGENT_ID: %v", m)
+	}
+	msg := fail(t, fixed, "bb_identify", map[string]any{"agent_id": "other"}, hub.CodeInvalidInput)
+	if !strings.Contains(msg, "--agent") {
+		t.Fatalf("message must say the identity is fixed by --agent: %q", msg)
+	}
+	if m := ok(t, fixed, "bb_identify", map[string]any{"agent_id": "flag-agent"}); m["source"] != "flag" {
+		t.Fatalf("identify with the fixed id: %v", m)
+	}
+
+	env := connect(t, newServer(t, svc, Options{EnvAgent: "env-agent"}))
+	if m := ok(t, env, "bb_post_message", map[string]any{"content": "x"}); m["from_agent"] != "env-agent" {
+		t.Fatalf("BB_AGENT_ID: %v", m)
+	}
+	msg = fail(t, env, "bb_identify", map[string]any{"agent_id": "other"}, hub.CodeInvalidInput)
+	if !strings.Contains(msg, "BB_AGENT_ID") {
+		t.Fatalf("message must name BB_AGENT_ID: %q", msg)
+	}
+	if m := ok(t, env, "bb_identify", map[string]any{"agent_id": "env-agent"}); m["source"] != "env" {
+		t.Fatalf("identify with the env id: %v", m)
+	}
+
+	if _, err := New(svc, Options{Agent: "bad id"}); !hub.IsCode(err, hub.CodeInvalidIdentity) {
+		t.Fatalf("invalid --agent must be refused: %v", err)
+	}
+	if _, err := New(svc, Options{Tools: "some"}); !hub.IsCode(err, hub.CodeInvalidInput) {
+		t.Fatalf("unknown profile must be refused: %v", err)
+	}
+}
+
+func TestNotInitialized(t *testing.T) {
+	var ready atomic.Bool
+	svc := newService(t)
+	s := newServer(t, nil, Options{Agent: "claude-1", Open: func(context.Context) (*hub.Service, error) {
+		if !ready.Load() {
+			return nil, hub.Errorf(hub.CodeNotInitialized, "No blackboard found. Run 'bb init' to create one.")
+		}
+		return svc, nil
+	}})
+	cs := connect(t, s)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		msg := fail(t, cs, tl.Name, map[string]any{}, hub.CodeNotInitialized)
+		if !strings.Contains(msg, "bb init") {
+			t.Fatalf("%s: hint must say bb init: %q", tl.Name, msg)
+		}
+	}
+	// Once the board exists the running server uses it.
+	ready.Store(true)
+	ok(t, cs, "bb_post_message", map[string]any{"content": "now it works"})
+}
+
+func TestValidationErrors(t *testing.T) {
+	svc := newService(t)
+	cs := connect(t, newServer(t, svc, Options{Agent: "claude-1"}))
+	cases := []struct {
+		tool  string
+		args  map[string]any
+		code  hub.Code
+		field string
+	}{
+		{"bb_post_message", map[string]any{}, hub.CodeInvalidInput, ""},                                     // content missing
+		{"bb_post_message", map[string]any{"content": "x", "bogus": 1}, hub.CodeInvalidInput, ""},           // unknown argument
+		{"bb_post_message", map[string]any{"content": 42}, hub.CodeInvalidInput, ""},                        // wrong type
+		{"bb_post_message", map[string]any{"content": "  "}, hub.CodeInvalidInput, "content"},               // empty
+		{"bb_post_message", map[string]any{"content": "x", "priority": "urgent"}, hub.CodeInvalidInput, "priority"},
+		{"bb_post_message", map[string]any{"content": "x", "refs": []string{"gh:42"}}, hub.CodeInvalidRefFormat, "ref"},
+		{"bb_post_message", map[string]any{"content": "x", "tags": []string{"a b"}}, hub.CodeInvalidInput, "tag"},
+		{"bb_post_message", map[string]any{"content": "x", "reply_to": 999}, hub.CodeNotFound, ""},
+		{"bb_post_message", map[string]any{"content": strings.Repeat("x", hub.MaxMessageLen+1)}, hub.CodeInvalidInput, "content"},
+		{"bb_set_status", map[string]any{"status": "sleeping"}, hub.CodeInvalidInput, "status"},
+		{"bb_set_status", map[string]any{"progress": 101}, hub.CodeInvalidInput, "progress"},
+		{"bb_set_status", map[string]any{"current_task": strings.Repeat("t", hub.MaxTaskLen+1)}, hub.CodeInvalidInput, "task"},
+		{"bb_read_messages", map[string]any{"since": "10x"}, hub.CodeInvalidInput, "duration"},
+		{"bb_read_messages", map[string]any{"ref": "a:b"}, hub.CodeInvalidRefFormat, "ref"},
+		{"bb_read_messages", map[string]any{"thread": 7}, hub.CodeNotFound, ""},
+		{"bb_read_messages", map[string]any{"limit": -1}, hub.CodeInvalidInput, "limit"},
+		{"bb_register_artifact", map[string]any{"path": "../etc/passwd", "description": "x"}, hub.CodePathTraversal, "path"},
+		{"bb_register_artifact", map[string]any{"path": "/etc/passwd", "description": "x"}, hub.CodePathTraversal, "path"},
+		{"bb_register_artifact", map[string]any{"path": "a.txt"}, hub.CodeInvalidInput, ""}, // description missing
+		{"bb_list_artifacts", map[string]any{"path": "nope.txt"}, hub.CodeNotFound, ""},
+		{"bb_find_refs", map[string]any{"ref": "x"}, hub.CodeInvalidRefFormat, "ref"},
+		{"bb_get_status", map[string]any{"agent_id": "ghost"}, hub.CodeNotFound, ""},
+		{"bb_events", map[string]any{"since_seq": -1}, hub.CodeInvalidInput, "since_seq"},
+	}
+	for _, c := range cases {
+		r := callTool(t, cs, c.tool, c.args)
+		b, _ := json.Marshal(r.StructuredContent)
+		var body struct {
+			Error ErrorBody `json:"error"`
+		}
+		_ = json.Unmarshal(b, &body)
+		if !r.IsError || body.Error.Code != string(c.code) || (c.field != "" && body.Error.Field != c.field) {
+			t.Errorf("%s %v: want %s (field %q), got isError=%v %s", c.tool, c.args, c.code, c.field, r.IsError, b)
+		}
+	}
+	// Nothing was written by the failed calls.
+	msgs, err := svc.Log(context.Background(), hub.LogQuery{})
+	if err != nil || len(msgs) != 0 {
+		t.Fatalf("failed calls wrote messages: %v %v", msgs, err)
+	}
+}
+
+func TestBoardTools(t *testing.T) {
+	svc := newService(t)
+	if err := os.WriteFile(filepath.Join(svc.ProjectRoot, "spec.md"), []byte("# spec"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, svc, Options{})
+	a := connect(t, s)
+	b := connect(t, s)
+	ok(t, a, "bb_identify", map[string]any{"agent_id": "alice"})
+	ok(t, b, "bb_identify", map[string]any{"agent_id": "bob"})
+
+	st := ok(t, a, "bb_set_status", map[string]any{"current_task": "parser", "progress": 40, "status": "coding"})
+	if st["id"] != "alice" || st["status"] != "coding" || st["progress"] != float64(40) {
+		t.Fatalf("set_status: %v", st)
+	}
+	ok(t, b, "bb_set_status", map[string]any{"status": "blocked", "blockers": "waiting for parser"})
+	agents := ok(t, a, "bb_get_status", nil)["agents"].([]any)
+	if len(agents) != 2 {
+		t.Fatalf("get_status: %v", agents)
+	}
+	one := ok(t, a, "bb_get_status", map[string]any{"agent_id": "bob"})["agents"].([]any)[0].(map[string]any)
+	if one["blockers"] != "waiting for parser" || one["liveness"] != "active" {
+		t.Fatalf("get_status bob: %v", one)
+	}
+
+	m1 := ok(t, a, "bb_post_message", map[string]any{"content": "parser landed", "tags": []string{"parser"}, "priority": "high", "refs": []string{"gh:issue:42"}})
+	id1 := m1["id"].(float64)
+	m2 := ok(t, b, "bb_post_message", map[string]any{"content": "thanks", "reply_to": id1})
+	if m2["in_reply_to"] != id1 {
+		t.Fatalf("reply: %v", m2)
+	}
+	if refs := m1["refs"].([]any); refs[0].(map[string]any)["ref"] != float64(42) {
+		t.Fatalf("numeric ref must be a number: %v", refs)
+	}
+	all := ok(t, a, "bb_read_messages", nil)["messages"].([]any)
+	if len(all) != 2 || all[0].(map[string]any)["content"] != "thanks" {
+		t.Fatalf("read_messages newest first: %v", all)
+	}
+	tagged := ok(t, a, "bb_read_messages", map[string]any{"tags": []string{"parser"}})["messages"].([]any)
+	if len(tagged) != 1 {
+		t.Fatalf("tag filter: %v", tagged)
+	}
+	high := ok(t, a, "bb_read_messages", map[string]any{"priority": "high"})["messages"].([]any)
+	if len(high) != 1 {
+		t.Fatalf("priority filter: %v", high)
+	}
+	from := ok(t, a, "bb_read_messages", map[string]any{"from_agent": "bob", "since": "1h", "limit": 5})["messages"].([]any)
+	if len(from) != 1 {
+		t.Fatalf("from filter: %v", from)
+	}
+	thread := ok(t, a, "bb_read_messages", map[string]any{"thread": id1})["messages"].([]any)
+	if len(thread) != 2 || thread[1].(map[string]any)["content"] != "thanks" {
+		t.Fatalf("thread: %v", thread)
+	}
+
+	art := ok(t, a, "bb_register_artifact", map[string]any{"path": "spec.md", "description": "the spec", "version": "v1", "refs": []string{"gh:issue:42"}})
+	if art["created"] != true || art["produced_by"] != "alice" || art["version"] != "v1" {
+		t.Fatalf("register: %v", art)
+	}
+	again := ok(t, b, "bb_register_artifact", map[string]any{"path": "spec.md", "description": "the spec, reviewed"})
+	if again["created"] != false || again["produced_by"] != "bob" {
+		t.Fatalf("re-register is an upsert: %v", again)
+	}
+	arts := ok(t, a, "bb_list_artifacts", map[string]any{"by": "bob"})["artifacts"].([]any)
+	if len(arts) != 1 {
+		t.Fatalf("list_artifacts: %v", arts)
+	}
+	if got := ok(t, a, "bb_list_artifacts", map[string]any{"path": "spec.md"})["artifacts"].([]any); len(got) != 1 {
+		t.Fatalf("list_artifacts path: %v", got)
+	}
+	refs := ok(t, a, "bb_find_refs", map[string]any{"ref": "gh:issue:42"})
+	if len(refs["messages"].([]any)) != 1 || len(refs["artifacts"].([]any)) != 0 {
+		// bob's re-registration dropped the ref from the artifact.
+		t.Fatalf("find_refs: %v", refs)
+	}
+	sum := ok(t, a, "bb_summary", nil)
+	if len(sum["blocked_agents"].([]any)) != 1 || len(sum["high_priority_messages"].([]any)) != 1 || len(sum["recent_artifacts"].([]any)) != 1 {
+		t.Fatalf("summary: %v", sum)
+	}
+}
+
+func TestNoticesAndCheckIn(t *testing.T) {
+	svc := newService(t)
+	s := newServer(t, svc, Options{})
+	a, b := connect(t, s), connect(t, s)
+	ok(t, a, "bb_identify", map[string]any{"agent_id": "alice"})
+	ok(t, b, "bb_identify", map[string]any{"agent_id": "bob"})
+	ok(t, b, "bb_post_message", map[string]any{"content": "look at this"})
+	r := callTool(t, a, "bb_get_status", nil)
+	if !strings.Contains(text(r), "notice: 1 unread message for you") {
+		t.Fatalf("notice text missing: %q", text(r))
+	}
+	meta, _ := json.Marshal(r.Meta["bb/notices"])
+	if string(meta) != `{"unread":1}` {
+		t.Fatalf("notices in _meta: %s", meta)
+	}
+	// Reading the board clears the notice.
+	ok(t, a, "bb_read_messages", nil)
+	if r := callTool(t, a, "bb_summary", nil); strings.Contains(text(r), "notice:") {
+		t.Fatalf("notice after reading: %q", text(r))
+	}
+	// Identified calls refresh last_seen (creating the agent).
+	later := hub.NewService(svc.Store, hub.FixedClock{T: t0.Add(10 * time.Minute)}, svc.ProjectRoot)
+	s2 := newServer(t, later, Options{Agent: "carol"})
+	ok(t, connect(t, s2), "bb_summary", nil)
+	v, err := later.AgentStatus(context.Background(), "carol")
+	if err != nil || !v.LastSeen.Equal(t0.Add(10*time.Minute)) {
+		t.Fatalf("check-in must set last_seen: %v %v", v, err)
+	}
+}
+
+func TestEventsCursor(t *testing.T) {
+	svc := newService(t)
+	cs := connect(t, newServer(t, svc, Options{Agent: "alice"}))
+	for i := 0; i < 3; i++ {
+		ok(t, cs, "bb_post_message", map[string]any{"content": "m"})
+	}
+	first := ok(t, cs, "bb_events", map[string]any{"limit": 2, "types": []string{hub.EventMessagePosted}})
+	if len(first["events"].([]any)) != 2 || first["more"] != true {
+		t.Fatalf("first page: %v", first)
+	}
+	next := ok(t, cs, "bb_events", map[string]any{"since_seq": first["next_seq"], "types": []string{hub.EventMessagePosted}})
+	if len(next["events"].([]any)) != 1 || next["more"] != false {
+		t.Fatalf("second page: %v", next)
+	}
+	empty := ok(t, cs, "bb_events", map[string]any{"since_seq": next["next_seq"], "types": []string{hub.EventMessagePosted}})
+	if len(empty["events"].([]any)) != 0 || empty["next_seq"] != next["next_seq"] {
+		t.Fatalf("caught up: %v", empty)
+	}
+}
+
+// toolsListSize returns the JSON size of the tools/list reply and the names.
+func toolsListSize(t *testing.T, profile string) (int, []string) {
+	t.Helper()
+	cs := connect(t, newServer(t, newService(t), Options{Tools: profile}))
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+		if tl.Description == "" || strings.Contains(tl.Description, "\n") || tl.OutputSchema == nil || tl.InputSchema == nil {
+			t.Errorf("%s: needs a one-line description and input/output schemas", tl.Name)
+		}
+	}
+	return len(b), names
+}
+
+func TestToolsListIsCheap(t *testing.T) {
+	all, names := toolsListSize(t, ProfileAll)
+	core, coreNames := toolsListSize(t, ProfileCore)
+	t.Logf("tools/list: all = %d tools, %d bytes; core = %d tools, %d bytes", len(names), all, len(coreNames), core)
+	if all > 24*1024 {
+		t.Errorf("tools/list (all) is %d bytes, budget 24 KiB", all)
+	}
+	if core >= all || len(coreNames) >= len(names) {
+		t.Errorf("core profile must be smaller: %d vs %d bytes", core, all)
+	}
+	for _, want := range []string{"bb_identify", "bb_set_status", "bb_get_status", "bb_post_message", "bb_read_messages",
+		"bb_register_artifact", "bb_list_artifacts", "bb_find_refs", "bb_summary", "bb_events"} {
+		found := false
+		for _, n := range names {
+			found = found || n == want
+		}
+		if !found {
+			t.Errorf("tool %s missing", want)
+		}
+	}
+}
