@@ -222,10 +222,10 @@ func TestValidationErrors(t *testing.T) {
 		code  hub.Code
 		field string
 	}{
-		{"bb_post_message", map[string]any{}, hub.CodeInvalidInput, ""},                                     // content missing
-		{"bb_post_message", map[string]any{"content": "x", "bogus": 1}, hub.CodeInvalidInput, ""},           // unknown argument
-		{"bb_post_message", map[string]any{"content": 42}, hub.CodeInvalidInput, ""},                        // wrong type
-		{"bb_post_message", map[string]any{"content": "  "}, hub.CodeInvalidInput, "content"},               // empty
+		{"bb_post_message", map[string]any{}, hub.CodeInvalidInput, ""},                           // content missing
+		{"bb_post_message", map[string]any{"content": "x", "bogus": 1}, hub.CodeInvalidInput, ""}, // unknown argument
+		{"bb_post_message", map[string]any{"content": 42}, hub.CodeInvalidInput, ""},              // wrong type
+		{"bb_post_message", map[string]any{"content": "  "}, hub.CodeInvalidInput, "content"},     // empty
 		{"bb_post_message", map[string]any{"content": "x", "priority": "urgent"}, hub.CodeInvalidInput, "priority"},
 		{"bb_post_message", map[string]any{"content": "x", "refs": []string{"gh:42"}}, hub.CodeInvalidRefFormat, "ref"},
 		{"bb_post_message", map[string]any{"content": "x", "tags": []string{"a b"}}, hub.CodeInvalidInput, "tag"},
