@@ -89,7 +89,7 @@ func New(svc *hub.Service, opts Options) (*Server, error) {
 	s := &Server{opts: opts, svc: svc, identified: map[*sdk.ServerSession]string{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "blackboard", Title: "Blackboard", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
-		HasTools:     true,
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
 	})
 	s.sdk.AddReceivingMiddleware(s.inflight.middleware)
 	s.addBoardTools()
