@@ -359,30 +359,69 @@ func CleanArtifactPath(root, p string) (string, error) {
 	if err != nil {
 		return "", FieldErr(CodeInvalidInput, "path", "invalid project directory %s", root)
 	}
-	// Resolve the longest existing prefix: a symlink there must not lead out.
-	full := filepath.Join(realRoot, filepath.FromSlash(clean))
-	probe := full
-	for {
-		if _, err := os.Lstat(probe); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return "", FieldErr(CodeInvalidInput, "path", "cannot check path %s: %v", p, err)
-		}
-		parent := filepath.Dir(probe)
-		if parent == probe {
-			break
-		}
-		probe = parent
-	}
-	real, err := filepath.EvalSymlinks(probe)
+	// Follow every symlink along the path, including dangling ones and
+	// links inside links: the place it resolves to must be inside the root.
+	real, err := resolvePath(filepath.Join(realRoot, filepath.FromSlash(clean)))
 	if err != nil {
-		return "", FieldErr(CodeInvalidInput, "path", "cannot resolve path %s", p)
+		return "", FieldErr(CodeInvalidInput, "path", "cannot check path %s: %v", p, errors.Unwrap(err))
 	}
 	rel, err := filepath.Rel(realRoot, real)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", FieldErr(CodePathTraversal, "path", "path escapes project directory: %s", p)
 	}
 	return clean, nil
+}
+
+// resolvePath returns where the absolute path p leads once every symlink
+// along it is followed. Unlike filepath.EvalSymlinks it accepts paths whose
+// tail does not exist (an artifact may be registered before it is written)
+// and follows dangling links to their (missing) target.
+func resolvePath(p string) (string, error) {
+	vol := filepath.VolumeName(p)
+	cur := vol + string(filepath.Separator)
+	todo := splitPath(p[len(vol):])
+	for hops := 0; len(todo) > 0; {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			cur = next
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return "", &fs.PathError{Op: "resolve", Path: p, Err: errors.New("too many levels of symbolic links")}
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			tv := filepath.VolumeName(target)
+			cur = tv + string(filepath.Separator)
+			target = target[len(tv):]
+		}
+		todo = append(splitPath(target), todo...)
+	}
+	return cur, nil
+}
+
+func splitPath(p string) []string {
+	return strings.FieldsFunc(p, func(r rune) bool { return r == filepath.Separator || r == '/' })
 }
 
 // AddArtifact upserts the artifact at in.Path: registering a path again
