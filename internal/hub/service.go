@@ -138,10 +138,19 @@ func (s *Service) event(typ, agent string, payload any) *Event {
 
 // Notices is what an identified caller should know without asking: it is
 // attached to every reply made for an agent (the "agents don't poll" rule).
+// Every count is capped at NoticeCap and computed by index-driven queries,
+// so checking in stays cheap whatever the size of the board.
 type Notices struct {
 	// Unread counts messages addressed to the agent (directly or by
-	// broadcast) that it has not read yet, capped at NoticeCap.
+	// broadcast) that it has not read yet.
 	Unread int64 `json:"unread"`
+	// AcksOwed counts messages addressed to the agent that require an ack
+	// (HANDOFF, BLOCKED) it has not given.
+	AcksOwed int64 `json:"acks_owed"`
+	// Incursions counts attempts by other agents to reserve scopes
+	// overlapping the agent's active reservations, since the oldest of them
+	// was made.
+	Incursions int64 `json:"incursions"`
 }
 
 // NoticeCap bounds the counting work done for notices on every command.
@@ -158,7 +167,15 @@ func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
 		if err := tx.TouchAgent(ctx, agent, s.Now()); err != nil {
 			return Notices{}, err
 		}
-		n, err := tx.UnreadCount(ctx, agent, NoticeCap)
-		return Notices{Unread: n}, err
+		var n Notices
+		var err error
+		if n.Unread, err = tx.UnreadCount(ctx, agent, NoticeCap); err != nil {
+			return n, err
+		}
+		if n.AcksOwed, err = tx.AcksOwed(ctx, agent, NoticeCap); err != nil {
+			return n, err
+		}
+		n.Incursions, err = tx.IncursionsOnActive(ctx, agent, NoticeCap)
+		return n, err
 	})
 }

@@ -18,4 +18,45 @@ type MailTx interface {
 	// MarkAcked sets agent's acked_at of m to at when it is not set yet.
 	// It does not touch read_at (the two are independent columns).
 	MarkAcked(ctx context.Context, m *Message, agent string, at time.Time) error
+
+	// ReadCursor is the newest broadcast seq the agent has seen in the
+	// board log (broadcasts at or below it count as read); 0 when none.
+	ReadCursor(ctx context.Context, agent string) (int64, error)
+	// Inbox returns the messages addressed to f.Agent (directly or as a
+	// broadcast, never its own), newest first, each with the agent's receipt.
+	Inbox(ctx context.Context, f InboxFilter) ([]InboxEntry, error)
+	// AcksOwed counts messages addressed to agent that require an ack it
+	// has not given, up to cap (index-driven; recent broadcasts only).
+	AcksOwed(ctx context.Context, agent string, cap int) (int64, error)
+	// MailStateCounts counts bb agent messages (bead_id set) by state:
+	// direct messages by their receipt ("unread", "read", "acked"),
+	// broadcasts under "broadcast".
+	MailStateCounts(ctx context.Context, f MailFilter) (map[string]int64, error)
+	// UnackedRequired lists messages requiring an ack that is missing,
+	// newest first (see MailFilter).
+	UnackedRequired(ctx context.Context, f MailFilter) ([]Message, error)
+}
+
+// InboxFilter selects an agent's inbox. State is "", unread, read or acked.
+type InboxFilter struct {
+	Agent  string
+	State  string
+	BeadID string
+	Limit  int
+	// Cursor is the agent's read cursor (see ReadCursor).
+	Cursor int64
+}
+
+// InboxEntry is a message with the inbox owner's receipt.
+type InboxEntry struct {
+	Message
+	Receipt Receipt
+}
+
+// MailFilter selects bb agent messages for status reports. Agent matches
+// sender or recipient.
+type MailFilter struct {
+	BeadID string
+	Agent  string
+	Limit  int
 }

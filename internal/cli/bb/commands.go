@@ -5,5 +5,8 @@ import "github.com/spf13/cobra"
 // extraCommands lists the command groups of the other features (bb agent,
 // tasks, memory, mcp, serve…); each lives in its own file.
 func (a *app) extraCommands() []*cobra.Command {
-	return []*cobra.Command{a.mcpCmd()}
+	return []*cobra.Command{
+		a.mcpCmd(),
+		a.agentCmd(),
+	}
 }

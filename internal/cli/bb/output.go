@@ -62,6 +62,9 @@ func (a *app) reply(cmd *cobra.Command, data any, human func(w io.Writer)) error
 // no notices.
 func (a *app) checkIn(ctx context.Context) {
 	id, explicit := a.identity()
+	if a.acting != "" {
+		id, explicit = a.acting, true
+	}
 	if !explicit || hub.ValidateBoardAgentID(id) != nil {
 		return
 	}
@@ -77,15 +80,28 @@ func (a *app) checkIn(ctx context.Context) {
 }
 
 func (a *app) noticeFooter() {
-	if a.notices == nil || a.g.quiet || a.notices.Unread == 0 {
+	if a.notices == nil || a.g.quiet {
 		return
 	}
-	n := a.notices.Unread
-	more := ""
-	if n >= hub.NoticeCap {
-		more = "+"
+	more := func(n int64) string {
+		if n >= hub.NoticeCap {
+			return "+"
+		}
+		return ""
 	}
-	fmt.Fprintf(a.env.Stderr, "bb: %d%s unread message%s for you (bb log)\n", n, more, plural(n))
+	var parts []string
+	if n := a.notices.Unread; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d%s unread message%s for you (bb log)", n, more(n), plural(n)))
+	}
+	if n := a.notices.AcksOwed; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d%s message%s awaiting your ack (bb agent inbox)", n, more(n), plural(n)))
+	}
+	if n := a.notices.Incursions; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d%s incursion%s on your reservations (bb events --type INCURSION)", n, more(n), plural(n)))
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(a.env.Stderr, "bb: %s\n", strings.Join(parts, "; "))
+	}
 }
 
 func plural(n int64) string {

@@ -102,6 +102,9 @@ type app struct {
 	closeFn func()
 	// notices computed for the reply (nil when the caller is anonymous).
 	notices *hub.Notices
+	// acting is the agent named by a command's own actor flag (bb agent
+	// --agent/--from); it takes precedence over --as for the check-in.
+	acting string
 }
 
 type globals struct {

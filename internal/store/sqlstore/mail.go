@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -57,4 +58,144 @@ func (t *tx) MarkAcked(ctx context.Context, m *hub.Message, agent string, at tim
 		ON CONFLICT (message_id, agent) DO UPDATE SET acked_at = excluded.acked_at WHERE broadcast_acks.acked_at IS NULL`,
 		m.UUID, agent, ts(at))
 	return err
+}
+
+func (t *tx) ReadCursor(ctx context.Context, agent string) (int64, error) {
+	var n int64
+	err := t.row(ctx, `SELECT read_cursor FROM agents WHERE id = ?`, agent).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// extraScan appends extra destinations to a row scan, so scanMessage can
+// read the message columns and the caller the columns after them.
+type extraScan struct {
+	rows  *sql.Rows
+	extra []any
+}
+
+func (e extraScan) Scan(dest ...any) error { return e.rows.Scan(append(dest, e.extra...)...) }
+
+// Effective receipt columns of the inbox owner: the row for direct
+// messages, broadcast_acks (alias b) for broadcasts.
+const (
+	effRead  = `(CASE WHEN m.recipient = '*' THEN b.read_at ELSE m.read_at END)`
+	effAcked = `(CASE WHEN m.recipient = '*' THEN b.acked_at ELSE m.acked_at END)`
+)
+
+func (t *tx) Inbox(ctx context.Context, f hub.InboxFilter) ([]hub.InboxEntry, error) {
+	where := []string{`(m.recipient = ? OR m.recipient = '*')`, `m.sender <> ?`}
+	args := []any{f.Agent, f.Agent, f.Agent}
+	if f.BeadID != "" {
+		where = append(where, `m.bead_id = ?`)
+		args = append(args, f.BeadID)
+	}
+	cursorRead := `(m.recipient = '*' AND m.seq <= ?)`
+	switch f.State {
+	case hub.StateUnread:
+		where = append(where, effAcked+` IS NULL AND `+effRead+` IS NULL AND NOT `+cursorRead)
+		args = append(args, f.Cursor)
+	case hub.StateRead:
+		where = append(where, effAcked+` IS NULL AND (`+effRead+` IS NOT NULL OR `+cursorRead+`)`)
+		args = append(args, f.Cursor)
+	case hub.StateAcked:
+		where = append(where, effAcked+` IS NOT NULL`)
+	}
+	q := `SELECT ` + messageCols + `, ` + effRead + `, ` + effAcked + messageFrom +
+		` LEFT JOIN broadcast_acks b ON b.message_id = m.id AND b.agent = ?` +
+		` WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.created DESC, m.seq DESC LIMIT ?`
+	args = append(args, f.Limit)
+	rows, err := t.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []hub.InboxEntry{}
+	for rows.Next() {
+		var readAt, ackedAt sql.NullString
+		m, err := scanMessage(extraScan{rows, []any{&readAt, &ackedAt}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hub.InboxEntry{Message: *m, Receipt: hub.Receipt{MessageUUID: m.UUID, Agent: f.Agent,
+			ReadAt: parseNullTS(readAt), AckedAt: parseNullTS(ackedAt)}})
+	}
+	return out, rows.Err()
+}
+
+// ackWindow bounds how many recent broadcasts requiring an ack a check-in
+// looks at.
+const ackWindow = 500
+
+func (t *tx) AcksOwed(ctx context.Context, agent string, limit int) (int64, error) {
+	var direct, bcast int64
+	if err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE recipient = ? AND requires_ack = 1
+		AND acked_at IS NULL AND sender <> ? LIMIT ?) x`, agent, agent, limit).Scan(&direct); err != nil {
+		return 0, err
+	}
+	if err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT w.id FROM
+		(SELECT id, sender FROM messages WHERE recipient = '*' AND requires_ack = 1 ORDER BY seq DESC LIMIT ?) w
+		WHERE w.sender <> ? AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = w.id AND b.agent = ?
+			AND b.acked_at IS NOT NULL) LIMIT ?) x`, ackWindow, agent, agent, limit).Scan(&bcast); err != nil {
+		return 0, err
+	}
+	return min(direct+bcast, int64(limit)), nil
+}
+
+// mailWhere renders a MailFilter over bb agent messages (bead_id set).
+func mailWhere(f hub.MailFilter) (string, []any) {
+	where := []string{`m.bead_id <> ''`}
+	var args []any
+	if f.BeadID != "" {
+		where = append(where, `m.bead_id = ?`)
+		args = append(args, f.BeadID)
+	}
+	if f.Agent != "" {
+		where = append(where, `(m.sender = ? OR m.recipient = ? OR m.recipient = '*')`)
+		args = append(args, f.Agent, f.Agent)
+	}
+	return strings.Join(where, " AND "), args
+}
+
+func (t *tx) MailStateCounts(ctx context.Context, f hub.MailFilter) (map[string]int64, error) {
+	where, args := mailWhere(f)
+	rows, err := t.query(ctx, `SELECT CASE WHEN m.recipient = '*' THEN 'broadcast'
+		WHEN m.acked_at IS NOT NULL THEN 'acked' WHEN m.read_at IS NOT NULL THEN 'read' ELSE 'unread' END AS st,
+		COUNT(*) FROM messages m WHERE `+where+` GROUP BY st`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{"unread": 0, "read": 0, "acked": 0, "broadcast": 0}
+	for rows.Next() {
+		var st string
+		var n int64
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) UnackedRequired(ctx context.Context, f hub.MailFilter) ([]hub.Message, error) {
+	where, args := mailWhere(f)
+	// A direct message is unacked while acked_at is NULL; a broadcast while
+	// the agent asked about (or, without one, anybody) has not acked it.
+	bcast := `NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.acked_at IS NOT NULL)`
+	if f.Agent != "" {
+		bcast = `(CASE WHEN m.sender = ? THEN NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.acked_at IS NOT NULL)
+			ELSE NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ? AND b.acked_at IS NOT NULL) END)`
+		args = append(args, f.Agent, f.Agent)
+	}
+	q := `SELECT ` + messageCols + messageFrom + ` WHERE ` + where + ` AND m.requires_ack = 1
+		AND ((m.recipient <> '*' AND m.acked_at IS NULL) OR (m.recipient = '*' AND ` + bcast + `))
+		ORDER BY m.seq DESC LIMIT ?`
+	limit := f.Limit
+	if limit <= 0 {
+		limit = hub.StatusLimit
+	}
+	return t.messages(ctx, q, append(args, limit)...)
 }

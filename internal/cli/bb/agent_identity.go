@@ -1,0 +1,156 @@
+package bb
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func (a *app) agentRegisterCmd() *cobra.Command {
+	var in hub.RegisterInput
+	c := &cobra.Command{
+		Use:   "register",
+		Short: "Register an agent identity (kebab-case id, 3..48 characters)",
+		Long: `Register an agent: --name is its id (lowercase kebab-case, 3..48
+characters, e.g. agent-ui-1), --role what it does. A new agent starts idle.
+Registering an id that is already registered fails with DUPLICATE_AGENT_ID;
+--force-update changes its display name and role instead (never its id).`,
+		Example: `  bb agent register --name agent-ui-1 --role ui --display "UI Agent 1"
+  bb agent register --name agent-ui-1 --role frontend --force-update`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			info, created, err := svc.RegisterAgent(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			a.acting = info.ID
+			return a.reply(cmd, agentInfoView(info), func(w io.Writer) {
+				verb := "Updated"
+				if created {
+					verb = "Registered"
+				}
+				fmt.Fprintf(w, "%s %s (role %s, display %q)\n", verb, info.ID, info.Role, info.DisplayName)
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&in.ID, "name", "", "agent id: lowercase kebab-case, 3..48 characters (required)")
+	f.StringVar(&in.Display, "display", "", "display name (default: the id)")
+	f.StringVar(&in.Role, "role", "", "what the agent does, e.g. ui, backend, review (required)")
+	f.BoolVar(&in.ForceUpdate, "force-update", false, "update display name and role of an existing agent")
+	required(c, "name", "role")
+	return c
+}
+
+func (a *app) agentListCmd() *cobra.Command {
+	var q hub.AgentQuery
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List agents (sorted by id) with role, status and liveness",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			list, err := svc.ListAgentInfos(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			views := make([]agentInfoJSON, 0, len(list))
+			for _, i := range list {
+				views = append(views, agentInfoView(i))
+			}
+			return a.reply(cmd, views, func(w io.Writer) {
+				if len(list) == 0 {
+					fmt.Fprintln(w, "No agents.")
+					return
+				}
+				fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", "AGENT", "ROLE", "STATUS", "LIVENESS", "LAST SEEN")
+				for _, i := range list {
+					fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", i.ID, dash(i.Role), i.Status, i.Liveness, hub.FormatTime(i.LastSeen))
+				}
+			})
+		},
+	}
+	c.Flags().StringVar(&q.Role, "role", "", "only agents with this role")
+	c.Flags().StringVar(&q.Status, "status", "", "only agents with this status (idle, planning, coding, testing, reviewing, blocked, offline)")
+	return c
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func printAgentInfo(w io.Writer, i hub.AgentInfo) {
+	fmt.Fprintf(w, "Agent:      %s\n", i.ID)
+	fmt.Fprintf(w, "Display:    %s\n", dash(i.DisplayName))
+	fmt.Fprintf(w, "Role:       %s\n", dash(i.Role))
+	fmt.Fprintf(w, "Status:     %s\n", i.Status)
+	fmt.Fprintf(w, "Liveness:   %s\n", i.Liveness)
+	fmt.Fprintf(w, "Last seen:  %s\n", hub.FormatTime(i.LastSeen))
+	fmt.Fprintf(w, "Created:    %s\n", hub.FormatTime(i.CreatedAt))
+}
+
+func (a *app) agentShowCmd() *cobra.Command {
+	var id string
+	c := &cobra.Command{
+		Use:   "show",
+		Short: "Show one agent",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			info, err := svc.ShowAgent(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, agentInfoView(info), func(w io.Writer) { printAgentInfo(w, info) })
+		},
+	}
+	c.Flags().StringVar(&id, "agent", "", "agent id (required)")
+	required(c, "agent")
+	return c
+}
+
+func (a *app) agentHeartbeatCmd() *cobra.Command {
+	var id string
+	c := &cobra.Command{
+		Use:   "heartbeat",
+		Short: "Refresh an agent's last_seen (idempotent)",
+		Long: `Mark the agent as alive now. Safe to run as often as you like. Every
+other command the agent makes does the same implicitly.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			id, err := a.agentActor(id, "agent")
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			info, err := svc.Heartbeat(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, agentInfoView(info), func(w io.Writer) {
+				fmt.Fprintf(w, "%s is %s (last seen %s)\n", info.ID, info.Liveness, hub.FormatTime(info.LastSeen))
+			})
+		},
+	}
+	c.Flags().StringVar(&id, "agent", "", "agent id (default --as / $BB_AGENT_ID)")
+	return c
+}

@@ -1,0 +1,140 @@
+package bb
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func (a *app) agentInitCmd() *cobra.Command {
+	var in hub.InitInput
+	c := &cobra.Command{
+		Use:   "init",
+		Short: "Start a session: register a new identity or adopt a prior one (never prompts)",
+		Long: `Bootstrap this session's identity (operative protocol v1).
+
+  --register <name> [--role r]   register a new identity (role default worker)
+  --adopt <id>                   resume a prior identity; allowed only with
+                                 evidence: uncommitted changes (git status
+                                 --porcelain) inside a scope it reserves, or
+                                 an in-progress task it owns. Records RESUME.
+  (no flags)                     suggest an adjective-noun name and list
+                                 identities that could be adopted
+  --non-interactive              without --adopt/--register: fail with
+                                 AMBIGUOUS_SESSION and a recommendation
+
+Every answer states a deterministic reason.`,
+		Example: `  bb agent init --register amber-otter --role ui --json
+  bb agent init --adopt cobalt-harbor --json
+  bb agent init --non-interactive --json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if in.Register == "" {
+				in.Changes, in.ChangesNote = uncommittedFiles(cmd.Context(), svc.ProjectRoot)
+			}
+			res, err := svc.InitSession(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			if res.AgentID != "" {
+				a.acting = res.AgentID
+			}
+			data := map[string]any{
+				"action": res.Action, "agent_id": nilIfEmpty(res.AgentID), "reason": res.Reason,
+				"recommendation": nilIfEmpty(res.Recommendation), "suggested_name": nilIfEmpty(res.SuggestedName),
+				"candidates": res.Candidates,
+			}
+			if res.Agent != nil {
+				data["agent"] = agentInfoView(*res.Agent)
+			}
+			if res.Resume != nil {
+				data["resume_event"] = res.Resume.Payload
+			}
+			return a.reply(cmd, data, func(w io.Writer) {
+				switch res.Action {
+				case "suggest":
+					fmt.Fprintf(w, "Suggested name: %s\n", res.SuggestedName)
+					for _, c := range res.Candidates {
+						fmt.Fprintf(w, "Could resume %s: %s\n", c.AgentID, c.Evidence)
+					}
+					fmt.Fprintf(w, "Reason: %s\nNext: %s\n", res.Reason, res.Recommendation)
+				default:
+					fmt.Fprintf(w, "You are %s. %s\n", res.AgentID, capitalize(res.Reason))
+				}
+			})
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&in.NonInteractive, "non-interactive", false, "never prompt; fail with AMBIGUOUS_SESSION when no decision is given")
+	f.StringVar(&in.Adopt, "adopt", "", "resume this existing identity (needs evidence)")
+	f.StringVar(&in.Register, "register", "", "register this new identity (kebab-case, 3..48 characters)")
+	f.StringVar(&in.Role, "role", "worker", "role of a newly registered identity")
+	f.StringVar(&in.Display, "display", "", "display name of a newly registered identity")
+	return c
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// uncommittedFiles lists the files `git status --porcelain` reports in the
+// repository holding root, as canonical absolute paths; note says why the
+// list is empty when git cannot tell.
+func uncommittedFiles(ctx context.Context, root string) (files []string, note string) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	top, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		if _, lerr := exec.LookPath("git"); lerr != nil {
+			return nil, "git is not installed"
+		}
+		return nil, "the project is not a git repository"
+	}
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain=v1", "-z", "--untracked-files=all").Output()
+	if err != nil {
+		return nil, "git status failed"
+	}
+	return parsePorcelainZ(strings.TrimSpace(string(top)), out), ""
+}
+
+// parsePorcelainZ reads `git status --porcelain=v1 -z`: "XY path\0", with
+// renames and copies followed by "\0orig". Paths are relative to the
+// repository top level.
+func parsePorcelainZ(top string, out []byte) []string {
+	var files []string
+	recs := bytes.Split(out, []byte{0})
+	for i := 0; i < len(recs); i++ {
+		r := recs[i]
+		if len(r) < 4 {
+			continue
+		}
+		x := r[0]
+		files = append(files, hub.CanonicalPath(top, string(r[3:])))
+		if x == 'R' || x == 'C' {
+			i++ // skip the original path
+		}
+	}
+	return files
+}

@@ -1,0 +1,169 @@
+package bb
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func (a *app) agentSendCmd() *cobra.Command {
+	var in hub.SendInput
+	c := &cobra.Command{
+		Use:   "send",
+		Short: "Send a HANDOFF, BLOCKED, DECISION or INFO message about a bead",
+		Long: `Send a message to one agent, or to every agent with --to broadcast.
+HANDOFF and BLOCKED require an ack from the recipient and are recorded as
+protocol events on the timeline. The thread defaults to bead:<bead>.`,
+		Example: `  bb agent send --from agent-ui-1 --to agent-graph-1 --bead bb-12 --category HANDOFF \
+      --subject "Edge direction patch ready" --body "Please validate screenshots."
+  bb agent send --from agent-ui-1 --to broadcast --bead bb-12 --category INFO \
+      --subject "Main is green" --body "Rebased on main."`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			from, err := a.agentActor(in.From, "from")
+			if err != nil {
+				return err
+			}
+			in.From = from
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			m, err := svc.SendMail(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, mailView(m), func(w io.Writer) {
+				ack := ""
+				if m.RequiresAck {
+					ack = " (ack required)"
+				}
+				fmt.Fprintf(w, "Sent %s %s to %s on %s%s\n", m.Category, m.UUID, toName(m.To), m.ThreadID, ack)
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&in.From, "from", "", "sender agent id (default --as / $BB_AGENT_ID)")
+	f.StringVar(&in.To, "to", "", "recipient agent id, or broadcast (required)")
+	f.StringVar(&in.BeadID, "bead", "", "bead (task) id the message is about (required)")
+	f.StringVar(&in.Category, "category", "", "HANDOFF, BLOCKED, DECISION or INFO (required)")
+	f.StringVar(&in.Subject, "subject", "", "one-line subject (required)")
+	f.StringVar(&in.Body, "body", "", "message text (required)")
+	f.StringVar(&in.ThreadID, "thread", "", "thread id (default bead:<bead>)")
+	f.StringVar(&in.NextAction, "next-action", "", "HANDOFF: what the recipient should do next")
+	f.StringVar(&in.RequestedAction, "requested-action", "", "BLOCKED: what you need from the recipient")
+	f.StringVar(&in.Urgency, "urgency", "medium", "BLOCKED: low, medium or high")
+	required(c, "to", "category", "subject", "body")
+	return c
+}
+
+func (a *app) agentInboxCmd() *cobra.Command {
+	var q hub.InboxQuery
+	c := &cobra.Command{
+		Use:   "inbox",
+		Short: "List the messages addressed to an agent, newest first",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			id, err := a.agentActor(q.Agent, "agent")
+			if err != nil {
+				return err
+			}
+			q.Agent = id
+			if cmd.Flags().Changed("limit") && (q.Limit < 1 || q.Limit > hub.MaxInboxLimit) {
+				return hub.FieldErr(hub.CodeInvalidArgs, "limit", "--limit must be between 1 and %d, got %d", hub.MaxInboxLimit, q.Limit)
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			items, err := svc.Inbox(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			views := make([]mailJSON, 0, len(items))
+			for _, m := range items {
+				views = append(views, mailView(m))
+			}
+			return a.reply(cmd, views, func(w io.Writer) {
+				if len(items) == 0 {
+					fmt.Fprintln(w, "No messages.")
+					return
+				}
+				for _, m := range items {
+					ack := ""
+					if m.RequiresAck && m.State != hub.StateAcked {
+						ack = " [ack required]"
+					}
+					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s%s\n", m.State, dash(m.Category), m.UUID, m.From, dash(m.BeadID), ack)
+					fmt.Fprintf(w, "       %s\n", preview(m.Subject, m.Body))
+				}
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&q.Agent, "agent", "", "whose inbox (default --as / $BB_AGENT_ID)")
+	f.StringVar(&q.State, "state", "", "only unread, read or acked messages")
+	f.StringVar(&q.BeadID, "bead", "", "only messages about this bead")
+	f.IntVar(&q.Limit, "limit", hub.DefaultInboxLimit, "at most this many (1..500)")
+	return c
+}
+
+func preview(subject, body string) string {
+	s := subject
+	if s == "" {
+		s = body
+	}
+	return truncate(s, 100)
+}
+
+func (a *app) mailActCmd(use, short string, act func(svc *hub.Service, cmd *cobra.Command, agent, id string) (hub.MailItem, error), verb string) *cobra.Command {
+	var agent, id string
+	c := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			who, err := a.agentActor(agent, "agent")
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			m, err := act(svc, cmd, who, id)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, mailView(m), func(w io.Writer) {
+				fmt.Fprintf(w, "%s %s from %s: %s (state %s)\n", verb, dash(m.Category), m.From, preview(m.Subject, m.Body), m.State)
+				if verb == "Read" {
+					for _, line := range wrap(m.Body, 78) {
+						fmt.Fprintf(w, "  %s\n", line)
+					}
+				}
+			})
+		},
+	}
+	c.Flags().StringVar(&agent, "agent", "", "the recipient acting (default --as / $BB_AGENT_ID)")
+	c.Flags().StringVar(&id, "message", "", "message id (required)")
+	required(c, "message")
+	return c
+}
+
+func (a *app) agentReadCmd() *cobra.Command {
+	return a.mailActCmd("read", "Mark a message read (unread → read; acked stays acked)",
+		func(svc *hub.Service, cmd *cobra.Command, agent, id string) (hub.MailItem, error) {
+			return svc.ReadMail(cmd.Context(), agent, id)
+		}, "Read")
+}
+
+func (a *app) agentAckCmd() *cobra.Command {
+	return a.mailActCmd("ack", "Acknowledge a message (recipient only)",
+		func(svc *hub.Service, cmd *cobra.Command, agent, id string) (hub.MailItem, error) {
+			return svc.AckMail(cmd.Context(), agent, id)
+		}, "Acked")
+}

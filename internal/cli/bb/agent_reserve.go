@@ -1,0 +1,213 @@
+package bb
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func (a *app) agentReserveCmd() *cobra.Command {
+	var in hub.ReserveInput
+	c := &cobra.Command{
+		Use:   "reserve",
+		Short: "Reserve a file or directory scope for an agent",
+		Long: `Reserve a scope so other agents know not to edit it. A scope is a path,
+relative to the working directory or absolute, inside the project; a
+trailing /* means "this directory and everything below it". Reserving
+conflicts with another agent's reservation that overlaps exactly or
+partially (an ancestor or a descendant):
+
+  unexpired, owner active           RESERVATION_CONFLICT
+  expired, or owner stale/evicted   RESERVATION_STALE_FOUND
+                                    (--takeover-stale takes it over)
+
+Every overlapping attempt is recorded as an INCURSION event, even when it
+fails. Reserving your own scope again renews it.`,
+		Example: `  bb agent reserve --agent agent-ui-1 --scope 'src/components/*' --bead bb-12
+  bb agent reserve --agent agent-ui-1 --scope src/lib/parser.ts --bead bb-12 --ttl 30
+  bb agent reserve --agent agent-ui-2 --scope 'src/*' --bead bb-13 --takeover-stale`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			id, err := a.agentActor(in.Agent, "agent")
+			if err != nil {
+				return err
+			}
+			in.Agent = id
+			if in.Wd, err = a.env.Getwd(); err != nil {
+				return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
+			}
+			if cmd.Flags().Changed("ttl") && in.TTLMinutes == 0 {
+				return hub.FieldErr(hub.CodeInvalidArgs, "ttl", "--ttl must be between %d and %d minutes, got 0", hub.MinReserveTTL, hub.MaxReserveTTL)
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			res, err := svc.Reserve(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			taken := make([]reservationJSON, 0, len(res.TakenOver))
+			for _, r := range res.TakenOver {
+				taken = append(taken, reservationView(svc, r))
+			}
+			data := struct {
+				reservationJSON
+				Renewed    bool              `json:"renewed"`
+				TakenOver  []reservationJSON `json:"taken_over"`
+				Incursions []json.RawMessage `json:"incursions"`
+			}{reservationView(svc, res.Reservation), res.Renewed, taken, envelopes(res.Incursions)}
+			return a.reply(cmd, data, func(w io.Writer) {
+				verb := "Reserved"
+				if res.Renewed {
+					verb = "Renewed"
+				}
+				fmt.Fprintf(w, "%s %s for %s (bead %s) until %s\n", verb, svc.DisplayScope(res.Reservation), id, res.Reservation.BeadID, hub.FormatTime(res.Reservation.ExpiresAt))
+				for _, r := range res.TakenOver {
+					fmt.Fprintf(w, "Took over %s from %s (archived as expired)\n", svc.DisplayScope(r), r.AgentID)
+				}
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&in.Agent, "agent", "", "agent id (default --as / $BB_AGENT_ID)")
+	f.StringVar(&in.Scope, "scope", "", "file or directory; a trailing /* covers everything below (required)")
+	f.StringVar(&in.BeadID, "bead", "", "bead (task) id the work is for (required)")
+	f.IntVar(&in.TTLMinutes, "ttl", hub.DefaultReserveTTL, "minutes until the reservation expires (5..1440)")
+	f.BoolVar(&in.TakeoverStale, "takeover-stale", false, "take over expired reservations or those of stale/evicted owners")
+	required(c, "scope")
+	return c
+}
+
+// envelopes returns the v1 protocol envelopes (the payload) of events.
+func envelopes(evs []hub.Event) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(evs))
+	for _, e := range evs {
+		out = append(out, json.RawMessage(e.Payload))
+	}
+	return out
+}
+
+func (a *app) agentReleaseCmd() *cobra.Command {
+	var agent, scope string
+	c := &cobra.Command{
+		Use:   "release",
+		Short: "Release an agent's reservation of a scope (owner only)",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			id, err := a.agentActor(agent, "agent")
+			if err != nil {
+				return err
+			}
+			wd, err := a.env.Getwd()
+			if err != nil {
+				return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.Release(cmd.Context(), id, wd, scope)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, reservationView(svc, r), func(w io.Writer) {
+				fmt.Fprintf(w, "Released %s (held by %s since %s)\n", svc.DisplayScope(r), r.AgentID, hub.FormatTime(r.CreatedAt))
+			})
+		},
+	}
+	c.Flags().StringVar(&agent, "agent", "", "agent id (default --as / $BB_AGENT_ID)")
+	c.Flags().StringVar(&scope, "scope", "", "the scope as reserved (required)")
+	required(c, "scope")
+	return c
+}
+
+func (a *app) agentStatusCmd() *cobra.Command {
+	var bead, agent string
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "Active reservations, unacked HANDOFF/BLOCKED messages, counts and protocol timeline",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			st, err := svc.CoordinationStatus(cmd.Context(), bead, agent)
+			if err != nil {
+				return err
+			}
+			res := make([]reservationJSON, 0, len(st.Reservations))
+			for _, r := range st.Reservations {
+				res = append(res, reservationView(svc, r))
+			}
+			unacked := make([]mailJSON, 0, len(st.Unacked))
+			for _, m := range st.Unacked {
+				unacked = append(unacked, mailView(hub.MailItem{Message: m, State: mailRowState(m)}))
+			}
+			data := map[string]any{
+				"bead_id": bead, "agent_id": agent,
+				"reservations": res, "unacked_messages": unacked,
+				"summary":  map[string]any{"reservations": st.ReservationsBy, "messages": st.MessagesBy},
+				"timeline": eventViews(st.Timeline),
+			}
+			return a.reply(cmd, data, func(w io.Writer) { printCoordStatus(w, svc, st) })
+		},
+	}
+	c.Flags().StringVar(&bead, "bead", "", "only this bead")
+	c.Flags().StringVar(&agent, "agent", "", "only this agent's reservations and messages")
+	return c
+}
+
+// mailRowState is the state of a message as stored on its row (the
+// recipient's receipt for direct messages; broadcasts have per-agent state).
+func mailRowState(m hub.Message) string {
+	switch {
+	case m.AckedAt != nil:
+		return hub.StateAcked
+	case m.ReadAt != nil:
+		return hub.StateRead
+	}
+	return hub.StateUnread
+}
+
+func counts(m map[string]int64, keys ...string) string {
+	s := ""
+	for i, k := range keys {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s %d", k, m[k])
+	}
+	return s
+}
+
+func printCoordStatus(w io.Writer, svc *hub.Service, st hub.CoordStatus) {
+	fmt.Fprintf(w, "Active reservations: %d\n", len(st.Reservations))
+	rs := append([]hub.Reservation(nil), st.Reservations...)
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Scope < rs[j].Scope })
+	for _, r := range rs {
+		exp := "until " + hub.FormatTime(r.ExpiresAt)
+		if !svc.Now().Before(r.ExpiresAt) {
+			exp = "EXPIRED " + hub.FormatTime(r.ExpiresAt)
+		}
+		fmt.Fprintf(w, "  %-32s %-20s %-12s %s\n", svc.DisplayScope(r), r.AgentID, r.BeadID, exp)
+	}
+	fmt.Fprintf(w, "Awaiting ack: %d\n", len(st.Unacked))
+	for _, m := range st.Unacked {
+		fmt.Fprintf(w, "  %-8s %s → %s (%s): %s [%s]\n", m.Category, m.From, toName(m.To), m.BeadID, truncate(m.Subject, 60), m.UUID)
+	}
+	fmt.Fprintf(w, "Reservations by state: %s\n", counts(st.ReservationsBy, "active", "released", "expired"))
+	fmt.Fprintf(w, "Messages by state: %s\n", counts(st.MessagesBy, "unread", "read", "acked", "broadcast"))
+	if len(st.Timeline) > 0 {
+		fmt.Fprintln(w, "Protocol timeline:")
+		for _, e := range st.Timeline {
+			fmt.Fprintf(w, "  %6d %s %-9s %s\n", e.Seq, clock(e.CreatedAt), e.Type, e.Message)
+		}
+	}
+}

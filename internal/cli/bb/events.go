@@ -1,0 +1,155 @@
+package bb
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// followPoll is how often --follow probes the newest sequence number.
+const followPoll = 150 * time.Millisecond
+
+func (a *app) eventsCmd() *cobra.Command {
+	var typ, agent, bead string
+	var since int64
+	var limit int
+	var follow bool
+	c := &cobra.Command{
+		Use:   "events",
+		Short: "List the timeline: every change, in order (--follow to stream)",
+		Long: `List timeline events oldest first. Each event has a sequence number
+(seq) that only grows; pass the last one you saw as --since-seq to get only
+what is new. Protocol events (HANDOFF, BLOCKED, INCURSION, RESUME) carry
+their v1 envelope as payload.
+
+--follow prints the matching events, then keeps printing new ones as any
+process writes them, until interrupted (Ctrl-C). With --json it prints one
+JSON event per line.`,
+		Example: `  bb events --type INCURSION,HANDOFF --bead bb-12
+  bb events --agent agent-ui-1 --since-seq 120
+  bb events --follow --json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 0 {
+				return hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be positive")
+			}
+			if since < 0 {
+				return hub.FieldErr(hub.CodeInvalidInput, "since-seq", "since-seq must not be negative")
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			f := hub.EventFilter{AfterSeq: since, Agent: agent, BeadID: bead, Limit: limit}
+			if typ != "" {
+				for _, t := range strings.Split(typ, ",") {
+					if t = strings.TrimSpace(t); t != "" {
+						f.Types = append(f.Types, t)
+					}
+				}
+			}
+			if follow {
+				return a.followEvents(cmd, svc, f)
+			}
+			evs, err := svc.Events(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, eventViews(evs), func(w io.Writer) {
+				if len(evs) == 0 {
+					fmt.Fprintln(w, "No events.")
+				}
+				for _, e := range evs {
+					printEvent(w, e)
+				}
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&typ, "type", "", "only these event types (comma-separated)")
+	f.StringVar(&agent, "agent", "", "only events by or for this agent")
+	f.StringVar(&bead, "bead", "", "only events of this bead/task id")
+	f.Int64Var(&since, "since-seq", 0, "only events after this sequence number")
+	f.IntVar(&limit, "limit", 0, "at most this many events (default all; with --follow: of the backlog, then only new ones)")
+	f.BoolVar(&follow, "follow", false, "keep streaming new events until interrupted")
+	return c
+}
+
+func printEvent(w io.Writer, e hub.Event) {
+	fmt.Fprintf(w, "%6d %s %-22s %-16s %s\n", e.Seq, clock(e.CreatedAt), e.Type, e.Agent, e.Message)
+}
+
+// followEvents prints the backlog, then polls the newest sequence number and
+// prints each new matching event, until the context ends (Ctrl-C), which
+// is a normal exit.
+func (a *app) followEvents(cmd *cobra.Command, svc *hub.Service, f hub.EventFilter) error {
+	ctx := cmd.Context()
+	w := a.env.Stdout
+	emit := func(e hub.Event) {
+		if a.g.json {
+			b, _ := json.Marshal(eventView(e))
+			fmt.Fprintf(w, "%s\n", b)
+		} else {
+			printEvent(w, e)
+		}
+		if fl, ok := w.(interface{ Flush() error }); ok {
+			_ = fl.Flush()
+		}
+	}
+	last := f.AfterSeq
+	evs, err := svc.Events(ctx, f)
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		emit(e)
+	}
+	head, err := svc.LatestEventSeq(ctx)
+	if err != nil {
+		return err
+	}
+	if head > last {
+		last = head // from here on, only what is new
+	}
+	f.Limit = 500
+	t := time.NewTicker(followPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		head, err := svc.LatestEventSeq(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		for head > last {
+			f.AfterSeq = last
+			evs, err := svc.Events(ctx, f)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+			for _, e := range evs {
+				emit(e)
+			}
+			if len(evs) < f.Limit {
+				last = head
+			} else {
+				last = evs[len(evs)-1].Seq
+			}
+		}
+	}
+}

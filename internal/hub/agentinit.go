@@ -1,0 +1,280 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+)
+
+// Adoption reasons (seed 001 §3.4).
+const (
+	ReasonUncommittedScope = "uncommitted_scope"
+	ReasonInProgress       = "in_progress_ownership"
+)
+
+// InitInput is `bb agent init` (seed 001 §3 and §7). Changes are the
+// uncommitted files (`git status --porcelain`) as canonical absolute paths,
+// gathered by the surface; ChangesNote says why there are none when git
+// could not tell (not a repository, git missing).
+type InitInput struct {
+	NonInteractive bool
+	Adopt          string
+	Register       string
+	Role           string
+	Display        string
+	Changes        []string
+	ChangesNote    string
+}
+
+// AdoptionCandidate is an existing identity with evidence that this session
+// may resume it.
+type AdoptionCandidate struct {
+	AgentID  string   `json:"agent_id"`
+	Reason   string   `json:"reason"`
+	Evidence string   `json:"evidence"`
+	BeadIDs  []string `json:"bead_ids"`
+	Scope    string   `json:"scope,omitempty"`
+}
+
+// InitResult is the outcome of `bb agent init`.
+type InitResult struct {
+	// Action is "suggest" (no flags: nothing changed), "register" or "adopt".
+	Action         string
+	AgentID        string
+	Agent          *AgentInfo
+	SuggestedName  string
+	Reason         string
+	Recommendation string
+	Candidates     []AdoptionCandidate
+	Resume         *Event
+}
+
+var nameAdjectives = []string{"amber", "azure", "brisk", "calm", "cobalt", "coral", "crimson", "dapper", "eager", "ember",
+	"fern", "gentle", "golden", "hazel", "indigo", "ivory", "jade", "keen", "lively", "lunar", "maple", "misty", "nimble",
+	"noble", "olive", "opal", "quiet", "rapid", "russet", "sage", "silver", "solar", "steady", "swift", "teal", "tidy",
+	"umber", "vivid", "wise", "zesty"}
+
+var nameNouns = []string{"otter", "harbor", "falcon", "badger", "beacon", "cedar", "comet", "crane", "delta", "dune",
+	"finch", "fjord", "garnet", "glade", "heron", "island", "kestrel", "lagoon", "lantern", "lynx", "marten", "meadow",
+	"orca", "osprey", "pebble", "pine", "quartz", "raven", "reef", "ridge", "robin", "sparrow", "summit", "thicket",
+	"tundra", "valley", "walrus", "willow", "wren", "yak"}
+
+// suggestName returns the first free adjective-noun name in a sequence
+// seeded by the project root: the same board state gives the same name.
+func (s *Service) suggestName(ctx context.Context, tx Tx) (string, error) {
+	h := fnv.New32a()
+	h.Write([]byte(s.slashRoot()))
+	n := len(nameAdjectives) * len(nameNouns)
+	start := int(h.Sum32() % uint32(n))
+	for i := 0; i < n; i++ {
+		k := (start + i*7919) % n // a prime stride visits every pair
+		name := nameAdjectives[k%len(nameAdjectives)] + "-" + nameNouns[k/len(nameAdjectives)]
+		a, err := tx.GetAgent(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		if a == nil {
+			return name, nil
+		}
+	}
+	return "", Errorf(CodeInvalidArgs, "every suggested name is taken: register one with --register <name>")
+}
+
+// evidenceFor checks seed 001 §3.2 for one identity: uncommitted changes
+// inside a scope it holds, else an in-progress task it owns.
+func (s *Service) evidenceFor(ctx context.Context, tx Tx, agent string, changes []string) (*AdoptionCandidate, error) {
+	held, err := tx.ListReservations(ctx, ReservationFilter{AgentID: agent, States: []string{ResActive}, Limit: StatusLimit})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(held, func(i, j int) bool { return held[i].Scope < held[j].Scope })
+	for _, r := range held {
+		var files []string
+		for _, f := range changes {
+			if IsWithin(r.Scope, f) {
+				files = append(files, Scope{Path: f}.Display(s.ProjectRoot))
+			}
+		}
+		if len(files) == 0 {
+			continue
+		}
+		sort.Strings(files)
+		more := ""
+		if len(files) > 3 {
+			more = fmt.Sprintf(" and %d more", len(files)-3)
+			files = files[:3]
+		}
+		scope := s.DisplayScope(r)
+		return &AdoptionCandidate{AgentID: agent, Reason: ReasonUncommittedScope, Scope: scope, BeadIDs: []string{r.BeadID},
+			Evidence: fmt.Sprintf("uncommitted changes inside %s reserved by %s: %s%s", scope, agent, strings.Join(files, ", "), more)}, nil
+	}
+	tasks, err := tx.InProgressTasksOwnedBy(ctx, agent, 20)
+	if err != nil {
+		return nil, err
+	}
+	if len(tasks) > 0 {
+		sort.Strings(tasks)
+		return &AdoptionCandidate{AgentID: agent, Reason: ReasonInProgress, BeadIDs: tasks,
+			Evidence: fmt.Sprintf("%s owns in-progress task%s %s", agent, map[bool]string{true: "", false: "s"}[len(tasks) == 1], strings.Join(tasks, ", "))}, nil
+	}
+	return nil, nil
+}
+
+// candidates finds every identity with adoption evidence, in a
+// deterministic order (uncommitted scope first, then by id).
+func (s *Service) candidates(ctx context.Context, tx Tx, changes []string) ([]AdoptionCandidate, error) {
+	ids := map[string]bool{}
+	for i, f := range changes {
+		if i == 500 {
+			break
+		}
+		rows, err := tx.OverlappingActive(ctx, f, Ancestors(f), 20)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if IsWithin(r.Scope, f) {
+				ids[r.AgentID] = true
+			}
+		}
+	}
+	owners, err := tx.InProgressTaskOwners(ctx, 200)
+	if err != nil {
+		return nil, err
+	}
+	for o := range owners {
+		ids[o] = true
+	}
+	out := []AdoptionCandidate{}
+	for id := range ids {
+		c, err := s.evidenceFor(ctx, tx, id, changes)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			out = append(out, *c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Reason != out[j].Reason {
+			return out[i].Reason == ReasonUncommittedScope
+		}
+		return out[i].AgentID < out[j].AgentID
+	})
+	return out, nil
+}
+
+// InitSession bootstraps a session's identity (seed 001 §3, §7): register
+// a new name, adopt an existing identity when the evidence allows it (and
+// record RESUME), or — without a decision — suggest one. It never prompts;
+// non-interactive calls that cannot decide fail with AMBIGUOUS_SESSION.
+// Every outcome carries a deterministic reason.
+func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, error) {
+	if in.Adopt != "" && in.Register != "" {
+		return InitResult{}, FieldErr(CodeInvalidArgs, "adopt", "give either --adopt or --register, not both")
+	}
+	if in.Register != "" {
+		role := in.Role
+		if role == "" {
+			role = "worker"
+		}
+		info, _, err := s.RegisterAgent(ctx, RegisterInput{ID: in.Register, Display: in.Display, Role: role})
+		if IsCode(err, CodeDuplicateAgentID) {
+			return InitResult{}, FieldErr(CodeDuplicateAgentID, "register", "agent %q is already registered: a new session needs a new name (try --register <another-name>), or --adopt %s if you are resuming its work", in.Register, in.Register)
+		}
+		if err != nil {
+			return InitResult{}, err
+		}
+		return InitResult{Action: "register", AgentID: info.ID, Agent: &info,
+			Reason: fmt.Sprintf("registered new identity %s (role %s) as requested", info.ID, info.Role)}, nil
+	}
+	if in.Adopt != "" {
+		return s.adopt(ctx, in)
+	}
+	if _, err := s.protocolThresholds(); err != nil {
+		return InitResult{}, err
+	}
+	res, err := read(ctx, s, func(tx Tx) (InitResult, error) {
+		name, err := s.suggestName(ctx, tx)
+		if err != nil {
+			return InitResult{}, err
+		}
+		cands, err := s.candidates(ctx, tx, in.Changes)
+		return InitResult{Action: "suggest", SuggestedName: name, Candidates: cands}, err
+	})
+	if err != nil {
+		return InitResult{}, err
+	}
+	switch len(res.Candidates) {
+	case 0:
+		res.Reason = "no existing identity has uncommitted changes inside its reserved scopes or an in-progress task"
+		if in.ChangesNote != "" {
+			res.Reason += " (" + in.ChangesNote + ")"
+		}
+		res.Recommendation = fmt.Sprintf("bb agent init --register %s --role worker", res.SuggestedName)
+	default:
+		c := res.Candidates[0]
+		res.Reason = fmt.Sprintf("%s may be resumed: %s", c.AgentID, c.Evidence)
+		if len(res.Candidates) > 1 {
+			res.Reason += fmt.Sprintf(" (%d identities have evidence; the first by rule is shown)", len(res.Candidates))
+		}
+		res.Recommendation = fmt.Sprintf("bb agent init --adopt %s (or start fresh: bb agent init --register %s --role worker)", c.AgentID, res.SuggestedName)
+	}
+	if in.NonInteractive {
+		return res, FieldErr(CodeAmbiguousSession, "", "cannot choose an identity without --adopt or --register in non-interactive mode: %s; recommendation: %s", res.Reason, res.Recommendation)
+	}
+	return res, nil
+}
+
+func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
+	if err := validateAgentRef("adopt", in.Adopt); err != nil {
+		return InitResult{}, err
+	}
+	th, err := s.protocolThresholds()
+	if err != nil {
+		return InitResult{}, err
+	}
+	return write(ctx, s, func(tx Tx) (InitResult, error) {
+		if _, err := requireAgent(ctx, tx, in.Adopt, CodeAgentNotFound, "adopt"); err != nil {
+			return InitResult{}, err
+		}
+		c, err := s.evidenceFor(ctx, tx, in.Adopt, in.Changes)
+		if err != nil {
+			return InitResult{}, err
+		}
+		if c == nil {
+			name, err := s.suggestName(ctx, tx)
+			if err != nil {
+				return InitResult{}, err
+			}
+			why := fmt.Sprintf("%s has no uncommitted changes inside a scope it reserves and owns no in-progress task", in.Adopt)
+			if in.ChangesNote != "" {
+				why += " (" + in.ChangesNote + ")"
+			}
+			return InitResult{}, FieldErr(CodeAdoptionRejected, "adopt", "adoption of %s rejected: %s; recommendation: bb agent init --register %s --role worker", in.Adopt, why, name)
+		}
+		now := s.Now()
+		if err := tx.TouchAgent(ctx, in.Adopt, now); err != nil {
+			return InitResult{}, err
+		}
+		bead := ""
+		if len(c.BeadIDs) > 0 {
+			bead = c.BeadIDs[0]
+		}
+		e := s.protocolEvent(EventResume, bead, in.Adopt, in.Adopt, c.Scope, ResumePayload{
+			ResumeReason: c.Reason, PriorSessionAgent: in.Adopt, AdoptedAgent: in.Adopt, Evidence: c.Evidence, BeadIDs: c.BeadIDs,
+		}, fmt.Sprintf("session resumed %s (%s): %s", in.Adopt, c.Reason, c.Evidence))
+		if err := tx.AppendEvent(ctx, e); err != nil {
+			return InitResult{}, err
+		}
+		a, err := tx.GetAgent(ctx, in.Adopt)
+		if err != nil {
+			return InitResult{}, err
+		}
+		info := AgentInfo{Agent: *a, Liveness: LivenessOf(a.LastSeen, now, th)}
+		return InitResult{Action: "adopt", AgentID: in.Adopt, Agent: &info, Candidates: []AdoptionCandidate{*c},
+			Reason: fmt.Sprintf("adopted %s (%s): %s", in.Adopt, c.Reason, c.Evidence), Resume: e}, nil
+	})
+}

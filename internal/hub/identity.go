@@ -1,0 +1,256 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Length limits of a bb agent id (seed 000 §5.1).
+const (
+	MinAgentNameLen = 3
+	MaxAgentNameLen = 48
+	MaxDisplayLen   = 128
+	MaxRoleLen      = 64
+)
+
+// ValidateAgentName is seed 000 §5.1's rule for ids registered through bb
+// agent: ^[a-z0-9]+(?:-[a-z0-9]+)*$, 3..48 characters.
+func ValidateAgentName(field, id string) error {
+	if len(id) < MinAgentNameLen || len(id) > MaxAgentNameLen {
+		return FieldErr(CodeInvalidArgs, field, "agent id %q must be %d..%d characters long (got %d)", id, MinAgentNameLen, MaxAgentNameLen, utf8.RuneCountInString(id))
+	}
+	prevDash := true // no leading dash
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			prevDash = false
+		case c == '-' && !prevDash:
+			prevDash = true
+		default:
+			return FieldErr(CodeInvalidArgs, field, "agent id %q must be lowercase kebab-case: letters a-z, digits and single dashes between them (e.g. agent-ui-1)", id)
+		}
+	}
+	if prevDash {
+		return FieldErr(CodeInvalidArgs, field, "agent id %q must not end with a dash", id)
+	}
+	return nil
+}
+
+// validateAgentRef checks an id naming an existing agent (any surface's id
+// may be looked up: the agents table is shared).
+func validateAgentRef(field, id string) error {
+	if strings.TrimSpace(id) == "" {
+		return FieldErr(CodeInvalidArgs, field, "--%s cannot be empty", field)
+	}
+	if err := ValidateStoredAgentID(id); err != nil {
+		return FieldErr(CodeInvalidArgs, field, "%s", MessageOf(err))
+	}
+	return nil
+}
+
+func textArg(field, v string, max int) error {
+	if strings.TrimSpace(v) == "" {
+		return FieldErr(CodeInvalidArgs, field, "--%s cannot be empty", field)
+	}
+	if len(v) > max {
+		return FieldErr(CodeInvalidArgs, field, "--%s too long: %d bytes (max %d)", field, len(v), max)
+	}
+	if !utf8.ValidString(v) {
+		return FieldErr(CodeInvalidArgs, field, "--%s is not valid UTF-8", field)
+	}
+	return nil
+}
+
+// AgentInfo is an agent with its seed 001 liveness.
+type AgentInfo struct {
+	Agent
+	Liveness Liveness
+}
+
+// RegisterInput is `bb agent register`.
+type RegisterInput struct {
+	ID          string
+	Display     string
+	Role        string
+	ForceUpdate bool
+}
+
+// RegisterAgent creates an agent (status idle), or with ForceUpdate changes
+// the display name and role of an existing one (never its id). An agent row
+// that exists only because the agent acted on the board (bb status, bb
+// post) is claimed by registering it. created reports a new row.
+func (s *Service) RegisterAgent(ctx context.Context, in RegisterInput) (AgentInfo, bool, error) {
+	if err := ValidateAgentName("name", in.ID); err != nil {
+		return AgentInfo{}, false, err
+	}
+	if err := textArg("role", in.Role, MaxRoleLen); err != nil {
+		return AgentInfo{}, false, err
+	}
+	if in.Display != "" {
+		if err := textArg("display", in.Display, MaxDisplayLen); err != nil {
+			return AgentInfo{}, false, err
+		}
+	}
+	th, err := s.protocolThresholds()
+	if err != nil {
+		return AgentInfo{}, false, err
+	}
+	r, err := write(ctx, s, func(tx Tx) (registerResult, error) {
+		return s.registerTx(ctx, tx, in)
+	})
+	if err != nil {
+		return AgentInfo{}, false, err
+	}
+	return AgentInfo{Agent: r.A, Liveness: LivenessOf(r.A.LastSeen, s.Now(), th)}, r.Created, nil
+}
+
+type registerResult struct {
+	A       Agent
+	Created bool
+}
+
+func (s *Service) registerTx(ctx context.Context, tx Tx, in RegisterInput) (registerResult, error) {
+	type res = registerResult
+	now := s.Now()
+	a, err := tx.GetAgent(ctx, in.ID)
+	if err != nil {
+		return res{}, err
+	}
+	created := a == nil
+	typ := EventAgentRegistered
+	switch {
+	case a == nil:
+		a = &Agent{ID: in.ID, Status: "idle", CreatedAt: now, Version: 1}
+	case a.Registered && !in.ForceUpdate:
+		return res{}, FieldErr(CodeDuplicateAgentID, "name", "agent %q is already registered (use --force-update to change its display name or role, or pick another name)", in.ID)
+	case a.Registered:
+		typ = EventAgentUpdated
+		a.Version++
+	}
+	if in.Display != "" {
+		a.DisplayName = in.Display
+	} else if a.DisplayName == "" {
+		a.DisplayName = in.ID
+	}
+	a.Role = in.Role
+	a.Registered = true
+	a.LastSeen, a.UpdatedAt = now, now
+	if err := tx.PutAgent(ctx, a); err != nil {
+		return res{}, err
+	}
+	e := s.event(typ, in.ID, map[string]any{"agent_id": a.ID, "display_name": a.DisplayName, "role": a.Role, "version": a.Version})
+	if typ == EventAgentRegistered {
+		e.Message = fmt.Sprintf("%s registered as %s", a.ID, a.Role)
+	} else {
+		e.Message = fmt.Sprintf("%s updated: role %s, display %q", a.ID, a.Role, a.DisplayName)
+	}
+	return res{*a, created}, tx.AppendEvent(ctx, e)
+}
+
+// AgentQuery filters `bb agent list`.
+type AgentQuery struct {
+	Role   string
+	Status string
+}
+
+// ListAgentInfos lists agents sorted by id, with liveness.
+func (s *Service) ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo, error) {
+	if q.Status != "" && !slices.Contains(AgentStatuses, q.Status) {
+		return nil, FieldErr(CodeInvalidArgs, "status", "invalid status %q: expected one of %s", q.Status, strings.Join(AgentStatuses, ", "))
+	}
+	th, err := s.protocolThresholds()
+	if err != nil {
+		return nil, err
+	}
+	agents, err := read(ctx, s, func(tx Tx) ([]Agent, error) { return tx.ListAgents(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(agents, func(i, j int) bool { return agents[i].ID < agents[j].ID })
+	now := s.Now()
+	out := []AgentInfo{}
+	for _, a := range agents {
+		if (q.Role != "" && a.Role != q.Role) || (q.Status != "" && a.Status != q.Status) {
+			continue
+		}
+		out = append(out, AgentInfo{Agent: a, Liveness: LivenessOf(a.LastSeen, now, th)})
+	}
+	return out, nil
+}
+
+// ShowAgent returns one agent (AGENT_NOT_FOUND when absent). Looking at an
+// agent never refreshes its last_seen.
+func (s *Service) ShowAgent(ctx context.Context, id string) (AgentInfo, error) {
+	if err := validateAgentRef("agent", id); err != nil {
+		return AgentInfo{}, err
+	}
+	th, err := s.protocolThresholds()
+	if err != nil {
+		return AgentInfo{}, err
+	}
+	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return tx.GetAgent(ctx, id) })
+	if err != nil {
+		return AgentInfo{}, err
+	}
+	if a == nil {
+		return AgentInfo{}, agentNotFound("agent", id)
+	}
+	return AgentInfo{Agent: *a, Liveness: LivenessOf(a.LastSeen, s.Now(), th)}, nil
+}
+
+func agentNotFound(field, id string) error {
+	return FieldErr(CodeAgentNotFound, field, "agent %q not found (register it with: bb agent register --name %s --role <role>)", id, id)
+}
+
+// requireAgent loads an agent inside tx or fails with code.
+func requireAgent(ctx context.Context, tx Tx, id string, code Code, field string) (*Agent, error) {
+	a, err := tx.GetAgent(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		switch code {
+		case CodeUnknownSender:
+			return nil, FieldErr(code, field, "sender %q is not registered (bb agent register --name %s --role <role>)", id, id)
+		case CodeUnknownRecipient:
+			return nil, FieldErr(code, field, "recipient %q is not registered", id)
+		}
+		return nil, agentNotFound(field, id)
+	}
+	return a, nil
+}
+
+// Heartbeat refreshes an existing agent's last_seen (seed 001 §4.2). It is
+// idempotent and, like the passive heartbeat every command gives, it does
+// not write a timeline event: liveness is derived, not a change of state.
+func (s *Service) Heartbeat(ctx context.Context, id string) (AgentInfo, error) {
+	if err := validateAgentRef("agent", id); err != nil {
+		return AgentInfo{}, err
+	}
+	th, err := s.protocolThresholds()
+	if err != nil {
+		return AgentInfo{}, err
+	}
+	a, err := write(ctx, s, func(tx Tx) (Agent, error) {
+		if _, err := requireAgent(ctx, tx, id, CodeAgentNotFound, "agent"); err != nil {
+			return Agent{}, err
+		}
+		if err := tx.TouchAgent(ctx, id, s.Now()); err != nil {
+			return Agent{}, err
+		}
+		a, err := tx.GetAgent(ctx, id)
+		if err != nil {
+			return Agent{}, err
+		}
+		return *a, nil
+	})
+	if err != nil {
+		return AgentInfo{}, err
+	}
+	return AgentInfo{Agent: a, Liveness: LivenessOf(a.LastSeen, s.Now(), th)}, nil
+}

@@ -1,0 +1,358 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Message categories of seed 000 §6.
+const (
+	CategoryHandoff  = "HANDOFF"
+	CategoryBlocked  = "BLOCKED"
+	CategoryDecision = "DECISION"
+	CategoryInfo     = "INFO"
+)
+
+// Categories lists the bb agent message categories.
+var Categories = []string{CategoryHandoff, CategoryBlocked, CategoryDecision, CategoryInfo}
+
+// RequiresAck reports the ack policy of a category (seed 000 §6).
+func RequiresAck(category string) bool {
+	return category == CategoryHandoff || category == CategoryBlocked
+}
+
+// Mail states of one recipient's receipt.
+const (
+	StateUnread = "unread"
+	StateRead   = "read"
+	StateAcked  = "acked"
+)
+
+// BroadcastName is what bb agent calls the broadcast recipient.
+const BroadcastName = "broadcast"
+
+// Inbox limits (seed 000 §6.2).
+const (
+	DefaultInboxLimit = 50
+	MaxInboxLimit     = 500
+	MaxSubjectLen     = 1024
+	MaxBeadIDLen      = 256
+	MaxThreadIDLen    = 256
+)
+
+// MailItem is a message as one agent sees it: its receipt and state.
+type MailItem struct {
+	Message
+	State   string
+	ReadAt  *time.Time
+	AckedAt *time.Time
+}
+
+// StateOf derives an agent's state of a message: acked is terminal; a
+// broadcast at or below the agent's board read cursor counts as read.
+func StateOf(m *Message, r Receipt, cursor int64) string {
+	switch {
+	case r.AckedAt != nil:
+		return StateAcked
+	case r.ReadAt != nil, m.IsBroadcast() && m.Seq > 0 && m.Seq <= cursor:
+		return StateRead
+	}
+	return StateUnread
+}
+
+// SendInput is `bb agent send`.
+type SendInput struct {
+	From     string
+	To       string // agent id or "broadcast"
+	BeadID   string
+	Category string
+	Subject  string
+	Body     string
+	ThreadID string // default bead:<bead_id>
+	// Protocol payload details (seed 001 §6.2); defaults when empty.
+	NextAction      string // HANDOFF
+	RequestedAction string // BLOCKED
+	Urgency         string // BLOCKED: low|medium|high (default medium)
+}
+
+func validateBead(bead string) error {
+	if strings.TrimSpace(bead) == "" {
+		return FieldErr(CodeMissingBeadID, "bead", "--bead is required: every message and reservation names the bead (task) it is about")
+	}
+	if len(bead) > MaxBeadIDLen || hasControl(bead) || strings.ContainsAny(bead, " \t") {
+		return FieldErr(CodeInvalidArgs, "bead", "invalid bead id %q: at most %d bytes, no whitespace or control characters", bead, MaxBeadIDLen)
+	}
+	return nil
+}
+
+func validateCategory(c string) error {
+	if !slices.Contains(Categories, c) {
+		return FieldErr(CodeInvalidCategory, "category", "invalid category %q: expected one of HANDOFF, BLOCKED, DECISION, INFO", c)
+	}
+	return nil
+}
+
+// SendMail stores one message (one row, whatever the recipient) and, for
+// HANDOFF and BLOCKED, its protocol event.
+func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) {
+	if err := validateAgentRef("from", in.From); err != nil {
+		return MailItem{}, err
+	}
+	if err := validateAgentRef("to", in.To); err != nil {
+		return MailItem{}, err
+	}
+	if err := validateBead(in.BeadID); err != nil {
+		return MailItem{}, err
+	}
+	if err := validateCategory(in.Category); err != nil {
+		return MailItem{}, err
+	}
+	if err := textArg("subject", in.Subject, MaxSubjectLen); err != nil {
+		return MailItem{}, err
+	}
+	if err := textArg("body", in.Body, MaxMessageLen); err != nil {
+		return MailItem{}, err
+	}
+	thread := in.ThreadID
+	if thread == "" {
+		thread = "bead:" + in.BeadID
+	} else if err := textArg("thread", thread, MaxThreadIDLen); err != nil {
+		return MailItem{}, err
+	}
+	urgency := in.Urgency
+	if urgency == "" {
+		urgency = "medium"
+	}
+	if !slices.Contains(Urgencies, urgency) {
+		return MailItem{}, FieldErr(CodeInvalidArgs, "urgency", "invalid urgency %q: expected low, medium or high", in.Urgency)
+	}
+	for f, v := range map[string]string{"next-action": in.NextAction, "requested-action": in.RequestedAction} {
+		if err := checkLen(f, v, MaxSubjectLen); err != nil {
+			return MailItem{}, FieldErr(CodeInvalidArgs, f, "%s", MessageOf(err))
+		}
+	}
+	to := in.To
+	if to == BroadcastName {
+		to = Broadcast
+	}
+	if to == in.From {
+		return MailItem{}, FieldErr(CodeInvalidArgs, "to", "cannot send a message to yourself (%s)", in.From)
+	}
+	return write(ctx, s, func(tx Tx) (MailItem, error) {
+		if _, err := requireAgent(ctx, tx, in.From, CodeUnknownSender, "from"); err != nil {
+			return MailItem{}, err
+		}
+		if to != Broadcast {
+			if _, err := requireAgent(ctx, tx, to, CodeUnknownRecipient, "to"); err != nil {
+				return MailItem{}, err
+			}
+		}
+		now := s.Now()
+		m := Message{
+			UUID: uuid.NewString(), From: in.From, To: to, Subject: in.Subject, Body: in.Body,
+			Category: in.Category, ThreadID: thread, BeadID: in.BeadID, RequiresAck: RequiresAck(in.Category),
+			CreatedAt: now,
+		}
+		if err := tx.InsertMessage(ctx, &m); err != nil {
+			return MailItem{}, err
+		}
+		shownTo := to
+		if to == Broadcast {
+			shownTo = BroadcastName
+		}
+		summary := fmt.Sprintf("%s → %s %s: %s", in.From, shownTo, in.Category, preview(in.Subject, 100))
+		var e *Event
+		switch in.Category {
+		case CategoryHandoff:
+			next := in.NextAction
+			if next == "" {
+				next = fmt.Sprintf("Read the handoff and acknowledge it: bb agent ack --agent <you> --message %s", m.UUID)
+			}
+			e = s.protocolEvent(EventHandoff, m.BeadID, m.From, to, "", HandoffPayload{
+				Subject: m.Subject, Summary: m.Body, NextAction: next, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
+			}, summary)
+		case CategoryBlocked:
+			req := in.RequestedAction
+			if req == "" {
+				req = fmt.Sprintf("Answer %s on thread %s (bb agent send --to %s --thread %s) and acknowledge", m.From, thread, m.From, thread)
+			}
+			e = s.protocolEvent(EventBlocked, m.BeadID, m.From, to, "", BlockedPayload{
+				Subject: m.Subject, Blocker: m.Body, RequestedAction: req, Urgency: urgency, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
+			}, summary)
+		default:
+			e = s.event(EventAgentMessageSent, m.From, map[string]any{
+				"message_id": m.UUID, "category": m.Category, "thread_id": thread, "subject": m.Subject, "requires_ack": m.RequiresAck,
+			})
+			e.ToAgent, e.BeadID, e.Message = to, m.BeadID, summary
+		}
+		if err := tx.AppendEvent(ctx, e); err != nil {
+			return MailItem{}, err
+		}
+		return MailItem{Message: m, State: StateUnread}, nil
+	})
+}
+
+// InboxQuery is `bb agent inbox`.
+type InboxQuery struct {
+	Agent  string
+	State  string
+	BeadID string
+	Limit  int // 0 = default 50; otherwise 1..500
+}
+
+// Inbox lists the messages addressed to an agent, newest first.
+func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
+	if err := validateAgentRef("agent", q.Agent); err != nil {
+		return nil, err
+	}
+	if q.State != "" && q.State != StateUnread && q.State != StateRead && q.State != StateAcked {
+		return nil, FieldErr(CodeInvalidArgs, "state", "invalid state %q: expected unread, read or acked", q.State)
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultInboxLimit
+	}
+	if q.Limit < 1 || q.Limit > MaxInboxLimit {
+		return nil, FieldErr(CodeInvalidArgs, "limit", "--limit must be between 1 and %d, got %d", MaxInboxLimit, q.Limit)
+	}
+	return read(ctx, s, func(tx Tx) ([]MailItem, error) {
+		if _, err := requireAgent(ctx, tx, q.Agent, CodeAgentNotFound, "agent"); err != nil {
+			return nil, err
+		}
+		cursor, err := tx.ReadCursor(ctx, q.Agent)
+		if err != nil {
+			return nil, err
+		}
+		entries, err := tx.Inbox(ctx, InboxFilter{Agent: q.Agent, State: q.State, BeadID: q.BeadID, Limit: q.Limit, Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]MailItem, 0, len(entries))
+		for _, e := range entries {
+			out = append(out, MailItem{Message: e.Message, State: StateOf(&e.Message, e.Receipt, cursor), ReadAt: e.Receipt.ReadAt, AckedAt: e.Receipt.AckedAt})
+		}
+		return out, nil
+	})
+}
+
+// mailFor loads a message addressed to agent; a message that does not
+// exist, or is not addressed to agent, is MESSAGE_NOT_FOUND unless
+// forbidden is set, which then becomes the code for "exists, not yours".
+func (s *Service) mailFor(ctx context.Context, tx Tx, agent, id string, forbidden Code) (*Message, error) {
+	if _, err := requireAgent(ctx, tx, agent, CodeAgentNotFound, "agent"); err != nil {
+		return nil, err
+	}
+	m, err := tx.MessageByUUID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, FieldErr(CodeMessageNotFound, "message", "message %q not found", id)
+	}
+	if (m.IsBroadcast() && m.From != agent) || (!m.IsBroadcast() && m.To == agent) {
+		return m, nil
+	}
+	if forbidden != "" {
+		return nil, FieldErr(forbidden, "agent", "only a recipient may acknowledge message %s (%s is not one)", id, agent)
+	}
+	return nil, FieldErr(CodeMessageNotFound, "message", "message %q is not in %s's inbox", id, agent)
+}
+
+func (s *Service) itemOf(ctx context.Context, tx Tx, m *Message, agent string) (MailItem, error) {
+	r, err := tx.ReceiptOf(ctx, m, agent)
+	if err != nil {
+		return MailItem{}, err
+	}
+	cursor, err := tx.ReadCursor(ctx, agent)
+	if err != nil {
+		return MailItem{}, err
+	}
+	return MailItem{Message: *m, State: StateOf(m, r, cursor), ReadAt: r.ReadAt, AckedAt: r.AckedAt}, nil
+}
+
+func validateMessageID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return FieldErr(CodeInvalidArgs, "message", "--message cannot be empty")
+	}
+	if len(id) > 128 || hasControl(id) {
+		return FieldErr(CodeMessageNotFound, "message", "message %q not found", id)
+	}
+	return nil
+}
+
+// ReadMail marks a message read for agent (unread → read; acked stays acked).
+func (s *Service) ReadMail(ctx context.Context, agent, id string) (MailItem, error) {
+	if err := validateAgentRef("agent", agent); err != nil {
+		return MailItem{}, err
+	}
+	if err := validateMessageID(id); err != nil {
+		return MailItem{}, err
+	}
+	return write(ctx, s, func(tx Tx) (MailItem, error) {
+		m, err := s.mailFor(ctx, tx, agent, id, "")
+		if err != nil {
+			return MailItem{}, err
+		}
+		it, err := s.itemOf(ctx, tx, m, agent)
+		if err != nil || it.State != StateUnread {
+			return it, err
+		}
+		now := s.Now()
+		if err := tx.MarkRead(ctx, m, agent, now); err != nil {
+			return MailItem{}, err
+		}
+		e := s.event(EventAgentMessageRead, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From})
+		e.ToAgent, e.BeadID = m.From, m.BeadID
+		e.Message = fmt.Sprintf("%s read %s from %s: %s", agent, categoryOr(m), m.From, preview(m.Subject, 80))
+		if err := tx.AppendEvent(ctx, e); err != nil {
+			return MailItem{}, err
+		}
+		it.State, it.ReadAt = StateRead, &now
+		return it, nil
+	})
+}
+
+// AckMail acknowledges a message for agent: only a recipient may ack
+// (ACK_FORBIDDEN otherwise); acked_at is set once; messages that do not
+// require an ack may still be acked.
+func (s *Service) AckMail(ctx context.Context, agent, id string) (MailItem, error) {
+	if err := validateAgentRef("agent", agent); err != nil {
+		return MailItem{}, err
+	}
+	if err := validateMessageID(id); err != nil {
+		return MailItem{}, err
+	}
+	return write(ctx, s, func(tx Tx) (MailItem, error) {
+		m, err := s.mailFor(ctx, tx, agent, id, CodeAckForbidden)
+		if err != nil {
+			return MailItem{}, err
+		}
+		it, err := s.itemOf(ctx, tx, m, agent)
+		if err != nil || it.State == StateAcked {
+			return it, err
+		}
+		now := s.Now()
+		if err := tx.MarkAcked(ctx, m, agent, now); err != nil {
+			return MailItem{}, err
+		}
+		e := s.event(EventAgentMessageAcked, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From, "requires_ack": m.RequiresAck})
+		e.ToAgent, e.BeadID = m.From, m.BeadID
+		e.Message = fmt.Sprintf("%s accepted %s from %s: %s", agent, categoryOr(m), m.From, preview(m.Subject, 80))
+		if err := tx.AppendEvent(ctx, e); err != nil {
+			return MailItem{}, err
+		}
+		it.State, it.AckedAt = StateAcked, &now
+		return it, nil
+	})
+}
+
+func categoryOr(m *Message) string {
+	if m.Category == "" {
+		return "message"
+	}
+	return m.Category
+}

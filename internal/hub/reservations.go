@@ -1,0 +1,353 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Reservation TTL bounds (seed 000 §7.1), in minutes.
+const (
+	DefaultReserveTTL = 120
+	MinReserveTTL     = 5
+	MaxReserveTTL     = 1440
+	// maxOverlapRows bounds the rows one conflict check reads; maxIncursions
+	// bounds the INCURSION events one attempt records.
+	maxOverlapRows = 1000
+	maxIncursions  = 20
+)
+
+// ReserveInput is `bb agent reserve`.
+type ReserveInput struct {
+	Agent string
+	// Scope as typed; relative scopes resolve against Wd.
+	Scope         string
+	Wd            string
+	BeadID        string
+	TTLMinutes    int // 0 = default 120
+	TakeoverStale bool
+}
+
+// ReserveResult is a successful reservation.
+type ReserveResult struct {
+	Reservation Reservation
+	// Renewed is true when the agent already held this exact scope.
+	Renewed bool
+	// TakenOver lists the stale reservations archived as expired.
+	TakenOver []Reservation
+	// Incursions are the protocol events recorded by this attempt.
+	Incursions []Event
+}
+
+// ScopeOf parses a scope the way reserve and release do.
+func (s *Service) ScopeOf(wd, raw string) (Scope, error) {
+	if wd == "" {
+		wd = s.ProjectRoot
+	}
+	return CanonicalScope(s.ProjectRoot, wd, raw)
+}
+
+// DisplayScope renders a stored scope relative to the project root.
+func (s *Service) DisplayScope(r Reservation) string {
+	return Scope{Path: r.Scope, Wildcard: r.Wildcard}.Display(s.ProjectRoot)
+}
+
+type overlapDecision struct {
+	res      Reservation
+	kind     Overlap
+	liveness Liveness
+	expired  bool
+	blocking bool // unexpired and owner active: never taken over
+}
+
+// Reserve claims a scope for an agent. Against another agent's active
+// reservation that overlaps exactly or partially: unexpired with an active
+// owner is RESERVATION_CONFLICT; expired, or owned by a stale or evicted
+// agent, is RESERVATION_STALE_FOUND unless TakeoverStale, which archives it
+// as expired. Re-reserving one's own exact scope renews it. Every attempt
+// that overlaps another agent's reservation records an INCURSION event —
+// committed even when the reserve itself is refused.
+func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, error) {
+	if err := validateAgentRef("agent", in.Agent); err != nil {
+		return ReserveResult{}, err
+	}
+	sc, err := s.ScopeOf(in.Wd, in.Scope)
+	if err != nil {
+		return ReserveResult{}, err
+	}
+	if err := validateBead(in.BeadID); err != nil {
+		return ReserveResult{}, err
+	}
+	ttl := in.TTLMinutes
+	if ttl == 0 {
+		ttl = DefaultReserveTTL
+	}
+	if ttl < MinReserveTTL || ttl > MaxReserveTTL {
+		return ReserveResult{}, FieldErr(CodeInvalidArgs, "ttl", "--ttl must be between %d and %d minutes, got %d", MinReserveTTL, MaxReserveTTL, in.TTLMinutes)
+	}
+	th, err := s.protocolThresholds()
+	if err != nil {
+		return ReserveResult{}, err
+	}
+	shown := sc.Display(s.ProjectRoot)
+	var out ReserveResult
+	var refusal error // a domain refusal whose INCURSION events still commit
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		out, refusal = ReserveResult{}, nil
+		if _, err := requireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
+			return err
+		}
+		now := s.Now()
+		rows, err := tx.OverlappingActive(ctx, sc.Path, Ancestors(sc.Path), maxOverlapRows)
+		if err != nil {
+			return err
+		}
+		var mine *Reservation
+		var others []overlapDecision
+		owners := map[string]*Agent{}
+		for _, r := range rows {
+			if r.AgentID == in.Agent {
+				if r.Scope == sc.Path && mine == nil {
+					r := r
+					mine = &r
+				}
+				continue // one's own overlapping reservations never conflict
+			}
+			owner, ok := owners[r.AgentID]
+			if !ok {
+				if owner, err = tx.GetAgent(ctx, r.AgentID); err != nil {
+					return err
+				}
+				owners[r.AgentID] = owner
+			}
+			live := LiveEvicted // an owner missing from the agents table is gone
+			if owner != nil {
+				live = LivenessOf(owner.LastSeen, now, th)
+			}
+			expired := !now.Before(r.ExpiresAt)
+			others = append(others, overlapDecision{res: r, kind: ClassifyOverlap(r.Scope, sc.Path), liveness: live,
+				expired: expired, blocking: !expired && live == LiveActive})
+		}
+		outcome := "takeover"
+		for _, d := range others {
+			if d.blocking {
+				outcome = "conflict"
+				break
+			}
+		}
+		if outcome != "conflict" && len(others) > 0 && !in.TakeoverStale {
+			outcome = "stale_found"
+		}
+		for i, d := range others {
+			if i == maxIncursions {
+				break
+			}
+			e := s.incursionEvent(in, sc, shown, d, outcome)
+			if err := tx.AppendEvent(ctx, e); err != nil {
+				return err
+			}
+			out.Incursions = append(out.Incursions, *e)
+		}
+		switch outcome {
+		case "conflict":
+			var b []string
+			for _, d := range others {
+				if d.blocking {
+					b = append(b, fmt.Sprintf("%s holds %s (%s overlap, expires %s)", d.res.AgentID, s.DisplayScope(d.res), d.kind, FormatTime(d.res.ExpiresAt)))
+				}
+				if len(b) == 3 {
+					break
+				}
+			}
+			refusal = FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; "))
+			return nil
+		case "stale_found":
+			d := others[0]
+			why := "its owner is " + string(d.liveness)
+			if d.expired {
+				why = "it expired at " + FormatTime(d.res.ExpiresAt)
+			}
+			refusal = FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with --takeover-stale to take it over", shown, d.res.AgentID, s.DisplayScope(d.res), why)
+			return nil
+		}
+		for _, d := range others {
+			r := d.res
+			r.State = ResExpired
+			r.ReleasedAt = &now
+			if err := tx.UpdateReservation(ctx, &r); err != nil {
+				return err
+			}
+			out.TakenOver = append(out.TakenOver, r)
+		}
+		exp := now.Add(time.Duration(ttl) * time.Minute)
+		typ := EventReservationCreated
+		if mine != nil {
+			mine.Wildcard, mine.BeadID, mine.ExpiresAt = sc.Wildcard, in.BeadID, exp
+			if err := tx.UpdateReservation(ctx, mine); err != nil {
+				return err
+			}
+			out.Reservation, out.Renewed = *mine, true
+			typ = EventReservationRenewed
+		} else {
+			r := Reservation{ID: uuid.NewString(), Scope: sc.Path, Wildcard: sc.Wildcard, AgentID: in.Agent, BeadID: in.BeadID,
+				State: ResActive, CreatedAt: now, ExpiresAt: exp}
+			if err := tx.InsertReservation(ctx, &r); err != nil {
+				return err
+			}
+			out.Reservation = r
+		}
+		var taken []string
+		for _, r := range out.TakenOver {
+			taken = append(taken, r.ID)
+		}
+		e := s.event(typ, in.Agent, map[string]any{"reservation_id": out.Reservation.ID, "scope": shown,
+			"expires_at": FormatTime(exp), "ttl_minutes": ttl, "taken_over": taken})
+		e.BeadID, e.Scope = in.BeadID, shown
+		e.Message = fmt.Sprintf("%s reserved %s until %s", in.Agent, shown, clockText(exp))
+		if out.Renewed {
+			e.Message = fmt.Sprintf("%s renewed %s until %s", in.Agent, shown, clockText(exp))
+		}
+		if len(taken) > 0 {
+			e.Message += fmt.Sprintf(" (took over %d stale reservation%s)", len(taken), map[bool]string{true: "", false: "s"}[len(taken) == 1])
+		}
+		return tx.AppendEvent(ctx, e)
+	})
+	if err != nil {
+		return ReserveResult{}, err
+	}
+	if refusal != nil {
+		return out, refusal
+	}
+	return out, nil
+}
+
+func clockText(t time.Time) string { return t.UTC().Format("15:04 UTC") }
+
+func (s *Service) incursionEvent(in ReserveInput, sc Scope, shown string, d overlapDecision, outcome string) *Event {
+	ownerScope := s.DisplayScope(d.res)
+	var hint string
+	switch outcome {
+	case "conflict":
+		if d.blocking {
+			hint = fmt.Sprintf("%s actively holds %s until %s: coordinate with it (bb agent send --to %s --category BLOCKED) or choose a disjoint scope", d.res.AgentID, ownerScope, FormatTime(d.res.ExpiresAt), d.res.AgentID)
+		} else {
+			hint = fmt.Sprintf("%s's reservation of %s is stale, but another active owner overlaps too; resolve that one first", d.res.AgentID, ownerScope)
+		}
+	case "stale_found":
+		hint = fmt.Sprintf("%s's reservation of %s is stale (owner %s, expired: %t): retry with --takeover-stale to take it over", d.res.AgentID, ownerScope, d.liveness, d.expired)
+	default:
+		hint = fmt.Sprintf("taken over with --takeover-stale: %s's reservation of %s was archived as expired", d.res.AgentID, ownerScope)
+	}
+	msg := fmt.Sprintf("%s → %s: %s overlap on %s (%s holds %s, %s)", in.Agent, d.res.AgentID, d.kind, shown, d.res.AgentID, ownerScope, outcome)
+	return s.protocolEvent(EventIncursion, in.BeadID, in.Agent, d.res.AgentID, shown, IncursionPayload{
+		IncursionKind: string(d.kind), OwnerAgent: d.res.AgentID, IncomingAgent: in.Agent, OwnerLiveness: string(d.liveness),
+		ResolutionHint: hint, Outcome: outcome, ReservationID: d.res.ID, OwnerScope: ownerScope, OwnerExpired: d.expired,
+	}, msg)
+}
+
+// Release ends the agent's active reservation of exactly this scope. Only
+// its owner may release it (RELEASE_FORBIDDEN); the row is kept, state
+// released.
+func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservation, error) {
+	if err := validateAgentRef("agent", agent); err != nil {
+		return Reservation{}, err
+	}
+	sc, err := s.ScopeOf(wd, raw)
+	if err != nil {
+		return Reservation{}, err
+	}
+	shown := sc.Display(s.ProjectRoot)
+	return write(ctx, s, func(tx Tx) (Reservation, error) {
+		if _, err := requireAgent(ctx, tx, agent, CodeAgentNotFound, "agent"); err != nil {
+			return Reservation{}, err
+		}
+		rows, err := tx.ListReservations(ctx, ReservationFilter{Scope: sc.Path, States: []string{ResActive}, Limit: 10})
+		if err != nil {
+			return Reservation{}, err
+		}
+		var r *Reservation
+		for i := range rows {
+			if rows[i].AgentID == agent {
+				r = &rows[i]
+				break
+			}
+		}
+		if r == nil {
+			if len(rows) > 0 {
+				return Reservation{}, FieldErr(CodeReleaseForbidden, "scope", "%s is reserved by %s, not %s: only the owner may release it", shown, rows[0].AgentID, agent)
+			}
+			return Reservation{}, FieldErr(CodeReservationNotFound, "scope", "no active reservation of %s", shown)
+		}
+		now := s.Now()
+		r.State, r.ReleasedAt = ResReleased, &now
+		if err := tx.UpdateReservation(ctx, r); err != nil {
+			return Reservation{}, err
+		}
+		e := s.event(EventReservationRelease, agent, map[string]any{"reservation_id": r.ID, "scope": shown})
+		e.BeadID, e.Scope = r.BeadID, shown
+		e.Message = fmt.Sprintf("%s released %s", agent, shown)
+		return *r, tx.AppendEvent(ctx, e)
+	})
+}
+
+// CoordStatus is `bb agent status`.
+type CoordStatus struct {
+	Reservations   []Reservation // active (expired ones flagged by ExpiresAt)
+	Unacked        []Message     // messages requiring an ack not given
+	ReservationsBy map[string]int64
+	MessagesBy     map[string]int64
+	Timeline       []Event // newest protocol events, oldest first
+}
+
+// StatusLimit bounds each list of `bb agent status`.
+const StatusLimit = 200
+
+// CoordinationStatus reports active reservations, unacked required-ack
+// messages, counts by state and the protocol timeline, optionally for one
+// bead and/or agent.
+func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (CoordStatus, error) {
+	if bead != "" {
+		if err := validateBead(bead); err != nil {
+			return CoordStatus{}, err
+		}
+	}
+	if agent != "" {
+		if err := validateAgentRef("agent", agent); err != nil {
+			return CoordStatus{}, err
+		}
+	}
+	st, err := read(ctx, s, func(tx Tx) (CoordStatus, error) {
+		var st CoordStatus
+		var err error
+		if agent != "" {
+			a, err := tx.GetAgent(ctx, agent)
+			if err != nil {
+				return st, err
+			}
+			if a == nil {
+				return st, agentNotFound("agent", agent)
+			}
+		}
+		rf := ReservationFilter{AgentID: agent, BeadID: bead, States: []string{ResActive}, Limit: StatusLimit}
+		if st.Reservations, err = tx.ListReservations(ctx, rf); err != nil {
+			return st, err
+		}
+		if st.ReservationsBy, err = tx.CountReservations(ctx, rf); err != nil {
+			return st, err
+		}
+		mf := MailFilter{BeadID: bead, Agent: agent, Limit: StatusLimit}
+		if st.Unacked, err = tx.UnackedRequired(ctx, mf); err != nil {
+			return st, err
+		}
+		st.MessagesBy, err = tx.MailStateCounts(ctx, mf)
+		return st, err
+	})
+	if err != nil {
+		return CoordStatus{}, err
+	}
+	st.Timeline, err = s.ProtocolTimeline(ctx, bead, agent, 20)
+	return st, err
+}
