@@ -144,13 +144,13 @@ type Notices struct {
 	// Unread counts messages addressed to the agent (directly or by
 	// broadcast) that it has not read yet.
 	Unread int64 `json:"unread"`
-	// AcksOwed counts messages addressed to the agent that require an ack
+	// AcksOwed (omitted when 0) counts messages addressed to the agent that require an ack
 	// (HANDOFF, BLOCKED) it has not given.
-	AcksOwed int64 `json:"acks_owed"`
-	// Incursions counts attempts by other agents to reserve scopes
+	AcksOwed int64 `json:"acks_owed,omitempty"`
+	// Incursions (omitted when 0) counts attempts by other agents to reserve scopes
 	// overlapping the agent's active reservations, since the oldest of them
 	// was made.
-	Incursions int64 `json:"incursions"`
+	Incursions int64 `json:"incursions,omitempty"`
 }
 
 // NoticeCap bounds the counting work done for notices on every command.
