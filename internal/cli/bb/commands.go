@@ -8,5 +8,6 @@ func (a *app) extraCommands() []*cobra.Command {
 	return []*cobra.Command{
 		a.mcpCmd(),
 		a.agentCmd(),
+		a.migrateCmd(),
 	}
 }

@@ -53,10 +53,12 @@ const (
 // Main starts a cluster (unless $BB_TEST_POSTGRES_URL names a server),
 // runs the package's tests, stops the cluster and exits.
 func Main(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(Run(m))
 }
 
-func run(m *testing.M) int {
+// Run is Main without the exit, for a TestMain with its own set-up and
+// clean-up around it.
+func Run(m *testing.M) int {
 	if os.Getenv(EnvURL) != "" {
 		return m.Run()
 	}
@@ -70,52 +72,78 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
+// Require skips t (fails it under CI=true) when no PostgreSQL is available.
+func Require(t testing.TB) {
+	t.Helper()
+	if os.Getenv(EnvURL) != "" {
+		return
+	}
+	reason := os.Getenv(envSkip)
+	if reason == "" {
+		reason = "pgtest.Main was not called from TestMain"
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("PostgreSQL is required under CI=true: %s", reason)
+	}
+	t.Skipf("PostgreSQL unavailable: %s", reason)
+}
+
 // URL creates an empty database for t, dropped when t ends, and returns its
 // connection URL. It skips t (fails it under CI=true) when no PostgreSQL is
 // available.
 func URL(t testing.TB) string {
 	t.Helper()
+	Require(t)
+	u, drop, err := NewDatabase(t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return u
+}
+
+// NewDatabase creates an empty database named after hint on the test
+// server and returns its URL and a function that drops it. Call Require
+// first.
+func NewDatabase(hint string) (string, func() error, error) {
 	admin := os.Getenv(EnvURL)
 	if admin == "" {
-		reason := os.Getenv(envSkip)
-		if reason == "" {
-			reason = "pgtest.Main was not called from TestMain"
-		}
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL is required under CI=true: %s", reason)
-		}
-		t.Skipf("PostgreSQL unavailable: %s", reason)
+		return "", nil, fmt.Errorf("pgtest: no server (%s is empty)", EnvURL)
 	}
-	name := dbName(t.Name())
+	u, err := url.Parse(admin)
+	if err != nil {
+		return "", nil, fmt.Errorf("pgtest: %s is not a URL: %v", EnvURL, err)
+	}
+	name := dbName(hint)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
-		t.Fatalf("pgtest: connect to %s: %v", admin, err)
+		return "", nil, fmt.Errorf("pgtest: connect to %s: %v", u.Redacted(), err)
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `CREATE DATABASE "`+name+`" TEMPLATE template0 ENCODING 'UTF8'`); err != nil {
-		t.Fatalf("pgtest: create database %s: %v", name, err)
+		return "", nil, fmt.Errorf("pgtest: create database %s: %v", name, err)
 	}
-	t.Cleanup(func() {
+	drop := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		conn, err := pgx.Connect(ctx, admin)
 		if err != nil {
-			t.Errorf("pgtest: connect to drop %s: %v", name, err)
-			return
+			return fmt.Errorf("pgtest: connect to drop %s: %v", name, err)
 		}
 		defer conn.Close(ctx)
 		if _, err := conn.Exec(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
-			t.Errorf("pgtest: drop database %s: %v", name, err)
+			return fmt.Errorf("pgtest: drop database %s: %v", name, err)
 		}
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatalf("pgtest: %s is not a URL: %v", EnvURL, err)
+		return nil
 	}
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), drop, nil
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
