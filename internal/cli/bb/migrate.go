@@ -77,8 +77,8 @@ BB_DATABASE_URL.`,
 				return err
 			}
 			data := map[string]any{
-				"from": map[string]string{"backend": src.Backend(), "location": src.Location()},
-				"to":   map[string]string{"backend": dst.Backend(), "location": dst.Location()},
+				"from":   map[string]string{"backend": src.Backend(), "location": src.Location()},
+				"to":     map[string]string{"backend": dst.Backend(), "location": dst.Location()},
 				"tables": res.Tables, "rows": res.Rows, "forced": force, "counts_match": true,
 			}
 			return a.reply(cmd, data, func(w io.Writer) {
