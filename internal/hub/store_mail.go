@@ -18,6 +18,10 @@ type MailTx interface {
 	// MarkAcked sets agent's acked_at of m to at when it is not set yet.
 	// It does not touch read_at (the two are independent columns).
 	MarkAcked(ctx context.Context, m *Message, agent string, at time.Time) error
+	// MarkAckedLatest sets agent's acked_at of m to at even when it was
+	// set before (Agent Mail: every ack restamps, and its reply shows the
+	// new time). Same rows as MarkAcked; read_at is not touched.
+	MarkAckedLatest(ctx context.Context, m *Message, agent string, at time.Time) error
 
 	// ReadCursor is the newest broadcast seq the agent has seen in the
 	// board log (broadcasts at or below it count as read); 0 when none.

@@ -199,3 +199,14 @@ func (t *tx) UnackedRequired(ctx context.Context, f hub.MailFilter) ([]hub.Messa
 	}
 	return t.messages(ctx, q, append(args, limit)...)
 }
+
+func (t *tx) MarkAckedLatest(ctx context.Context, m *hub.Message, agent string, at time.Time) error {
+	if !m.IsBroadcast() {
+		_, err := t.exec(ctx, `UPDATE messages SET acked_at = ? WHERE id = ?`, ts(at), m.UUID)
+		return err
+	}
+	_, err := t.exec(ctx, `INSERT INTO broadcast_acks (message_id, agent, acked_at) VALUES (?, ?, ?)
+		ON CONFLICT (message_id, agent) DO UPDATE SET acked_at = excluded.acked_at`,
+		m.UUID, agent, ts(at))
+	return err
+}

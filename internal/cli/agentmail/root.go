@@ -1,0 +1,229 @@
+// Package agentmail is the agent-mail command line (seed 004): a drop-in
+// replacement of the original Python tool. Flags are parsed the way
+// argparse did (errors exit 2 with a usage line on stderr), the core
+// decides, and replies are printed byte for byte as Python's
+// json.dumps(obj, indent=2, ensure_ascii=False) did. Application errors are
+// {"error": "…"} on stderr with exit status 1.
+package agentmail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/pyjson"
+	"github.com/blackboard-hub/bb/internal/store/storeopen"
+)
+
+// Prog is the program name shown in usage messages.
+const Prog = "agent-mail"
+
+// Env is everything agent-mail takes from the outside world.
+type Env struct {
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// Loc is the local time zone timestamps are shown in (Python's
+	// datetime.now().astimezone()).
+	Loc *time.Location
+}
+
+// OSEnv is the real process environment.
+func OSEnv() Env {
+	return Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Loc: time.Local}
+}
+
+// Exit statuses.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+)
+
+// Main runs agent-mail with args (without the program name).
+func Main(args []string, env Env) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, env)
+}
+
+// Run is Main with a caller-supplied context.
+func Run(ctx context.Context, args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if env.Loc == nil {
+		env.Loc = time.Local
+	}
+	a := &app{env: env}
+	defer a.close()
+	root := a.rootCmd()
+	args, uerr := a.expandAbbrev(root, args)
+	if uerr != nil {
+		a.usageFail(uerr)
+		return ExitUsage
+	}
+	root.SetArgs(args)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	_, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var he *hub.Error
+	if errors.As(err, &he) {
+		a.fail(he.Error())
+		return ExitError
+	}
+	if errors.Is(err, context.Canceled) {
+		a.fail("interrupted")
+		return 130
+	}
+	var ue *usageErr
+	if !errors.As(err, &ue) {
+		ue = &usageErr{cmd: root, msg: err.Error()}
+	}
+	a.usageFail(ue)
+	return ExitUsage
+}
+
+type app struct {
+	env Env
+	// cmds are the subcommands in schema order.
+	cmds    []*cobra.Command
+	svc     *hub.Service
+	closeFn func()
+}
+
+func (a *app) close() {
+	if a.closeFn != nil {
+		a.closeFn()
+	}
+}
+
+// fail prints an application error the way the original did:
+// json.dumps({"error": msg}) on stderr.
+func (a *app) fail(msg string) {
+	b := pyjson.MustMarshal(pyjson.Object{{Key: "error", Value: msg}}, pyjson.Compact)
+	fmt.Fprintf(a.env.Stderr, "%s\n", b)
+}
+
+// reply prints a success value.
+func (a *app) reply(v any) error {
+	b, err := pyjson.Marshal(v, pyjson.Pretty)
+	if err != nil {
+		return hub.Internal("encode reply", err)
+	}
+	b = append(b, '\n')
+	_, err = a.env.Stdout.Write(b)
+	return err
+}
+
+// dbPath is TC8: AGENT_MAIL_DB, else ~/.agent-mail/mail.db.
+func (a *app) dbPath() string {
+	if p := a.env.Getenv("AGENT_MAIL_DB"); p != "" {
+		return p
+	}
+	return a.defaultDBPath()
+}
+
+func (a *app) home() string {
+	if h := a.env.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+func (a *app) defaultDBPath() string {
+	return filepath.Join(a.home(), ".agent-mail", "mail.db")
+}
+
+// service returns the core over a store that is opened (and created, with
+// its folder) on the first transaction, so that input rejected by
+// validation creates nothing.
+func (a *app) service() (*hub.Service, error) {
+	if a.svc != nil {
+		return a.svc, nil
+	}
+	clock, err := hub.ClockFromEnv(a.env.Getenv("BB_NOW"))
+	if err != nil {
+		return nil, err
+	}
+	ls := &lazyStore{path: a.dbPath()}
+	a.closeFn = func() { _ = ls.Close() }
+	a.svc = hub.NewService(ls, clock, "")
+	a.svc.Env = a.env.Getenv
+	return a.svc, nil
+}
+
+// lazyStore opens the SQLite file on first use.
+type lazyStore struct {
+	path string
+	st   hub.Store
+}
+
+func (l *lazyStore) open(ctx context.Context) (hub.Store, error) {
+	if l.st != nil {
+		return l.st, nil
+	}
+	st, err := storeopen.Open(ctx, storeopen.Config{SQLitePath: l.path, Create: true})
+	if err != nil {
+		return nil, err
+	}
+	l.st = st
+	return st, nil
+}
+
+func (l *lazyStore) Read(ctx context.Context, fn func(hub.Tx) error) error {
+	st, err := l.open(ctx)
+	if err != nil {
+		return err
+	}
+	return st.Read(ctx, fn)
+}
+
+func (l *lazyStore) Write(ctx context.Context, fn func(hub.Tx) error) error {
+	st, err := l.open(ctx)
+	if err != nil {
+		return err
+	}
+	return st.Write(ctx, fn)
+}
+
+func (l *lazyStore) Backend() string  { return "sqlite" }
+func (l *lazyStore) Location() string { return l.path }
+func (l *lazyStore) Close() error {
+	if l.st == nil {
+		return nil
+	}
+	return l.st.Close()
+}
+
+// usageErr is an argparse-style argument error (exit 2).
+type usageErr struct {
+	cmd *cobra.Command
+	msg string
+}
+
+func (u *usageErr) Error() string { return u.msg }
+
+func (a *app) usageFail(u *usageErr) {
+	fmt.Fprintf(a.env.Stderr, "%s\n%s: error: %s\n", usageLine(u.cmd), progOf(u.cmd), u.msg)
+}
+
+func progOf(c *cobra.Command) string {
+	if c == nil || !c.HasParent() {
+		return Prog
+	}
+	return Prog + " " + c.Name()
+}

@@ -1,0 +1,574 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/blackboard-hub/bb/internal/pyjson"
+)
+
+// Agent Mail (seed 004) rules. Everything the agent-mail binary decides —
+// identity grammar, text and refs validation, UUID checks, the 24-hour TTL,
+// inbox semantics, status counts and cleanup — lives here; the CLI only
+// parses flags and prints.
+
+// MailTTLHours is the fixed lifetime of an Agent Mail message (TC12).
+const MailTTLHours = 24
+
+// Timeline events written by Agent Mail.
+const (
+	EventMailSent    = "mail.sent"
+	EventMailRead    = "mail.read"
+	EventMailAcked   = "mail.acked"
+	EventMailExpired = "mail.expired"
+)
+
+// Message types of Agent Mail.
+const (
+	MailDirect    = "direct"
+	MailBroadcast = "broadcast"
+)
+
+func mailErr(field, format string, args ...any) *Error {
+	return FieldErr(CodeInvalidInput, field, format, args...)
+}
+
+func isMailIDChar(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
+}
+
+func isMailIDStart(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+}
+
+// IsMailIdentity reports whether s matches TC1:
+// ^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*$ (Python's $ also matches before
+// one final "\n"; that lenience is not carried over).
+func IsMailIdentity(s string) bool {
+	project, name, ok := strings.Cut(s, ":")
+	if !ok {
+		return false
+	}
+	for _, part := range []string{project, name} {
+		if part == "" || !isMailIDStart(part[0]) {
+			return false
+		}
+		for i := 1; i < len(part); i++ {
+			if !isMailIDChar(part[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ValidateMailIdentity applies TC1/TC2: "*" is not an identity.
+func ValidateMailIdentity(s string) error {
+	if !IsMailIdentity(s) {
+		return mailErr("agent", "Invalid agent identity: %s. Must be project:name format (e.g. claudefana:deploy).", pyjson.Repr(s))
+	}
+	return nil
+}
+
+// ValidateMailRecipient is TC2 for --to: an identity or "*".
+func ValidateMailRecipient(s string) error {
+	if s == Broadcast {
+		return nil
+	}
+	return ValidateMailIdentity(s)
+}
+
+// IsMailUUID reports whether s matches TC5 (8-4-4-4-12 hex, any case).
+func IsMailUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ValidateMailUUID applies TC5 before any database lookup.
+func ValidateMailUUID(s string) error {
+	if !IsMailUUID(s) {
+		return mailErr("message_id", "Invalid message id: %s. Must be a UUID (8-4-4-4-12 hex).", pyjson.Repr(s))
+	}
+	return nil
+}
+
+// ValidateMailText applies TC3: no character below 0x20 except \n, \r, \t.
+// Text must also be valid UTF-8.
+func ValidateMailText(field, s string) error {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\n' && c != '\r' && c != '\t' {
+			return mailErr(field, "Text contains invalid control characters.")
+		}
+	}
+	if !utf8.ValidString(s) {
+		return mailErr(field, "Text is not valid UTF-8.")
+	}
+	return nil
+}
+
+// ParseMailRefs applies TC4: raw must be a JSON array of strings; the
+// result is its canonical re-serialization, Python's json.dumps(list)
+// (`["a", "b"]`, non-ASCII as \uXXXX).
+func ParseMailRefs(raw string) (string, error) {
+	var v any
+	var extra json.RawMessage
+	dec := json.NewDecoder(strings.NewReader(raw))
+	if !utf8.ValidString(raw) || dec.Decode(&v) != nil || !errors.Is(dec.Decode(&extra), io.EOF) {
+		return "", mailErr("refs", "Invalid --refs JSON: %s. Expected JSON array of strings.", pyjson.Repr(raw))
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return "", mailErr("refs", "--refs must be a JSON array of strings, got: %s", pyjson.Repr(raw))
+	}
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			return "", mailErr("refs", "--refs must be a JSON array of strings, got: %s", pyjson.Repr(raw))
+		}
+		out = append(out, s)
+	}
+	return pyjson.DumpStrings(out), nil
+}
+
+// ReadMailBodyFile reads --body-file (TC6): an existing regular file of
+// UTF-8 text, returned byte for byte.
+func ReadMailBodyFile(path string) (string, error) {
+	p := path
+	if p == "" {
+		p = "." // Python's Path("") is the current directory
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
+			return "", mailErr("body-file", "--body-file not found: %s", path)
+		}
+		return "", mailErr("body-file", "Cannot read --body-file %s: %v", path, unwrapPathErr(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return "", mailErr("body-file", "--body-file is not a regular file: %s", path)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", mailErr("body-file", "Cannot read --body-file %s: %v", path, unwrapPathErr(err))
+	}
+	if !utf8.Valid(b) {
+		return "", mailErr("body-file", "--body-file is not valid UTF-8: %s", path)
+	}
+	return string(b), nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// MailExpired reports TC12 for one row: now > created + ttl_hours. Rows
+// without a TTL (Blackboard posts, bb agent mail) and rows whose created
+// cannot be read never expire.
+func MailExpired(created string, ttlHours *int, now time.Time) bool {
+	if ttlHours == nil {
+		return false
+	}
+	t, err := ParseTime(created)
+	if err != nil {
+		return false
+	}
+	return now.After(t.Add(time.Duration(*ttlHours) * time.Hour))
+}
+
+// PyISOFormat renders t in loc as Python's datetime.isoformat() does:
+// microseconds only when non-zero, numeric offset (+00:00, never Z).
+func PyISOFormat(t time.Time, loc *time.Location) string {
+	if loc != nil {
+		t = t.In(loc)
+	}
+	var b strings.Builder
+	b.WriteString(t.Format("2006-01-02T15:04:05"))
+	if us := t.Nanosecond() / 1000; us != 0 {
+		fmt.Fprintf(&b, ".%06d", us)
+	}
+	_, off := t.Zone()
+	sign := byte('+')
+	if off < 0 {
+		sign = '-'
+		off = -off
+	}
+	fmt.Fprintf(&b, "%c%02d:%02d", sign, off/3600, off/60%60)
+	if s := off % 60; s != 0 {
+		fmt.Fprintf(&b, ":%02d", s)
+	}
+	return b.String()
+}
+
+// RenderMailTime turns a stored timestamp into what Agent Mail prints:
+// timestamps stored by this hub (UTC, storage format) are shown in loc as
+// Python's isoformat would print them; text written by other tools is
+// returned verbatim, as the original returned what it had stored.
+func RenderMailTime(raw string, loc *time.Location) string {
+	t, err := ParseTime(raw)
+	if err != nil || FormatTime(t) != raw {
+		return raw
+	}
+	return PyISOFormat(t, loc)
+}
+
+// mailTime orders rows: by created time when readable, then by seq.
+func mailLess(a, b MailRow) bool {
+	ta, ea := ParseTime(a.Created)
+	tb, eb := ParseTime(b.Created)
+	if ea == nil && eb == nil && !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	if (ea == nil) != (eb == nil) {
+		return ea == nil
+	}
+	if ea != nil && a.Created != b.Created {
+		return a.Created < b.Created
+	}
+	return a.Seq < b.Seq
+}
+
+func sortMail(rows []MailRow) {
+	sort.SliceStable(rows, func(i, j int) bool { return mailLess(rows[i], rows[j]) })
+}
+
+// purgeExpiredMail deletes every expired message (TC12) and records it on
+// the timeline. Its cost is the number of expired rows plus the rows whose
+// TTL or timestamp format is unusual, never the size of the mailbox.
+func (s *Service) purgeExpiredMail(ctx context.Context, tx Tx, now time.Time, explicit bool) ([]MailRow, error) {
+	expired, err := expiredMail(ctx, tx, now)
+	if err != nil || len(expired) == 0 {
+		return expired, err
+	}
+	ids := make([]string, len(expired))
+	for i, r := range expired {
+		ids[i] = r.ID
+	}
+	if err := tx.DeleteMail(ctx, ids); err != nil {
+		return nil, err
+	}
+	e := s.event(EventMailExpired, "", map[string]any{
+		"deleted_count": len(expired), "oldest": expired[0].Created, "newest": expired[len(expired)-1].Created,
+		"explicit": explicit,
+	})
+	e.Message = fmt.Sprintf("%d expired messages deleted", len(expired))
+	return expired, tx.AppendEvent(ctx, e)
+}
+
+func expiredMail(ctx context.Context, tx Tx, now time.Time) ([]MailRow, error) {
+	cands, err := tx.MailExpiryCandidates(ctx, now.Add(-MailTTLHours*time.Hour))
+	if err != nil {
+		return nil, err
+	}
+	out := cands[:0]
+	for _, r := range cands {
+		if MailExpired(r.Created, r.TTLHours, now) {
+			out = append(out, r)
+		}
+	}
+	sortMail(out)
+	return out, nil
+}
+
+// MailSendInput is `agent-mail send`. Nil pointers are flags not given.
+type MailSendInput struct {
+	From     string
+	To       string
+	Subject  string
+	Body     *string
+	BodyFile *string
+	Refs     string // "" = none
+	ReplyTo  *string
+}
+
+// MailSend validates and stores one message (after the opportunistic
+// cleanup), in one transaction.
+func (s *Service) MailSend(ctx context.Context, in MailSendInput) (MailRow, error) {
+	if err := ValidateMailIdentity(in.From); err != nil {
+		return MailRow{}, err
+	}
+	if err := ValidateMailRecipient(in.To); err != nil {
+		return MailRow{}, err
+	}
+	if err := ValidateMailText("subject", in.Subject); err != nil {
+		return MailRow{}, err
+	}
+	if in.Body != nil && in.BodyFile != nil {
+		return MailRow{}, mailErr("body", "Cannot use both --body and --body-file. Choose one.")
+	}
+	body := ""
+	if in.BodyFile != nil {
+		b, err := ReadMailBodyFile(*in.BodyFile)
+		if err != nil {
+			return MailRow{}, err
+		}
+		body = b
+	} else if in.Body != nil {
+		body = *in.Body
+	}
+	if err := ValidateMailText("body", body); err != nil {
+		return MailRow{}, err
+	}
+	var refs *string
+	if in.Refs != "" {
+		r, err := ParseMailRefs(in.Refs)
+		if err != nil {
+			return MailRow{}, err
+		}
+		refs = &r
+	}
+	if in.ReplyTo != nil {
+		if err := ValidateMailUUID(*in.ReplyTo); err != nil {
+			return MailRow{}, err
+		}
+	}
+	typ := MailDirect
+	if in.To == Broadcast {
+		typ = MailBroadcast
+	}
+	return write(ctx, s, func(tx Tx) (MailRow, error) {
+		now := s.Now()
+		if _, err := s.purgeExpiredMail(ctx, tx, now, false); err != nil {
+			return MailRow{}, err
+		}
+		ttl := MailTTLHours
+		m := Message{UUID: uuid.NewString(), From: in.From, To: in.To, Subject: in.Subject, Body: body,
+			MailRefs: refs, Type: typ, TTLHours: &ttl, CreatedAt: now}
+		if in.ReplyTo != nil {
+			m.ReplyTo = *in.ReplyTo
+		}
+		if err := tx.InsertMessage(ctx, &m); err != nil {
+			return MailRow{}, err
+		}
+		if err := tx.TouchAgent(ctx, in.From, now); err != nil {
+			return MailRow{}, err
+		}
+		e := s.event(EventMailSent, in.From, map[string]any{"id": m.UUID, "type": typ, "seq": m.Seq})
+		e.ToAgent = in.To
+		e.Message = preview(in.Subject, 120)
+		if err := tx.AppendEvent(ctx, e); err != nil {
+			return MailRow{}, err
+		}
+		row := MailRow{ID: m.UUID, Sender: m.From, Recipient: m.To, Subject: m.Subject, Body: m.Body, Refs: refs,
+			Type: typ, TTLHours: &ttl, Created: FormatTime(now), Seq: m.Seq}
+		if in.ReplyTo != nil {
+			row.ReplyTo = in.ReplyTo
+		}
+		return row, nil
+	})
+}
+
+// MailReadInput is `agent-mail read`. Empty strings mean "not given" (the
+// original tested them for truth).
+type MailReadInput struct {
+	Agent      string
+	All        bool
+	From       string
+	Limit      int // < 0 = no limit
+	Thread     string
+	NoMarkRead bool
+}
+
+// MailRead returns an inbox (or a thread) after the opportunistic cleanup.
+// The default mode marks what it returns as read; the rows show the state
+// from before marking.
+func (s *Service) MailRead(ctx context.Context, in MailReadInput) ([]MailRow, error) {
+	if err := ValidateMailIdentity(in.Agent); err != nil {
+		return nil, err
+	}
+	if in.Thread != "" {
+		if err := ValidateMailUUID(in.Thread); err != nil {
+			return nil, err
+		}
+	} else if in.From != "" {
+		if err := ValidateMailIdentity(in.From); err != nil {
+			return nil, err
+		}
+	}
+	return write(ctx, s, func(tx Tx) ([]MailRow, error) {
+		now := s.Now()
+		if _, err := s.purgeExpiredMail(ctx, tx, now, false); err != nil {
+			return nil, err
+		}
+		if err := tx.TouchAgent(ctx, in.Agent, now); err != nil {
+			return nil, err
+		}
+		if in.Thread != "" {
+			return mailThread(ctx, tx, in.Thread)
+		}
+		q := MailInboxQuery{Agent: in.Agent, Unread: !in.All, From: in.From, Limit: in.Limit}
+		rows, err := tx.MailInbox(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		q.Broadcast = true
+		bc, err := tx.MailInbox(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, bc...)
+		sortMail(rows)
+		if in.Limit >= 0 && len(rows) > in.Limit {
+			rows = rows[:in.Limit]
+		}
+		if in.NoMarkRead || len(rows) == 0 {
+			return rows, nil
+		}
+		for _, r := range rows {
+			if err := tx.MarkRead(ctx, &Message{UUID: r.ID, To: r.Recipient}, in.Agent, now); err != nil {
+				return nil, err
+			}
+		}
+		e := s.event(EventMailRead, in.Agent, map[string]any{"count": len(rows), "first": rows[0].ID, "last": rows[len(rows)-1].ID})
+		e.Message = fmt.Sprintf("%s read %d messages", in.Agent, len(rows))
+		return rows, tx.AppendEvent(ctx, e)
+	})
+}
+
+// mailThread walks reply_to up to the root (stopping on cycles), then
+// returns the root and all its descendants, oldest first.
+func mailThread(ctx context.Context, tx Tx, id string) ([]MailRow, error) {
+	root := id
+	seen := map[string]bool{}
+	for root != "" && !seen[root] {
+		seen[root] = true
+		parent, found, err := tx.MailReplyTo(ctx, root)
+		if err != nil {
+			return nil, err
+		}
+		if !found || parent == "" {
+			break
+		}
+		root = parent
+	}
+	rows, err := tx.MailThread(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	sortMail(rows)
+	return rows, nil
+}
+
+// MailAckResult is the reply of `agent-mail ack`.
+type MailAckResult struct {
+	MessageID string
+	Agent     string
+	AckedAt   string // storage format
+}
+
+// MailAck records that agent acted on message id. Any agent may ack any
+// message (seed 004 Key Decisions); every ack restamps acked_at.
+func (s *Service) MailAck(ctx context.Context, agent, id string) (MailAckResult, error) {
+	if err := ValidateMailIdentity(agent); err != nil {
+		return MailAckResult{}, err
+	}
+	if err := ValidateMailUUID(id); err != nil {
+		return MailAckResult{}, err
+	}
+	return write(ctx, s, func(tx Tx) (MailAckResult, error) {
+		m, err := tx.MailByID(ctx, id)
+		if err != nil {
+			return MailAckResult{}, err
+		}
+		if m == nil {
+			return MailAckResult{}, Errorf(CodeMessageNotFound, "Message not found: %s", id)
+		}
+		now := s.Now()
+		if err := tx.MarkAckedLatest(ctx, &Message{UUID: m.ID, To: m.Recipient}, agent, now); err != nil {
+			return MailAckResult{}, err
+		}
+		if err := tx.TouchAgent(ctx, agent, now); err != nil {
+			return MailAckResult{}, err
+		}
+		e := s.event(EventMailAcked, agent, map[string]any{"message_id": m.ID, "seq": m.Seq})
+		e.ToAgent = m.Sender
+		e.Message = agent + " acked: " + preview(m.Subject, 100)
+		return MailAckResult{MessageID: id, Agent: agent, AckedAt: FormatTime(now)}, tx.AppendEvent(ctx, e)
+	})
+}
+
+// MailStatus returns unread/unacked counts per agent seen in the traffic
+// (after the opportunistic cleanup). agent, when non-empty, selects one
+// identity; otherwise project, when non-empty, selects "<project>:*".
+func (s *Service) MailStatus(ctx context.Context, agent, project string) ([]MailCounts, error) {
+	if agent != "" {
+		if err := ValidateMailIdentity(agent); err != nil {
+			return nil, err
+		}
+	}
+	return write(ctx, s, func(tx Tx) ([]MailCounts, error) {
+		if _, err := s.purgeExpiredMail(ctx, tx, s.Now(), false); err != nil {
+			return nil, err
+		}
+		all, err := tx.MailAgents(ctx)
+		if err != nil {
+			return nil, err
+		}
+		agents := all[:0]
+		for _, a := range all {
+			switch {
+			case agent != "":
+				if a == agent {
+					agents = append(agents, a)
+				}
+			case project != "":
+				if strings.HasPrefix(a, project+":") {
+					agents = append(agents, a)
+				}
+			default:
+				agents = append(agents, a)
+			}
+		}
+		if len(agents) == 0 {
+			return []MailCounts{}, nil
+		}
+		return tx.MailCounts(ctx, agents)
+	})
+}
+
+// MailCleanupResult is what `agent-mail cleanup` found (and deleted
+// unless DryRun), oldest first.
+type MailCleanupResult struct {
+	DryRun  bool
+	Expired []MailRow
+}
+
+// MailCleanup purges expired messages, or lists them with dryRun.
+func (s *Service) MailCleanup(ctx context.Context, dryRun bool) (MailCleanupResult, error) {
+	if dryRun {
+		rows, err := read(ctx, s, func(tx Tx) ([]MailRow, error) { return expiredMail(ctx, tx, s.Now()) })
+		return MailCleanupResult{DryRun: true, Expired: rows}, err
+	}
+	rows, err := write(ctx, s, func(tx Tx) ([]MailRow, error) { return s.purgeExpiredMail(ctx, tx, s.Now(), true) })
+	return MailCleanupResult{Expired: rows}, err
+}

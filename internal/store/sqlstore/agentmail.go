@@ -1,0 +1,288 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Agent Mail (seed 004) queries. Expiry and ordering decisions are the
+// core's; these only fetch rows along the indexes of migration 004.
+
+const mailCols = `id, sender, recipient, subject, body, refs, reply_to, type, ttl_hours, created, read_at, acked_at, seq`
+
+func scanMail(sc interface{ Scan(...any) error }) (hub.MailRow, error) {
+	var r hub.MailRow
+	var refs, replyTo, readAt, ackedAt sql.NullString
+	var ttl, seq sql.NullInt64
+	if err := sc.Scan(&r.ID, &r.Sender, &r.Recipient, &r.Subject, &r.Body, &refs, &replyTo, &r.Type, &ttl,
+		&r.Created, &readAt, &ackedAt, &seq); err != nil {
+		return r, err
+	}
+	r.Refs, r.ReplyTo, r.ReadAt, r.AckedAt = nullStr(refs), nullStr(replyTo), nullStr(readAt), nullStr(ackedAt)
+	if ttl.Valid {
+		h := int(ttl.Int64)
+		r.TTLHours = &h
+	}
+	r.Seq = seq.Int64
+	return r, nil
+}
+
+func nullStr(s sql.NullString) *string {
+	if !s.Valid {
+		return nil
+	}
+	v := s.String
+	return &v
+}
+
+func (t *tx) mailRows(ctx context.Context, q string, args ...any) ([]hub.MailRow, error) {
+	rows, err := t.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []hub.MailRow{}
+	for rows.Next() {
+		r, err := scanMail(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) MailInbox(ctx context.Context, q hub.MailInboxQuery) ([]hub.MailRow, error) {
+	recipient := q.Agent
+	if q.Broadcast {
+		recipient = hub.Broadcast
+	}
+	where := `recipient = ? AND sender <> ?`
+	args := []any{recipient, q.Agent}
+	if q.Unread {
+		if q.Broadcast {
+			where += ` AND NOT EXISTS (SELECT 1 FROM broadcast_acks ba
+				WHERE ba.message_id = messages.id AND ba.agent = ? AND ba.read_at IS NOT NULL)`
+			args = append(args, q.Agent)
+		} else {
+			where += ` AND read_at IS NULL`
+		}
+	}
+	if q.From != "" {
+		where += ` AND sender = ?`
+		args = append(args, q.From)
+	}
+	sqlq := `SELECT ` + mailCols + ` FROM messages WHERE ` + where + ` ORDER BY created`
+	if q.Limit >= 0 {
+		sqlq += ` LIMIT ?`
+		args = append(args, q.Limit)
+	}
+	return t.mailRows(ctx, sqlq, args...)
+}
+
+func (t *tx) MailByID(ctx context.Context, id string) (*hub.MailRow, error) {
+	r, err := scanMail(t.row(ctx, `SELECT `+mailCols+` FROM messages WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func (t *tx) MailReplyTo(ctx context.Context, id string) (string, bool, error) {
+	var parent sql.NullString
+	err := t.row(ctx, `SELECT reply_to FROM messages WHERE id = ?`, id).Scan(&parent)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return parent.String, err == nil, err
+}
+
+func (t *tx) MailThread(ctx context.Context, rootID string) ([]hub.MailRow, error) {
+	// UNION (not UNION ALL) ends the walk on reply_to cycles.
+	return t.mailRows(ctx, `WITH RECURSIVE thread(id) AS (
+			SELECT CAST(? AS TEXT)
+			UNION
+			SELECT m.id FROM messages m JOIN thread t ON m.reply_to = t.id WHERE m.reply_to IS NOT NULL
+		)
+		SELECT `+mailCols+` FROM messages WHERE id IN (SELECT id FROM thread) ORDER BY created`, rootID)
+}
+
+func (t *tx) MailAgents(ctx context.Context) ([]string, error) {
+	rows, err := t.query(ctx, `SELECT sender FROM messages UNION SELECT recipient FROM messages WHERE recipient <> ?`, hub.Broadcast)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out, rows.Err()
+}
+
+const mailChunk = 500
+
+func (t *tx) MailCounts(ctx context.Context, agents []string) ([]hub.MailCounts, error) {
+	direct := map[string]*mailPair{}
+	acks := map[string]*mailPair{}
+	for start := 0; start < len(agents); start += mailChunk {
+		chunk := agents[start:min(start+mailChunk, len(agents))]
+		args := make([]any, len(chunk))
+		for i, a := range chunk {
+			args[i] = a
+		}
+		rows, err := t.query(ctx, `SELECT recipient,
+				SUM(CASE WHEN read_at IS NULL THEN 1 ELSE 0 END),
+				SUM(CASE WHEN acked_at IS NULL THEN 1 ELSE 0 END)
+			FROM messages WHERE recipient IN (`+placeholders(len(chunk))+`) AND sender <> recipient
+			GROUP BY recipient`, args...)
+		if err != nil {
+			return nil, err
+		}
+		if err := scanCounts(rows, direct); err != nil {
+			return nil, err
+		}
+		rows, err = t.query(ctx, `SELECT ba.agent,
+				SUM(CASE WHEN ba.read_at IS NOT NULL THEN 1 ELSE 0 END),
+				SUM(CASE WHEN ba.acked_at IS NOT NULL THEN 1 ELSE 0 END)
+			FROM broadcast_acks ba JOIN messages m ON m.id = ba.message_id
+			WHERE ba.agent IN (`+placeholders(len(chunk))+`) AND m.recipient = '*' AND m.sender <> ba.agent
+			GROUP BY ba.agent`, args...)
+		if err != nil {
+			return nil, err
+		}
+		if err := scanCounts(rows, acks); err != nil {
+			return nil, err
+		}
+	}
+	// Broadcasts each agent did not send itself.
+	var total int64
+	sent := map[string]int64{}
+	rows, err := t.query(ctx, `SELECT sender, COUNT(*) FROM messages WHERE recipient = ? GROUP BY sender`, hub.Broadcast)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		var n int64
+		if err := rows.Scan(&s, &n); err != nil {
+			return nil, err
+		}
+		sent[s] = n
+		total += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]hub.MailCounts, 0, len(agents))
+	for _, a := range agents {
+		c := hub.MailCounts{Agent: a}
+		if d := direct[a]; d != nil {
+			c.Unread, c.Unacked = d.unread, d.unacked
+		}
+		b := total - sent[a]
+		c.Unread += b
+		c.Unacked += b
+		if k := acks[a]; k != nil {
+			c.Unread -= k.unread
+			c.Unacked -= k.unacked
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+type mailPair struct{ unread, unacked int64 }
+
+func scanCounts(rows *sql.Rows, into map[string]*mailPair) error {
+	defer rows.Close()
+	for rows.Next() {
+		var a string
+		var x, y sql.NullInt64
+		if err := rows.Scan(&a, &x, &y); err != nil {
+			return err
+		}
+		into[a] = &mailPair{x.Int64, y.Int64}
+	}
+	return rows.Err()
+}
+
+const mailExpiryCols = `id, sender, subject, ttl_hours, created, seq`
+
+// regularCreated matches the UTC storage format family ("T" separator,
+// "+00:00" offset), whose text order is time order.
+const regularCreated = `'____-__-__T%+00:00'`
+
+func (t *tx) MailExpiryCandidates(ctx context.Context, regularCutoff time.Time) ([]hub.MailRow, error) {
+	out := []hub.MailRow{}
+	scan := func(q string, args ...any) error {
+		rows, err := t.query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r hub.MailRow
+			var ttl, seq sql.NullInt64
+			if err := rows.Scan(&r.ID, &r.Sender, &r.Subject, &ttl, &r.Created, &seq); err != nil {
+				return err
+			}
+			if ttl.Valid {
+				h := int(ttl.Int64)
+				r.TTLHours = &h
+			}
+			r.Seq = seq.Int64
+			out = append(out, r)
+		}
+		return rows.Err()
+	}
+	// Usual rows: an index range scan over the expired ones only.
+	if err := scan(`SELECT `+mailExpiryCols+` FROM messages
+		WHERE ttl_hours IS NOT NULL AND created < ? AND ttl_hours = 24 AND created LIKE `+regularCreated,
+		ts(regularCutoff)); err != nil {
+		return nil, err
+	}
+	// Irregular rows (idx_messages_expiring_irregular): all of them.
+	if err := scan(`SELECT ` + mailExpiryCols + ` FROM messages
+		WHERE ttl_hours IS NOT NULL AND (ttl_hours <> 24 OR created NOT LIKE ` + regularCreated + `)
+		ORDER BY created`); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (t *tx) DeleteMail(ctx context.Context, ids []string) error {
+	for start := 0; start < len(ids); start += mailChunk {
+		chunk := ids[start:min(start+mailChunk, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		in := `(` + placeholders(len(chunk)) + `)`
+		for _, q := range []string{
+			`DELETE FROM broadcast_acks WHERE message_id IN ` + in,
+			`DELETE FROM message_tags WHERE message_id IN ` + in,
+			`DELETE FROM refs WHERE owner_kind = 'message' AND owner_id IN ` + in,
+			`DELETE FROM messages WHERE id IN ` + in,
+		} {
+			if _, err := t.exec(ctx, q, args...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
