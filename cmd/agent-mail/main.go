@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	_ "time/tzdata" // timestamps carry the local offset even where the system has no zoneinfo
 
 	"github.com/blackboard-hub/bb/internal/cli/agentmail"
 )
