@@ -175,7 +175,11 @@ func OpenWith(ctx context.Context, rawURL string, o Options) (*sqlstore.DB, erro
 		db.Close()
 		return nil, err
 	}
-	return sqlstore.New(db, Dialect(), loc), nil
+	st := sqlstore.New(db, Dialect(), loc)
+	st.Watch = func(ctx context.Context, wake func()) error {
+		return Listen(ctx, rawURL, wake, nil)
+	}
+	return st, nil
 }
 
 // shortErr is a one-line reason without the driver's wrapping noise.

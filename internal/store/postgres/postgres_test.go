@@ -309,3 +309,56 @@ func TestWritersSerializedAcrossPools(t *testing.T) {
 		t.Errorf("messages: %d rows, max seq %d, %d distinct seqs; want 33 each", n, max, distinct)
 	}
 }
+
+// A commit through one pool (one server) wakes the watcher of another;
+// a rolled-back write sends nothing.
+func TestWatchWakesOnCommitsOfOtherProcesses(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := open(t, url), open(t, url)
+	if a.Watch == nil {
+		t.Fatal("postgres store has no Watch")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	woke := make(chan struct{}, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- a.Watch(ctx, func() {
+			select {
+			case woke <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	select {
+	case <-woke: // the wake after connecting
+	case <-time.After(10 * time.Second):
+		t.Fatal("no wake after LISTEN")
+	}
+	clock := &storetest.Clock{T: storetest.T0()}
+	svc := hub.NewService(b, clock, t.TempDir())
+	// A failing write (rolled back) must not wake anyone.
+	err := b.Write(context.Background(), func(tx hub.Tx) error {
+		if err := tx.AppendEvent(context.Background(), &hub.Event{Type: "x", CreatedAt: clock.T}); err != nil {
+			return err
+		}
+		return hub.Errorf(hub.CodeInvalidInput, "no")
+	})
+	storetest.WantCode(t, err, hub.CodeInvalidInput)
+	if _, err := svc.Post(context.Background(), hub.PostInput{From: "bob", Content: "wake up"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-woke:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a commit on another pool did not wake the watcher")
+	}
+	select {
+	case <-woke:
+		t.Error("woken twice: the rolled-back write sent a notification")
+	case <-time.After(300 * time.Millisecond):
+	}
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Errorf("Watch returned %v, want context.Canceled", err)
+	}
+}

@@ -39,6 +39,10 @@ type DB struct {
 	location string
 	// Notify, when set, is called after every committed write.
 	Notify func()
+	// Watch, set by backends that can signal commits made by other
+	// processes (PostgreSQL LISTEN/NOTIFY), calls wake after such commits
+	// until ctx ends. Nil means "poll" (SQLite).
+	Watch func(ctx context.Context, wake func()) error
 }
 
 // New wraps db.
