@@ -9,5 +9,6 @@ func (a *app) extraCommands() []*cobra.Command {
 		a.mcpCmd(),
 		a.agentCmd(),
 		a.migrateCmd(),
+		a.taskCmd(), a.memoryCmd(), a.resumeCmd(), a.pushCmd(), // tasks, memory, resume, push (seed 002)
 	}
 }

@@ -113,6 +113,8 @@ type globals struct {
 	dir         string
 	quiet       bool
 	databaseURL string
+	// requestID makes the command's mutation idempotent (--request-id).
+	requestID string
 }
 
 func newApp(env Env) *app {
@@ -161,6 +163,14 @@ reports its unread messages (notices).`,
 	pf.StringVar(&a.g.dir, "dir", "", "project directory holding .bb/ (default $BB_DIR, else found from the working directory)")
 	pf.BoolVarP(&a.g.quiet, "quiet", "q", false, "print only essential output")
 	pf.StringVar(&a.g.databaseURL, "database-url", "", "use this PostgreSQL database (postgres://…) instead of .bb/blackboard.db (default $BB_DATABASE_URL)")
+	pf.StringVar(&a.g.requestID, "request-id", "", "make this mutation idempotent: a retry with the same id returns the stored reply")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if a.g.requestID != "" {
+			id, _ := a.identity()
+			cmd.SetContext(hub.WithIdempotency(cmd.Context(), hub.IdemKey{Agent: id, RequestID: a.g.requestID, Command: commandName(cmd)}))
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr{err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
 

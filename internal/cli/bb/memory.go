@@ -1,0 +1,183 @@
+package bb
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Shared memory (seed 002) natively in bb.
+
+func (a *app) memoryCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "memory",
+		Short: "Durable key/value memory (global, project, task or agent scope, optional expiry)",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	c.AddCommand(a.memorySetCmd(), a.memoryGetCmd(), a.memoryListCmd(), a.memoryDeleteCmd(), a.memoryGCCmd())
+	return c
+}
+
+func memoryScopeFlags(c *cobra.Command, scope, scopeID *string) {
+	c.Flags().StringVarP(scope, "scope", "s", hub.ScopeGlobal, "scope: global, project, task or agent")
+	c.Flags().StringVar(scopeID, "scope-id", "", "id of the project, task or agent (none for global)")
+}
+
+func printMemory(w io.Writer, m hub.MemoryView) {
+	scope := m.Scope
+	if m.ScopeID != "" {
+		scope += ":" + m.ScopeID
+	}
+	exp := ""
+	if m.ExpiresAt != "" {
+		exp = "  (expires " + m.ExpiresAt + ")"
+	}
+	fmt.Fprintf(w, "%s = %s  [%s, %s]%s\n", m.Key, m.Value, scope, m.ValueType, exp)
+}
+
+func (a *app) memorySetCmd() *cobra.Command {
+	var in hub.MemoryInput
+	var expiresIn string
+	c := &cobra.Command{
+		Use:     "set <key> <value>",
+		Short:   "Insert or update a memory entry",
+		Example: `  bb --as claude-1 memory set build-cmd "make test" --scope project --scope-id web --expires-in 7d`,
+		Args:    usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := a.taskActor()
+			if err != nil {
+				return err
+			}
+			in.Key, in.Value = args[0], args[1]
+			if cmd.Flags().Changed("expires-in") {
+				if in.ExpiresIn, err = hub.ParseExpiresIn(expiresIn); err != nil {
+					return err
+				}
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.SetMemory(cmd.Context(), agent, in)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, r, func(w io.Writer) { fmt.Fprintf(w, "Saved %s (%s)\n", r.Key, r.Scope) })
+		},
+	}
+	c.Flags().StringVarP(&in.ValueType, "type", "t", "", "value type: string, number, boolean, json, array (inferred when omitted)")
+	c.Flags().StringVar(&expiresIn, "expires-in", "", "time to live: 90m, 2h, 7d, 2w")
+	memoryScopeFlags(c, &in.Scope, &in.ScopeID)
+	return c
+}
+
+func (a *app) memoryGetCmd() *cobra.Command {
+	var scope, scopeID string
+	c := &cobra.Command{
+		Use:   "get <key>",
+		Short: "Read one memory entry",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			m, err := svc.GetMemory(cmd.Context(), scope, scopeID, args[0])
+			if err != nil {
+				return err
+			}
+			v := hub.ViewMemory(m)
+			return a.reply(cmd, v, func(w io.Writer) { printMemory(w, v) })
+		},
+	}
+	memoryScopeFlags(c, &scope, &scopeID)
+	return c
+}
+
+func (a *app) memoryListCmd() *cobra.Command {
+	var scope, scopeID string
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List the unexpired entries of a scope, newest first",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ms, err := svc.ListMemory(cmd.Context(), scope, scopeID)
+			if err != nil {
+				return err
+			}
+			vs := hub.ViewMemories(ms)
+			return a.reply(cmd, vs, func(w io.Writer) {
+				if len(vs) == 0 {
+					fmt.Fprintln(w, "No memory entries.")
+				}
+				for _, v := range vs {
+					printMemory(w, v)
+				}
+			})
+		},
+	}
+	memoryScopeFlags(c, &scope, &scopeID)
+	return c
+}
+
+func (a *app) memoryDeleteCmd() *cobra.Command {
+	var scope, scopeID string
+	c := &cobra.Command{
+		Use:   "delete <key>",
+		Short: "Delete a memory entry",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := a.taskActor()
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.DeleteMemory(cmd.Context(), agent, scope, scopeID, args[0])
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, r, func(w io.Writer) { fmt.Fprintf(w, "Deleted %s (%s)\n", r.Key, r.Scope) })
+		},
+	}
+	memoryScopeFlags(c, &scope, &scopeID)
+	return c
+}
+
+func (a *app) memoryGCCmd() *cobra.Command {
+	var limit int
+	c := &cobra.Command{
+		Use:   "gc",
+		Short: "Delete expired memory entries",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			agent, err := a.taskActor()
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.GCMemory(cmd.Context(), agent, limit)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, r, func(w io.Writer) {
+				fmt.Fprintf(w, "Deleted %d expired entr%s\n", r.Deleted, map[bool]string{true: "y", false: "ies"}[r.Deleted == 1])
+			})
+		},
+	}
+	c.Flags().IntVar(&limit, "limit", hub.DefaultGCLimit, "maximum entries to delete")
+	return c
+}

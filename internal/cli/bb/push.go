@@ -1,0 +1,69 @@
+package bb
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func (a *app) pushCmd() *cobra.Command {
+	var doc string
+	c := &cobra.Command{
+		Use:   "push",
+		Short: "Record an event, memories, task artifacts and a status change atomically",
+		Long: `push applies one JSON document (--json, else stdin) in one transaction:
+  {"task_id": "...",
+   "event": {"kind": "progress", "message": "...", "metadata": {...}},
+   "memories": [{"key": "...", "value": "...", "scope": "task", "scope_id": "..."}],
+   "artifacts": [{"file_path": "...", "content_type": "..."}],
+   "task_status": {"status": "completed", "summary": "..."}}
+All of it is stored, or nothing is. The same format as 'vybe push'.`,
+		Example: `  bb --as claude-1 push --json '{"task_id":"task_1","event":{"kind":"progress","message":"tests pass"}}'`,
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			raw := []byte(doc)
+			if !cmd.Flags().Changed("json") && !a.env.IsTerminal {
+				b, err := io.ReadAll(io.LimitReader(a.env.Stdin, hub.MaxPushInput+1))
+				if err != nil {
+					return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read stdin", Err: err}
+				}
+				raw = b
+			}
+			in, err := hub.ParsePushInput(raw)
+			if err != nil {
+				return err
+			}
+			agent, err := a.taskActor()
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.Push(cmd.Context(), agent, in)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, r, func(w io.Writer) {
+				if r.EventID > 0 {
+					fmt.Fprintf(w, "Event %d (%s)\n", r.EventID, r.Kind)
+				}
+				for _, m := range r.Memories {
+					fmt.Fprintf(w, "Memory %s (event %d)\n", m.Key, m.EventID)
+				}
+				for _, x := range r.Artifacts {
+					fmt.Fprintf(w, "Artifact %s %s (event %d)\n", x.ArtifactID, x.FilePath, x.EventID)
+				}
+				if s := r.TaskStatus; s != nil {
+					fmt.Fprintf(w, "Task %s is %s\n", s.TaskID, s.Status)
+				}
+			})
+		},
+	}
+	c.Flags().StringVar(&doc, "json", "", "the push document (else read from stdin)")
+	return c
+}

@@ -1,0 +1,386 @@
+package bb
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Tasks (seed 002) natively in bb: the same core as `vybe task`, with bb's
+// envelope, identity (--as) and board discovery. Task ids are the bead ids
+// that bb agent mail and reservations refer to.
+
+func (a *app) taskCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "task",
+		Short: "Tasks with dependencies (what bead ids in mail and reservations name)",
+		Long: `Tasks are units of work with a status (pending, in_progress, completed,
+blocked), a priority and dependencies. A task with an unfinished dependency
+is blocked; completing the last one returns it to pending. Cycles are
+rejected. 'bb task show' lists the messages, reservations and events that
+name a task (by its id, used as bead id).`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	c.AddCommand(a.taskCreateCmd(), a.taskListCmd(), a.taskShowCmd(), a.taskBeginCmd(), a.taskStatusCmd(),
+		a.taskPriorityCmd(), a.taskCompleteCmd(), a.taskDepCmd(), a.taskDeleteCmd())
+	return c
+}
+
+// taskActor is the acting agent of a task mutation.
+func (a *app) taskActor() (string, error) {
+	id, _ := a.identity()
+	if err := hub.ValidateStoredAgentID(id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+func printTask(w io.Writer, t hub.Task) {
+	fmt.Fprintf(w, "%s  [%s] p%d  %s\n", t.ID, t.Status, t.Priority, t.Title)
+	if t.ProjectID != "" {
+		fmt.Fprintf(w, "  project: %s\n", t.ProjectID)
+	}
+	if t.BlockedReason != "" {
+		fmt.Fprintf(w, "  blocked: %s\n", t.BlockedReason)
+	}
+	if len(t.DependsOn) > 0 {
+		fmt.Fprintf(w, "  depends on: %s\n", strings.Join(t.DependsOn, ", "))
+	}
+	if t.Owner != "" {
+		fmt.Fprintf(w, "  owner: %s\n", t.Owner)
+	}
+	if t.Description != "" {
+		fmt.Fprintf(w, "  %s\n", t.Description)
+	}
+}
+
+func (a *app) taskResultReply(cmd *cobra.Command, r hub.TaskResult, verb string) error {
+	return a.reply(cmd, hub.ViewTask(r.Task), func(w io.Writer) {
+		fmt.Fprintf(w, "%s task %s\n", verb, r.Task.ID)
+		printTask(w, r.Task)
+	})
+}
+
+func (a *app) taskCreateCmd() *cobra.Command {
+	var in hub.TaskInput
+	c := &cobra.Command{
+		Use:     "create <title>",
+		Short:   "Create a pending task",
+		Example: `  bb --as claude-1 task create "Fix login redirect" --desc "after OAuth" --priority 2`,
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := a.taskActor()
+			if err != nil {
+				return err
+			}
+			in.Title = args[0]
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.CreateTask(cmd.Context(), agent, in)
+			if err != nil {
+				return err
+			}
+			return a.taskResultReply(cmd, r, "Created")
+		},
+	}
+	c.Flags().StringVar(&in.Description, "desc", "", "description")
+	c.Flags().StringVar(&in.ProjectID, "project", "", "project id")
+	c.Flags().IntVar(&in.Priority, "priority", 0, "priority (higher first)")
+	return c
+}
+
+func (a *app) taskListCmd() *cobra.Command {
+	f := hub.TaskFilter{}
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List tasks, highest priority and newest first",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.Limit < 0 {
+				return hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be positive")
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ts, err := svc.ListTasks(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			views := hub.ViewTasks(ts)
+			if views == nil {
+				views = []hub.TaskView{}
+			}
+			return a.reply(cmd, views, func(w io.Writer) {
+				if len(ts) == 0 {
+					fmt.Fprintln(w, "No tasks.")
+				}
+				for _, t := range ts {
+					fmt.Fprintf(w, "%-40s %-12s p%-3d %s\n", t.ID, t.Status, t.Priority, t.Title)
+				}
+			})
+		},
+	}
+	c.Flags().StringVar(&f.Status, "status", "", "only this status (pending, in_progress, completed, blocked)")
+	c.Flags().StringVar(&f.ProjectID, "project", "", "only this project")
+	c.Flags().IntVar(&f.Priority, "priority", -1, "only this priority (-1 = any)")
+	c.Flags().IntVar(&f.Limit, "limit", 0, "at most this many (0 = all)")
+	return c
+}
+
+type taskMessageJSON struct {
+	ID        int64     `json:"id"`
+	UUID      string    `json:"uuid"`
+	FromAgent string    `json:"from_agent"`
+	To        string    `json:"to"`
+	Subject   string    `json:"subject"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+type taskReservationJSON struct {
+	ReservationID string    `json:"reservation_id"`
+	Scope         string    `json:"scope"`
+	AgentID       string    `json:"agent_id"`
+	State         string    `json:"state"`
+	CreatedAt     time.Time `json:"created_at"`
+	ExpiresAt     time.Time `json:"expires_at"`
+}
+
+type taskDetailJSON struct {
+	Task         hub.TaskView          `json:"task"`
+	Messages     []taskMessageJSON     `json:"messages"`
+	Reservations []taskReservationJSON `json:"reservations"`
+	Events       []hub.EventView       `json:"events"`
+}
+
+func (a *app) taskShowCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show <id>",
+		Short: "Show a task with the messages, reservations and events that name it",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			d, err := svc.GetTaskDetail(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			out := taskDetailJSON{Task: hub.ViewTask(d.Task), Messages: []taskMessageJSON{}, Reservations: []taskReservationJSON{},
+				Events: hub.ViewEvents(d.Events)}
+			if out.Events == nil {
+				out.Events = []hub.EventView{}
+			}
+			for _, m := range d.Messages {
+				out.Messages = append(out.Messages, taskMessageJSON{ID: m.Seq, UUID: m.UUID, FromAgent: m.From, To: m.To, Subject: m.Subject, CreatedAt: m.CreatedAt})
+			}
+			for _, r := range d.Reservations {
+				scope := r.Scope
+				if r.Wildcard {
+					scope += "/*"
+				}
+				out.Reservations = append(out.Reservations, taskReservationJSON{ReservationID: r.ID, Scope: scope, AgentID: r.AgentID,
+					State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt})
+			}
+			return a.reply(cmd, out, func(w io.Writer) {
+				printTask(w, d.Task)
+				fmt.Fprintf(w, "Messages (%d):\n", len(d.Messages))
+				for _, m := range d.Messages {
+					fmt.Fprintf(w, "  #%d %s -> %s: %s\n", m.Seq, m.From, m.To, m.Subject)
+				}
+				fmt.Fprintf(w, "Reservations (%d):\n", len(d.Reservations))
+				for _, r := range out.Reservations {
+					fmt.Fprintf(w, "  %s %s (%s, until %s)\n", r.AgentID, r.Scope, r.State, hub.ViewTime(r.ExpiresAt))
+				}
+				fmt.Fprintf(w, "Events (%d):\n", len(d.Events))
+				for _, e := range d.Events {
+					fmt.Fprintf(w, "  %6d %s %-22s %-16s %s\n", e.Seq, hub.ViewTime(e.CreatedAt), e.Type, e.Agent, e.Message)
+				}
+			})
+		},
+	}
+}
+
+func (a *app) taskBeginCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "begin <id>",
+		Aliases: []string{"claim", "start"},
+		Short:   "Start a task: in_progress, owned by you, and your focus",
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := a.taskActor()
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.BeginTask(cmd.Context(), agent, args[0])
+			if err != nil {
+				return err
+			}
+			return a.taskResultReply(cmd, r, "Began")
+		},
+	}
+}
+
+func (a *app) taskStatusCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status <id> <pending|in_progress|completed|blocked>",
+		Short: "Set a task's status (low-level transition)",
+		Args:  usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := a.taskActor()
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.SetTaskStatus(cmd.Context(), agent, args[0], args[1])
+			if err != nil {
+				return err
+			}
+			return a.taskResultReply(cmd, r, "Updated")
+		},
+	}
+}
+
+func (a *app) taskPriorityCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "priority <id> <n>",
+		Short: "Set a task's priority (any integer; higher first)",
+		Args:  usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := strconv.Atoi(args[1])
+			if err != nil {
+				return hub.FieldErr(hub.CodeInvalidInput, "priority", "invalid priority %q: expected an integer", args[1])
+			}
+			agent, err := a.taskActor()
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.SetTaskPriority(cmd.Context(), agent, args[0], p)
+			if err != nil {
+				return err
+			}
+			return a.taskResultReply(cmd, r, "Updated")
+		},
+	}
+}
+
+func (a *app) taskCompleteCmd() *cobra.Command {
+	var in hub.CloseInput
+	c := &cobra.Command{
+		Use:     "complete <id> --summary <text>",
+		Aliases: []string{"close"},
+		Short:   "Close a task: --outcome done (default) or blocked",
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := a.taskActor()
+			if err != nil {
+				return err
+			}
+			in.ID = args[0]
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.CompleteTask(cmd.Context(), agent, in)
+			if err != nil {
+				return err
+			}
+			return a.taskResultReply(cmd, r, "Closed")
+		},
+	}
+	c.Flags().StringVar(&in.Outcome, "outcome", "done", "done or blocked")
+	c.Flags().StringVar(&in.Summary, "summary", "", "what was done, or why it is blocked (required)")
+	c.Flags().StringVar(&in.Label, "label", "", "label recorded with the close event")
+	c.Flags().StringVar(&in.BlockedReason, "blocked-reason", "", "reason when blocked (default failure:<summary>)")
+	return c
+}
+
+func (a *app) taskDepCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "dep",
+		Short: "Add or remove task dependencies",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	mk := func(use, short string, add bool) *cobra.Command {
+		return &cobra.Command{
+			Use:   use + " <id> <depends-on-id>",
+			Short: short,
+			Args:  usageArgs(cobra.ExactArgs(2)),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				agent, err := a.taskActor()
+				if err != nil {
+					return err
+				}
+				svc, err := a.service(cmd.Context())
+				if err != nil {
+					return err
+				}
+				var r hub.DepResult
+				if add {
+					r, err = svc.AddTaskDep(cmd.Context(), agent, args[0], args[1])
+				} else {
+					r, err = svc.RemoveTaskDep(cmd.Context(), agent, args[0], args[1])
+				}
+				if err != nil {
+					return err
+				}
+				t, err := svc.GetTask(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				return a.reply(cmd, map[string]any{"message": r.Message, "task": hub.ViewTask(t)}, func(w io.Writer) {
+					fmt.Fprintln(w, r.Message)
+					printTask(w, t)
+				})
+			},
+		}
+	}
+	c.AddCommand(mk("add", "Make <id> depend on <depends-on-id> (blocks it until that completes)", true),
+		mk("remove", "Remove a dependency (unblocks the task when none is left)", false))
+	return c
+}
+
+func (a *app) taskDeleteCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete <id>",
+		Short: "Delete a task and its dependency edges",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := a.taskActor()
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := svc.DeleteTask(cmd.Context(), agent, args[0])
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, r, func(w io.Writer) { fmt.Fprintf(w, "Deleted task %s\n", r.TaskID) })
+		},
+	}
+}

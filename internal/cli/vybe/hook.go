@@ -1,0 +1,529 @@
+package vybe
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// hookSpec is one Claude Code hook event vybe installs.
+type hookSpec struct {
+	Event   string
+	Matcher string
+	Sub     string
+	Timeout int
+}
+
+// claudeHooks are the events, matchers, handler subcommands and timeouts of
+// the original.
+var claudeHooks = []hookSpec{
+	{"SessionStart", "startup|resume|clear|compact", "session-start", 3000},
+	{"UserPromptSubmit", "", "prompt", 2000},
+	{"PostToolUseFailure", "", "tool-failure", 2000},
+	{"PreCompact", "", "checkpoint", 4000},
+	{"SessionEnd", "", "session-end", 5000},
+	{"TaskCompleted", "", "task-completed", 2000},
+	{"PostToolUse", "Write|Edit|MultiEdit|Bash|NotebookEdit", "tool-success", 2000},
+	{"SubagentStop", "", "subagent-stop", 2000},
+	{"SubagentStart", "", "subagent-start", 2000},
+	{"Stop", "", "stop", 1000},
+}
+
+func hookSubs() map[string]bool {
+	m := map[string]bool{}
+	for _, h := range claudeHooks {
+		m[h.Sub] = true
+	}
+	return m
+}
+
+func (a *app) hookCommand(sub string) string {
+	return fmt.Sprintf("%q hook %s", a.env.Exe, sub)
+}
+
+// isVybeCommand reports whether a hook command string is one of ours.
+func isVybeCommand(cmd string) bool {
+	i := strings.LastIndex(cmd, " hook ")
+	if i < 0 {
+		return false
+	}
+	sub := strings.TrimSpace(cmd[i+len(" hook "):])
+	exe := strings.Trim(strings.TrimSpace(cmd[:i]), `"'`)
+	return hookSubs()[sub] && strings.Contains(strings.ToLower(filepath.Base(exe)), "vybe")
+}
+
+func groupIsVybe(g any) bool {
+	m, ok := g.(map[string]any)
+	if !ok {
+		return false
+	}
+	hs, _ := m["hooks"].([]any)
+	for _, h := range hs {
+		hm, _ := h.(map[string]any)
+		if c, _ := hm["command"].(string); isVybeCommand(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *app) claudeSettingsPath(project bool) (string, error) {
+	if project {
+		wd, err := a.env.Getwd()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(wd, ".claude", "settings.json"), nil
+	}
+	if a.env.Home == "" {
+		return "", hub.Errorf(hub.CodeInvalidInput, "cannot find the home directory (set HOME)")
+	}
+	return filepath.Join(a.env.Home, ".claude", "settings.json"), nil
+}
+
+func (a *app) opencodePluginPath() string {
+	return filepath.Join(a.env.Home, ".config", "opencode", "plugins", "vybe-bridge.js")
+}
+
+// readSettings loads a JSON settings file ({} when missing), keeping the
+// order-insensitive map form.
+func readSettings(path string) (map[string]any, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]any{}, nil
+	}
+	if err != nil {
+		return nil, hub.Errorf(hub.CodeIOReadFailed, "cannot read %s: %v", path, err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return map[string]any{}, nil
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, hub.Errorf(hub.CodeInvalidInput, "cannot parse %s: %v (fix or move it, then retry)", path, err)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+// writeFile writes a settings or plugin file in place (keeping its mode).
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return hub.Errorf(hub.CodeIOWriteFailed, "cannot create %s: %v", filepath.Dir(path), err)
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.WriteFile(path, data, mode); err != nil {
+		return hub.Errorf(hub.CodeIOWriteFailed, "cannot write %s: %v", path, err)
+	}
+	return nil
+}
+
+func encodeSettings(m map[string]any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return nil, hub.Internal("encode settings", err)
+	}
+	return buf.Bytes(), nil
+}
+
+type claudeInstall struct {
+	Path      string   `json:"path"`
+	Installed []string `json:"installed"`
+	Updated   []string `json:"updated,omitempty"`
+	Skipped   []string `json:"skipped"`
+}
+
+type opencodeInstall struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+}
+
+func sameJSON(x, y any) bool {
+	a, _ := json.Marshal(x)
+	b, _ := json.Marshal(y)
+	return bytes.Equal(a, b)
+}
+
+// installClaude merges vybe's hook entries into the settings file: other
+// keys and other tools' hooks are kept, vybe's own entries are replaced.
+func (a *app) installClaude(path string) (*claudeInstall, error) {
+	m, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	hooks, _ := m["hooks"].(map[string]any)
+	if hooks == nil {
+		if _, exists := m["hooks"]; exists {
+			return nil, hub.Errorf(hub.CodeInvalidInput, "%s: \"hooks\" is not an object", path)
+		}
+		hooks = map[string]any{}
+	}
+	res := &claudeInstall{Path: path}
+	for _, h := range claudeHooks {
+		entry := map[string]any{"matcher": h.Matcher, "hooks": []any{map[string]any{
+			"type": "command", "command": a.hookCommand(h.Sub), "timeout": h.Timeout}}}
+		groups, _ := hooks[h.Event].([]any)
+		var kept []any
+		var old []any
+		for _, g := range groups {
+			if groupIsVybe(g) {
+				old = append(old, g)
+			} else {
+				kept = append(kept, g)
+			}
+		}
+		switch {
+		case len(old) == 1 && sameJSON(old[0], entry):
+			res.Skipped = append(res.Skipped, h.Event)
+			continue
+		case len(old) > 0:
+			res.Updated = append(res.Updated, h.Event)
+		default:
+			res.Installed = append(res.Installed, h.Event)
+		}
+		hooks[h.Event] = append(kept, entry)
+	}
+	if len(res.Installed)+len(res.Updated) > 0 {
+		m["hooks"] = hooks
+		b, err := encodeSettings(m)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeFile(path, b); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+type claudeUninstall struct {
+	Path    string   `json:"path"`
+	Removed []string `json:"removed"`
+}
+
+func (a *app) uninstallClaude(path string) (*claudeUninstall, error) {
+	res := &claudeUninstall{Path: path}
+	m, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	hooks, ok := m["hooks"].(map[string]any)
+	if !ok {
+		res.Removed = []string{}
+		return res, nil
+	}
+	for _, h := range claudeHooks {
+		groups, _ := hooks[h.Event].([]any)
+		var kept []any
+		removed := false
+		for _, g := range groups {
+			if groupIsVybe(g) {
+				removed = true
+			} else {
+				kept = append(kept, g)
+			}
+		}
+		if !removed {
+			continue
+		}
+		res.Removed = append(res.Removed, h.Event)
+		if len(kept) == 0 {
+			delete(hooks, h.Event)
+		} else {
+			hooks[h.Event] = kept
+		}
+	}
+	if len(res.Removed) > 0 {
+		b, err := encodeSettings(m)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeFile(path, b); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// opencodePlugin is the OpenCode bridge: it forwards session and tool
+// events to the vybe hook handlers.
+func (a *app) opencodePlugin() string {
+	exe, _ := json.Marshal(a.env.Exe)
+	return `// vybe-bridge.js — installed by 'vybe hook install --opencode'. Do not edit:
+// 'vybe hook install' rewrites it and 'vybe status' reports local changes.
+const VYBE = ` + string(exe) + `;
+
+async function run($, sub, payload) {
+  try {
+    const input = JSON.stringify(payload ?? {});
+    const out = await $` + "`${VYBE} hook ${sub} < ${new Response(input)}`" + `.quiet().nothrow().text();
+    return out;
+  } catch (_) {
+    return "";
+  }
+}
+
+export const VybeBridge = async ({ $, directory }) => {
+  return {
+    event: async ({ event }) => {
+      if (event.type === "session.created") {
+        await run($, "session-start", { cwd: directory, source: "startup", hook_event_name: "SessionStart" });
+      } else if (event.type === "session.idle") {
+        await run($, "stop", { cwd: directory, hook_event_name: "Stop" });
+      } else if (event.type === "session.compacted") {
+        await run($, "checkpoint", { cwd: directory, hook_event_name: "PreCompact" });
+      }
+    },
+    "tool.execute.after": async (input, output) => {
+      await run($, "tool-success", { cwd: directory, tool_name: input.tool, hook_event_name: "PostToolUse" });
+    },
+  };
+};
+`
+}
+
+func (a *app) opencodeStatus() (installed bool, status string) {
+	b, err := os.ReadFile(a.opencodePluginPath())
+	if err != nil {
+		return false, "missing"
+	}
+	if string(b) == a.opencodePlugin() {
+		return true, "current"
+	}
+	return true, "modified"
+}
+
+func (a *app) hookCmd() *cobra.Command {
+	var claude, opencode, project bool
+	selected := func(cmd *cobra.Command) (bool, bool, error) {
+		c, o := claude, opencode
+		if cmd.Flags().Changed("opencode") && !cmd.Flags().Changed("claude") {
+			c = false
+		}
+		if !c && !o {
+			return false, false, hub.Errorf(hub.CodeInvalidInput, "nothing selected: use --claude and/or --opencode")
+		}
+		return c, o, nil
+	}
+	install := &cobra.Command{
+		Use:   "install",
+		Short: "Install the Claude Code hooks (and/or the OpenCode plugin)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, o, err := selected(cmd)
+			if err != nil {
+				return err
+			}
+			// Best effort: make sure the database is migrated.
+			if _, err := a.service(cmd.Context()); err != nil {
+				a.log.Warn("database migration skipped", "error", err.Error())
+			}
+			out := map[string]any{}
+			var msgs []string
+			if c {
+				path, err := a.claudeSettingsPath(project)
+				if err != nil {
+					return err
+				}
+				r, err := a.installClaude(path)
+				if err != nil {
+					return err
+				}
+				out["claude"] = r
+				if changed := append(append([]string{}, r.Installed...), r.Updated...); len(changed) > 0 {
+					msgs = append(msgs, fmt.Sprintf("Claude Code hooks installed (%s). Run 'vybe status' to verify.", strings.Join(changed, ", ")))
+				} else {
+					msgs = append(msgs, "Claude Code hooks already installed. Run 'vybe status' to verify.")
+				}
+			}
+			if o {
+				path := a.opencodePluginPath()
+				_, st := a.opencodeStatus()
+				status := map[string]string{"missing": "installed", "modified": "updated", "current": "skipped"}[st]
+				if st != "current" {
+					if err := writeFile(path, []byte(a.opencodePlugin())); err != nil {
+						return err
+					}
+				}
+				out["opencode"] = opencodeInstall{Path: path, Status: status}
+				msgs = append(msgs, "OpenCode plugin "+status+" ("+path+").")
+			}
+			out["message"] = strings.Join(msgs, " ")
+			return a.ok(out)
+		},
+	}
+	uninstall := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove vybe's Claude Code hooks (and/or the OpenCode plugin)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, o, err := selected(cmd)
+			if err != nil {
+				return err
+			}
+			out := map[string]any{}
+			if c {
+				path, err := a.claudeSettingsPath(project)
+				if err != nil {
+					return err
+				}
+				r, err := a.uninstallClaude(path)
+				if err != nil {
+					return err
+				}
+				out["claude"] = r
+			}
+			if o {
+				path := a.opencodePluginPath()
+				err := os.Remove(path)
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return hub.Errorf(hub.CodeIOWriteFailed, "cannot remove %s: %v", path, err)
+				}
+				out["opencode"] = map[string]any{"path": path, "removed": err == nil}
+			}
+			return a.ok(out)
+		},
+	}
+	for _, c := range []*cobra.Command{install, uninstall} {
+		c.Flags().BoolVar(&claude, "claude", true, "Claude Code hooks (~/.claude/settings.json)")
+		c.Flags().BoolVar(&opencode, "opencode", false, "OpenCode plugin (~/.config/opencode/plugins/vybe-bridge.js)")
+		c.Flags().BoolVar(&project, "project", false, "use ./.claude/settings.json instead of the user settings")
+		mutating(c, false)
+	}
+	c := namespace("hook", "Install or remove the coding-assistant hooks", install, uninstall)
+	for _, h := range claudeHooks {
+		c.AddCommand(a.hookHandler(h))
+	}
+	a.namespaceRun(c)
+	return c
+}
+
+// hookInput is the part of a hook's stdin JSON the handlers use.
+type hookInput struct {
+	SessionID     string `json:"session_id"`
+	Cwd           string `json:"cwd"`
+	HookEventName string `json:"hook_event_name"`
+	Source        string `json:"source"`
+	Prompt        string `json:"prompt"`
+	ToolName      string `json:"tool_name"`
+	Error         string `json:"error"`
+	Reason        string `json:"reason"`
+}
+
+// hookHandler is a hidden subcommand run by the assistant: it reads the
+// hook JSON on stdin, records what happened, and always exits 0.
+func (a *app) hookHandler(h hookSpec) *cobra.Command {
+	return &cobra.Command{
+		Use:    h.Sub,
+		Short:  "hook handler for " + h.Event,
+		Hidden: true,
+		Args:   cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := a.runHook(cmd, h); err != nil {
+				a.log.Warn("hook handler failed", "hook", h.Sub, "error", err.Error())
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) hookAgent() string {
+	if n, err := a.optionalAgent(); err == nil && n != "" {
+		return n
+	}
+	return "claude"
+}
+
+func (a *app) runHook(cmd *cobra.Command, h hookSpec) error {
+	var in hookInput
+	if a.env.StdinPiped {
+		b, err := io.ReadAll(io.LimitReader(a.env.Stdin, hub.MaxPushInput))
+		if err == nil && len(bytes.TrimSpace(b)) > 0 {
+			_ = json.Unmarshal(b, &in)
+		}
+	}
+	if in.Cwd == "" {
+		in.Cwd, _ = a.env.Getwd()
+	}
+	ctx := cmd.Context()
+	agent := a.hookAgent()
+	svc, err := a.service(ctx)
+	if err != nil {
+		return err
+	}
+	rid := fmt.Sprintf("hook_%s_%d", strings.ReplaceAll(h.Sub, "-", "_"), time.Now().UnixNano())
+	if h.Sub == "session-start" {
+		rctx := hub.WithIdempotency(ctx, hub.IdemKey{Agent: agent, RequestID: rid, Command: "resume"})
+		r, err := svc.Resume(rctx, hub.ResumeInput{Agent: agent, ProjectDir: in.Cwd})
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName": "SessionStart", "additionalContext": r.Prompt}})
+		_, _ = a.env.Stdout.Write(append(b, '\n'))
+		return nil
+	}
+	kind, msg := hookEvent(h, in)
+	if kind == "" {
+		return nil
+	}
+	pctx := hub.WithIdempotency(ctx, hub.IdemKey{Agent: agent, RequestID: rid, Command: "push"})
+	meta, _ := json.Marshal(map[string]string{"session_id": in.SessionID, "hook": h.Event, "cwd": in.Cwd, "tool_name": in.ToolName})
+	_, err = svc.Push(pctx, agent, hub.PushInput{Event: &hub.PushEvent{Kind: kind, Message: msg, Metadata: meta}})
+	return err
+}
+
+// hookEvent maps a hook to the event it records ("" = none).
+func hookEvent(h hookSpec, in hookInput) (kind, msg string) {
+	clip := func(s string) string {
+		if len(s) > hub.MaxEventMessageLen {
+			return s[:hub.MaxEventMessageLen]
+		}
+		return s
+	}
+	switch h.Sub {
+	case "prompt":
+		if strings.TrimSpace(in.Prompt) == "" {
+			return "", ""
+		}
+		return "user_prompt", clip(in.Prompt)
+	case "tool-failure":
+		return "tool_failure", clip(strings.TrimSpace("Tool failed: " + in.ToolName + " " + in.Error))
+	case "tool-success":
+		return "tool_success", "Tool succeeded: " + in.ToolName
+	case "checkpoint":
+		return "checkpoint", "Context compaction checkpoint"
+	case "session-end":
+		return "session_end", clip(strings.TrimSpace("Session ended " + in.Reason))
+	case "task-completed":
+		return "task_completed", "Assistant task completed"
+	case "subagent-start":
+		return "subagent_start", "Subagent started"
+	case "subagent-stop":
+		return "subagent_stop", "Subagent stopped"
+	case "stop":
+		return "agent_stop", "Assistant stopped"
+	}
+	return "", ""
+}

@@ -1,0 +1,59 @@
+package vybe
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func (a *app) resumeCmd() *cobra.Command {
+	var in hub.ResumeInput
+	var peek bool
+	c := &cobra.Command{
+		Use:   "resume",
+		Short: "Start a session: events since your cursor, your focus task, the brief and prompt",
+		Long: `resume answers "what were we working on?": it reads the events since the
+agent's cursor (deltas), chooses the focus task deterministically, advances
+the cursor and returns the brief and a prompt to inject into the assistant's
+context (.data.prompt). --peek shows the brief and changes nothing.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if peek {
+				agent, err := a.agentName()
+				if err != nil {
+					return err
+				}
+				svc, err := a.service(cmd.Context())
+				if err != nil {
+					return err
+				}
+				r, err := svc.PeekResume(cmd.Context(), agent, in.ProjectDir)
+				if err != nil {
+					return err
+				}
+				return a.ok(r)
+			}
+			ctx, agent, err := a.mutation(cmd.Context(), "resume")
+			if err != nil {
+				return err
+			}
+			svc, err := a.service(ctx)
+			if err != nil {
+				return err
+			}
+			in.Agent = agent
+			r, err := svc.Resume(ctx, in)
+			if err != nil {
+				return err
+			}
+			return a.ok(r)
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&in.Limit, "limit", hub.DefaultResumeLimit, "maximum deltas (at most 1000)")
+	f.StringVar(&in.ProjectDir, "project-dir", "", "workspace directory (the project scope; remembered)")
+	hiddenStringAlias(f, &in.ProjectDir, "project", "alias of --project-dir")
+	f.BoolVar(&peek, "peek", false, "show the brief without moving the cursor or focus")
+	f.StringVar(&in.Focus, "focus", "", "set the focus to this task id first")
+	return mutating(c, false)
+}

@@ -1,0 +1,265 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// MaxPushInput bounds the JSON document of one push (1 MiB).
+const MaxPushInput = 1 << 20
+
+// PushInput is one batch of writes applied in a single transaction: an
+// event, memories, task artifacts and a task status change.
+type PushInput struct {
+	TaskID     string         `json:"task_id,omitempty"`
+	Event      *PushEvent     `json:"event,omitempty"`
+	Memories   []PushMemory   `json:"memories,omitempty"`
+	Artifacts  []PushArtifact `json:"artifacts,omitempty"`
+	TaskStatus *PushStatus    `json:"task_status,omitempty"`
+}
+
+// PushEvent is a free-form timeline entry.
+type PushEvent struct {
+	Kind     string          `json:"kind"`
+	Message  string          `json:"message"`
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+}
+
+// PushMemory is a memory entry; Value may be a JSON string or any JSON
+// value (kept as its JSON text).
+type PushMemory struct {
+	Key       string          `json:"key"`
+	Value     json.RawMessage `json:"value"`
+	ValueType string          `json:"value_type,omitempty"`
+	Scope     string          `json:"scope"`
+	ScopeID   string          `json:"scope_id,omitempty"`
+	ExpiresAt string          `json:"expires_at,omitempty"`
+}
+
+// PushArtifact attaches a file to the push's task.
+type PushArtifact struct {
+	FilePath    string `json:"file_path"`
+	ContentType string `json:"content_type,omitempty"`
+}
+
+// PushStatus changes the task's status; completed and blocked close it.
+type PushStatus struct {
+	Status        string `json:"status"`
+	Summary       string `json:"summary,omitempty"`
+	Label         string `json:"label,omitempty"`
+	BlockedReason string `json:"blocked_reason,omitempty"`
+}
+
+// PushResult is the reply of Push (every part omitted when not requested).
+type PushResult struct {
+	EventID    int64              `json:"event_id,omitempty"`
+	Kind       string             `json:"kind,omitempty"`
+	Memories   []PushMemoryResult `json:"memories,omitempty"`
+	Artifacts  []PushArtifactRes  `json:"artifacts,omitempty"`
+	TaskStatus *PushStatusResult  `json:"task_status,omitempty"`
+}
+
+// PushMemoryResult reports one written memory.
+type PushMemoryResult struct {
+	Key     string `json:"key"`
+	EventID int64  `json:"event_id"`
+}
+
+// PushArtifactRes reports one attached artifact.
+type PushArtifactRes struct {
+	ArtifactID string `json:"artifact_id"`
+	FilePath   string `json:"file_path"`
+	EventID    int64  `json:"event_id"`
+}
+
+// PushStatusResult reports the status change.
+type PushStatusResult struct {
+	TaskID        string `json:"task_id"`
+	Status        string `json:"status"`
+	StatusEventID int64  `json:"status_event_id"`
+	CloseEventID  int64  `json:"close_event_id,omitempty"`
+}
+
+// ParsePushInput decodes and validates a push document. Unknown keys are
+// ignored; nothing is checked against the store.
+func ParsePushInput(b []byte) (PushInput, error) {
+	var in PushInput
+	if len(bytes.TrimSpace(b)) == 0 {
+		return in, FieldErr(CodeInvalidInput, "json", "JSON input required via --json flag or stdin pipe")
+	}
+	if len(b) > MaxPushInput {
+		return in, FieldErr(CodeInvalidInput, "json", "invalid JSON input: document is %d bytes (max %d)", len(b), MaxPushInput)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&in); err != nil {
+		return PushInput{}, FieldErr(CodeInvalidInput, "json", "invalid JSON input: %s", jsonErrText(err))
+	}
+	if dec.More() {
+		return PushInput{}, FieldErr(CodeInvalidInput, "json", "invalid JSON input: unexpected data after the JSON object")
+	}
+	if in.Event == nil && len(in.Memories) == 0 && len(in.Artifacts) == 0 && in.TaskStatus == nil {
+		return in, FieldErr(CodeInvalidInput, "json", "push requires at least one operation (event, memories, artifacts, or task_status)")
+	}
+	if len(in.Artifacts) > 0 && in.TaskID == "" {
+		return in, FieldErr(CodeInvalidInput, "task_id", "task_id is required when artifacts are provided")
+	}
+	if in.TaskStatus != nil {
+		if in.TaskID == "" {
+			return in, FieldErr(CodeInvalidInput, "task_id", "task_id is required when task_status is provided")
+		}
+		if err := ValidateTaskStatus(in.TaskStatus.Status); err != nil {
+			return in, FieldErr(CodeInvalidInput, "task_status", "invalid task_status: %s", err.Error())
+		}
+	}
+	if e := in.Event; e != nil {
+		if err := validatePushEvent(e); err != nil {
+			return in, FieldErr(CodeInvalidInput, "event", "failed to insert event: %s", err.Error())
+		}
+	}
+	for _, a := range in.Artifacts {
+		if a.FilePath == "" {
+			return in, FieldErr(CodeInvalidInput, "artifacts", "artifact file_path is required")
+		}
+		if err := checkLen("file_path", a.FilePath, MaxArtifactPathLen); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+func jsonErrText(err error) string {
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func validatePushEvent(e *PushEvent) error {
+	switch {
+	case e.Kind == "":
+		return fmt.Errorf("event kind is required")
+	case len(e.Kind) > MaxEventKindLen:
+		return fmt.Errorf("event kind exceeds max length (%d)", MaxEventKindLen)
+	case e.Message == "":
+		return fmt.Errorf("event message is required")
+	case len(e.Message) > MaxEventMessageLen:
+		return fmt.Errorf("event message exceeds max length (%d)", MaxEventMessageLen)
+	case len(e.Metadata) > MaxEventMetaLen:
+		return fmt.Errorf("event metadata exceeds max length (%d)", MaxEventMetaLen)
+	}
+	return nil
+}
+
+// pushMemoryInput turns a pushed memory into a validated MemoryInput.
+func pushMemoryInput(m PushMemory) (MemoryInput, error) {
+	in := MemoryInput{Key: m.Key, ValueType: m.ValueType, Scope: m.Scope, ScopeID: m.ScopeID}
+	raw := bytes.TrimSpace(m.Value)
+	if len(raw) > 0 && raw[0] == '"' {
+		if err := json.Unmarshal(raw, &in.Value); err != nil {
+			return in, fmt.Errorf("invalid value: %s", jsonErrText(err))
+		}
+	} else if len(raw) > 0 && string(raw) != "null" {
+		in.Value = string(raw)
+	}
+	if m.ExpiresAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, m.ExpiresAt)
+		if err != nil {
+			return in, fmt.Errorf("invalid expires_at %q: expected an RFC 3339 time", m.ExpiresAt)
+		}
+		in.ExpiresAt = &t
+	}
+	if err := validateMemoryInput(&in); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+// Push applies an event, memories, artifacts and a status change (in that
+// order) in one transaction: all of it happens or none.
+func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushResult, error) {
+	if err := checkAgent(agent); err != nil {
+		return PushResult{}, err
+	}
+	mems := make([]MemoryInput, len(in.Memories))
+	for i, m := range in.Memories {
+		mi, err := pushMemoryInput(m)
+		if err != nil {
+			return PushResult{}, FieldErr(CodeInvalidInput, "memories", "failed to upsert memory %q: %s", m.Key, err.Error())
+		}
+		mems[i] = mi
+	}
+	return write(ctx, s, func(tx Tx) (PushResult, error) {
+		now := s.Now()
+		a, err := s.actingAgent(ctx, tx, agent, now)
+		if err != nil {
+			return PushResult{}, err
+		}
+		var task *Task
+		if in.TaskID != "" {
+			if task, err = tx.GetTask(ctx, in.TaskID); err != nil {
+				return PushResult{}, err
+			}
+		}
+		projectID := ""
+		if task != nil {
+			projectID = task.ProjectID
+		}
+		var out PushResult
+		if e := in.Event; e != nil {
+			var meta any
+			if len(bytes.TrimSpace(e.Metadata)) > 0 && string(bytes.TrimSpace(e.Metadata)) != "null" {
+				meta = e.Metadata
+			}
+			if out.EventID, err = s.taskEvent(ctx, tx, a, e.Kind, in.TaskID, projectID, e.Message, meta); err != nil {
+				return PushResult{}, err
+			}
+			out.Kind = e.Kind
+		}
+		for _, m := range mems {
+			r, err := s.upsertMemory(ctx, tx, a, m, now)
+			if err != nil {
+				return PushResult{}, err
+			}
+			out.Memories = append(out.Memories, PushMemoryResult{Key: r.Key, EventID: r.EventID})
+		}
+		for _, p := range in.Artifacts {
+			if task == nil {
+				return PushResult{}, &Error{Code: CodeNotFound, Field: "task_id",
+					Message: fmt.Sprintf("failed to add artifact %q: failed to insert artifact: constraint failed: FOREIGN KEY constraint failed (787)", p.FilePath)}
+			}
+			ev, err := s.taskEvent(ctx, tx, a, KindArtifactAdded, task.ID, task.ProjectID, "Artifact added: "+p.FilePath,
+				map[string]string{"file_path": p.FilePath})
+			if err != nil {
+				return PushResult{}, err
+			}
+			art := &Artifact{UID: NewEntityID("artifact", now), Path: p.FilePath, ProducedBy: agent, TaskID: task.ID,
+				EventID: ev, ContentType: p.ContentType, CreatedAt: now, UpdatedAt: now}
+			if err := tx.InsertTaskArtifact(ctx, art); err != nil {
+				return PushResult{}, err
+			}
+			out.Artifacts = append(out.Artifacts, PushArtifactRes{ArtifactID: art.UID, FilePath: art.Path, EventID: ev})
+		}
+		if st := in.TaskStatus; st != nil {
+			if task == nil {
+				return PushResult{}, taskNotFound(in.TaskID)
+			}
+			res := &PushStatusResult{TaskID: task.ID, Status: st.Status}
+			if st.Status == TaskCompleted || st.Status == TaskBlocked {
+				summary := st.Summary
+				if summary == "" {
+					summary = "Task " + st.Status + " via push"
+				}
+				rep, err := s.closeTask(ctx, tx, a, task, st.Status, CloseInput{ID: task.ID, Summary: summary, Label: st.Label, BlockedReason: st.BlockedReason}, now)
+				if err != nil {
+					return PushResult{}, err
+				}
+				res.StatusEventID, res.CloseEventID = rep.StatusEventID, rep.CloseEventID
+			} else if res.StatusEventID, err = s.setStatus(ctx, tx, a, task, st.Status, "", now); err != nil {
+				return PushResult{}, err
+			}
+			out.TaskStatus = res
+		}
+		return out, nil
+	})
+}

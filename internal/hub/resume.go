@@ -1,0 +1,558 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Resume limits.
+const (
+	DefaultResumeLimit = 1000
+	MaxResumeLimit     = 1000
+	briefEventsLimit   = 20
+	briefReasonLimit   = 10
+	briefArtifactLimit = 20
+	briefPipelineLimit = 5
+	briefUnlocksLimit  = 10
+)
+
+// ResumeInput is the input of Resume.
+type ResumeInput struct {
+	Agent string
+	// ProjectDir scopes the resume to a project (and is remembered as the
+	// agent's focus project); "" uses the remembered one.
+	ProjectDir string
+	Limit      int
+	// Focus, when set, points the agent's focus at this task first.
+	Focus string
+}
+
+// ResumeResult is what a session start receives.
+type ResumeResult struct {
+	AgentName      string      `json:"agent_name"`
+	OldCursor      int64       `json:"old_cursor"`
+	NewCursor      int64       `json:"new_cursor"`
+	Deltas         []EventView `json:"deltas"`
+	FocusTaskID    string      `json:"focus_task_id"`
+	FocusProjectID string      `json:"focus_project_id,omitempty"`
+	Brief          Brief       `json:"brief"`
+	Prompt         string      `json:"prompt"`
+}
+
+// PeekResult is the reply of a read-only resume.
+type PeekResult struct {
+	AgentName string `json:"agent_name"`
+	Brief     Brief  `json:"brief"`
+}
+
+// Brief is the context a session needs to answer "what were we working on?".
+type Brief struct {
+	Task           *TaskView      `json:"task"`
+	Project        *ProjectView   `json:"project,omitempty"`
+	RelevantMemory []MemoryView   `json:"relevant_memory"`
+	RecentEvents   []EventView    `json:"recent_events"`
+	Artifacts      []ArtifactView `json:"artifacts"`
+	PriorReasoning []EventView    `json:"prior_reasoning"`
+	ApproxTokens   int            `json:"approx_tokens"`
+	Counts         *BriefCounts   `json:"counts,omitempty"`
+	Pipeline       []PipelineTask `json:"pipeline,omitempty"`
+	Unlocks        []PipelineTask `json:"unlocks,omitempty"`
+}
+
+// ProjectView names the project a resume is scoped to.
+type ProjectView struct {
+	ID string `json:"id"`
+}
+
+// BriefCounts counts the tasks of the project (or of every project).
+type BriefCounts struct {
+	Pending    int64 `json:"pending"`
+	InProgress int64 `json:"in_progress"`
+	Blocked    int64 `json:"blocked"`
+	Completed  int64 `json:"completed"`
+}
+
+// PipelineTask is a task shown as "up next" or "unlocks".
+type PipelineTask struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Priority int    `json:"priority"`
+}
+
+// FocusState is what focus selection looks at.
+type FocusState struct {
+	// Current is the agent's focus task (nil when none or deleted).
+	Current *Task
+	// CurrentUnresolved is the number of unresolved dependencies of Current.
+	CurrentUnresolved int
+	// Assigned are tasks named by task_assigned deltas, in delta order,
+	// each with its unresolved dependency count.
+	Assigned []AssignedTask
+	// Next is the best pending task without unresolved dependencies
+	// (priority DESC, created_at ASC) in the project, or nil.
+	Next *Task
+	// ProjectID and Scoped restrict step 2 to one project.
+	ProjectID string
+	Scoped    bool
+}
+
+// AssignedTask is a task named by a task_assigned event.
+type AssignedTask struct {
+	Task       *Task
+	Unresolved int
+}
+
+// SelectFocus chooses the focus task deterministically:
+//  1. keep the current focus if it is in progress;
+//     1.5. keep it if it is blocked on dependencies (not a failure) that
+//     are still unresolved;
+//  2. the first task_assigned delta whose task is pending, has no
+//     unresolved dependencies and is in the project (when scoped);
+//  3. keep the current focus if it is pending;
+//  4. the best pending task without unresolved dependencies;
+//  5. none ("").
+//
+// It never changes any task's status.
+func SelectFocus(st FocusState) string {
+	if c := st.Current; c != nil {
+		if c.Status == TaskInProgress {
+			return c.ID
+		}
+		if c.Status == TaskBlocked && !strings.HasPrefix(c.BlockedReason, "failure:") && st.CurrentUnresolved > 0 {
+			return c.ID
+		}
+	}
+	for _, a := range st.Assigned {
+		if a.Task != nil && a.Task.Status == TaskPending && a.Unresolved == 0 && (!st.Scoped || a.Task.ProjectID == st.ProjectID) {
+			return a.Task.ID
+		}
+	}
+	if c := st.Current; c != nil && c.Status == TaskPending {
+		return c.ID
+	}
+	if st.Next != nil {
+		return st.Next.ID
+	}
+	return ""
+}
+
+// focusState gathers what SelectFocus needs with bounded, indexed reads.
+func focusState(ctx context.Context, tx Tx, focusID, projectID string, scoped bool, deltas []Event) (FocusState, error) {
+	st := FocusState{ProjectID: projectID, Scoped: scoped}
+	var err error
+	if focusID != "" {
+		if st.Current, err = tx.GetTask(ctx, focusID); err != nil {
+			return st, err
+		}
+		if st.Current != nil && st.Current.Status == TaskBlocked {
+			if st.CurrentUnresolved, err = tx.UnresolvedDeps(ctx, focusID); err != nil {
+				return st, err
+			}
+		}
+	}
+	if st.Current != nil && st.Current.Status == TaskInProgress {
+		return st, nil // step 1 decides; skip the other reads
+	}
+	for _, e := range deltas {
+		if e.Type != KindTaskAssigned || e.TaskID == "" {
+			continue
+		}
+		t, err := tx.GetTask(ctx, e.TaskID)
+		if err != nil {
+			return st, err
+		}
+		if t == nil || t.Status != TaskPending {
+			continue
+		}
+		n, err := tx.UnresolvedDeps(ctx, t.ID)
+		if err != nil {
+			return st, err
+		}
+		st.Assigned = append(st.Assigned, AssignedTask{Task: t, Unresolved: n})
+		if n == 0 && (!scoped || t.ProjectID == projectID) {
+			break // the first match decides step 2
+		}
+	}
+	next, err := tx.NextPendingTasks(ctx, projectID, scoped, "", 1)
+	if err != nil {
+		return st, err
+	}
+	if len(next) > 0 {
+		st.Next = &next[0]
+	}
+	return st, nil
+}
+
+// Resume starts (or resumes) a session: it reads the events since the
+// agent's cursor, chooses the focus task, advances the cursor and returns the
+// brief and the prompt. All in one transaction; a replay returns the stored
+// reply verbatim.
+func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, error) {
+	if err := checkAgent(in.Agent); err != nil {
+		return ResumeResult{}, err
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultResumeLimit
+	}
+	if limit > MaxResumeLimit {
+		limit = MaxResumeLimit
+	}
+	if err := checkLen("project_dir", in.ProjectDir, MaxProjectIDLen); err != nil {
+		return ResumeResult{}, err
+	}
+	return write(ctx, s, func(tx Tx) (ResumeResult, error) {
+		now := s.Now()
+		a, err := s.actingAgent(ctx, tx, in.Agent, now)
+		if err != nil {
+			return ResumeResult{}, err
+		}
+		if in.Focus != "" {
+			if _, err := s.setFocus(ctx, tx, a, in.Focus, now); err != nil {
+				return ResumeResult{}, err
+			}
+		}
+		if in.ProjectDir != "" {
+			a.FocusProjectID = in.ProjectDir
+		}
+		p := a.FocusProjectID
+		scoped := p != ""
+		deltas, err := tx.EventsAfter(ctx, a.EventCursor, p, scoped, limit)
+		if err != nil {
+			return ResumeResult{}, err
+		}
+		res := ResumeResult{AgentName: a.ID, OldCursor: a.EventCursor, NewCursor: a.EventCursor}
+		if len(deltas) > 0 {
+			if last := deltas[len(deltas)-1].Seq; last > res.NewCursor {
+				res.NewCursor = last
+			}
+			res.Deltas = ViewEvents(deltas)
+		}
+		st, err := focusState(ctx, tx, a.FocusTaskID, p, scoped, deltas)
+		if err != nil {
+			return ResumeResult{}, err
+		}
+		focus := SelectFocus(st)
+		a.EventCursor = res.NewCursor
+		a.FocusTaskID = focus
+		a.Version++
+		a.LastSeen, a.UpdatedAt = now, now
+		if err := tx.PutAgent(ctx, a); err != nil {
+			return ResumeResult{}, err
+		}
+		res.FocusTaskID = focus
+		res.FocusProjectID = p
+		if res.Brief, err = s.brief(ctx, tx, focus, p, scoped, now); err != nil {
+			return ResumeResult{}, err
+		}
+		res.Prompt = Prompt(a.ID, res.Brief)
+		res.Brief.ApproxTokens = approxTokens(res.Prompt)
+		return res, nil
+	})
+}
+
+// PeekResume computes the brief a resume would give, changing nothing.
+func (s *Service) PeekResume(ctx context.Context, agent, projectDir string) (PeekResult, error) {
+	if err := checkAgent(agent); err != nil {
+		return PeekResult{}, err
+	}
+	return read(ctx, s, func(tx Tx) (PeekResult, error) {
+		now := s.Now()
+		a, err := tx.GetAgent(ctx, agent)
+		if err != nil {
+			return PeekResult{}, err
+		}
+		if a == nil {
+			a = &Agent{ID: agent}
+		}
+		p := a.FocusProjectID
+		if projectDir != "" {
+			p = projectDir
+		}
+		scoped := p != ""
+		deltas, err := tx.EventsAfter(ctx, a.EventCursor, p, scoped, MaxResumeLimit)
+		if err != nil {
+			return PeekResult{}, err
+		}
+		st, err := focusState(ctx, tx, a.FocusTaskID, p, scoped, deltas)
+		if err != nil {
+			return PeekResult{}, err
+		}
+		b, err := s.brief(ctx, tx, SelectFocus(st), p, scoped, now)
+		if err != nil {
+			return PeekResult{}, err
+		}
+		b.ApproxTokens = approxTokens(Prompt(agent, b))
+		return PeekResult{AgentName: agent, Brief: b}, nil
+	})
+}
+
+func approxTokens(s string) int { return (len(s) + 3) / 4 }
+
+// brief assembles the resume context of a focus task with bounded reads.
+func (s *Service) brief(ctx context.Context, tx Tx, focus, p string, scoped bool, now time.Time) (Brief, error) {
+	b := Brief{RelevantMemory: []MemoryView{}, RecentEvents: []EventView{}, Artifacts: []ArtifactView{}, PriorReasoning: []EventView{}}
+	if scoped {
+		b.Project = &ProjectView{ID: p}
+	}
+	var task *Task
+	var err error
+	if focus != "" {
+		if task, err = tx.GetTask(ctx, focus); err != nil {
+			return b, err
+		}
+	}
+	// Memory: global, the focus task's, the project's (or every project's).
+	var mems []Memory
+	add := func(scope, id string, anyID bool) error {
+		ms, err := tx.ListMemory(ctx, scope, id, anyID, now, RelevantMemoryLimit)
+		mems = append(mems, ms...)
+		return err
+	}
+	if err := add(ScopeGlobal, "", false); err != nil {
+		return b, err
+	}
+	if task != nil {
+		if err := add(ScopeTask, task.ID, false); err != nil {
+			return b, err
+		}
+	}
+	if err := add(ScopeProject, p, !scoped); err != nil {
+		return b, err
+	}
+	sort.SliceStable(mems, func(i, j int) bool { return mems[i].UpdatedAt.After(mems[j].UpdatedAt) })
+	if len(mems) > RelevantMemoryLimit {
+		mems = mems[:RelevantMemoryLimit]
+	}
+	b.RelevantMemory = ViewMemories(mems)
+
+	for _, st := range []string{TaskPending, TaskInProgress, TaskBlocked, TaskCompleted} {
+		n, err := tx.CountTasks(ctx, st, p, scoped)
+		if err != nil {
+			return b, err
+		}
+		if b.Counts == nil {
+			b.Counts = &BriefCounts{}
+		}
+		switch st {
+		case TaskPending:
+			b.Counts.Pending = n
+		case TaskInProgress:
+			b.Counts.InProgress = n
+		case TaskBlocked:
+			b.Counts.Blocked = n
+		case TaskCompleted:
+			b.Counts.Completed = n
+		}
+	}
+	next, err := tx.NextPendingTasks(ctx, p, scoped, focus, briefPipelineLimit)
+	if err != nil {
+		return b, err
+	}
+	for _, t := range next {
+		b.Pipeline = append(b.Pipeline, PipelineTask{ID: t.ID, Title: t.Title, Priority: t.Priority})
+	}
+	if task == nil {
+		return b, nil
+	}
+	tv := ViewTask(*task)
+	b.Task = &tv
+	evs, err := tx.TaskEvents(ctx, TaskEventFilter{TaskID: task.ID, Limit: briefEventsLimit})
+	if err != nil {
+		return b, err
+	}
+	b.RecentEvents = ViewEvents(reverse(evs))
+	reasons, err := tx.TaskEvents(ctx, TaskEventFilter{TaskID: task.ID, Kind: KindReasoning, Limit: briefReasonLimit})
+	if err != nil {
+		return b, err
+	}
+	b.PriorReasoning = ViewEvents(reverse(reasons))
+	arts, err := tx.ListTaskArtifacts(ctx, task.ID, briefArtifactLimit)
+	if err != nil {
+		return b, err
+	}
+	b.Artifacts = ViewArtifacts(arts)
+	dependents, err := tx.TaskDependents(ctx, task.ID)
+	if err != nil {
+		return b, err
+	}
+	for _, id := range dependents {
+		if len(b.Unlocks) >= briefUnlocksLimit {
+			break
+		}
+		d, err := tx.GetTask(ctx, id)
+		if err != nil {
+			return b, err
+		}
+		if d != nil && d.Status != TaskCompleted {
+			b.Unlocks = append(b.Unlocks, PipelineTask{ID: d.ID, Title: d.Title, Priority: d.Priority})
+		}
+	}
+	return b, nil
+}
+
+func reverse[T any](s []T) []T {
+	out := make([]T, len(s))
+	for i, v := range s {
+		out[len(s)-1-i] = v
+	}
+	return out
+}
+
+// PromptHeader starts every resume prompt.
+const PromptHeader = "== VYBE (task tracker) =="
+
+// Prompt renders the brief as the text injected into an assistant's context.
+func Prompt(agent string, b Brief) string {
+	var w strings.Builder
+	w.WriteString(PromptHeader + "\n")
+	if b.Task == nil {
+		w.WriteString("\nNo task assigned. You can work freely.\n")
+		writeNotes(&w, b)
+		return w.String()
+	}
+	t := b.Task
+	w.WriteString("\nYour current task:\n")
+	fmt.Fprintf(&w, "  Title: %s\n", t.Title)
+	fmt.Fprintf(&w, "  Status: %s\n", t.Status)
+	if t.BlockedReason != "" {
+		fmt.Fprintf(&w, "  Blocked: %s\n", t.BlockedReason)
+	}
+	fmt.Fprintf(&w, "  ID: %s\n", t.ID)
+	if t.Description != "" {
+		fmt.Fprintf(&w, "  Description: %s\n", t.Description)
+	}
+	if b.Counts != nil {
+		fmt.Fprintf(&w, "\n%d task(s) awaiting action in this project.\n", b.Counts.Pending+b.Counts.Blocked)
+	}
+	writeNotes(&w, b)
+	if len(b.RecentEvents) > 0 {
+		w.WriteString("\nRecent activity:\n")
+		for _, e := range b.RecentEvents {
+			fmt.Fprintf(&w, "  - [%s] %s\n", e.Kind, oneLine(e.Message, 200))
+		}
+	}
+	if len(b.PriorReasoning) > 0 {
+		w.WriteString("\nProgress so far (your reasoning):\n")
+		for _, e := range b.PriorReasoning {
+			fmt.Fprintf(&w, "  - %s\n", oneLine(e.Message, 300))
+		}
+	}
+	if len(b.Artifacts) > 0 {
+		w.WriteString("\nArtifacts:\n")
+		for _, a := range b.Artifacts {
+			fmt.Fprintf(&w, "  - %s\n", a.FilePath)
+		}
+	}
+	if len(b.Pipeline) > 0 {
+		w.WriteString("\nUp next:\n")
+		for _, p := range b.Pipeline {
+			fmt.Fprintf(&w, "  - %s (%s, priority %d)\n", p.Title, p.ID, p.Priority)
+		}
+	}
+	if len(b.Unlocks) > 0 {
+		w.WriteString("\nCompleting this task unlocks:\n")
+		for _, p := range b.Unlocks {
+			fmt.Fprintf(&w, "  - %s (%s)\n", p.Title, p.ID)
+		}
+	}
+	w.WriteString("\n== COMMANDS (run in Bash) ==\n")
+	a := shellQuote(agent)
+	id := shellQuote(t.ID)
+	fmt.Fprintf(&w, "DONE:  vybe task complete --agent %s --request-id \"done_$(date +%%s%%N)\" --id %s --outcome done --summary \"<what you did>\"\n", a, id)
+	fmt.Fprintf(&w, "STUCK: vybe task complete --agent %s --request-id \"stuck_$(date +%%s%%N)\" --id %s --outcome blocked --summary \"<why>\"\n", a, id)
+	fmt.Fprintf(&w, "LOG:   vybe push --agent %s --request-id \"log_$(date +%%s%%N)\" --json '{\"task_id\":\"%s\",\"event\":{\"kind\":\"progress\",\"message\":\"<what happened>\"}}'\n", a, t.ID)
+	fmt.Fprintf(&w, "SAVE:  vybe memory set --agent %s --request-id \"save_$(date +%%s%%N)\" --key <key> --value <value> --scope task --scope-id %s\n", a, id)
+	fmt.Fprintf(&w, "THINK: vybe push --agent %s --request-id \"think_$(date +%%s%%N)\" --json '{\"task_id\":\"%s\",\"event\":{\"kind\":\"reasoning\",\"message\":\"<your reasoning>\"}}'\n", a, t.ID)
+	return w.String()
+}
+
+func writeNotes(w *strings.Builder, b Brief) {
+	if len(b.RelevantMemory) == 0 {
+		return
+	}
+	w.WriteString("\nNotes (memory):\n")
+	for _, m := range b.RelevantMemory {
+		scope := m.Scope
+		if m.ScopeID != "" {
+			scope += ":" + m.ScopeID
+		}
+		fmt.Fprintf(w, "  - %s = %s [%s]\n", m.Key, oneLine(m.Value, 300), scope)
+	}
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == ':' || r == '/' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// EventsQuery is the input of ListTaskEvents.
+type EventsQuery struct {
+	Agent           string
+	All             bool
+	TaskID          string
+	Kind            string
+	SinceID         int64
+	Limit           int
+	Asc             bool
+	IncludeArchived bool
+}
+
+// Event list limits.
+const (
+	DefaultEventsLimit = 50
+	MaxEventsLimit     = 1000
+)
+
+// ListTaskEvents reads the timeline: the agent's events unless All is set.
+func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventView, error) {
+	if !q.All && q.Agent == "" {
+		return nil, FieldErr(CodeIdentityRequired, "agent", "agent is required unless --all is set (set --agent or VYBE_AGENT)")
+	}
+	if q.Limit <= 0 {
+		return nil, FieldErr(CodeInvalidInput, "limit", "limit must be > 0")
+	}
+	if q.Limit > MaxEventsLimit {
+		q.Limit = MaxEventsLimit
+	}
+	f := TaskEventFilter{TaskID: q.TaskID, Kind: q.Kind, SinceSeq: q.SinceID, Limit: q.Limit, Asc: q.Asc, IncludeArchived: q.IncludeArchived}
+	if !q.All {
+		f.Agent = q.Agent
+	}
+	return read(ctx, s, func(tx Tx) ([]EventView, error) {
+		es, err := tx.TaskEvents(ctx, f)
+		return ViewEvents(es), err
+	})
+}
+
+// ListTaskArtifacts lists the files attached to a task, newest first.
+func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]ArtifactView, error) {
+	if taskID == "" {
+		return nil, FieldErr(CodeInvalidInput, "task_id", "--task-id is required")
+	}
+	if limit <= 0 {
+		return nil, FieldErr(CodeInvalidInput, "limit", "limit must be > 0")
+	}
+	if limit > MaxEventsLimit {
+		limit = MaxEventsLimit
+	}
+	return read(ctx, s, func(tx Tx) ([]ArtifactView, error) {
+		as, err := tx.ListTaskArtifacts(ctx, taskID, limit)
+		return ViewArtifacts(as), err
+	})
+}

@@ -1,0 +1,612 @@
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Task statuses (seed 002).
+const (
+	TaskPending    = "pending"
+	TaskInProgress = "in_progress"
+	TaskCompleted  = "completed"
+	TaskBlocked    = "blocked"
+)
+
+// TaskStatuses lists every task status.
+var TaskStatuses = []string{TaskPending, TaskInProgress, TaskCompleted, TaskBlocked}
+
+// BlockedByDependency is the blocked_reason of a task waiting on others.
+const BlockedByDependency = "dependency"
+
+// Size limits of tasks and task events.
+const (
+	MaxTaskTitleLen    = 1024
+	MaxTaskDescLen     = 65536
+	MaxProjectIDLen    = 1024
+	MaxEventKindLen    = 128
+	MaxEventMessageLen = 4096
+	MaxEventMetaLen    = 16384
+	MaxSummaryLen      = 4096
+)
+
+// Event kinds written by the task and memory features (vybe's names).
+const (
+	KindTaskCreated         = "task_created"
+	KindTaskStatus          = "task_status"
+	KindTaskPriorityChanged = "task_priority_changed"
+	KindTaskClosed          = "task_closed"
+	KindAgentFocus          = "agent_focus"
+	KindTaskDepAdded        = "task_dependency_added"
+	KindTaskDepRemoved      = "task_dependency_removed"
+	KindTaskDeleted         = "task_deleted"
+	KindTaskAssigned        = "task_assigned"
+	KindMemoryUpserted      = "memory_upserted"
+	KindMemoryDelete        = "memory_delete"
+	KindMemoryGC            = "memory_gc"
+	KindArtifactAdded       = "artifact_added"
+	KindReasoning           = "reasoning"
+)
+
+// Task is a unit of work (seed 002); bead ids of bb agent mail and
+// reservations name tasks.
+type Task struct {
+	ID            string
+	Title         string
+	Description   string
+	Status        string
+	Priority      int
+	ProjectID     string
+	BlockedReason string
+	// Owner is the agent that began or claimed the task last.
+	Owner     string
+	DependsOn []string
+	Version   int
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// TaskResult is what a task mutation returns: the task as stored now and the
+// ids of the events it appended (0 = none).
+type TaskResult struct {
+	Task          Task
+	EventID       int64
+	StatusEventID int64
+	FocusEventID  int64
+	CloseEventID  int64
+}
+
+// taskReply is the part of a task mutation stored for idempotent replays:
+// ids only; the task itself is re-read so a replay shows its current state.
+type taskReply struct {
+	TaskID        string `json:"task_id"`
+	EventID       int64  `json:"event_id,omitempty"`
+	StatusEventID int64  `json:"status_event_id,omitempty"`
+	FocusEventID  int64  `json:"focus_event_id,omitempty"`
+	CloseEventID  int64  `json:"close_event_id,omitempty"`
+}
+
+// ValidateTaskStatus checks a status name.
+func ValidateTaskStatus(s string) error {
+	if !slices.Contains(TaskStatuses, s) {
+		return FieldErr(CodeInvalidInput, "status", "invalid status '%s'", s)
+	}
+	return nil
+}
+
+// OutcomeStatus maps a completion outcome (done|blocked) to a status.
+func OutcomeStatus(outcome string) (string, error) {
+	switch outcome {
+	case "done":
+		return TaskCompleted, nil
+	case "blocked":
+		return TaskBlocked, nil
+	}
+	return "", FieldErr(CodeInvalidInput, "outcome", "invalid outcome '%s': must be done or blocked", outcome)
+}
+
+// NewEntityID returns "<prefix>_<unixnano>_<12 hex>" (vybe's id format).
+func NewEntityID(prefix string, now time.Time) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s_%d_%s", prefix, now.UnixNano(), hex.EncodeToString(b[:]))
+}
+
+func taskNotFound(id string) error {
+	return &Error{Code: CodeNotFound, Field: "id", Message: "task not found: " + id}
+}
+
+// TaskInput is the input of CreateTask.
+type TaskInput struct {
+	Title       string
+	Description string
+	ProjectID   string
+	Priority    int
+}
+
+func validateTaskInput(in TaskInput) error {
+	if strings.TrimSpace(in.Title) == "" {
+		return FieldErr(CodeInvalidInput, "title", "--title is required")
+	}
+	if err := checkLen("title", in.Title, MaxTaskTitleLen); err != nil {
+		return err
+	}
+	if err := checkLen("description", in.Description, MaxTaskDescLen); err != nil {
+		return err
+	}
+	return checkLen("project_id", in.ProjectID, MaxProjectIDLen)
+}
+
+// actingAgent loads agent (creating its row) and refreshes last_seen.
+func (s *Service) actingAgent(ctx context.Context, tx Tx, agent string, now time.Time) (*Agent, error) {
+	if err := tx.TouchAgent(ctx, agent, now); err != nil {
+		return nil, err
+	}
+	a, err := tx.GetAgent(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, Internal("load agent", fmt.Errorf("agent %q missing after touch", agent))
+	}
+	return a, nil
+}
+
+// taskEvent appends a timeline event about a task. Its project is the
+// task's, else the acting agent's focus project.
+func (s *Service) taskEvent(ctx context.Context, tx Tx, a *Agent, kind, taskID, projectID, msg string, meta any) (int64, error) {
+	e := &Event{Type: kind, Agent: a.ID, TaskID: taskID, ProjectID: projectID, Message: msg, CreatedAt: s.Now()}
+	if e.ProjectID == "" {
+		e.ProjectID = a.FocusProjectID
+	}
+	if meta != nil {
+		b, err := json.Marshal(meta)
+		if err != nil {
+			return 0, Internal("encode event metadata", err)
+		}
+		e.Payload = b
+	}
+	if err := tx.AppendEvent(ctx, e); err != nil {
+		return 0, err
+	}
+	return e.Seq, nil
+}
+
+func checkAgent(agent string) error { return ValidateStoredAgentID(agent) }
+
+// taskMutation runs fn in one write transaction with the acting agent
+// loaded, then re-reads the task it names (so a replay shows current state).
+func (s *Service) taskMutation(ctx context.Context, agent string, fn func(tx Tx, a *Agent, now time.Time) (taskReply, error)) (TaskResult, error) {
+	if err := checkAgent(agent); err != nil {
+		return TaskResult{}, err
+	}
+	rep, err := write(ctx, s, func(tx Tx) (taskReply, error) {
+		now := s.Now()
+		a, err := s.actingAgent(ctx, tx, agent, now)
+		if err != nil {
+			return taskReply{}, err
+		}
+		return fn(tx, a, now)
+	})
+	if err != nil {
+		return TaskResult{}, err
+	}
+	res := TaskResult{EventID: rep.EventID, StatusEventID: rep.StatusEventID, FocusEventID: rep.FocusEventID, CloseEventID: rep.CloseEventID}
+	t, err := s.GetTask(ctx, rep.TaskID)
+	if err != nil {
+		return TaskResult{}, err
+	}
+	res.Task = t
+	return res, nil
+}
+
+// CreateTask creates a pending task.
+func (s *Service) CreateTask(ctx context.Context, agent string, in TaskInput) (TaskResult, error) {
+	if err := validateTaskInput(in); err != nil {
+		return TaskResult{}, err
+	}
+	return s.taskMutation(ctx, agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+		t := &Task{ID: NewEntityID("task", now), Title: in.Title, Description: in.Description, Status: TaskPending,
+			Priority: in.Priority, ProjectID: in.ProjectID, Version: 1, CreatedAt: now, UpdatedAt: now}
+		if err := tx.InsertTask(ctx, t); err != nil {
+			return taskReply{}, err
+		}
+		ev, err := s.taskEvent(ctx, tx, a, KindTaskCreated, t.ID, t.ProjectID, "Task created: "+t.Title, nil)
+		return taskReply{TaskID: t.ID, EventID: ev}, err
+	})
+}
+
+// GetTask returns one task with its dependencies.
+func (s *Service) GetTask(ctx context.Context, id string) (Task, error) {
+	if id == "" {
+		return Task{}, FieldErr(CodeInvalidInput, "id", "--id is required")
+	}
+	return read(ctx, s, func(tx Tx) (Task, error) {
+		t, err := tx.GetTask(ctx, id)
+		if err != nil {
+			return Task{}, err
+		}
+		if t == nil {
+			return Task{}, taskNotFound(id)
+		}
+		return *t, nil
+	})
+}
+
+// ListTasks lists tasks priority DESC, created_at DESC.
+func (s *Service) ListTasks(ctx context.Context, f TaskFilter) ([]Task, error) {
+	if f.Status != "" {
+		if err := ValidateTaskStatus(f.Status); err != nil {
+			return nil, err
+		}
+	}
+	return read(ctx, s, func(tx Tx) ([]Task, error) { return tx.ListTasks(ctx, f) })
+}
+
+func mustTask(ctx context.Context, tx Tx, id string) (*Task, error) {
+	if id == "" {
+		return nil, FieldErr(CodeInvalidInput, "id", "--id is required")
+	}
+	t, err := tx.GetTask(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, taskNotFound(id)
+	}
+	return t, nil
+}
+
+// setStatus moves t to status (bumping its version, writing the
+// task_status event) and applies the dependency rules: a task leaving the
+// blocked state loses its blocked reason; a task reaching completed
+// unblocks the tasks that were waiting only on it.
+func (s *Service) setStatus(ctx context.Context, tx Tx, a *Agent, t *Task, status, reason string, now time.Time) (int64, error) {
+	t.Status = status
+	if status == TaskBlocked {
+		t.BlockedReason = reason
+	} else {
+		t.BlockedReason = ""
+	}
+	t.Version++
+	t.UpdatedAt = now
+	if err := tx.UpdateTask(ctx, t); err != nil {
+		return 0, err
+	}
+	ev, err := s.taskEvent(ctx, tx, a, KindTaskStatus, t.ID, t.ProjectID, "Status changed to: "+status, nil)
+	if err != nil {
+		return 0, err
+	}
+	if status == TaskCompleted {
+		if err := s.unblockDependents(ctx, tx, a, t.ID, now); err != nil {
+			return 0, err
+		}
+	}
+	return ev, nil
+}
+
+// SetTaskStatus is the low-level status transition.
+func (s *Service) SetTaskStatus(ctx context.Context, agent, id, status string) (TaskResult, error) {
+	if status == "" {
+		return TaskResult{}, FieldErr(CodeInvalidInput, "status", "--status is required")
+	}
+	if err := ValidateTaskStatus(status); err != nil {
+		return TaskResult{}, err
+	}
+	return s.taskMutation(ctx, agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+		t, err := mustTask(ctx, tx, id)
+		if err != nil {
+			return taskReply{}, err
+		}
+		reason := ""
+		if status == TaskBlocked {
+			reason = t.BlockedReason
+		}
+		ev, err := s.setStatus(ctx, tx, a, t, status, reason, now)
+		return taskReply{TaskID: t.ID, EventID: ev}, err
+	})
+}
+
+// SetTaskPriority changes a task's priority (any integer).
+func (s *Service) SetTaskPriority(ctx context.Context, agent, id string, priority int) (TaskResult, error) {
+	return s.taskMutation(ctx, agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+		t, err := mustTask(ctx, tx, id)
+		if err != nil {
+			return taskReply{}, err
+		}
+		t.Priority = priority
+		t.Version++
+		t.UpdatedAt = now
+		if err := tx.UpdateTask(ctx, t); err != nil {
+			return taskReply{}, err
+		}
+		ev, err := s.taskEvent(ctx, tx, a, KindTaskPriorityChanged, t.ID, t.ProjectID, fmt.Sprintf("Priority changed to: %d", priority), nil)
+		return taskReply{TaskID: t.ID, EventID: ev}, err
+	})
+}
+
+// BeginTask moves a task to in_progress (from any status), makes the agent
+// its owner and sets the agent's focus on it.
+func (s *Service) BeginTask(ctx context.Context, agent, id string) (TaskResult, error) {
+	return s.taskMutation(ctx, agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+		t, err := mustTask(ctx, tx, id)
+		if err != nil {
+			return taskReply{}, err
+		}
+		rep := taskReply{TaskID: t.ID}
+		if t.Status != TaskInProgress || t.Owner != agent {
+			t.Owner = agent
+			if t.Status == TaskInProgress {
+				t.Version++
+				t.UpdatedAt = now
+				if err := tx.UpdateTask(ctx, t); err != nil {
+					return rep, err
+				}
+			} else if rep.StatusEventID, err = s.setStatus(ctx, tx, a, t, TaskInProgress, "", now); err != nil {
+				return rep, err
+			}
+		}
+		rep.FocusEventID, err = s.setFocus(ctx, tx, a, t.ID, now)
+		return rep, err
+	})
+}
+
+// setFocus points the agent's focus at taskID and records agent_focus.
+func (s *Service) setFocus(ctx context.Context, tx Tx, a *Agent, taskID string, now time.Time) (int64, error) {
+	a.FocusTaskID = taskID
+	a.Version++
+	a.UpdatedAt = now
+	a.LastSeen = now
+	if err := tx.PutAgent(ctx, a); err != nil {
+		return 0, err
+	}
+	projectID := ""
+	if t, err := tx.GetTask(ctx, taskID); err != nil {
+		return 0, err
+	} else if t != nil {
+		projectID = t.ProjectID
+	}
+	return s.taskEvent(ctx, tx, a, KindAgentFocus, taskID, projectID, "Focus set: "+taskID, nil)
+}
+
+// CloseInput is the input of CompleteTask.
+type CloseInput struct {
+	ID            string
+	Outcome       string // done | blocked
+	Summary       string
+	Label         string
+	BlockedReason string
+}
+
+// CompleteTask closes a task: outcome done → completed (unblocking tasks
+// that waited on it), blocked → blocked with a reason (the given one, else
+// "failure:<summary>").
+func (s *Service) CompleteTask(ctx context.Context, agent string, in CloseInput) (TaskResult, error) {
+	if in.ID == "" {
+		return TaskResult{}, FieldErr(CodeInvalidInput, "id", "--id is required")
+	}
+	if in.Outcome == "" {
+		return TaskResult{}, FieldErr(CodeInvalidInput, "outcome", "--outcome is required (done|blocked)")
+	}
+	status, err := OutcomeStatus(in.Outcome)
+	if err != nil {
+		return TaskResult{}, err
+	}
+	if strings.TrimSpace(in.Summary) == "" {
+		return TaskResult{}, FieldErr(CodeInvalidInput, "summary", "--summary is required")
+	}
+	if err := checkLen("summary", in.Summary, MaxSummaryLen); err != nil {
+		return TaskResult{}, err
+	}
+	return s.taskMutation(ctx, agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+		t, err := mustTask(ctx, tx, in.ID)
+		if err != nil {
+			return taskReply{}, err
+		}
+		return s.closeTask(ctx, tx, a, t, status, in, now)
+	})
+}
+
+func (s *Service) closeTask(ctx context.Context, tx Tx, a *Agent, t *Task, status string, in CloseInput, now time.Time) (taskReply, error) {
+	reason := in.BlockedReason
+	if status == TaskBlocked && reason == "" {
+		reason = "failure:" + in.Summary
+	}
+	rep := taskReply{TaskID: t.ID}
+	var err error
+	if rep.StatusEventID, err = s.setStatus(ctx, tx, a, t, status, reason, now); err != nil {
+		return rep, err
+	}
+	outcome := "done"
+	if status == TaskBlocked {
+		outcome = "blocked"
+	}
+	meta := map[string]string{"outcome": outcome, "summary": in.Summary}
+	if in.Label != "" {
+		meta["label"] = in.Label
+	}
+	rep.CloseEventID, err = s.taskEvent(ctx, tx, a, KindTaskClosed, t.ID, t.ProjectID, "Task closed: "+status, meta)
+	return rep, err
+}
+
+// DeleteResult is the reply of DeleteTask.
+type DeleteResult struct {
+	TaskID  string `json:"task_id"`
+	EventID int64  `json:"event_id"`
+}
+
+// DeleteTask removes a task and its dependency edges; tasks that waited only
+// on it are unblocked.
+func (s *Service) DeleteTask(ctx context.Context, agent, id string) (DeleteResult, error) {
+	if err := checkAgent(agent); err != nil {
+		return DeleteResult{}, err
+	}
+	if id == "" {
+		return DeleteResult{}, FieldErr(CodeInvalidInput, "id", "--id is required")
+	}
+	return write(ctx, s, func(tx Tx) (DeleteResult, error) {
+		now := s.Now()
+		a, err := s.actingAgent(ctx, tx, agent, now)
+		if err != nil {
+			return DeleteResult{}, err
+		}
+		t, err := mustTask(ctx, tx, id)
+		if err != nil {
+			return DeleteResult{}, err
+		}
+		dependents, err := tx.TaskDependents(ctx, id)
+		if err != nil {
+			return DeleteResult{}, err
+		}
+		if err := tx.DeleteTask(ctx, id); err != nil {
+			return DeleteResult{}, err
+		}
+		ev, err := s.taskEvent(ctx, tx, a, KindTaskDeleted, id, t.ProjectID, "Task deleted: "+id, nil)
+		if err != nil {
+			return DeleteResult{}, err
+		}
+		for _, d := range dependents {
+			if err := s.maybeUnblock(ctx, tx, a, d, now); err != nil {
+				return DeleteResult{}, err
+			}
+		}
+		return DeleteResult{TaskID: id, EventID: ev}, nil
+	})
+}
+
+// Maintenance settings reported by `vybe status` (events are kept forever
+// here; these are the original's defaults, informational only).
+type Maintenance struct {
+	RetentionDays       int `json:"retention_days"`
+	PruneBatch          int `json:"prune_batch"`
+	SummarizeThreshold  int `json:"summarize_threshold"`
+	SummarizeKeepRecent int `json:"summarize_keep_recent"`
+}
+
+// TaskStatus is the store summary of `vybe status`.
+type TaskStatus struct {
+	Counts     TaskCounts
+	AgentState *AgentStateView
+}
+
+// TaskStoreStatus counts what is stored; with an agent it also creates (if
+// needed) and returns that agent's state.
+func (s *Service) TaskStoreStatus(ctx context.Context, agent string) (TaskStatus, error) {
+	var out TaskStatus
+	if agent != "" {
+		if err := checkAgent(agent); err != nil {
+			return out, err
+		}
+		st, err := write(context.WithValue(ctx, idemCtxKey{}, nil), s, func(tx Tx) (AgentStateView, error) {
+			a, err := s.actingAgent(ctx, tx, agent, s.Now())
+			if err != nil {
+				return AgentStateView{}, err
+			}
+			return ViewAgentState(*a), nil
+		})
+		if err != nil {
+			return out, err
+		}
+		out.AgentState = &st
+	}
+	c, err := read(ctx, s, func(tx Tx) (TaskCounts, error) { return tx.Counts(ctx, s.Now()) })
+	out.Counts = c
+	return out, err
+}
+
+// KindLoopRun is the event kind a work loop records after each run; its
+// metadata holds completed, failed, blocked and duration_sec.
+const KindLoopRun = "loop_run"
+
+// LoopStats summarizes the last loop runs.
+type LoopStats struct {
+	Runs           int              `json:"runs"`
+	AvgCompleted   float64          `json:"avg_completed"`
+	AvgFailed      float64          `json:"avg_failed"`
+	BlockedRate    float64          `json:"blocked_rate"`
+	AvgDurationSec float64          `json:"avg_duration_sec"`
+	History        []map[string]any `json:"history"`
+}
+
+// LoopRunStats reads the last n loop_run events (optionally of one project).
+func (s *Service) LoopRunStats(ctx context.Context, last int, projectID string) (LoopStats, error) {
+	if last <= 0 {
+		return LoopStats{}, FieldErr(CodeInvalidInput, "last", "last must be > 0")
+	}
+	if last > 100 {
+		last = 100
+	}
+	evs, err := read(ctx, s, func(tx Tx) ([]Event, error) {
+		return tx.TaskEvents(ctx, TaskEventFilter{Kind: KindLoopRun, ProjectID: projectID, Limit: last})
+	})
+	if err != nil {
+		return LoopStats{}, err
+	}
+	out := LoopStats{History: []map[string]any{}}
+	var completed, failed, dur float64
+	blockedRuns := 0
+	for _, e := range evs {
+		var m struct {
+			Completed   float64 `json:"completed"`
+			Failed      float64 `json:"failed"`
+			Blocked     float64 `json:"blocked"`
+			DurationSec float64 `json:"duration_sec"`
+		}
+		_ = json.Unmarshal(e.Payload, &m)
+		out.Runs++
+		completed += m.Completed
+		failed += m.Failed
+		dur += m.DurationSec
+		if m.Blocked > 0 {
+			blockedRuns++
+		}
+		out.History = append(out.History, map[string]any{"event_id": e.Seq, "completed": m.Completed, "failed": m.Failed,
+			"blocked": m.Blocked, "duration_sec": m.DurationSec, "created_at": ViewTime(e.CreatedAt)})
+	}
+	if out.Runs > 0 {
+		n := float64(out.Runs)
+		out.AvgCompleted, out.AvgFailed, out.AvgDurationSec = completed/n, failed/n, dur/n
+		out.BlockedRate = float64(blockedRuns) / n
+	}
+	return out, nil
+}
+
+// TaskDetailLimit bounds each list of a task's detail.
+const TaskDetailLimit = 50
+
+// TaskDetail is a task with everything that names it: messages and
+// reservations (by bead id) and timeline events (by task or bead id).
+type TaskDetail struct {
+	Task         Task
+	Messages     []TaskMention
+	Reservations []TaskReservation
+	Events       []Event
+}
+
+// GetTaskDetail returns a task and what refers to it, newest first.
+func (s *Service) GetTaskDetail(ctx context.Context, id string) (TaskDetail, error) {
+	if id == "" {
+		return TaskDetail{}, FieldErr(CodeInvalidInput, "id", "task id is required")
+	}
+	return read(ctx, s, func(tx Tx) (TaskDetail, error) {
+		t, err := mustTask(ctx, tx, id)
+		if err != nil {
+			return TaskDetail{}, err
+		}
+		d := TaskDetail{Task: *t}
+		if d.Messages, err = tx.MessagesForBead(ctx, id, TaskDetailLimit); err != nil {
+			return d, err
+		}
+		if d.Reservations, err = tx.ReservationsForBead(ctx, id, TaskDetailLimit); err != nil {
+			return d, err
+		}
+		d.Events, err = tx.EventsMentioning(ctx, id, TaskDetailLimit)
+		return d, err
+	})
+}
