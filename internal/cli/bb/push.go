@@ -14,18 +14,18 @@ func (a *app) pushCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "push",
 		Short: "Record an event, memories, task artifacts and a status change atomically",
-		Long: `push applies one JSON document (--json, else stdin) in one transaction:
+		Long: `push applies one JSON document (--data, else stdin) in one transaction:
   {"task_id": "...",
    "event": {"kind": "progress", "message": "...", "metadata": {...}},
    "memories": [{"key": "...", "value": "...", "scope": "task", "scope_id": "..."}],
    "artifacts": [{"file_path": "...", "content_type": "..."}],
    "task_status": {"status": "completed", "summary": "..."}}
 All of it is stored, or nothing is. The same format as 'vybe push'.`,
-		Example: `  bb --as claude-1 push --json '{"task_id":"task_1","event":{"kind":"progress","message":"tests pass"}}'`,
+		Example: `  bb --as claude-1 push --data '{"task_id":"task_1","event":{"kind":"progress","message":"tests pass"}}'`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			raw := []byte(doc)
-			if !cmd.Flags().Changed("json") && !a.env.IsTerminal {
+			if !cmd.Flags().Changed("data") && !a.env.IsTerminal {
 				b, err := io.ReadAll(io.LimitReader(a.env.Stdin, hub.MaxPushInput+1))
 				if err != nil {
 					return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read stdin", Err: err}
@@ -64,6 +64,6 @@ All of it is stored, or nothing is. The same format as 'vybe push'.`,
 			})
 		},
 	}
-	c.Flags().StringVar(&doc, "json", "", "the push document (else read from stdin)")
+	c.Flags().StringVarP(&doc, "data", "d", "", "the push document (else read from stdin; --json is bb's reply format)")
 	return c
 }
