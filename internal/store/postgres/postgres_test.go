@@ -362,3 +362,54 @@ func TestWatchWakesOnCommitsOfOtherProcesses(t *testing.T) {
 		t.Errorf("Watch returned %v, want context.Canceled", err)
 	}
 }
+
+// 32 agents race to reserve mutually overlapping scopes through two
+// independent pools (two servers), released all at once: exactly one wins.
+// This is the rule that needs the write lock: without it, several
+// check-then-insert transactions see no conflict and all insert.
+func TestReservationRaceAcrossPools(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := open(t, url), open(t, url)
+	clock := &storetest.Clock{T: storetest.T0()}
+	root := t.TempDir()
+	svcs := []*hub.Service{hub.NewService(a, clock, root), hub.NewService(b, clock, root)}
+	ctx := context.Background()
+	const n = 32
+	for i := 0; i < n; i++ {
+		if _, _, err := svcs[0].RegisterAgent(ctx, hub.RegisterInput{ID: fmt.Sprintf("agent-%02d", i), Role: "worker"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scopes := []string{"src/*", "src/lib/*", "src/lib/parser.go"}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, errs[i] = svcs[i%2].Reserve(ctx, hub.ReserveInput{Agent: fmt.Sprintf("agent-%02d", i),
+				Scope: scopes[i%len(scopes)], BeadID: "bb-1"})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	wins := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			wins++
+		case hub.IsCode(err, hub.CodeReservationConflict):
+		default:
+			t.Errorf("agent-%02d: %v", i, err)
+		}
+	}
+	var active int
+	if err := a.SQL().QueryRow(`SELECT COUNT(*) FROM reservations WHERE state = 'active'`).Scan(&active); err != nil {
+		t.Fatal(err)
+	}
+	if wins != 1 || active != 1 {
+		t.Errorf("%d winners, %d active reservations; want exactly 1", wins, active)
+	}
+}
