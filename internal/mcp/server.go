@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -57,6 +58,8 @@ type Server struct {
 	// identified holds the identity set by bb_identify, per session.
 	identified map[*sdk.ServerSession]string
 	inflight   inflight
+	// names of the registered tools, in registration order.
+	names []string
 }
 
 // New builds the MCP server over svc (or over opts.Open when svc is nil).
@@ -101,6 +104,17 @@ const instructions = `Blackboard is the coordination hub shared by the agents wo
 	`Call bb_identify first (unless your identity is configured), then bb_summary to see who is doing what. ` +
 	`Keep your status current with bb_set_status, post what others must know with bb_post_message, ` +
 	`and read what others said with bb_read_messages. Replies carry notices (unread messages) when something waits for you.`
+
+// ToolNames lists the tools of a profile ("all" or "core").
+func ToolNames(profile string) []string {
+	s, err := New(nil, Options{Tools: profile, Open: func(context.Context) (*hub.Service, error) {
+		return nil, errors.New("no service")
+	}})
+	if err != nil {
+		return nil
+	}
+	return slices.Clone(s.names)
+}
 
 // SDK returns the MCP server to run on a transport (stdio, streamable
 // HTTP…). One server serves any number of sessions.
@@ -237,6 +251,7 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 	}
 	out.Properties["error"] = &jsonschema.Schema{Type: "object"}
 	compactIn(in)
+	s.names = append(s.names, t.name)
 	def := &sdk.Tool{Name: t.name, Description: t.desc, InputSchema: in, OutputSchema: out}
 	if t.readOnly {
 		def.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
