@@ -182,58 +182,80 @@ type PostInput struct {
 
 // Post stores a message addressed to everyone.
 func (s *Service) Post(ctx context.Context, in PostInput) (Message, error) {
-	if err := ValidateBoardAgentID(in.From); err != nil {
+	p, err := checkPost(in)
+	if err != nil {
 		return Message{}, err
+	}
+	return write(ctx, s, func(tx Tx) (Message, error) { return s.postTx(ctx, tx, p) })
+}
+
+// checkPost validates a post before any transaction; the returned input
+// carries the normalized tags, priority and refs.
+func checkPost(in PostInput) (postFields, error) {
+	if err := ValidateBoardAgentID(in.From); err != nil {
+		return postFields{}, err
 	}
 	if strings.TrimSpace(in.Content) == "" {
-		return Message{}, FieldErr(CodeInvalidInput, "content", "message content cannot be empty")
+		return postFields{}, FieldErr(CodeInvalidInput, "content", "message content cannot be empty")
 	}
 	if err := checkLen("content", in.Content, MaxMessageLen); err != nil {
-		return Message{}, err
+		return postFields{}, err
 	}
 	tags, err := ValidateTags(in.Tags)
 	if err != nil {
-		return Message{}, err
+		return postFields{}, err
 	}
 	prio, err := ParsePriority(in.Priority)
 	if err != nil {
-		return Message{}, err
+		return postFields{}, err
 	}
 	refs, err := ValidateRefs(in.Refs)
 	if err != nil {
-		return Message{}, err
+		return postFields{}, err
 	}
 	if in.ReplyTo < 0 {
-		return Message{}, FieldErr(CodeInvalidInput, "reply-to", "reply-to must be a message number, got %d", in.ReplyTo)
+		return postFields{}, FieldErr(CodeInvalidInput, "reply-to", "reply-to must be a message number, got %d", in.ReplyTo)
 	}
-	return write(ctx, s, func(tx Tx) (Message, error) {
-		now := s.Now()
-		m := Message{
-			UUID: uuid.NewString(), From: in.From, To: Broadcast, Type: "broadcast", Body: in.Content,
-			Tags: tags, Priority: prio, Refs: refs, CreatedAt: now,
-		}
-		if in.ReplyTo > 0 {
-			parent, err := tx.MessageBySeq(ctx, in.ReplyTo)
-			if err != nil {
-				return Message{}, err
-			}
-			if parent == nil {
-				return Message{}, Errorf(CodeNotFound, "message %d not found (reply-to)", in.ReplyTo)
-			}
-			m.ReplyTo = parent.UUID
-			m.ReplyToSeq = &parent.Seq
-			m.ThreadID = parent.ThreadID
-			m.BeadID = parent.BeadID
-		}
-		if err := tx.InsertMessage(ctx, &m); err != nil {
+	return postFields{in: in, tags: tags, prio: prio, refs: refs}, nil
+}
+
+type postFields struct {
+	in   PostInput
+	tags []string
+	prio Priority
+	refs []Ref
+}
+
+// postTx stores one validated post and its event. A domain error (unknown
+// reply-to) is returned before anything is written, so a batch may carry on.
+func (s *Service) postTx(ctx context.Context, tx Tx, p postFields) (Message, error) {
+	in := p.in
+	now := s.Now()
+	m := Message{
+		UUID: uuid.NewString(), From: in.From, To: Broadcast, Type: "broadcast", Body: in.Content,
+		Tags: p.tags, Priority: p.prio, Refs: p.refs, CreatedAt: now,
+	}
+	if in.ReplyTo > 0 {
+		parent, err := tx.MessageBySeq(ctx, in.ReplyTo)
+		if err != nil {
 			return Message{}, err
 		}
-		e := s.event(EventMessagePosted, in.From, map[string]any{"id": m.Seq, "uuid": m.UUID, "priority": m.Priority, "tags": m.Tags})
-		e.ToAgent = Broadcast
-		e.BeadID = m.BeadID
-		e.Message = preview(m.Body, 120)
-		return m, tx.AppendEvent(ctx, e)
-	})
+		if parent == nil {
+			return Message{}, Errorf(CodeNotFound, "message %d not found (reply-to)", in.ReplyTo)
+		}
+		m.ReplyTo = parent.UUID
+		m.ReplyToSeq = &parent.Seq
+		m.ThreadID = parent.ThreadID
+		m.BeadID = parent.BeadID
+	}
+	if err := tx.InsertMessage(ctx, &m); err != nil {
+		return Message{}, err
+	}
+	e := s.event(EventMessagePosted, in.From, map[string]any{"id": m.Seq, "uuid": m.UUID, "priority": m.Priority, "tags": m.Tags})
+	e.ToAgent = Broadcast
+	e.BeadID = m.BeadID
+	e.Message = preview(m.Body, 120)
+	return m, tx.AppendEvent(ctx, e)
 }
 
 func preview(s string, n int) string {

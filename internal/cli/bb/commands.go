@@ -10,5 +10,6 @@ func (a *app) extraCommands() []*cobra.Command {
 		a.agentCmd(),
 		a.migrateCmd(),
 		a.taskCmd(), a.memoryCmd(), a.resumeCmd(), a.pushCmd(), // tasks, memory, resume, push (seed 002)
+		a.serveCmd(),
 	}
 }

@@ -11,23 +11,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
-// Envelope is the --json reply of every bb command (DESIGN.md).
-type Envelope struct {
-	OK      bool         `json:"ok"`
-	Command string       `json:"command"`
-	Data    any          `json:"data"`
-	Error   *ErrorBody   `json:"error"`
-	Notices *hub.Notices `json:"notices,omitempty"`
-}
+// Envelope is the --json reply of every bb command (DESIGN.md); the HTTP
+// API replies with the same shape.
+type Envelope = view.Envelope
 
 // ErrorBody is the error part of the envelope.
-type ErrorBody struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Field   string `json:"field,omitempty"`
-}
+type ErrorBody = view.ErrorBody
 
 func writeJSON(w io.Writer, v any) {
 	var buf bytes.Buffer

@@ -1,0 +1,407 @@
+package hub
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The Sessions read model (seed 001 §6.3, §8): what the dashboard shows.
+// It lives in the core so every surface that shows sessions (the web
+// dashboard, the JSON API) groups and labels them the same way.
+
+// Feed groups, in display order.
+const (
+	GroupNeedsInput = "Needs input"
+	GroupActive     = "Active"
+	GroupStale      = "Stale"
+	GroupIdle       = "Idle"
+)
+
+// FeedGroups lists the groups in display order.
+var FeedGroups = []string{GroupNeedsInput, GroupActive, GroupStale, GroupIdle}
+
+// UI labels of seed 001 §6.3.
+const (
+	LabelHandoff   = "Passed to"
+	LabelBlocked   = "Needs input"
+	LabelRead      = "Seen"
+	LabelAck       = "Accepted"
+	LabelIncursion = "Incursion"
+	LabelResume    = "Resumed"
+)
+
+// FeedCard is one session of the feed: a bead (work item) with its
+// conversation, or an agent's own task when it names no bead.
+type FeedCard struct {
+	// Key selects the conversation: "bead:<id>" or "agent:<id>".
+	Key        string
+	Title      string
+	BeadID     string
+	Agent      string   // the agent of an agent card, or the latest actor of a bead
+	Agents     []string // everyone who took part
+	Status     string
+	Liveness   Liveness
+	Progress   int
+	Blockers   string
+	Group      string
+	Unread     int // messages the viewer has not read
+	PendingAck int // messages that require an ack nobody gave yet
+	LastAt     time.Time
+}
+
+// FeedGroup is one heading of the feed.
+type FeedGroup struct {
+	Name  string
+	Cards []FeedCard
+}
+
+// Sessions is the dashboard overview for one viewer.
+type Sessions struct {
+	Now          time.Time
+	Viewer       string
+	Agents       []AgentView // seed 001 liveness: active, stale, evicted
+	Feed         []FeedGroup
+	Unread       int
+	PendingAck   int
+	LastEventSeq int64
+}
+
+// TimelineItem is one row of a conversation: a message, or an event shown
+// as a first-class row (handoffs, blockers, incursions, resumes, reads,
+// acks, status changes, artifacts, reservations).
+type TimelineItem struct {
+	At    time.Time
+	Kind  string // "message" or "event"
+	Label string // the seed 001 UI label ("Passed to", "Needs input", "Seen", "Accepted"…)
+	// Protocol marks the protocol rows of seed 001 §6 (HANDOFF, BLOCKED,
+	// INCURSION, RESUME), rendered prominently.
+	Protocol bool
+	Actor    string
+	Target   string
+	Text     string
+	Message  *Message
+	// Receipt is the viewer's read/ack state of Message (nil for events
+	// and for the viewer's own messages).
+	Receipt *Receipt
+	Event   *Event
+}
+
+// sessionWindow bounds how much history the dashboard reads.
+const (
+	sessionMessages = 400
+	sessionEvents   = 400
+	timelineMax     = 200
+)
+
+// MessageLabel is the UI label of a message: its category's label
+// (HANDOFF "Passed to", BLOCKED "Needs input"), else "".
+func MessageLabel(m *Message) string {
+	switch strings.ToUpper(m.Category) {
+	case "HANDOFF":
+		return LabelHandoff
+	case "BLOCKED":
+		return LabelBlocked
+	}
+	return ""
+}
+
+// EventLabel is the UI label of a timeline event and whether it is one of
+// the protocol rows of seed 001 §6. Events that only restate a message
+// (message posted/sent) return "" and are not shown as rows.
+func EventLabel(e *Event) (label string, protocol bool) {
+	t := strings.ToUpper(e.Type)
+	switch {
+	case strings.Contains(t, "HANDOFF"):
+		return LabelHandoff, true
+	case strings.Contains(t, "BLOCKED"):
+		return LabelBlocked, true
+	case strings.Contains(t, "INCURSION"):
+		return LabelIncursion, true
+	case strings.Contains(t, "RESUME"), strings.Contains(t, "ADOPT"):
+		return LabelResume, true
+	case strings.Contains(t, "ACK"):
+		return LabelAck, false
+	case strings.Contains(t, "READ"):
+		return LabelRead, false
+	case strings.HasPrefix(t, "MESSAGE.") || strings.HasPrefix(t, "MAIL."):
+		return "", false
+	case strings.Contains(t, "RESERV") && (strings.Contains(t, "RELEASE") || strings.Contains(t, "EXPIRE")):
+		return "Released", false
+	case strings.Contains(t, "RESERV"):
+		return "Reserved", false
+	case strings.Contains(t, "STATUS_CLEARED"):
+		return "Cleared status", false
+	case strings.Contains(t, "STATUS"):
+		return "Status", false
+	case strings.Contains(t, "ARTIFACT"):
+		return "Artifact", false
+	case strings.Contains(t, "TASK"):
+		return "Task", false
+	}
+	return e.Type, false
+}
+
+// sessionData is what one read of the store gives the read model.
+type sessionData struct {
+	agents   []Agent
+	msgs     []Message // newest first
+	events   []Event   // newest first
+	receipts map[string]Receipt
+	lastSeq  int64
+}
+
+func (s *Service) loadSessions(ctx context.Context, viewer string) (sessionData, error) {
+	return read(ctx, s, func(tx Tx) (sessionData, error) {
+		var d sessionData
+		var err error
+		if d.agents, err = tx.ListAgents(ctx); err != nil {
+			return d, err
+		}
+		if d.msgs, err = tx.ListMessages(ctx, MessageFilter{Limit: sessionMessages}); err != nil {
+			return d, err
+		}
+		if d.events, err = tx.ListEvents(ctx, EventFilter{Limit: sessionEvents, Desc: true}); err != nil {
+			return d, err
+		}
+		if d.lastSeq, err = tx.LastEventSeq(ctx); err != nil {
+			return d, err
+		}
+		d.receipts = map[string]Receipt{}
+		for i := range d.msgs {
+			m := &d.msgs[i]
+			if !visibleTo(m, viewer) {
+				continue
+			}
+			r, err := tx.ReceiptOf(ctx, m, viewer)
+			if err != nil {
+				return d, err
+			}
+			d.receipts[m.UUID] = r
+		}
+		return d, nil
+	})
+}
+
+// visibleTo reports whether viewer is a recipient of m (and not its sender).
+func visibleTo(m *Message, viewer string) bool {
+	return viewer != "" && m.From != viewer && (m.IsBroadcast() || m.To == viewer)
+}
+
+// pendingAck reports whether m requires an ack its recipient(s) have not
+// given: for a direct message its recipient's, for a broadcast the viewer's.
+func pendingAck(m *Message, viewerReceipt *Receipt) bool {
+	if !m.RequiresAck {
+		return false
+	}
+	if !m.IsBroadcast() {
+		return m.AckedAt == nil
+	}
+	return viewerReceipt != nil && viewerReceipt.AckedAt == nil
+}
+
+// Sessions builds the dashboard overview as seen by viewer (whose unread
+// and pending-ack counts are shown). It reads only.
+func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error) {
+	d, err := s.loadSessions(ctx, viewer)
+	if err != nil {
+		return Sessions{}, err
+	}
+	now := s.Now()
+	th, err := s.protocolThresholds()
+	if err != nil {
+		return Sessions{}, err
+	}
+	out := Sessions{Now: now, Viewer: viewer, LastEventSeq: d.lastSeq}
+	live := map[string]AgentView{}
+	for _, a := range d.agents {
+		v := AgentView{Agent: a, Liveness: LivenessOf(a.LastSeen, now, th), MinutesSince: MinutesSince(a.LastSeen, now)}
+		out.Agents = append(out.Agents, v)
+		live[a.ID] = v
+	}
+	cards := map[string]*FeedCard{}
+	var order []string
+	card := func(key string) *FeedCard {
+		c, ok := cards[key]
+		if !ok {
+			c = &FeedCard{Key: key}
+			cards[key] = c
+			order = append(order, key)
+		}
+		return c
+	}
+	blockedOpen := map[string]bool{}
+	join := func(c *FeedCard, who ...string) {
+		for _, w := range who {
+			if w != "" && w != Broadcast && !slices.Contains(c.Agents, w) {
+				c.Agents = append(c.Agents, w)
+			}
+		}
+	}
+	for i := range d.msgs {
+		m := &d.msgs[i]
+		var rc *Receipt
+		if r, ok := d.receipts[m.UUID]; ok {
+			rc = &r
+			if r.ReadAt == nil {
+				out.Unread++
+			}
+		}
+		pend := pendingAck(m, rc)
+		if pend {
+			out.PendingAck++
+		}
+		if m.BeadID == "" {
+			continue
+		}
+		c := card("bead:" + m.BeadID)
+		c.BeadID = m.BeadID
+		join(c, m.From, m.To)
+		if c.LastAt.IsZero() { // newest first: the first message seen is the latest
+			c.LastAt, c.Agent = m.CreatedAt, m.From
+			c.Title = m.Subject
+		}
+		if c.Title == "" {
+			c.Title = m.Subject
+		}
+		if rc != nil && rc.ReadAt == nil {
+			c.Unread++
+		}
+		if pend {
+			c.PendingAck++
+			if strings.EqualFold(m.Category, "BLOCKED") {
+				blockedOpen[c.Key] = true
+			}
+		}
+	}
+	for i := range d.events {
+		e := &d.events[i]
+		if e.BeadID == "" {
+			continue
+		}
+		c := card("bead:" + e.BeadID)
+		c.BeadID = e.BeadID
+		join(c, e.Agent, e.ToAgent)
+		if e.CreatedAt.After(c.LastAt) {
+			c.LastAt, c.Agent = e.CreatedAt, e.Agent
+		}
+	}
+	for _, a := range out.Agents {
+		if a.CurrentTask == "" && a.Status == "idle" {
+			continue
+		}
+		c := card("agent:" + a.ID)
+		c.Agent, c.Title = a.ID, a.CurrentTask
+		c.Agents = []string{a.ID}
+		c.Status, c.Progress, c.LastAt = a.Status, a.Progress, a.UpdatedAt
+		if a.Blockers != nil {
+			c.Blockers = *a.Blockers
+		}
+	}
+	for _, key := range order {
+		c := cards[key]
+		if c.Title == "" {
+			c.Title = c.BeadID
+		}
+		// A session is as alive as its liveliest participant.
+		c.Liveness = th.Dead
+		for _, id := range c.Agents {
+			if v, ok := live[id]; ok && rank(v.Liveness) < rank(c.Liveness) {
+				c.Liveness = v.Liveness
+			}
+		}
+		switch {
+		case blockedOpen[key] || c.Status == "blocked":
+			c.Group = GroupNeedsInput
+		case c.Liveness == LiveActive && (c.BeadID != "" || (c.Status != "idle" && c.Status != "offline")):
+			c.Group = GroupActive
+		case c.Liveness != LiveActive:
+			c.Group = GroupStale
+		default:
+			c.Group = GroupIdle
+		}
+	}
+	for _, g := range FeedGroups {
+		fg := FeedGroup{Name: g}
+		for _, key := range order {
+			if cards[key].Group == g {
+				fg.Cards = append(fg.Cards, *cards[key])
+			}
+		}
+		slices.SortStableFunc(fg.Cards, func(a, b FeedCard) int { return b.LastAt.Compare(a.LastAt) })
+		out.Feed = append(out.Feed, fg)
+	}
+	return out, nil
+}
+
+func rank(l Liveness) int {
+	switch l {
+	case LiveActive:
+		return 0
+	case LiveStale:
+		return 1
+	}
+	return 2
+}
+
+// Conversation returns the timeline of one session (key "bead:<id>" or
+// "agent:<id>"; "" for the whole board), oldest first: messages and events
+// merged, each labelled for the UI, with the viewer's receipts.
+func (s *Service) Conversation(ctx context.Context, key, viewer string) ([]TimelineItem, error) {
+	kind, id, _ := strings.Cut(key, ":")
+	if key != "" && (id == "" || (kind != "bead" && kind != "agent")) {
+		return nil, FieldErr(CodeInvalidInput, "session", "invalid session %q: expected bead:<id> or agent:<id>", key)
+	}
+	d, err := s.loadSessions(ctx, viewer)
+	if err != nil {
+		return nil, err
+	}
+	inMsg := func(m *Message) bool {
+		switch kind {
+		case "bead":
+			return m.BeadID == id
+		case "agent":
+			return m.From == id || m.To == id
+		}
+		return true
+	}
+	inEvent := func(e *Event) bool {
+		switch kind {
+		case "bead":
+			return e.BeadID == id
+		case "agent":
+			return e.Agent == id || e.ToAgent == id
+		}
+		return true
+	}
+	var items []TimelineItem
+	for i := range d.msgs {
+		m := d.msgs[i]
+		if !inMsg(&m) {
+			continue
+		}
+		it := TimelineItem{At: m.CreatedAt, Kind: "message", Label: MessageLabel(&m), Actor: m.From, Target: m.To, Text: m.Body, Message: &m}
+		it.Protocol = it.Label != ""
+		if r, ok := d.receipts[m.UUID]; ok {
+			it.Receipt = &r
+		}
+		items = append(items, it)
+	}
+	for i := range d.events {
+		e := d.events[i]
+		if !inEvent(&e) {
+			continue
+		}
+		label, proto := EventLabel(&e)
+		if label == "" {
+			continue
+		}
+		items = append(items, TimelineItem{At: e.CreatedAt, Kind: "event", Label: label, Protocol: proto, Actor: e.Agent, Target: e.ToAgent, Text: e.Message, Event: &e})
+	}
+	slices.SortStableFunc(items, func(a, b TimelineItem) int { return a.At.Compare(b.At) })
+	if len(items) > timelineMax {
+		items = items[len(items)-timelineMax:]
+	}
+	return items, nil
+}

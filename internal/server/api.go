@@ -1,0 +1,364 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/view"
+)
+
+// AgentHeader names the acting agent of an API request (like bb --as).
+// The ?as= query parameter does the same.
+const AgentHeader = "X-BB-Agent"
+
+// RequestIDHeader makes a mutation idempotent (like --request-id).
+const RequestIDHeader = "Idempotency-Key"
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /api/v1/status", s.api("status", s.getBoard))
+	m.HandleFunc("POST /api/v1/status", s.api("status set", s.setStatus))
+	m.HandleFunc("POST /api/v1/status/clear", s.api("status clear", s.clearStatus))
+	m.HandleFunc("GET /api/v1/status/{agent}", s.api("status get", s.getStatus))
+	m.HandleFunc("GET /api/v1/agents", s.api("status", s.getBoard))
+	m.HandleFunc("POST /api/v1/messages", s.api("post", s.postMessage))
+	m.HandleFunc("GET /api/v1/messages", s.api("log", s.listMessages))
+	m.HandleFunc("GET /api/v1/messages/{id}", s.api("message", s.getThread))
+	m.HandleFunc("POST /api/v1/artifacts", s.api("artifact add", s.addArtifact))
+	m.HandleFunc("GET /api/v1/artifacts", s.api("artifacts", s.listArtifacts))
+	m.HandleFunc("GET /api/v1/artifacts/{path...}", s.api("artifact show", s.getArtifact))
+	m.HandleFunc("GET /api/v1/refs/{ref}", s.api("refs", s.findRefs))
+	m.HandleFunc("GET /api/v1/events", s.api("events", s.listEvents))
+	m.HandleFunc("GET /api/v1/events/stream", s.stream)
+	m.HandleFunc("GET /api/v1/summary", s.api("summary", s.summary))
+	m.HandleFunc("GET /api/v1/export", s.export)
+	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, "", hub.Errorf(hub.CodeNotFound, "no API endpoint %s %s (see docs/serve.md)", r.Method, r.URL.Path), http.StatusNotFound)
+	})
+	if s.cfg.MCP != nil {
+		m.Handle("/mcp", s.cfg.MCP)
+		m.Handle("/mcp/", s.cfg.MCP)
+	}
+	s.ui.routes(m)
+}
+
+// call is one API request being served.
+type call struct {
+	w   http.ResponseWriter
+	r   *http.Request
+	ctx context.Context
+	// agent is the acting identity; explicit is false for the "human" default.
+	agent    string
+	explicit bool
+	// notices set by handlers that did the check-in themselves.
+	notices     *hub.Notices
+	checkedIn   bool
+	requestID   string
+	commandName string
+}
+
+type handler func(c *call) (any, error)
+
+// api adapts a handler: identity, idempotency, the envelope, status codes
+// and the identified caller's check-in (last_seen and notices), exactly as
+// bb --json does.
+func (s *Server) api(command string, h handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := &call{w: w, r: r, ctx: r.Context(), commandName: command}
+		c.agent = strings.TrimSpace(r.Header.Get(AgentHeader))
+		if c.agent == "" {
+			c.agent = r.URL.Query().Get("as")
+		}
+		if c.agent != "" {
+			if err := hub.ValidateBoardAgentID(c.agent); err != nil {
+				writeError(w, command, err, 0)
+				return
+			}
+			c.explicit = true
+		} else {
+			c.agent = "human"
+		}
+		if rid := r.Header.Get(RequestIDHeader); rid != "" && r.Method != http.MethodGet {
+			if len(rid) > 128 {
+				writeError(w, command, hub.FieldErr(hub.CodeInvalidInput, "request_id", "%s is too long (max 128 bytes)", RequestIDHeader), 0)
+				return
+			}
+			c.requestID = rid
+			c.ctx = hub.WithIdempotency(c.ctx, hub.IdemKey{Agent: c.agent, RequestID: rid, Command: command})
+		}
+		data, err := h(c)
+		if err != nil {
+			writeError(w, command, err, statusFor(err))
+			return
+		}
+		if c.explicit && !c.checkedIn {
+			if n, err := s.svc.CheckIn(r.Context(), c.agent); err == nil {
+				c.notices = &n
+			}
+		}
+		writeOK(w, command, data, c.notices)
+	}
+}
+
+func (c *call) q(name string) string { return c.r.URL.Query().Get(name) }
+
+func (s *Server) getBoard(c *call) (any, error) {
+	agents, err := s.svc.Board(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	return view.AgentsLive(agents), nil
+}
+
+func (s *Server) getStatus(c *call) (any, error) {
+	ag, err := s.svc.AgentStatus(c.ctx, c.r.PathValue("agent"))
+	if err != nil {
+		return nil, err
+	}
+	return view.AgentLive(ag), nil
+}
+
+type statusBody struct {
+	Task     *string `json:"task"`
+	Progress *int    `json:"progress"`
+	Status   *string `json:"status"`
+	Blockers *string `json:"blockers"`
+}
+
+func (s *Server) setStatus(c *call) (any, error) {
+	var b statusBody
+	if err := decodeBody(c.w, c.r, &b); err != nil {
+		return nil, err
+	}
+	if b.Task == nil {
+		return nil, hub.FieldErr(hub.CodeInvalidInput, "task", "task is required (the same as bb status set <task>)")
+	}
+	ag, err := s.svc.SetStatus(c.ctx, c.agent, hub.StatusUpdate{Task: b.Task, Progress: b.Progress, Status: b.Status, Blockers: b.Blockers})
+	if err != nil {
+		return nil, err
+	}
+	return view.AgentOf(ag), nil
+}
+
+func (s *Server) clearStatus(c *call) (any, error) {
+	ag, err := s.svc.ClearStatus(c.ctx, c.agent)
+	if err != nil {
+		return nil, err
+	}
+	return view.AgentOf(ag), nil
+}
+
+type postBody struct {
+	Content  string   `json:"content"`
+	Tags     []string `json:"tags"`
+	Priority string   `json:"priority"`
+	ReplyTo  int64    `json:"reply_to"`
+	Refs     []string `json:"refs"`
+}
+
+func (s *Server) postMessage(c *call) (any, error) {
+	var b postBody
+	if err := decodeBody(c.w, c.r, &b); err != nil {
+		return nil, err
+	}
+	refs, err := hub.ParseRefs(b.Refs)
+	if err != nil {
+		return nil, err
+	}
+	in := hub.PostInput{From: c.agent, Content: b.Content, Tags: b.Tags, Priority: b.Priority, ReplyTo: b.ReplyTo, Refs: refs}
+	if c.requestID != "" {
+		// Idempotent posts take the direct path: their reply is stored
+		// with the work.
+		m, err := s.svc.Post(c.ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return view.MessageOf(m), nil
+	}
+	res := s.posts.post(c.ctx, hub.PostOp{In: in, CheckIn: c.explicit})
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	c.notices, c.checkedIn = res.Notices, c.explicit
+	return view.MessageOf(res.Message), nil
+}
+
+func (s *Server) listMessages(c *call) (any, error) {
+	qs := c.r.URL.Query()
+	q := hub.LogQuery{Tags: qs["tag"], From: c.q("from"), MinPriority: c.q("priority")}
+	var err error
+	if v := c.q("since"); v != "" {
+		if q.Since, err = hub.ParseDuration(v); err != nil {
+			return nil, err
+		}
+	}
+	if q.Limit, err = limitParam(c.q("limit"), hub.DefaultLogLimit, hub.MaxLogLimit); err != nil {
+		return nil, err
+	}
+	if v := c.q("ref"); v != "" {
+		r, err := hub.ParseRef(v)
+		if err != nil {
+			return nil, err
+		}
+		q.Ref = &r
+	}
+	if c.explicit {
+		q.Reader = c.agent
+	}
+	msgs, err := s.svc.Log(c.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return view.Messages(msgs), nil
+}
+
+func parseSeq(field, v string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimPrefix(v, "#"), 10, 64)
+	if err != nil || n < 1 {
+		return 0, hub.FieldErr(hub.CodeInvalidInput, field, "invalid message id %q: expected a message number such as 42", v)
+	}
+	return n, nil
+}
+
+func (s *Server) getThread(c *call) (any, error) {
+	seq, err := parseSeq("id", c.r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	th, err := s.svc.Thread(c.ctx, seq)
+	if err != nil {
+		return nil, err
+	}
+	return view.Messages(th), nil
+}
+
+type artifactBody struct {
+	Path        string   `json:"path"`
+	Description string   `json:"description"`
+	Version     *string  `json:"version"`
+	Refs        []string `json:"refs"`
+}
+
+func (s *Server) addArtifact(c *call) (any, error) {
+	var b artifactBody
+	if err := decodeBody(c.w, c.r, &b); err != nil {
+		return nil, err
+	}
+	refs, err := hub.ParseRefs(b.Refs)
+	if err != nil {
+		return nil, err
+	}
+	a, _, err := s.svc.AddArtifact(c.ctx, hub.ArtifactInput{Agent: c.agent, Path: b.Path, Description: b.Description, Version: b.Version, Refs: refs})
+	if err != nil {
+		return nil, err
+	}
+	return view.ArtifactOf(a), nil
+}
+
+func (s *Server) listArtifacts(c *call) (any, error) {
+	q := hub.ArtifactQuery{By: c.q("by")}
+	var err error
+	if q.Limit, err = limitParam(c.q("limit"), hub.DefaultArtifactsLimit, hub.MaxArtifactsLimit); err != nil {
+		return nil, err
+	}
+	if v := c.q("ref"); v != "" {
+		r, err := hub.ParseRef(v)
+		if err != nil {
+			return nil, err
+		}
+		q.Ref = &r
+	}
+	arts, err := s.svc.Artifacts(c.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return view.Artifacts(arts), nil
+}
+
+func (s *Server) getArtifact(c *call) (any, error) {
+	a, err := s.svc.ArtifactByPath(c.ctx, c.r.PathValue("path"))
+	if err != nil {
+		return nil, err
+	}
+	return view.ArtifactOf(a), nil
+}
+
+func (s *Server) findRefs(c *call) (any, error) {
+	r, err := hub.ParseRef(c.r.PathValue("ref"))
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.svc.FindRefs(c.ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return view.Refs(r, m), nil
+}
+
+// Event list limits of the API (bb events has no limit by default; a
+// server must bound its replies).
+const (
+	defaultEventsLimit = 100
+	maxEventsLimit     = 1000
+)
+
+func eventFilter(c *call) (hub.EventFilter, error) {
+	f := hub.EventFilter{Agent: c.q("agent"), BeadID: c.q("bead")}
+	if v := c.q("type"); v != "" {
+		f.Types = strings.Split(v, ",")
+	}
+	if v := c.q("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return f, hub.FieldErr(hub.CodeInvalidInput, "after", "after must be an event sequence number, got %q", v)
+		}
+		f.AfterSeq = n
+	}
+	lim, err := limitParam(c.q("limit"), defaultEventsLimit, maxEventsLimit)
+	if err != nil {
+		return f, err
+	}
+	f.Limit = lim
+	return f, nil
+}
+
+func (s *Server) listEvents(c *call) (any, error) {
+	f, err := eventFilter(c)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := s.svc.Events(c.ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return view.Events(evs), nil
+}
+
+func (s *Server) summary(c *call) (any, error) {
+	sum, err := s.svc.Summary(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	return view.Summary(sum), nil
+}
+
+// export writes the raw dump, like bb export (a file format: no envelope).
+func (s *Server) export(w http.ResponseWriter, r *http.Request) {
+	x, err := s.svc.Export(r.Context())
+	if err != nil {
+		writeError(w, "export", err, 0)
+		return
+	}
+	writeJSON(w, http.StatusOK, view.Export(x, s.svc.ProjectRoot))
+}
+
+// limitParam parses a ?limit= value: absent means def; above max is clamped.
+func limitParam(v string, def, max int) (int, error) {
+	if strings.TrimSpace(v) == "" {
+		return def, nil
+	}
+	return hub.ParseLimit(v, max)
+}

@@ -1,0 +1,263 @@
+// Package server is `bb serve`: the hub over HTTP. It exposes the JSON API
+// under /api/v1/ (the bb --json envelope), a live event stream (SSE), the
+// Sessions dashboard (html/template + htmx, embedded) and, when available,
+// MCP over streamable HTTP. It is a thin adapter over one *hub.Service:
+// every rule stays in the core.
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/store/sqlstore"
+)
+
+// DefaultAddr is where bb serve listens unless told otherwise.
+const DefaultAddr = "127.0.0.1:7777"
+
+// Limits and timeouts of every connection.
+const (
+	MaxBodyBytes      = 1 << 20
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 120 * time.Second
+	// streamWriteTimeout bounds each write of an SSE stream: a client that
+	// stops reading is cut off instead of holding a goroutine forever.
+	streamWriteTimeout = 10 * time.Second
+)
+
+// Config configures a Server.
+type Config struct {
+	Service *hub.Service
+	// Addr is host:port to listen on (DefaultAddr when empty).
+	Addr string
+	// Token, when set, is required on every request (Bearer header, or the
+	// cookie a ?token= login sets). Required for non-loopback addresses.
+	Token string
+	// Log receives one line per notable server event (nil: discard).
+	Log *slog.Logger
+	// PollInterval is how often the event broker looks for events written
+	// by other processes (default 50ms).
+	PollInterval time.Duration
+	// MCP, when set, is mounted at /mcp (behind the same token check).
+	MCP http.Handler
+}
+
+// Server is one running bb serve.
+type Server struct {
+	cfg    Config
+	svc    *hub.Service
+	log    *slog.Logger
+	broker *Broker
+	posts  *committer
+	ui     *ui
+	mux    *http.ServeMux
+}
+
+// New builds a server; Run starts its background work and listener.
+func New(cfg Config) (*Server, error) {
+	if cfg.Service == nil {
+		return nil, errors.New("server: no service")
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if err := CheckBind(cfg.Addr, cfg.Token); err != nil {
+		return nil, err
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 50 * time.Millisecond
+	}
+	lg := cfg.Log
+	if lg == nil {
+		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{cfg: cfg, svc: cfg.Service, log: lg}
+	s.broker = newBroker(cfg.Service.Store, cfg.PollInterval, lg)
+	if db, ok := cfg.Service.Store.(*sqlstore.DB); ok {
+		// In-process writes wake the broker at once; other processes'
+		// writes are found by its poll.
+		db.Notify = s.broker.Wake
+	}
+	s.posts = newCommitter(cfg.Service)
+	ui, err := newUI(s)
+	if err != nil {
+		return nil, err
+	}
+	s.ui = ui
+	s.mux = http.NewServeMux()
+	s.routes()
+	return s, nil
+}
+
+// CheckBind refuses a non-loopback address without a token.
+func CheckBind(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return hub.FieldErr(hub.CodeInvalidInput, "addr", "invalid --addr %q: expected host:port such as %s", addr, DefaultAddr)
+	}
+	if token == "" && !isLoopbackHost(host) {
+		return hub.FieldErr(hub.CodeUnauthorized, "token",
+			"refusing to listen on %s without a token: set --token or BB_TOKEN (or bind to 127.0.0.1)", addr)
+	}
+	return nil
+}
+
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && ip.IsLoopback()
+}
+
+// Handler is the full HTTP handler (auth included), for tests and embedding.
+func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
+
+// Start runs the background goroutines (event broker, group committer)
+// until ctx ends. Run calls it; tests using Handler directly call it too.
+func (s *Server) Start(ctx context.Context) {
+	go s.broker.run(ctx)
+	go s.posts.run(ctx)
+}
+
+// Run listens on the configured address and serves until ctx ends. ready,
+// when non-nil, receives the bound address once listening.
+func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return &hub.Error{Code: hub.CodeInvalidInput, Field: "addr", Message: fmt.Sprintf("cannot listen on %s: %v", s.cfg.Addr, unwrapAll(err)), Err: err}
+	}
+	return s.Serve(ctx, ln, ready)
+}
+
+// Serve serves on ln until ctx ends.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, ready func(addr string)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.Start(ctx)
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout, // SSE streams replace it with per-write deadlines
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer scancel()
+	_ = hs.Shutdown(sctx)
+	return nil
+}
+
+func unwrapAll(err error) error {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err
+		}
+		err = u
+	}
+}
+
+const tokenCookie = "bb_token"
+
+// guard enforces the token (constant-time) on every request, turns a
+// ?token= visit into a cookie for browsers, and, when no token is set,
+// accepts only loopback Host names (no DNS rebinding).
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
+				writeError(w, "", hub.Errorf(hub.CodeUnauthorized, "cross-origin request refused"), http.StatusForbidden)
+				return
+			}
+		}
+		if s.cfg.Token == "" {
+			host, _, err := net.SplitHostPort(r.Host)
+			if err != nil {
+				host = r.Host
+			}
+			if !isLoopbackHost(host) {
+				writeError(w, "", hub.Errorf(hub.CodeUnauthorized, "host %q not allowed: this server only answers on loopback names", r.Host), http.StatusForbidden)
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		if q := r.URL.Query().Get("token"); q != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
+			if s.tokenOK(q) {
+				http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+				u := *r.URL
+				qs := u.Query()
+				qs.Del("token")
+				u.RawQuery = qs.Encode()
+				http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+				return
+			}
+		}
+		if s.tokenOK(requestToken(r)) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/mcp") {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="bb"`)
+			writeError(w, "", hub.Errorf(hub.CodeUnauthorized, "missing or invalid token: send Authorization: Bearer <token>"), http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintln(w, "Unauthorized: open this page with ?token=<token> once to sign in.")
+	})
+}
+
+func requestToken(r *http.Request) string {
+	if h := r.Header.Get("Authorization"); h != "" {
+		if t, ok := strings.CutPrefix(h, "Bearer "); ok {
+			return strings.TrimSpace(t)
+		}
+		return ""
+	}
+	if c, err := r.Cookie(tokenCookie); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
+func (s *Server) tokenOK(got string) bool {
+	if got == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
+}
+
+func sameOrigin(origin, host string) bool {
+	o, ok := strings.CutPrefix(origin, "http://")
+	if !ok {
+		o, ok = strings.CutPrefix(origin, "https://")
+	}
+	return ok && o == host
+}

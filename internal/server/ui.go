@@ -1,0 +1,318 @@
+package server
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+//go:embed assets
+var assetFS embed.FS
+
+// humanCookie remembers the name a person acts under on the dashboard.
+const humanCookie = "bb_human"
+
+// defaultHuman is the dashboard identity until the person picks a name.
+const defaultHuman = "human"
+
+// ui is the Sessions dashboard: server-rendered pages and fragments that
+// htmx swaps when the event stream says something changed.
+type ui struct {
+	s     *Server
+	tmpl  *template.Template
+	files http.Handler
+}
+
+func newUI(s *Server) (*ui, error) {
+	t, err := template.New("").Funcs(template.FuncMap{
+		"ago":     func(t time.Time) string { return ago(s.svc.Now(), t) },
+		"iso":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"query":   url.QueryEscape,
+		"initial": initial,
+		"lower":   strings.ToLower,
+		"hue":     hue,
+		"deref":   func(p *string) string { return deref(p) },
+	}).ParseFS(assetFS, "assets/templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("dashboard templates: %w", err)
+	}
+	static, err := fs.Sub(assetFS, "assets/static")
+	if err != nil {
+		return nil, err
+	}
+	return &ui{s: s, tmpl: t, files: http.StripPrefix("/static/", http.FileServerFS(static))}, nil
+}
+
+func (u *ui) routes(m *http.ServeMux) {
+	m.HandleFunc("GET /{$}", u.page)
+	m.Handle("GET /static/", u.static())
+	m.HandleFunc("GET /ui/agents", u.fragment("agents", u.agentsData))
+	m.HandleFunc("GET /ui/feed", u.fragment("feed", u.feedData))
+	m.HandleFunc("GET /ui/conversation", u.fragment("conversation", u.conversationData))
+	m.HandleFunc("GET /ui/timeline", u.fragment("timeline", u.conversationData))
+	m.HandleFunc("POST /ui/post", u.post)
+	m.HandleFunc("POST /ui/read/{id}", u.receipt(false))
+	m.HandleFunc("POST /ui/ack/{id}", u.receipt(true))
+	m.HandleFunc("POST /ui/identity", u.identity)
+}
+
+func (u *ui) static() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		u.files.ServeHTTP(w, r)
+	})
+}
+
+// viewer is the human identity of this browser.
+func (u *ui) viewer(r *http.Request) string {
+	if c, err := r.Cookie(humanCookie); err == nil && hub.ValidateBoardAgentID(c.Value) == nil {
+		return c.Value
+	}
+	return defaultHuman
+}
+
+// pageData is everything the templates read.
+type pageData struct {
+	Viewer     string
+	Session    string
+	Sessions   hub.Sessions
+	Title      string
+	Items      []hub.TimelineItem
+	Error      string
+	Root       string
+	Backend    string
+	Reserv     []reservationRow
+	HasReserve bool
+}
+
+// reservationRow is one active reservation shown on the dashboard.
+type reservationRow struct {
+	Agent    string
+	Scope    string
+	BeadID   string
+	Expires  time.Time
+	Liveness hub.Liveness
+	// Overlaps names other agents whose active reservations overlap.
+	Overlaps []string
+}
+
+func (u *ui) base(r *http.Request) *pageData {
+	return &pageData{Viewer: u.viewer(r), Session: r.URL.Query().Get("session"),
+		Root: u.s.svc.ProjectRoot, Backend: u.s.svc.Store.Backend()}
+}
+
+func (u *ui) agentsData(r *http.Request, d *pageData) error {
+	ss, err := u.s.svc.Sessions(r.Context(), d.Viewer)
+	d.Sessions = ss
+	if err == nil {
+		d.Reserv, d.HasReserve = u.s.reservations(r)
+	}
+	return err
+}
+
+func (u *ui) feedData(r *http.Request, d *pageData) error {
+	ss, err := u.s.svc.Sessions(r.Context(), d.Viewer)
+	d.Sessions = ss
+	return err
+}
+
+func (u *ui) conversationData(r *http.Request, d *pageData) error {
+	items, err := u.s.svc.Conversation(r.Context(), d.Session, d.Viewer)
+	if err != nil {
+		return err
+	}
+	d.Items = items
+	d.Title = sessionTitle(d.Session)
+	return nil
+}
+
+func sessionTitle(key string) string {
+	kind, id, _ := strings.Cut(key, ":")
+	switch kind {
+	case "bead":
+		return id
+	case "agent":
+		return id + "’s session"
+	}
+	return "Everything"
+}
+
+func (u *ui) page(w http.ResponseWriter, r *http.Request) {
+	d := u.base(r)
+	var err error
+	if d.Sessions, err = u.s.svc.Sessions(r.Context(), d.Viewer); err == nil {
+		d.Reserv, d.HasReserve = u.s.reservations(r)
+		err = u.conversationData(r, d)
+	}
+	if err != nil {
+		d.Error = hub.MessageOf(err)
+		d.Session = ""
+		_ = u.conversationData(r, d)
+	}
+	u.render(w, "page", d)
+}
+
+func (u *ui) fragment(name string, load func(*http.Request, *pageData) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		d := u.base(r)
+		if err := load(r, d); err != nil {
+			u.fail(w, err)
+			return
+		}
+		u.render(w, name, d)
+	}
+}
+
+func (u *ui) render(w http.ResponseWriter, name string, d *pageData) {
+	var buf bytes.Buffer
+	if err := u.tmpl.ExecuteTemplate(&buf, name, d); err != nil {
+		u.s.log.Error("render dashboard", "template", name, "err", err)
+		http.Error(w, "cannot render the page", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
+	_, _ = w.Write(buf.Bytes())
+}
+
+// fail answers an htmx request with an error line it shows in place.
+func (u *ui) fail(w http.ResponseWriter, err error) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("HX-Retarget", "#flash")
+	w.Header().Set("HX-Reswap", "innerHTML")
+	w.WriteHeader(StatusOf(hub.CodeOf(err)))
+	_ = u.tmpl.ExecuteTemplate(w, "flash", hub.MessageOf(err))
+}
+
+func (u *ui) form(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	if err := r.ParseForm(); err != nil {
+		return hub.Errorf(hub.CodeInvalidInput, "cannot read the form: %v", err)
+	}
+	return nil
+}
+
+// post lets the person post on the board. In a bead's conversation the
+// post answers the bead's latest message, so it joins that bead.
+func (u *ui) post(w http.ResponseWriter, r *http.Request) {
+	if err := u.form(w, r); err != nil {
+		u.fail(w, err)
+		return
+	}
+	d := u.base(r)
+	d.Session = r.PostForm.Get("session")
+	in := hub.PostInput{From: d.Viewer, Content: r.PostForm.Get("content"), Priority: r.PostForm.Get("priority")}
+	if kind, _, _ := strings.Cut(d.Session, ":"); kind == "bead" {
+		items, err := u.s.svc.Conversation(r.Context(), d.Session, d.Viewer)
+		if err != nil {
+			u.fail(w, err)
+			return
+		}
+		for i := len(items) - 1; i >= 0; i-- {
+			if items[i].Message != nil {
+				in.ReplyTo = items[i].Message.Seq
+				break
+			}
+		}
+	}
+	res := u.s.posts.post(r.Context(), hub.PostOp{In: in, CheckIn: true})
+	if res.Err != nil {
+		u.fail(w, res.Err)
+		return
+	}
+	if err := u.conversationData(r, d); err != nil {
+		u.fail(w, err)
+		return
+	}
+	u.render(w, "timeline", d)
+}
+
+// receipt marks a message seen (read) or accepted (ack) by the person.
+func (u *ui) receipt(ack bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		d := u.base(r)
+		seq, err := parseSeq("id", r.PathValue("id"))
+		if err == nil {
+			if ack {
+				err = u.s.ack(r, d.Viewer, seq)
+			} else {
+				err = u.s.markRead(r, d.Viewer, seq)
+			}
+		}
+		if err == nil {
+			err = u.conversationData(r, d)
+		}
+		if err != nil {
+			u.fail(w, err)
+			return
+		}
+		u.render(w, "timeline", d)
+	}
+}
+
+// identity sets the name the person acts under (a cookie).
+func (u *ui) identity(w http.ResponseWriter, r *http.Request) {
+	if err := u.form(w, r); err != nil {
+		u.fail(w, err)
+		return
+	}
+	name := strings.TrimSpace(r.PostForm.Get("name"))
+	if err := hub.ValidateBoardAgentID(name); err != nil {
+		u.fail(w, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: humanCookie, Value: name, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: 365 * 24 * 3600})
+	w.Header().Set("HX-Refresh", "true")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	default:
+		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+	}
+}
+
+func initial(s string) string {
+	for _, r := range s {
+		return strings.ToUpper(string(r))
+	}
+	return "?"
+}
+
+// hue gives each agent a stable avatar colour.
+func hue(s string) int {
+	h := 0
+	for _, c := range s {
+		h = (h*31 + int(c)) % 360
+	}
+	return h
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

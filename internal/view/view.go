@@ -1,0 +1,198 @@
+// Package view holds the JSON shapes of the `data` part of the bb --json
+// envelope (seed 003 field names). The bb CLI and the HTTP API both render
+// through it, so a script sees the same objects from either surface.
+package view
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Agent is an agent on the status board.
+type Agent struct {
+	ID                   string    `json:"id"`
+	CurrentTask          string    `json:"current_task"`
+	Progress             int       `json:"progress"`
+	Status               string    `json:"status"`
+	Blockers             *string   `json:"blockers"`
+	LastSeen             time.Time `json:"last_seen"`
+	UpdatedAt            time.Time `json:"updated_at"`
+	Liveness             string    `json:"liveness,omitempty"`
+	MinutesSinceLastSeen *int      `json:"minutes_since_last_seen,omitempty"`
+}
+
+// AgentOf renders an agent without liveness.
+func AgentOf(a hub.Agent) Agent {
+	return Agent{ID: a.ID, CurrentTask: a.CurrentTask, Progress: a.Progress, Status: a.Status,
+		Blockers: a.Blockers, LastSeen: a.LastSeen, UpdatedAt: a.UpdatedAt}
+}
+
+// AgentLive renders an agent with its liveness.
+func AgentLive(a hub.AgentView) Agent {
+	j := AgentOf(a.Agent)
+	j.Liveness = string(a.Liveness)
+	m := a.MinutesSince
+	j.MinutesSinceLastSeen = &m
+	return j
+}
+
+// AgentsLive renders a list (never nil).
+func AgentsLive(as []hub.AgentView) []Agent {
+	out := make([]Agent, 0, len(as))
+	for _, a := range as {
+		out = append(out, AgentLive(a))
+	}
+	return out
+}
+
+// Message is a board message.
+type Message struct {
+	ID        int64     `json:"id"`
+	UUID      string    `json:"uuid"`
+	FromAgent string    `json:"from_agent"`
+	To        string    `json:"to"`
+	Content   string    `json:"content"`
+	Subject   string    `json:"subject,omitempty"`
+	Tags      []string  `json:"tags"`
+	Priority  string    `json:"priority"`
+	InReplyTo *int64    `json:"in_reply_to"`
+	Refs      []hub.Ref `json:"refs"`
+	Category  string    `json:"category,omitempty"`
+	ThreadID  string    `json:"thread_id,omitempty"`
+	BeadID    string    `json:"bead_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// MessageOf renders one message.
+func MessageOf(m hub.Message) Message {
+	tags, refs := m.Tags, m.Refs
+	if tags == nil {
+		tags = []string{}
+	}
+	if refs == nil {
+		refs = []hub.Ref{}
+	}
+	return Message{ID: m.Seq, UUID: m.UUID, FromAgent: m.From, To: m.To, Content: m.Body, Subject: m.Subject,
+		Tags: tags, Priority: string(m.Priority), InReplyTo: m.ReplyToSeq, Refs: refs, Category: m.Category,
+		ThreadID: m.ThreadID, BeadID: m.BeadID, CreatedAt: m.CreatedAt}
+}
+
+// Messages renders a list (never nil).
+func Messages(ms []hub.Message) []Message {
+	out := make([]Message, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, MessageOf(m))
+	}
+	return out
+}
+
+// Artifact is a board artifact.
+type Artifact struct {
+	ID          int64     `json:"id"`
+	Path        string    `json:"path"`
+	ProducedBy  string    `json:"produced_by"`
+	Description string    `json:"description"`
+	Version     *string   `json:"version"`
+	Refs        []hub.Ref `json:"refs"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// ArtifactOf renders one artifact.
+func ArtifactOf(a hub.Artifact) Artifact {
+	refs := a.Refs
+	if refs == nil {
+		refs = []hub.Ref{}
+	}
+	return Artifact{ID: a.ID, Path: a.Path, ProducedBy: a.ProducedBy, Description: a.Description,
+		Version: a.Version, Refs: refs, CreatedAt: a.CreatedAt}
+}
+
+// Artifacts renders a list (never nil).
+func Artifacts(as []hub.Artifact) []Artifact {
+	out := make([]Artifact, 0, len(as))
+	for _, a := range as {
+		out = append(out, ArtifactOf(a))
+	}
+	return out
+}
+
+// Event is one timeline event.
+type Event struct {
+	Seq       int64           `json:"seq"`
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Agent     string          `json:"agent"`
+	ToAgent   string          `json:"to_agent,omitempty"`
+	BeadID    string          `json:"bead_id,omitempty"`
+	TaskID    string          `json:"task_id,omitempty"`
+	Scope     string          `json:"scope,omitempty"`
+	Message   string          `json:"message"`
+	Payload   json.RawMessage `json:"payload"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+// EventOf renders one event.
+func EventOf(e hub.Event) Event {
+	p := e.Payload
+	if len(p) == 0 {
+		p = json.RawMessage("{}")
+	}
+	return Event{Seq: e.Seq, ID: e.ID, Type: e.Type, Agent: e.Agent, ToAgent: e.ToAgent, BeadID: e.BeadID,
+		TaskID: e.TaskID, Scope: e.Scope, Message: e.Message, Payload: p, CreatedAt: e.CreatedAt}
+}
+
+// Events renders a list (never nil).
+func Events(es []hub.Event) []Event {
+	out := make([]Event, 0, len(es))
+	for _, e := range es {
+		out = append(out, EventOf(e))
+	}
+	return out
+}
+
+// Summary renders `bb summary`.
+func Summary(s hub.Summary) map[string]any {
+	return map[string]any{
+		"agents": AgentsLive(s.Agents), "active_agents": AgentsLive(s.ActiveAgents),
+		"blocked_agents": AgentsLive(s.BlockedAgents), "recent_messages": Messages(s.RecentMessages),
+		"high_priority_messages": Messages(s.HighPriorityMessages), "recent_artifacts": Artifacts(s.RecentArtifacts),
+		"last_event_seq": s.LastEventSeq,
+	}
+}
+
+// Refs renders `bb refs`.
+func Refs(r hub.Ref, m hub.RefMatches) map[string]any {
+	return map[string]any{"ref": r, "messages": Messages(m.Messages), "artifacts": Artifacts(m.Artifacts)}
+}
+
+// Export renders `bb export` (a file format: no envelope).
+func Export(x hub.Export, projectDir string) map[string]any {
+	agents := make([]Agent, 0, len(x.Agents))
+	for _, ag := range x.Agents {
+		agents = append(agents, AgentOf(ag))
+	}
+	return map[string]any{
+		"exported_at": x.ExportedAt.Format(time.RFC3339Nano), "project_dir": projectDir,
+		"agents": agents, "messages": Messages(x.Messages), "artifacts": Artifacts(x.Artifacts),
+		"events": Events(x.Events),
+	}
+}
+
+// Envelope is the --json reply of every bb command and of every HTTP API
+// call (DESIGN.md "Surfaces and their envelopes").
+type Envelope struct {
+	OK      bool         `json:"ok"`
+	Command string       `json:"command"`
+	Data    any          `json:"data"`
+	Error   *ErrorBody   `json:"error"`
+	Notices *hub.Notices `json:"notices,omitempty"`
+}
+
+// ErrorBody is the error part of the envelope.
+type ErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
