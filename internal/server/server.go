@@ -81,7 +81,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	lg := cfg.Log
 	if lg == nil {
-		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
+		lg = discardLog()
 	}
 	s := &Server{cfg: cfg, svc: cfg.Service, log: lg}
 	s.broker = newBroker(cfg.Service.Store, cfg.PollInterval, lg)
@@ -261,3 +261,5 @@ func sameOrigin(origin, host string) bool {
 	}
 	return ok && o == host
 }
+
+func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

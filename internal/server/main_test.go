@@ -1,0 +1,207 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/server"
+	"github.com/blackboard-hub/bb/internal/store/storeopen"
+)
+
+// bbBin is the real bb binary, built once for the package.
+var bbBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bb-server-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bbBin = filepath.Join(dir, "bb")
+	if runtime.GOOS == "windows" {
+		bbBin += ".exe"
+	}
+	out, err := exec.Command("go", "build", "-o", bbBin, "github.com/blackboard-hub/bb/cmd/bb").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build bb: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// env is one test's board, service and running server.
+type env struct {
+	t    *testing.T
+	dir  string
+	svc  *hub.Service
+	srv  *server.Server
+	http *httptest.Server
+	// token sent on every request when set.
+	token string
+}
+
+type opt func(*server.Config)
+
+func withToken(tok string) opt { return func(c *server.Config) { c.Token = tok } }
+
+func newEnv(t *testing.T, opts ...opt) *env {
+	t.Helper()
+	dir := t.TempDir()
+	run(t, dir, "init")
+	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc := hub.NewService(st, nil, dir)
+	cfg := server.Config{Service: svc, PollInterval: 20 * time.Millisecond}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv.Start(ctx)
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close(); cancel() })
+	return &env{t: t, dir: dir, svc: svc, srv: srv, http: hs, token: cfg.Token}
+}
+
+// run runs the bb binary in dir and returns stdout; it fails the test on a
+// non-zero exit.
+func run(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, errOut, code := runCode(t, dir, nil, args...)
+	if code != 0 {
+		t.Fatalf("bb %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+func runCode(t *testing.T, dir string, extraEnv []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bbBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(filteredEnv(), extraEnv...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run bb: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func filteredEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "BB_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+type envelope struct {
+	OK      bool            `json:"ok"`
+	Command string          `json:"command"`
+	Data    json.RawMessage `json:"data"`
+	Error   *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Field   string `json:"field"`
+	} `json:"error"`
+	Notices *hub.Notices `json:"notices"`
+}
+
+type req struct {
+	method string
+	path   string
+	body   string
+	agent  string
+	header map[string]string
+}
+
+// do sends r and decodes the envelope; it returns the HTTP status too.
+func (e *env) do(r req) (int, envelope) {
+	e.t.Helper()
+	resp := e.raw(r)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var env envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		e.t.Fatalf("%s %s: not an envelope (%d): %s", r.method, r.path, resp.StatusCode, b)
+	}
+	return resp.StatusCode, env
+}
+
+func (e *env) raw(r req) *http.Response {
+	e.t.Helper()
+	if r.method == "" {
+		r.method = http.MethodGet
+	}
+	var body io.Reader
+	if r.body != "" {
+		body = strings.NewReader(r.body)
+	}
+	hr, err := http.NewRequest(r.method, e.http.URL+r.path, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if r.body != "" {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if r.agent != "" {
+		hr.Header.Set(server.AgentHeader, r.agent)
+	}
+	if e.token != "" {
+		hr.Header.Set("Authorization", "Bearer "+e.token)
+	}
+	for k, v := range r.header {
+		if k == "Host" {
+			hr.Host = v
+			continue
+		}
+		hr.Header.Set(k, v)
+	}
+	resp, err := e.http.Client().Do(hr)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return resp
+}
+
+func (e *env) ok(r req, into any) envelope {
+	e.t.Helper()
+	code, env := e.do(r)
+	if code != http.StatusOK || !env.OK {
+		e.t.Fatalf("%s %s: status %d, envelope %+v %+v", r.method, r.path, code, env, env.Error)
+	}
+	if into != nil {
+		if err := json.Unmarshal(env.Data, into); err != nil {
+			e.t.Fatalf("decode data: %v: %s", err, env.Data)
+		}
+	}
+	return env
+}
