@@ -46,7 +46,7 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 	out := make([]PostResult, len(ops))
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		copy(out, res) // the store may retry fn: start from the validation results
-		for i, op := range ops {
+		for i := range ops {
 			if out[i].Err != nil {
 				continue
 			}
@@ -60,16 +60,26 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 				return err
 			}
 			out[i].Message = m
-			if op.CheckIn {
+		}
+		// One check-in per agent per batch, after every post of the batch.
+		notices := map[string]*Notices{}
+		for i, op := range ops {
+			if !op.CheckIn || out[i].Err != nil {
+				continue
+			}
+			n, ok := notices[op.In.From]
+			if !ok {
 				if err := tx.TouchAgent(ctx, op.In.From, s.Now()); err != nil {
 					return err
 				}
-				n, err := tx.UnreadCount(ctx, op.In.From, NoticeCap)
+				c, err := tx.UnreadCount(ctx, op.In.From, NoticeCap)
 				if err != nil {
 					return err
 				}
-				out[i].Notices = &Notices{Unread: n}
+				n = &Notices{Unread: c}
+				notices[op.In.From] = n
 			}
+			out[i].Notices = n
 		}
 		return nil
 	})

@@ -59,6 +59,28 @@ type opt func(*server.Config)
 
 func withToken(tok string) opt { return func(c *server.Config) { c.Token = tok } }
 
+// newEnvB starts a server for a benchmark.
+func newEnvB(b *testing.B) *httptest.Server {
+	dir := b.TempDir()
+	if out, err := exec.Command(bbBin, "--dir", dir, "init").CombinedOutput(); err != nil {
+		b.Fatalf("init: %v %s", err, out)
+	}
+	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	srv, err := server.New(server.Config{Service: hub.NewService(st, nil, dir)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv.Start(ctx)
+	hs := httptest.NewServer(srv.Handler())
+	b.Cleanup(func() { hs.CloseClientConnections(); hs.Close(); cancel() })
+	return hs
+}
+
 func newEnv(t *testing.T, opts ...opt) *env {
 	t.Helper()
 	dir := t.TempDir()

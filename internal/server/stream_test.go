@@ -118,4 +118,3 @@ func TestStreamResumesFromLastEventID(t *testing.T) {
 		t.Fatalf("bad after: %d %+v", status, env.Error)
 	}
 }
-

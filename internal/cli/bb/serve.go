@@ -1,12 +1,19 @@
 package bb
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/server"
 )
 
@@ -65,7 +72,113 @@ database while it runs. See docs/serve.md.`,
 			})
 		},
 	}
+	c.AddCommand(a.serveBenchCmd())
 	c.Flags().StringVar(&addr, "addr", server.DefaultAddr, "host:port to listen on (non-loopback needs --token)")
 	c.Flags().StringVar(&token, "token", "", "require this bearer token on every request (default $BB_TOKEN)")
 	return c
+}
+
+// serveBenchCmd is the load generator of BENCHMARKS.md: it starts a real
+// `bb serve` child process on a fresh temporary board, drives it with
+// concurrent clients through the HTTP API and reports latency, throughput,
+// SSE delivery delay and the server's peak RSS.
+func (a *app) serveBenchCmd() *cobra.Command {
+	var clients int
+	var dur time.Duration
+	var url, token string
+	c := &cobra.Command{
+		Use:    "bench",
+		Short:  "Load-test bb serve: concurrent clients posting and reading through the API",
+		Hidden: true,
+		Args:   usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			var pid int
+			if url == "" {
+				dir, err := os.MkdirTemp("", "bb-serve-bench-")
+				if err != nil {
+					return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot create a temporary directory", Err: err}
+				}
+				defer os.RemoveAll(dir)
+				exe := a.env.Exe
+				if exe == "" {
+					exe, _ = os.Executable()
+				}
+				if out, err := exec.CommandContext(ctx, exe, "--dir", dir, "init").CombinedOutput(); err != nil {
+					return hub.Errorf(hub.CodeInternal, "bb init: %v: %s", err, out)
+				}
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					return hub.Errorf(hub.CodeInternal, "find a free port: %v", err)
+				}
+				addr := ln.Addr().String()
+				ln.Close()
+				srv := exec.CommandContext(ctx, exe, "--dir", dir, "-q", "serve", "--addr", addr)
+				srv.Stderr = a.env.Stderr
+				if err := srv.Start(); err != nil {
+					return hub.Errorf(hub.CodeInternal, "start bb serve: %v", err)
+				}
+				defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+				pid = srv.Process.Pid
+				url = "http://" + addr
+				if err := waitUp(ctx, url); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(a.env.Stderr, "bench: %d clients for %s against %s\n", clients, dur, url)
+			rep, err := server.LoadTest(ctx, server.LoadConfig{URL: url, Token: token, Clients: clients, Duration: dur})
+			if err != nil {
+				return hub.Errorf(hub.CodeInternal, "load test: %v", err)
+			}
+			rss := ""
+			if pid != 0 {
+				rss = peakRSS(pid)
+			}
+			if a.g.json {
+				writeJSON(a.env.Stdout, Envelope{OK: true, Command: "serve bench", Data: map[string]any{"report": rep, "server_peak_rss": rss}})
+				return nil
+			}
+			fmt.Fprint(a.env.Stdout, rep.String())
+			if rss != "" {
+				fmt.Fprintf(a.env.Stdout, "server peak RSS %s\n", rss)
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&clients, "clients", 50, "concurrent clients")
+	f.DurationVar(&dur, "duration", 10*time.Second, "how long to run")
+	f.StringVar(&url, "url", "", "bench an already running server instead of starting one")
+	f.StringVar(&token, "token", "", "token of the server given by --url")
+	return c
+}
+
+func waitUp(ctx context.Context, url string) error {
+	for i := 0; i < 100; i++ {
+		resp, err := http.Get(url + "/api/v1/events?limit=1")
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return hub.Errorf(hub.CodeInternal, "bb serve did not come up at %s", url)
+}
+
+// peakRSS reads the high-water mark of a process's resident memory (Linux).
+func peakRSS(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
