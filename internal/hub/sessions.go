@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -125,7 +126,7 @@ func EventLabel(e *Event) (label string, protocol bool) {
 		return LabelAck, false
 	case strings.Contains(t, "READ"):
 		return LabelRead, false
-	case strings.HasPrefix(t, "MESSAGE.") || strings.HasPrefix(t, "MAIL."):
+	case strings.HasPrefix(t, "MESSAGE.") || strings.HasPrefix(t, "MAIL.") || strings.Contains(t, "MESSAGE_SENT"):
 		return "", false
 	case strings.Contains(t, "RESERV") && (strings.Contains(t, "RELEASE") || strings.Contains(t, "EXPIRE")):
 		return "Released", false
@@ -376,6 +377,7 @@ func (s *Service) Conversation(ctx context.Context, key, viewer string) ([]Timel
 		return true
 	}
 	var items []TimelineItem
+	shown := map[string]bool{}
 	for i := range d.msgs {
 		m := d.msgs[i]
 		if !inMsg(&m) {
@@ -386,6 +388,7 @@ func (s *Service) Conversation(ctx context.Context, key, viewer string) ([]Timel
 		if r, ok := d.receipts[m.UUID]; ok {
 			it.Receipt = &r
 		}
+		shown[m.UUID] = true
 		items = append(items, it)
 	}
 	for i := range d.events {
@@ -397,6 +400,9 @@ func (s *Service) Conversation(ctx context.Context, key, viewer string) ([]Timel
 		if label == "" {
 			continue
 		}
+		if (label == LabelHandoff || label == LabelBlocked) && shown[eventMessageID(&e)] {
+			continue // the message row already carries the label
+		}
 		items = append(items, TimelineItem{At: e.CreatedAt, Kind: "event", Label: label, Protocol: proto, Actor: e.Agent, Target: e.ToAgent, Text: e.Message, Event: &e})
 	}
 	slices.SortStableFunc(items, func(a, b TimelineItem) int { return a.At.Compare(b.At) })
@@ -404,4 +410,22 @@ func (s *Service) Conversation(ctx context.Context, key, viewer string) ([]Timel
 		items = items[len(items)-timelineMax:]
 	}
 	return items, nil
+}
+
+// eventMessageID returns the message a HANDOFF/BLOCKED event is about: its
+// payload's message_id, at the top level or inside the v1 envelope.
+func eventMessageID(e *Event) string {
+	var p struct {
+		MessageID string `json:"message_id"`
+		Payload   struct {
+			MessageID string `json:"message_id"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(e.Payload, &p) != nil {
+		return ""
+	}
+	if p.MessageID != "" {
+		return p.MessageID
+	}
+	return p.Payload.MessageID
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/view"
@@ -39,8 +40,13 @@ func (s *Server) routes() {
 		writeError(w, "", hub.Errorf(hub.CodeNotFound, "no API endpoint %s %s (see docs/serve.md)", r.Method, r.URL.Path), http.StatusNotFound)
 	})
 	if s.cfg.MCP != nil {
-		m.Handle("/mcp", s.cfg.MCP)
-		m.Handle("/mcp/", s.cfg.MCP)
+		h := longLived(s.cfg.MCP)
+		m.Handle("/mcp", h)
+		m.Handle("/mcp/", h)
+	} else {
+		m.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, "", hub.Errorf(hub.CodeNotFound, "MCP is not enabled on this server"), http.StatusNotFound)
+		})
 	}
 	s.ui.routes(m)
 }
@@ -361,4 +367,16 @@ func limitParam(v string, def, max int) (int, error) {
 		return def, nil
 	}
 	return hub.ParseLimit(v, max)
+}
+
+// longLived lifts the server's write timeout from MCP's GET streams
+// (server-to-client notifications), which stay open by design; POSTs keep
+// the normal timeouts.
+func longLived(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		}
+		h.ServeHTTP(w, r)
+	})
 }

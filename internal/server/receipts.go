@@ -1,23 +1,57 @@
 package server
 
 import (
-	"net/http"
+	"context"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
-// markRead and ack are the dashboard's read and ack actions; reservations
-// lists active reservations. They call the mail and reservation use cases
-// of the core.
-
-func (s *Server) markRead(r *http.Request, agent string, seq int64) error {
-	return hub.Errorf(hub.CodeInvalidInput, "reading messages from the dashboard needs the mail feature")
+// markRead and ack are the dashboard's "Seen" and "Accepted" actions: the
+// person's identity checks in (so it exists as an agent, like any caller
+// that acts), then the mail use cases of the core apply their rules (only
+// a recipient may ack…).
+func (s *Server) markRead(ctx context.Context, agent, id string) error {
+	if _, err := s.svc.CheckIn(ctx, agent); err != nil {
+		return err
+	}
+	_, err := s.svc.ReadMail(ctx, agent, id)
+	return err
 }
 
-func (s *Server) ack(r *http.Request, agent string, seq int64) error {
-	return hub.Errorf(hub.CodeInvalidInput, "acknowledging messages from the dashboard needs the mail feature")
+func (s *Server) ack(ctx context.Context, agent, id string) error {
+	if _, err := s.svc.CheckIn(ctx, agent); err != nil {
+		return err
+	}
+	_, err := s.svc.AckMail(ctx, agent, id)
+	return err
 }
 
-func (s *Server) reservations(r *http.Request) ([]reservationRow, bool) {
-	return nil, false
+// reservations lists active reservations with their owner's liveness and,
+// for each, the other agents whose active reservations overlap it (exact
+// or partial, seed 001 §5.2).
+func (s *Server) reservations(ctx context.Context, agents []hub.AgentView) ([]reservationRow, error) {
+	st, err := s.svc.CoordinationStatus(ctx, "", "")
+	if err != nil {
+		return nil, err
+	}
+	live := map[string]hub.Liveness{}
+	for _, a := range agents {
+		live[a.ID] = a.Liveness
+	}
+	now := s.svc.Now()
+	rows := make([]reservationRow, 0, len(st.Reservations))
+	for _, r := range st.Reservations {
+		row := reservationRow{Agent: r.AgentID, Scope: s.svc.DisplayScope(r), BeadID: r.BeadID, Expires: r.ExpiresAt,
+			Expired: !r.ExpiresAt.After(now), Liveness: live[r.AgentID]}
+		if row.Liveness == "" {
+			row.Liveness = hub.LiveEvicted
+		}
+		for _, o := range st.Reservations {
+			if o.ID != r.ID && o.AgentID != r.AgentID && hub.ClassifyOverlap(o.Scope, r.Scope) != hub.OverlapDisjoint {
+				row.Overlaps = append(row.Overlaps, o.AgentID+" ("+s.svc.DisplayScope(o)+")")
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
 }

@@ -91,7 +91,6 @@ type pageData struct {
 	Root       string
 	Backend    string
 	Reserv     []reservationRow
-	HasReserve bool
 }
 
 // reservationRow is one active reservation shown on the dashboard.
@@ -100,6 +99,7 @@ type reservationRow struct {
 	Scope    string
 	BeadID   string
 	Expires  time.Time
+	Expired  bool
 	Liveness hub.Liveness
 	// Overlaps names other agents whose active reservations overlap.
 	Overlaps []string
@@ -112,10 +112,11 @@ func (u *ui) base(r *http.Request) *pageData {
 
 func (u *ui) agentsData(r *http.Request, d *pageData) error {
 	ss, err := u.s.svc.Sessions(r.Context(), d.Viewer)
-	d.Sessions = ss
-	if err == nil {
-		d.Reserv, d.HasReserve = u.s.reservations(r)
+	if err != nil {
+		return err
 	}
+	d.Sessions = ss
+	d.Reserv, err = u.s.reservations(r.Context(), ss.Agents)
 	return err
 }
 
@@ -149,8 +150,7 @@ func sessionTitle(key string) string {
 func (u *ui) page(w http.ResponseWriter, r *http.Request) {
 	d := u.base(r)
 	var err error
-	if d.Sessions, err = u.s.svc.Sessions(r.Context(), d.Viewer); err == nil {
-		d.Reserv, d.HasReserve = u.s.reservations(r)
+	if err = u.agentsData(r, d); err == nil {
 		err = u.conversationData(r, d)
 	}
 	if err != nil {
@@ -245,13 +245,11 @@ func (u *ui) post(w http.ResponseWriter, r *http.Request) {
 func (u *ui) receipt(ack bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		d := u.base(r)
-		seq, err := parseSeq("id", r.PathValue("id"))
-		if err == nil {
-			if ack {
-				err = u.s.ack(r, d.Viewer, seq)
-			} else {
-				err = u.s.markRead(r, d.Viewer, seq)
-			}
+		var err error
+		if ack {
+			err = u.s.ack(r.Context(), d.Viewer, r.PathValue("id"))
+		} else {
+			err = u.s.markRead(r.Context(), d.Viewer, r.PathValue("id"))
 		}
 		if err == nil {
 			err = u.conversationData(r, d)
@@ -282,6 +280,9 @@ func (u *ui) identity(w http.ResponseWriter, r *http.Request) {
 
 func ago(now, t time.Time) string {
 	d := now.Sub(t)
+	if d < -time.Minute {
+		return "in " + strings.TrimSuffix(ago(t, now), " ago")
+	}
 	switch {
 	case d < time.Minute:
 		return "just now"

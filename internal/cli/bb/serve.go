@@ -13,7 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/blackboard-hub/bb/internal/hub"
+	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 	"github.com/blackboard-hub/bb/internal/server"
 )
 
@@ -27,6 +30,7 @@ func (a *app) serveCmd() *cobra.Command {
   /                        the Sessions dashboard (live, no refresh needed)
   /api/v1/...              the JSON API (the bb --json envelope)
   /api/v1/events/stream    every new event as Server-Sent Events
+  /mcp                     the bb mcp tools over MCP streamable HTTP
 
 It listens on 127.0.0.1:7777 by default. Listening on any other address
 needs a token (--token or $BB_TOKEN), checked on every request: send
@@ -53,7 +57,13 @@ database while it runs. See docs/serve.md.`,
 				lvl = slog.LevelWarn
 			}
 			lg := slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: lvl}))
-			srv, err := server.New(server.Config{Service: svc, Addr: addr, Token: token, Log: lg})
+			ms, err := bbmcp.New(svc, bbmcp.Options{Version: Version})
+			if err != nil {
+				return err
+			}
+			mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return ms.SDK() },
+				&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+			srv, err := server.New(server.Config{Service: svc, Addr: addr, Token: token, Log: lg, MCP: mcpHandler})
 			if err != nil {
 				return err
 			}
@@ -61,10 +71,10 @@ database while it runs. See docs/serve.md.`,
 				url := "http://" + bound + "/"
 				if a.g.json {
 					writeJSON(a.env.Stdout, Envelope{OK: true, Command: "serve", Data: map[string]any{
-						"url": url, "api": url + "api/v1/", "project_dir": svc.ProjectRoot, "auth": token != ""}})
+						"url": url, "api": url + "api/v1/", "mcp": url + "mcp", "project_dir": svc.ProjectRoot, "auth": token != ""}})
 					return
 				}
-				fmt.Fprintf(a.env.Stdout, "Blackboard is serving %s\n  dashboard  %s\n  API        %sapi/v1/\n  events     %sapi/v1/events/stream\n", svc.ProjectRoot, url, url, url)
+				fmt.Fprintf(a.env.Stdout, "Blackboard is serving %s\n  dashboard  %s\n  API        %sapi/v1/\n  events     %sapi/v1/events/stream\n  MCP        %smcp\n", svc.ProjectRoot, url, url, url, url)
 				if token != "" {
 					fmt.Fprintf(a.env.Stdout, "  auth       Authorization: Bearer <token> (browser: open %s?token=<token> once)\n", url)
 				}
