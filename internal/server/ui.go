@@ -82,15 +82,15 @@ func (u *ui) viewer(r *http.Request) string {
 
 // pageData is everything the templates read.
 type pageData struct {
-	Viewer     string
-	Session    string
-	Sessions   hub.Sessions
-	Title      string
-	Items      []hub.TimelineItem
-	Error      string
-	Root       string
-	Backend    string
-	Reserv     []reservationRow
+	Viewer   string
+	Session  string
+	Sessions hub.Sessions
+	Title    string
+	Items    []hub.TimelineItem
+	Error    string
+	Root     string
+	Backend  string
+	Reserv   []reservationRow
 }
 
 // reservationRow is one active reservation shown on the dashboard.
