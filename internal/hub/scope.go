@@ -65,8 +65,8 @@ func CanonicalPath(wd, p string) string {
 // are refused (seed 001 §5.2: globs beyond a suffix '*' are out of scope).
 // The result must lie inside root (the project directory) when root is set.
 func CanonicalScope(root, wd, raw string) (Scope, error) {
-	s := strings.TrimSpace(raw)
-	if s == "" {
+	s := raw // not trimmed: a name may begin or end with a space
+	if strings.TrimSpace(s) == "" {
 		return Scope{}, FieldErr(CodeInvalidArgs, "scope", "--scope cannot be empty")
 	}
 	if len(s) > MaxScopeLen || !utf8.ValidString(s) || hasControl(s) {

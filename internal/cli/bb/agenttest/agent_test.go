@@ -1,0 +1,222 @@
+package agenttest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/blackboard-hub/bb/internal/store/sqlite"
+)
+
+// board is a temporary project with an initialized board.
+type board struct {
+	t   *testing.T
+	dir string
+	env []string
+}
+
+func newBoard(t *testing.T, env ...string) *board {
+	t.Helper()
+	b := &board{t: t, dir: t.TempDir(), env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)}
+	b.ok("init")
+	return b
+}
+
+type result struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+func (b *board) run(args ...string) result {
+	b.t.Helper()
+	cmd := exec.Command(bbPath(), args...)
+	cmd.Dir = b.dir
+	cmd.Env = b.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		b.t.Fatalf("bb %v: %v", args, err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+func (b *board) ok(args ...string) result {
+	b.t.Helper()
+	r := b.run(args...)
+	if r.code != 0 {
+		b.t.Fatalf("bb %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+type envelope struct {
+	OK    bool            `json:"ok"`
+	Data  json.RawMessage `json:"data"`
+	Error *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func decode(t *testing.T, s string) envelope {
+	t.Helper()
+	var e envelope
+	if err := json.Unmarshal([]byte(s), &e); err != nil {
+		t.Fatalf("not an envelope: %v\n%s", err, s)
+	}
+	return e
+}
+
+func (b *board) query(q string, args ...any) [][]any {
+	b.t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(b.dir, ".bb", "blackboard.db"), sqlite.Options{})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.SQL().Query(q, args...)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			b.t.Fatal(err)
+		}
+		out = append(out, vals)
+	}
+	return out
+}
+
+func (b *board) count(q string, args ...any) int64 {
+	b.t.Helper()
+	return b.query(q, args...)[0][0].(int64)
+}
+
+// 16 real processes race to reserve the same scope: exactly one wins, the
+// others get RESERVATION_CONFLICT, and exactly one active row exists. A
+// second round races on different but overlapping scopes (ancestors and
+// descendants of each other): still exactly one winner.
+func TestReserveRace(t *testing.T) {
+	b := newBoard(t)
+	const n = 16
+	for i := 0; i < n; i++ {
+		b.ok("agent", "register", "--name", fmt.Sprintf("racer-%02d", i), "--role", "race")
+	}
+	race := func(scope func(i int) string) (wins int, conflicts int) {
+		var wg sync.WaitGroup
+		res := make([]result, n)
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				res[i] = b.run("--json", "agent", "reserve", "--agent", fmt.Sprintf("racer-%02d", i), "--scope", scope(i), "--bead", "bb-race")
+			}(i)
+		}
+		wg.Wait()
+		for i, r := range res {
+			e := decode(t, r.stdout)
+			switch {
+			case r.code == 0 && e.OK:
+				wins++
+			case r.code == 1 && e.Error != nil && e.Error.Code == "RESERVATION_CONFLICT":
+				conflicts++
+			default:
+				t.Errorf("racer %d: exit %d %s %s", i, r.code, r.stdout, r.stderr)
+			}
+		}
+		return
+	}
+	wins, conflicts := race(func(int) string { return "src/hot.go" })
+	if wins != 1 || conflicts != n-1 {
+		t.Fatalf("same scope: %d wins, %d conflicts", wins, conflicts)
+	}
+	if c := b.count(`SELECT COUNT(*) FROM reservations WHERE state = 'active' AND scope LIKE '%/src/hot.go'`); c != 1 {
+		t.Fatalf("%d active rows for the scope", c)
+	}
+	nested := []string{"lib/*", "lib/a", "lib/a/b", "lib/a/b/c.go", "lib"}
+	wins, conflicts = race(func(i int) string { return nested[i%len(nested)] })
+	if wins != 1 || conflicts != n-1 {
+		t.Fatalf("overlapping scopes: %d wins, %d conflicts", wins, conflicts)
+	}
+	if c := b.count(`SELECT COUNT(*) FROM reservations WHERE state = 'active' AND scope LIKE '%/lib%'`); c != 1 {
+		t.Fatalf("%d active rows under lib", c)
+	}
+	// Each loser recorded its INCURSION.
+	if c := b.count(`SELECT COUNT(*) FROM events WHERE type = 'INCURSION'`); c != 2*(n-1) {
+		t.Fatalf("%d INCURSION events, want %d", c, 2*(n-1))
+	}
+}
+
+// One model: a send writes one messages row (broadcast included), with the
+// columns other surfaces read; receipts follow the shared primitives.
+func TestSendStoresOneRow(t *testing.T) {
+	b := newBoard(t, "BB_NOW=2026-11-21T10:00:00Z")
+	for _, n := range []string{"alpha-1", "beta-1", "gamma-1"} {
+		b.ok("agent", "register", "--name", n, "--role", "r")
+	}
+	r := b.ok("--json", "agent", "send", "--from", "alpha-1", "--to", "broadcast", "--bead", "bb-1", "--category", "HANDOFF", "--subject", "s", "--body", "b")
+	var m struct {
+		MessageID string `json:"message_id"`
+	}
+	_ = json.Unmarshal(decode(t, r.stdout).Data, &m)
+	rows := b.query(`SELECT sender, recipient, type, ttl_hours, category, thread_id, bead_id, requires_ack, seq FROM messages`)
+	if len(rows) != 1 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	got := fmt.Sprint(rows[0][:8]...)
+	if got != fmt.Sprint("alpha-1", "*", "broadcast", nil, "HANDOFF", "bead:bb-1", "bb-1", int64(1)) || rows[0][8] == nil {
+		t.Fatalf("row = %v", rows[0])
+	}
+	b.ok("agent", "ack", "--agent", "beta-1", "--message", m.MessageID)
+	b.ok("agent", "read", "--agent", "gamma-1", "--message", m.MessageID)
+	acks := b.query(`SELECT agent, read_at, acked_at FROM broadcast_acks ORDER BY agent`)
+	if fmt.Sprint(acks) != "[[beta-1 <nil> 2026-11-21T10:00:00.000000+00:00] [gamma-1 2026-11-21T10:00:00.000000+00:00 <nil>]]" {
+		t.Fatalf("broadcast_acks = %v", acks)
+	}
+	// The sender never sees it; the board log does (one model).
+	if e := decode(t, b.ok("--json", "agent", "inbox", "--agent", "alpha-1").stdout); string(e.Data) != "[]" {
+		t.Fatalf("sender inbox: %s", e.Data)
+	}
+	if !strings.Contains(b.ok("log").stdout, "b") {
+		t.Fatal("not on the board log")
+	}
+}
+
+// bb log and bb agent agree on broadcast state: a bb post is an unread
+// broadcast in every other agent's bb agent inbox, and reading the board
+// log (which advances the read cursor) makes it read there too.
+func TestBoardPostsInInbox(t *testing.T) {
+	b := newBoard(t)
+	b.ok("agent", "register", "--name", "alpha-1", "--role", "r")
+	b.ok("agent", "register", "--name", "beta-1", "--role", "r")
+	b.ok("--as", "alpha-1", "post", "hello board")
+	e := decode(t, b.ok("--json", "agent", "inbox", "--agent", "beta-1", "--state", "unread").stdout)
+	if !strings.Contains(string(e.Data), "hello board") {
+		t.Fatalf("post not unread in inbox: %s", e.Data)
+	}
+	b.ok("--as", "beta-1", "log")
+	e = decode(t, b.ok("--json", "agent", "inbox", "--agent", "beta-1", "--state", "read").stdout)
+	if !strings.Contains(string(e.Data), "hello board") {
+		t.Fatalf("post not read after bb log: %s", e.Data)
+	}
+}
