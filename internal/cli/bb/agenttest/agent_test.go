@@ -220,3 +220,15 @@ func TestBoardPostsInInbox(t *testing.T) {
 		t.Fatalf("post not read after bb log: %s", e.Data)
 	}
 }
+
+func (b *board) exec(q string, args ...any) {
+	b.t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(b.dir, ".bb", "blackboard.db"), sqlite.Options{})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.SQL().Exec(q, args...); err != nil {
+		b.t.Fatal(err)
+	}
+}
