@@ -121,7 +121,7 @@ func (s *Service) registerTx(ctx context.Context, tx Tx, in RegisterInput) (regi
 	if err != nil {
 		return res{}, err
 	}
-	created := a == nil
+	created := a == nil || !a.Registered // new, or claimed from an unregistered row
 	typ := EventAgentRegistered
 	switch {
 	case a == nil:

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,14 @@ type demoStep struct {
 	args []string
 	// file is created (relative to the project) before the step runs.
 	file string
+	// fails marks a step that is expected to fail (shown, not fatal).
+	fails bool
+	// save names a variable that receives the first UUID the step prints;
+	// later steps use it as {name} in their arguments.
+	save string
 }
+
+var demoUUID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 func (a *app) demoCmd() *cobra.Command {
 	var keep bool
@@ -42,6 +50,7 @@ explore it afterwards with --dir.`,
 			}
 			w := a.env.Stdout
 			fmt.Fprintf(w, "Blackboard demo: a temporary project at %s\n", dir)
+			vars := map[string]string{}
 			for _, st := range demoScript() {
 				if st.note != "" {
 					fmt.Fprintf(w, "\n# %s\n", st.note)
@@ -53,8 +62,19 @@ explore it afterwards with --dir.`,
 						return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot write " + p, Err: err}
 					}
 				}
-				if err := a.demoRun(cmd, dir, st.args, w); err != nil {
+				args := make([]string, len(st.args))
+				for i, s := range st.args {
+					for k, v := range vars {
+						s = strings.ReplaceAll(s, "{"+k+"}", v)
+					}
+					args[i] = s
+				}
+				out, err := a.demoRun(cmd, dir, args, w, st.fails)
+				if err != nil {
 					return err
+				}
+				if st.save != "" {
+					vars[st.save] = demoUUID.FindString(out)
 				}
 			}
 			if keep {
@@ -69,7 +89,7 @@ explore it afterwards with --dir.`,
 
 // demoRun runs one bb command in-process against the demo board and prints
 // it the way a terminal would show it.
-func (a *app) demoRun(cmd *cobra.Command, dir string, args []string, w io.Writer) error {
+func (a *app) demoRun(cmd *cobra.Command, dir string, args []string, w io.Writer, fails bool) (string, error) {
 	fmt.Fprintf(w, "$ bb %s\n", shellJoin(args))
 	var out, errb bytes.Buffer
 	env := a.env
@@ -87,10 +107,10 @@ func (a *app) demoRun(cmd *cobra.Command, dir string, args []string, w io.Writer
 	code := Run(cmd.Context(), args, env)
 	w.Write(out.Bytes())
 	w.Write(errb.Bytes())
-	if code != 0 && !demoExpectsFailure(args) {
-		return hub.Errorf(hub.CodeInternal, "demo step failed (exit %d): bb %s", code, shellJoin(args))
+	if code != 0 && !fails && !demoExpectsFailure(args) {
+		return "", hub.Errorf(hub.CodeInternal, "demo step failed (exit %d): bb %s", code, shellJoin(args))
 	}
-	return nil
+	return out.String(), nil
 }
 
 func demoExpectsFailure(args []string) bool {
@@ -137,5 +157,29 @@ func demoScript() []demoStep {
 		{args: []string{"log", "--priority", "high"}},
 		{args: []string{"summary"}},
 		{note: "The timeline of everything that happened", args: []string{"events", "--limit", "12"}},
+		// bb agent: identity, reservations, protocol mail (seed 000/001).
+		{note: "bb agent: the same agents register for coordination", args: []string{"agent", "register", "--name", "alice", "--role", "parser"}},
+		{args: []string{"agent", "register", "--name", "bob", "--role", "tests"}},
+		{args: []string{"agent", "register", "--name", "carol", "--role", "review"}},
+		{note: "They reserve the files they work on (a trailing /* covers a whole directory)", args: []string{"agent", "reserve", "--agent", "alice", "--scope", "config/*", "--bead", "gh-42"}},
+		{args: []string{"agent", "reserve", "--agent", "bob", "--scope", "tests/api/*", "--bead", "gh-43", "--ttl", "60"}},
+		{note: "Bob also wants config/schema.json: it lies inside alice's scope, so the reserve is refused and recorded as an INCURSION", fails: true,
+			args: []string{"agent", "reserve", "--agent", "bob", "--scope", "config/schema.json", "--bead", "gh-43"}},
+		{note: "Alice hands the config work over to bob (HANDOFF needs an ack)", save: "handoff", args: []string{"agent", "send", "--from", "alice", "--to", "bob", "--bead", "gh-42",
+			"--category", "HANDOFF", "--subject", "Config parser ready", "--body", "timeout_ms is in config/schema.json; schema v2 is final.",
+			"--next-action", "Run the API tests against schema v2"}},
+		{args: []string{"agent", "inbox", "--agent", "bob"}},
+		{args: []string{"agent", "ack", "--agent", "bob", "--message", "{handoff}"}},
+		{note: "Alice releases config/*, so bob can now take config/schema.json", args: []string{"agent", "release", "--agent", "alice", "--scope", "config/*"}},
+		{args: []string{"agent", "reserve", "--agent", "bob", "--scope", "config/schema.json", "--bead", "gh-43"}},
+		{note: "Carol is BLOCKED and asks alice", save: "blocked", args: []string{"agent", "send", "--from", "carol", "--to", "alice", "--bead", "gh-17",
+			"--category", "BLOCKED", "--subject", "Which checklist for PR 17?", "--body", "I cannot finish the review without the release checklist.",
+			"--urgency", "high", "--requested-action", "Point me to the checklist"}},
+		{note: "Alice accepts the blocker and answers on the same thread", args: []string{"agent", "ack", "--agent", "alice", "--message", "{blocked}"}},
+		{save: "answer", args: []string{"agent", "send", "--from", "alice", "--to", "carol", "--bead", "gh-17", "--category", "DECISION",
+			"--subject", "Use docs/release-checklist.md", "--body", "The checklist is docs/release-checklist.md; skip the perf section for PR 17."}},
+		{args: []string{"agent", "read", "--agent", "carol", "--message", "{answer}"}},
+		{note: "Coordination status: reservations, acks, counts and the protocol timeline", args: []string{"agent", "status"}},
+		{note: "The protocol events on the timeline", args: []string{"events", "--type", "HANDOFF,BLOCKED,INCURSION,RESUME"}},
 	}
 }

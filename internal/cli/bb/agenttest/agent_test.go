@@ -17,12 +17,12 @@ import (
 
 // board is a temporary project with an initialized board.
 type board struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 	env []string
 }
 
-func newBoard(t *testing.T, env ...string) *board {
+func newBoard(t testing.TB, env ...string) *board {
 	t.Helper()
 	b := &board{t: t, dir: t.TempDir(), env: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)}
 	b.ok("init")
