@@ -101,35 +101,9 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 			return err
 		}
 		now := s.Now()
-		rows, err := tx.OverlappingActive(ctx, sc.Path, Ancestors(sc.Path), maxOverlapRows)
+		mine, others, err := s.overlaps(ctx, tx, in.Agent, sc, now, th)
 		if err != nil {
 			return err
-		}
-		var mine *Reservation
-		var others []overlapDecision
-		owners := map[string]*Agent{}
-		for _, r := range rows {
-			if r.AgentID == in.Agent {
-				if r.Scope == sc.Path && mine == nil {
-					r := r
-					mine = &r
-				}
-				continue // one's own overlapping reservations never conflict
-			}
-			owner, ok := owners[r.AgentID]
-			if !ok {
-				if owner, err = tx.GetAgent(ctx, r.AgentID); err != nil {
-					return err
-				}
-				owners[r.AgentID] = owner
-			}
-			live := LiveEvicted // an owner missing from the agents table is gone
-			if owner != nil {
-				live = LivenessOf(owner.LastSeen, now, th)
-			}
-			expired := !now.Before(r.ExpiresAt)
-			others = append(others, overlapDecision{res: r, kind: ClassifyOverlap(r.Scope, sc.Path), liveness: live,
-				expired: expired, blocking: !expired && live == LiveActive})
 		}
 		outcome := "takeover"
 		for _, d := range others {

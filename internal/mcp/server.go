@@ -96,6 +96,10 @@ func New(svc *hub.Service, opts Options) (*Server, error) {
 	})
 	s.sdk.AddReceivingMiddleware(s.inflight.middleware)
 	s.addBoardTools()
+	s.addMailTools()
+	s.addReservationTools()
+	s.addTaskTools()
+	s.addMemoryTools()
 	s.addEventTools()
 	return s, nil
 }
@@ -209,8 +213,12 @@ type tool struct {
 	desc string
 	// needsID makes the tool fail with IDENTITY_REQUIRED until the caller
 	// is identified.
-	needsID  bool
-	readOnly bool
+	needsID bool
+	// touchFirst checks the caller in before the call (tools of the agent
+	// protocol need the agent to exist); others check in after it, so that
+	// the notices reflect what the call did (e.g. messages just read).
+	touchFirst bool
+	readOnly   bool
 	// core tools are part of the "core" profile.
 	core bool
 }
@@ -261,22 +269,30 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 		if err != nil {
 			return errorResult(err, nil), nil
 		}
-		var args In
-		if err := decodeArgs(req.Params.Arguments, resolved, &args); err != nil {
-			return errorResult(err, nil), nil
-		}
 		agent, _ := s.identity(req.Session)
 		if t.needsID && agent == "" {
 			return errorResult(errIdentityRequired(), nil), nil
 		}
+		var args In
+		if err := decodeArgs(req.Params.Arguments, resolved, &args); err != nil {
+			return errorResult(err, nil), nil
+		}
 		// A tool call runs to completion once started: the client going
 		// away or a shutdown must not cut a transaction in half.
 		ctx = context.WithoutCancel(ctx)
-		res, herr := h(ctx, &call{svc: svc, agent: agent, session: req.Session}, args)
 		var notices *hub.Notices
-		if agent, _ = s.identity(req.Session); agent != "" && !hub.IsCode(herr, hub.CodeNotInitialized) {
+		checkIn := func(agent string) {
 			if n, err := svc.CheckIn(ctx, agent); err == nil {
 				notices = &n
+			}
+		}
+		if t.touchFirst && agent != "" {
+			checkIn(agent)
+		}
+		res, herr := h(ctx, &call{svc: svc, agent: agent, session: req.Session}, args)
+		if !t.touchFirst {
+			if agent, _ = s.identity(req.Session); agent != "" {
+				checkIn(agent)
 			}
 		}
 		if herr != nil {
@@ -311,9 +327,6 @@ func compactOut(s *jsonschema.Schema, depth int) {
 	}
 	s.Title, s.PropertyOrder, s.Description = "", nil, ""
 	s.Required, s.AdditionalProperties = nil, nil
-	if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
-		s.Type, s.Types = "array", nil // lists are never null
-	}
 	if depth >= 2 {
 		s.Properties, s.Items = nil, nil
 		return
@@ -399,16 +412,28 @@ func attachNotices(r *sdk.CallToolResult, n *hub.Notices) {
 }
 
 func noticeText(n hub.Notices) string {
-	if n.Unread == 0 {
+	count := func(v int64, one, many string) string {
+		more := ""
+		if v >= hub.NoticeCap {
+			more = "+"
+		}
+		if v == 1 {
+			return fmt.Sprintf("%d%s %s", v, more, one)
+		}
+		return fmt.Sprintf("%d%s %s", v, more, many)
+	}
+	var parts []string
+	if n.Unread > 0 {
+		parts = append(parts, count(n.Unread, "unread message for you (bb_inbox, bb_read_messages)", "unread messages for you (bb_inbox, bb_read_messages)"))
+	}
+	if n.AcksOwed > 0 {
+		parts = append(parts, count(n.AcksOwed, "message awaits your ack (bb_ack)", "messages await your ack (bb_ack)"))
+	}
+	if n.Incursions > 0 {
+		parts = append(parts, count(n.Incursions, "attempt by another agent to reserve your files (bb_events)", "attempts by other agents to reserve your files (bb_events)"))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	more := ""
-	if n.Unread >= hub.NoticeCap {
-		more = "+"
-	}
-	s := "s"
-	if n.Unread == 1 {
-		s = ""
-	}
-	return fmt.Sprintf("notice: %d%s unread message%s for you (bb_read_messages)", n.Unread, more, s)
+	return "notice: " + strings.Join(parts, "; ")
 }

@@ -425,7 +425,9 @@ func TestToolsListIsCheap(t *testing.T) {
 		t.Errorf("core profile must be smaller: %d vs %d bytes", core, all)
 	}
 	for _, want := range []string{"bb_identify", "bb_set_status", "bb_get_status", "bb_post_message", "bb_read_messages",
-		"bb_register_artifact", "bb_list_artifacts", "bb_find_refs", "bb_summary", "bb_events"} {
+		"bb_register_artifact", "bb_list_artifacts", "bb_find_refs", "bb_summary", "bb_events",
+		"bb_send", "bb_inbox", "bb_read_mail", "bb_ack", "bb_heartbeat", "bb_reserve", "bb_release", "bb_check_scope",
+		"bb_task_create", "bb_task_list", "bb_task_begin", "bb_task_complete", "bb_resume", "bb_memory_set", "bb_memory_get"} {
 		found := false
 		for _, n := range names {
 			found = found || n == want

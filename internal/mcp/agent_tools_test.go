@@ -1,0 +1,172 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+func TestMailTools(t *testing.T) {
+	svc := newService(t)
+	s := newServer(t, svc, Options{})
+	a, b := connect(t, s), connect(t, s)
+	ok(t, a, "bb_identify", map[string]any{"agent_id": "alice"})
+	ok(t, b, "bb_identify", map[string]any{"agent_id": "bob"})
+	ok(t, b, "bb_heartbeat", nil) // bob exists from now on
+
+	sent := ok(t, a, "bb_send", map[string]any{"to": "bob", "bead": "task-1", "category": "HANDOFF", "subject": "parser", "body": "yours now"})
+	if sent["requires_ack"] != true || sent["to_agent"] != "bob" || sent["thread_id"] != "bead:task-1" {
+		t.Fatalf("send: %v", sent)
+	}
+	id := sent["message_id"].(string)
+	info := ok(t, a, "bb_send", map[string]any{"to": "broadcast", "bead": "task-1", "subject": "fyi", "body": "info for all"})
+	if info["category"] != "INFO" || info["to_agent"] != "broadcast" {
+		t.Fatalf("default category INFO to broadcast: %v", info)
+	}
+
+	// bob is told, lists, reads and acks.
+	r := callTool(t, b, "bb_inbox", map[string]any{"state": "unread"})
+	if !strings.Contains(text(r), "message awaits your ack (bb_ack)") {
+		t.Fatalf("acks owed notice: %q", text(r))
+	}
+	msgs := ok(t, b, "bb_inbox", map[string]any{"state": "unread", "bead": "task-1"})["messages"].([]any)
+	if len(msgs) != 2 {
+		t.Fatalf("inbox: %v", msgs)
+	}
+	if m := ok(t, b, "bb_read_mail", map[string]any{"message_id": id}); m["state"] != "read" {
+		t.Fatalf("read: %v", m)
+	}
+	if m := ok(t, b, "bb_ack", map[string]any{"message_id": id}); m["state"] != "acked" || m["acked_at"] == nil {
+		t.Fatalf("ack: %v", m)
+	}
+	if r := callTool(t, b, "bb_summary", nil); strings.Contains(text(r), "await") {
+		t.Fatalf("ack notice after acking: %q", text(r))
+	}
+
+	// Errors carry the bb agent codes.
+	fail(t, a, "bb_send", map[string]any{"to": "bob", "bead": "", "subject": "s", "body": "b"}, hub.CodeMissingBeadID)
+	fail(t, a, "bb_send", map[string]any{"to": "bob", "bead": "t", "category": "URGENT", "subject": "s", "body": "b"}, hub.CodeInvalidCategory)
+	fail(t, a, "bb_send", map[string]any{"to": "nobody", "bead": "t", "subject": "s", "body": "b"}, hub.CodeUnknownRecipient)
+	fail(t, a, "bb_send", map[string]any{"to": "alice", "bead": "t", "subject": "s", "body": "b"}, hub.CodeInvalidArgs)
+	fail(t, a, "bb_send", map[string]any{"to": "bob", "bead": "t", "subject": "s"}, hub.CodeInvalidInput) // body missing
+	fail(t, a, "bb_ack", map[string]any{"message_id": id}, hub.CodeAckForbidden)
+	fail(t, b, "bb_read_mail", map[string]any{"message_id": "00000000-0000-0000-0000-000000000000"}, hub.CodeMessageNotFound)
+	fail(t, b, "bb_inbox", map[string]any{"state": "gone"}, hub.CodeInvalidArgs)
+	fail(t, b, "bb_inbox", map[string]any{"limit": 501}, hub.CodeInvalidArgs)
+	anon := connect(t, s)
+	for _, tool := range []string{"bb_send", "bb_inbox", "bb_read_mail", "bb_ack", "bb_heartbeat"} {
+		fail(t, anon, tool, map[string]any{}, hub.CodeIdentityRequired)
+	}
+	if h := ok(t, a, "bb_heartbeat", nil); h["agent_id"] != "alice" || h["liveness"] != "active" {
+		t.Fatalf("heartbeat: %v", h)
+	}
+}
+
+func TestReservationTools(t *testing.T) {
+	svc := newService(t)
+	s := newServer(t, svc, Options{})
+	a, b := connect(t, s), connect(t, s)
+	ok(t, a, "bb_identify", map[string]any{"agent_id": "alice"})
+	ok(t, b, "bb_identify", map[string]any{"agent_id": "bob"})
+
+	res := ok(t, a, "bb_reserve", map[string]any{"scope": "src/parser/*", "bead": "task-1", "ttl_minutes": 30})
+	rv := res["reservation"].(map[string]any)
+	if rv["scope"] != "src/parser/*" || rv["agent_id"] != "alice" || res["renewed"] != false {
+		t.Fatalf("reserve: %v", res)
+	}
+	if again := ok(t, a, "bb_reserve", map[string]any{"scope": "src/parser/*", "bead": "task-1"}); again["renewed"] != true {
+		t.Fatalf("re-reserve renews: %v", again)
+	}
+
+	// The read-only check: bob sees alice's hold, alice sees she holds it.
+	chk := ok(t, b, "bb_check_scope", map[string]any{"scope": "src/parser/lexer.go"})
+	holders := chk["holders"].([]any)
+	if chk["outcome"] != "conflict" || chk["held"] != false || len(holders) != 1 || holders[0].(map[string]any)["overlap"] != "partial" {
+		t.Fatalf("check by bob: %v", chk)
+	}
+	if mine := ok(t, a, "bb_check_scope", map[string]any{"scope": "src/parser/lexer.go"}); mine["outcome"] != "clear" || mine["held"] != true {
+		t.Fatalf("check by alice: %v", mine)
+	}
+	if free := ok(t, b, "bb_check_scope", map[string]any{"scope": "docs"}); free["outcome"] != "clear" || len(free["holders"].([]any)) != 0 {
+		t.Fatalf("check of a free path: %v", free)
+	}
+	// The check wrote nothing (no INCURSION).
+	evs, _ := svc.Events(t.Context(), hub.EventFilter{Types: []string{hub.EventIncursion}})
+	if len(evs) != 0 {
+		t.Fatalf("check_scope recorded events: %v", evs)
+	}
+
+	msg := fail(t, b, "bb_reserve", map[string]any{"scope": "src/parser/lexer.go", "bead": "task-2"}, hub.CodeReservationConflict)
+	if !strings.Contains(msg, "alice") {
+		t.Fatalf("conflict must name the holder: %q", msg)
+	}
+	// alice is told about the incursion.
+	if r := callTool(t, a, "bb_get_status", nil); !strings.Contains(text(r), "attempt by another agent to reserve your files") {
+		t.Fatalf("incursion notice: %q", text(r))
+	}
+	fail(t, b, "bb_release", map[string]any{"scope": "src/parser/*"}, hub.CodeReleaseForbidden)
+	fail(t, b, "bb_release", map[string]any{"scope": "nothing/here"}, hub.CodeReservationNotFound)
+	fail(t, a, "bb_reserve", map[string]any{"scope": "x", "bead": "t", "ttl_minutes": 2}, hub.CodeInvalidArgs)
+	fail(t, a, "bb_reserve", map[string]any{"scope": "x", "bead": ""}, hub.CodeMissingBeadID)
+	rel := ok(t, a, "bb_release", map[string]any{"scope": "src/parser/*"})
+	if rel["state"] != "released" {
+		t.Fatalf("release: %v", rel)
+	}
+	ok(t, b, "bb_reserve", map[string]any{"scope": "src/parser/lexer.go", "bead": "task-2"})
+}
+
+func TestTaskAndMemoryTools(t *testing.T) {
+	svc := newService(t)
+	cs := connect(t, newServer(t, svc, Options{Agent: "alice"}))
+	task := ok(t, cs, "bb_task_create", map[string]any{"title": "write parser", "priority": 5, "project": "web"})
+	id := task["id"].(string)
+	if task["status"] != "pending" {
+		t.Fatalf("create: %v", task)
+	}
+	ok(t, cs, "bb_task_create", map[string]any{"title": "later"})
+	list := ok(t, cs, "bb_task_list", nil)["tasks"].([]any)
+	if len(list) != 2 || list[0].(map[string]any)["id"] != id {
+		t.Fatalf("list by priority: %v", list)
+	}
+	if one := ok(t, cs, "bb_task_list", map[string]any{"id": id})["tasks"].([]any); len(one) != 1 {
+		t.Fatalf("list one: %v", one)
+	}
+	if got := ok(t, cs, "bb_task_list", map[string]any{"status": "completed"})["tasks"].([]any); len(got) != 0 {
+		t.Fatalf("status filter: %v", got)
+	}
+	if b := ok(t, cs, "bb_task_begin", map[string]any{"id": id}); b["status"] != "in_progress" || b["owner"] != "alice" {
+		t.Fatalf("begin: %v", b)
+	}
+	peek := ok(t, cs, "bb_resume", map[string]any{"peek": true})
+	if peek["brief"].(map[string]any)["task"].(map[string]any)["id"] != id || peek["prompt"] == "" {
+		t.Fatalf("resume peek: %v", peek)
+	}
+	res := ok(t, cs, "bb_resume", nil)
+	if res["focus_task_id"] != id || res["new_cursor"].(float64) <= 0 {
+		t.Fatalf("resume: %v", res)
+	}
+	if c := ok(t, cs, "bb_task_complete", map[string]any{"id": id, "summary": "done and tested"}); c["status"] != "completed" {
+		t.Fatalf("complete: %v", c)
+	}
+	fail(t, cs, "bb_task_complete", map[string]any{"id": id, "summary": "x", "outcome": "maybe"}, hub.CodeInvalidInput)
+	fail(t, cs, "bb_task_begin", map[string]any{"id": "task_nope"}, hub.CodeNotFound)
+	fail(t, cs, "bb_task_create", map[string]any{"title": " "}, hub.CodeInvalidInput)
+	fail(t, cs, "bb_task_list", map[string]any{"status": "done"}, hub.CodeInvalidInput)
+
+	set := ok(t, cs, "bb_memory_set", map[string]any{"key": "build", "value": "make test", "scope": "project", "scope_id": "web", "expires_in": "7d"})
+	if set["key"] != "build" || set["expires_at"] == nil {
+		t.Fatalf("memory set: %v", set)
+	}
+	ok(t, cs, "bb_memory_set", map[string]any{"key": "lang", "value": "go"})
+	got := ok(t, cs, "bb_memory_get", map[string]any{"key": "build", "scope": "project", "scope_id": "web"})["memories"].([]any)
+	if len(got) != 1 || got[0].(map[string]any)["value"] != "make test" {
+		t.Fatalf("memory get: %v", got)
+	}
+	if all := ok(t, cs, "bb_memory_get", nil)["memories"].([]any); len(all) != 1 {
+		t.Fatalf("memory list of global: %v", all)
+	}
+	fail(t, cs, "bb_memory_get", map[string]any{"key": "nope"}, hub.CodeNotFound)
+	fail(t, cs, "bb_memory_set", map[string]any{"key": "k", "value": "v", "scope": "project"}, hub.CodeInvalidInput)
+	fail(t, cs, "bb_memory_set", map[string]any{"key": "k", "value": "v", "expires_in": "soon"}, hub.CodeInvalidInput)
+}
