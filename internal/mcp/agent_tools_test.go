@@ -3,6 +3,7 @@ package mcp
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 )
@@ -114,6 +115,20 @@ func TestReservationTools(t *testing.T) {
 		t.Fatalf("release: %v", rel)
 	}
 	ok(t, b, "bb_reserve", map[string]any{"scope": "src/parser/lexer.go", "bead": "task-2"})
+
+	// An expired reservation is "stale" for the check, and reserving then
+	// needs takeover_stale.
+	ok(t, a, "bb_reserve", map[string]any{"scope": "lib", "bead": "task-3", "ttl_minutes": 5})
+	later := hub.NewService(svc.Store, hub.FixedClock{T: t0.Add(10 * time.Minute)}, svc.ProjectRoot)
+	bl := connect(t, newServer(t, later, Options{Agent: "bob"}))
+	if chk := ok(t, bl, "bb_check_scope", map[string]any{"scope": "lib/x.go"}); chk["outcome"] != "stale" {
+		t.Fatalf("expired reservation: %v", chk)
+	}
+	fail(t, bl, "bb_reserve", map[string]any{"scope": "lib", "bead": "task-3"}, hub.CodeReservationStaleFound)
+	took := ok(t, bl, "bb_reserve", map[string]any{"scope": "lib", "bead": "task-3", "takeover_stale": true})
+	if len(took["taken_over"].([]any)) != 1 {
+		t.Fatalf("takeover: %v", took)
+	}
 }
 
 func TestTaskAndMemoryTools(t *testing.T) {
