@@ -80,16 +80,22 @@ func Migrations() ([]Migration, error) {
 // Dialect is the PostgreSQL flavour of sqlstore.
 func Dialect() sqlstore.Dialect {
 	return sqlstore.Dialect{
-		Name:       "postgres",
-		BeginRead:  "BEGIN ISOLATION LEVEL REPEATABLE READ",
-		BeginWrite: "BEGIN ISOLATION LEVEL READ COMMITTED",
-		// One statement, one round trip: serialize writers, and queue a
-		// notification that PostgreSQL delivers on COMMIT only (a rolled
-		// back write wakes nobody).
-		AfterBeginWrite: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d), pg_notify('%s', '')", WriteLockKey, NotifyChannel),
-		Dollar:          true,
-		IsBusy:          IsBusy,
-		IsRetryable:     IsRetryable,
+		Name:      "postgres",
+		BeginRead: "BEGIN ISOLATION LEVEL REPEATABLE READ",
+		// One round trip (simple protocol, two statements): begin,
+		// serialize writers on the advisory lock, and queue a notification
+		// that PostgreSQL delivers on COMMIT only (a rolled-back write wakes
+		// nobody). A failure after BEGIN leaves the connection in a
+		// transaction, which the pgx driver discards instead of reusing.
+		BeginWrite: fmt.Sprintf("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(%d), pg_notify('%s', '')",
+			WriteLockKey, NotifyChannel),
+		Dollar:      true,
+		IsBusy:      IsBusy,
+		IsRetryable: IsRetryable,
+		// Writers are serialized anyway; queueing them in the process
+		// first means one connection per process waits on the lock, and
+		// a hand-off between goroutines costs no server round trip.
+		QueueWritesInProcess: true,
 	}
 }
 

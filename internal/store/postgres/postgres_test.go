@@ -413,3 +413,58 @@ func TestReservationRaceAcrossPools(t *testing.T) {
 		t.Errorf("%d winners, %d active reservations; want exactly 1", wins, active)
 	}
 }
+
+// BenchmarkPost: one bb post (a write transaction: message, tags, event)
+// through the service, serially and from 8 goroutines, on PostgreSQL and,
+// for comparison in the same run, on SQLite.
+func BenchmarkPost(b *testing.B) {
+	backends := map[string]func(b *testing.B) hub.Store{
+		"postgres": func(b *testing.B) hub.Store {
+			pgtest.Require(b)
+			u, drop, err := pgtest.NewDatabase(b.Name())
+			if err != nil {
+				b.Fatal(err)
+			}
+			st, err := postgres.Open(context.Background(), u)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { st.Close(); _ = drop() })
+			return st
+		},
+		"sqlite": func(b *testing.B) hub.Store {
+			st, err := sqlite.Open(context.Background(), b.TempDir()+"/bb.db", sqlite.Options{Create: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { st.Close() })
+			return st
+		},
+	}
+	for _, name := range []string{"postgres", "sqlite"} {
+		for _, par := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%s/writers=%d", name, par), func(b *testing.B) {
+				svc := hub.NewService(backends[name](b), &storetest.Clock{T: storetest.T0()}, b.TempDir())
+				ctx := context.Background()
+				b.SetParallelism(par)
+				b.ResetTimer()
+				if par == 1 {
+					for i := 0; i < b.N; i++ {
+						if _, err := svc.Post(ctx, hub.PostInput{From: "bench", Content: "hello", Tags: []string{"x"}}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					return
+				}
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if _, err := svc.Post(ctx, hub.PostInput{From: "bench", Content: "hello", Tags: []string{"x"}}); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			})
+		}
+	}
+}

@@ -30,6 +30,10 @@ type Dialect struct {
 	// IsRetryable reports whether the whole transaction may be retried
 	// (serialization failures on PostgreSQL).
 	IsRetryable func(error) bool
+	// QueueWritesInProcess makes a process's writers wait their turn in
+	// the process (a cheap hand-off) before taking the database's write
+	// lock, so at most one connection per process waits on it.
+	QueueWritesInProcess bool
 }
 
 // DB is a hub.Store over a *sql.DB.
@@ -39,6 +43,8 @@ type DB struct {
 	location string
 	// Notify, when set, is called after every committed write.
 	Notify func()
+	// writeTurn is the in-process queue of QueueWritesInProcess.
+	writeTurn chan struct{}
 	// Watch, set by backends that can signal commits made by other
 	// processes (PostgreSQL LISTEN/NOTIFY), calls wake after such commits
 	// until ctx ends. Nil means "poll" (SQLite).
@@ -47,7 +53,7 @@ type DB struct {
 
 // New wraps db.
 func New(db *sql.DB, d Dialect, location string) *DB {
-	return &DB{db: db, dialect: d, location: location}
+	return &DB{db: db, dialect: d, location: location, writeTurn: make(chan struct{}, 1)}
 }
 
 // SQL returns the underlying pool (for migrations and tests).
@@ -69,6 +75,14 @@ func (s *DB) Read(ctx context.Context, fn func(hub.Tx) error) error {
 
 // Write runs fn in a serialized write transaction.
 func (s *DB) Write(ctx context.Context, fn func(hub.Tx) error) error {
+	if s.dialect.QueueWritesInProcess {
+		select {
+		case s.writeTurn <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-s.writeTurn }()
+	}
 	err := s.run(ctx, true, fn)
 	if err == nil && s.Notify != nil {
 		s.Notify()
