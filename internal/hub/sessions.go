@@ -190,6 +190,9 @@ func visibleTo(m *Message, viewer string) bool {
 	return viewer != "" && m.From != viewer && (m.IsBroadcast() || m.To == viewer)
 }
 
+// unread: neither read nor acked (an ack implies the message was seen).
+func unread(r Receipt) bool { return r.ReadAt == nil && r.AckedAt == nil }
+
 // pendingAck reports whether m requires an ack its recipient(s) have not
 // given: for a direct message its recipient's, for a broadcast the viewer's.
 func pendingAck(m *Message, viewerReceipt *Receipt) bool {
@@ -245,7 +248,7 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		var rc *Receipt
 		if r, ok := d.receipts[m.UUID]; ok {
 			rc = &r
-			if r.ReadAt == nil {
+			if unread(r) {
 				out.Unread++
 			}
 		}
@@ -266,7 +269,7 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		if c.Title == "" {
 			c.Title = m.Subject
 		}
-		if rc != nil && rc.ReadAt == nil {
+		if rc != nil && unread(*rc) {
 			c.Unread++
 		}
 		if pend {
