@@ -106,3 +106,28 @@ func TestPostManyPerOpResults(t *testing.T) {
 		t.Fatalf("events: %d, want 2 (failed ops write nothing)", len(evs))
 	}
 }
+
+// BenchmarkPostMany measures the store side of group commit: batches of
+// 50 posts (with check-ins) per transaction.
+func BenchmarkPostMany(b *testing.B) {
+	dir := b.TempDir()
+	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	svc := hub.NewService(st, nil, dir)
+	ops := make([]hub.PostOp, 50)
+	for i := range ops {
+		ops[i] = hub.PostOp{In: hub.PostInput{From: "agent-" + string(rune('a'+i%26)) + string(rune('a'+i/26)), Content: "load 1 2", Tags: []string{"load"}}, CheckIn: true}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, r := range svc.PostMany(context.Background(), ops) {
+			if r.Err != nil {
+				b.Fatal(r.Err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*len(ops))/b.Elapsed().Seconds(), "posts/s")
+}

@@ -63,6 +63,8 @@ type Server struct {
 	posts  *committer
 	ui     *ui
 	mux    *http.ServeMux
+	// watch signals commits made by other processes (nil: poll only).
+	watch func(ctx context.Context, wake func()) error
 }
 
 // New builds a server; Run starts its background work and listener.
@@ -87,8 +89,10 @@ func New(cfg Config) (*Server, error) {
 	s.broker = newBroker(cfg.Service.Store, cfg.PollInterval, lg)
 	if db, ok := cfg.Service.Store.(*sqlstore.DB); ok {
 		// In-process writes wake the broker at once; other processes'
-		// writes are found by its poll.
+		// writes are signalled by the backend when it can (PostgreSQL
+		// LISTEN/NOTIFY), else found by the broker's poll.
 		db.Notify = s.broker.Wake
+		s.watch = db.Watch
 	}
 	s.posts = newCommitter(cfg.Service)
 	ui, err := newUI(s)
@@ -130,6 +134,13 @@ func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
 func (s *Server) Start(ctx context.Context) {
 	go s.broker.run(ctx)
 	go s.posts.run(ctx)
+	if s.watch != nil {
+		go func() {
+			if err := s.watch(ctx, s.broker.Wake); err != nil && ctx.Err() == nil {
+				s.log.Warn("commit notifications stopped; events are found by polling", "err", err)
+			}
+		}()
+	}
 }
 
 // Run listens on the configured address and serves until ctx ends. ready,

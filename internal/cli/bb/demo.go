@@ -30,7 +30,8 @@ type demoStep struct {
 var demoUUID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 func (a *app) demoCmd() *cobra.Command {
-	var keep bool
+	var keep, serve bool
+	var addr string
 	c := &cobra.Command{
 		Use:   "demo",
 		Short: "Run a scripted session of three agents on a temporary board",
@@ -38,7 +39,8 @@ func (a *app) demoCmd() *cobra.Command {
 (alice, bob, carol) set their status, post, reply, register artifacts with
 refs, and the board, log and summary are printed. Every step is an actual
 bb command, shown as you would type it. Use --keep to keep the board and
-explore it afterwards with --dir.`,
+explore it afterwards with --dir. Use --serve to keep the dashboard of the
+demo board up (bb serve) until Ctrl+C.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := os.MkdirTemp("", "bb-demo-")
@@ -80,10 +82,16 @@ explore it afterwards with --dir.`,
 			if keep {
 				fmt.Fprintf(w, "\nThe board is kept: try  bb --dir %s log\n", dir)
 			}
+			if serve {
+				fmt.Fprintln(w)
+				return a.serveDir(cmd.Context(), dir, addr)
+			}
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&keep, "keep", false, "keep the temporary board and print its location")
+	c.Flags().BoolVar(&serve, "serve", false, "then serve the demo board's dashboard until Ctrl+C (bb serve)")
+	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7777", "with --serve: host:port to listen on (loopback only)")
 	return c
 }
 

@@ -52,34 +52,7 @@ database while it runs. See docs/serve.md.`,
 			if err != nil {
 				return err
 			}
-			lvl := slog.LevelInfo
-			if a.g.quiet {
-				lvl = slog.LevelWarn
-			}
-			lg := slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: lvl}))
-			ms, err := bbmcp.New(svc, bbmcp.Options{Version: Version})
-			if err != nil {
-				return err
-			}
-			mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return ms.SDK() },
-				&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
-			srv, err := server.New(server.Config{Service: svc, Addr: addr, Token: token, Log: lg, MCP: mcpHandler})
-			if err != nil {
-				return err
-			}
-			return srv.Run(cmd.Context(), func(bound string) {
-				url := "http://" + bound + "/"
-				if a.g.json {
-					writeJSON(a.env.Stdout, Envelope{OK: true, Command: "serve", Data: map[string]any{
-						"url": url, "api": url + "api/v1/", "mcp": url + "mcp", "project_dir": svc.ProjectRoot, "auth": token != ""}})
-					return
-				}
-				fmt.Fprintf(a.env.Stdout, "Blackboard is serving %s\n  dashboard  %s\n  API        %sapi/v1/\n  events     %sapi/v1/events/stream\n  MCP        %smcp\n", svc.ProjectRoot, url, url, url, url)
-				if token != "" {
-					fmt.Fprintf(a.env.Stdout, "  auth       Authorization: Bearer <token> (browser: open %s?token=<token> once)\n", url)
-				}
-				fmt.Fprintln(a.env.Stdout, "Press Ctrl+C to stop.")
-			})
+			return a.runServer(cmd.Context(), svc, addr, token)
 		},
 	}
 	c.AddCommand(a.serveBenchCmd())
@@ -191,4 +164,49 @@ func peakRSS(pid int) string {
 		}
 	}
 	return ""
+}
+
+// serveDir serves the board in dir (bb demo --serve).
+func (a *app) serveDir(ctx context.Context, dir, addr string) error {
+	if err := server.CheckBind(addr, ""); err != nil {
+		return err
+	}
+	a.g.dir = dir
+	svc, err := a.service(ctx)
+	if err != nil {
+		return err
+	}
+	return a.runServer(ctx, svc, addr, "")
+}
+
+// runServer runs bb serve over svc until ctx ends, printing where it listens.
+func (a *app) runServer(ctx context.Context, svc *hub.Service, addr, token string) error {
+	lvl := slog.LevelInfo
+	if a.g.quiet {
+		lvl = slog.LevelWarn
+	}
+	lg := slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: lvl}))
+	ms, err := bbmcp.New(svc, bbmcp.Options{Version: Version})
+	if err != nil {
+		return err
+	}
+	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return ms.SDK() },
+		&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	srv, err := server.New(server.Config{Service: svc, Addr: addr, Token: token, Log: lg, MCP: mcpHandler})
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx, func(bound string) {
+		url := "http://" + bound + "/"
+		if a.g.json {
+			writeJSON(a.env.Stdout, Envelope{OK: true, Command: "serve", Data: map[string]any{
+				"url": url, "api": url + "api/v1/", "mcp": url + "mcp", "project_dir": svc.ProjectRoot, "auth": token != ""}})
+			return
+		}
+		fmt.Fprintf(a.env.Stdout, "Blackboard is serving %s\n  dashboard  %s\n  API        %sapi/v1/\n  events     %sapi/v1/events/stream\n  MCP        %smcp\n", svc.ProjectRoot, url, url, url, url)
+		if token != "" {
+			fmt.Fprintf(a.env.Stdout, "  auth       Authorization: Bearer <token> (browser: open %s?token=<token> once)\n", url)
+		}
+		fmt.Fprintln(a.env.Stdout, "Press Ctrl+C to stop.")
+	})
 }
