@@ -437,3 +437,39 @@ func TestToolsListIsCheap(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInMemoryToolCall is the server's own cost of one identified
+// tool call (bb_get_status of one agent plus the check-in), without
+// process and pipe overhead.
+func BenchmarkInMemoryToolCall(b *testing.B) {
+	dir := b.TempDir()
+	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	s, err := New(hub.NewService(st, nil, dir), Options{Agent: "bench-1"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, sst := sdk.NewInMemoryTransports()
+	if _, err := s.SDK().Connect(ctx, sst, nil); err != nil {
+		b.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	p := &sdk.CallToolParams{Name: "bb_get_status", Arguments: map[string]any{"agent_id": "bench-1"}}
+	if _, err := cs.CallTool(ctx, p); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if r, err := cs.CallTool(ctx, p); err != nil || r.IsError {
+			b.Fatal(err, r)
+		}
+	}
+}

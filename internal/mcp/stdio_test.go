@@ -297,6 +297,7 @@ func BenchmarkStdioToolCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	lat := make([]time.Duration, 0, b.N)
+	cpu0, _ := cpuTicks(cmd.Process.Pid)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
@@ -307,12 +308,33 @@ func BenchmarkStdioToolCall(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	if cpu1, err := cpuTicks(cmd.Process.Pid); err == nil {
+		// Server CPU time per call: what the call costs, whatever the load.
+		b.ReportMetric(float64(cpu1-cpu0)*10000/float64(b.N), "server-cpu-µs/op")
+	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "median-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 	if rss, err := vmRSS(cmd.Process.Pid); err == nil {
 		b.ReportMetric(float64(rss)/1024, "server-RSS-MB")
 	}
+}
+
+// cpuTicks reads the user+system CPU time of pid in clock ticks (1/100 s).
+func cpuTicks(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	var u, k int64
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short stat")
+	}
+	fmt.Sscan(f[11], &u)
+	fmt.Sscan(f[12], &k)
+	return u + k, nil
 }
 
 // vmRSS reads the resident set size (KiB) of pid from /proc.
