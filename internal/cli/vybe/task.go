@@ -24,11 +24,6 @@ type taskReply struct {
 	CloseEventID  int64        `json:"close_event_id,omitempty"`
 }
 
-func viewResult(r hub.TaskResult) taskReply {
-	return taskReply{Task: hub.ViewTask(r.Task), EventID: r.EventID, StatusEventID: r.StatusEventID,
-		FocusEventID: r.FocusEventID, CloseEventID: r.CloseEventID}
-}
-
 func (a *app) taskCreateCmd() *cobra.Command {
 	var in hub.TaskInput
 	c := &cobra.Command{

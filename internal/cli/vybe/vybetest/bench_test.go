@@ -45,13 +45,14 @@ func timeProcess(b *testing.B, mk func(i int) *exec.Cmd) {
 
 func sortDur(d []time.Duration) { sort.Slice(d, func(i, j int) bool { return d[i] < d[j] }) }
 
-func benchSandbox(b *testing.B) (*sandbox, string) {
+func benchSandbox(b *testing.B) (*sandbox, string, string) {
 	s := newSandbox(b)
 	d := s.ok("task", "create", "--agent", "bench", "--request-id", "seed-1", "--title", "Seed task", "--project-id", "p")
 	id := str(path(d, "task.id"))
-	s.ok("task", "create", "--agent", "bench", "--request-id", "seed-2", "--title", "Other task", "--project-id", "p")
+	d = s.ok("task", "create", "--agent", "bench", "--request-id", "seed-2", "--title", "Other task", "--project-id", "p")
+	other := str(path(d, "task.id"))
 	s.ok("memory", "set", "--agent", "bench", "--request-id", "seed-3", "-k", "k", "-v", "v")
-	return s, id
+	return s, id, other
 }
 
 // BenchmarkVybeCommand times one `vybe` process per command.
@@ -79,7 +80,8 @@ func BenchmarkVybeCommand(b *testing.B) {
 			return []string{"task", "complete", "--id", id, "--outcome", "done", "--summary", "ok", "--request-id", fmt.Sprint("d", i)}
 		}},
 		{"task-add-dep", func(id string, i int) []string {
-			return []string{"task", "add-dep", "--id", id, "--depends-on", id + "x", "--request-id", fmt.Sprint("a", i)}
+			// id is the seeded task, "other" is replaced below by the second one.
+			return []string{"task", "add-dep", "--id", id, "--depends-on", "other", "--request-id", fmt.Sprint("a", i)}
 		}},
 		{"memory-set", func(_ string, i int) []string {
 			return []string{"memory", "set", "-k", fmt.Sprint("k", i%50), "-v", "value", "--request-id", fmt.Sprint("m", i)}
@@ -99,9 +101,15 @@ func BenchmarkVybeCommand(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			s, id := benchSandbox(b)
+			s, id, other := benchSandbox(b)
 			timeProcess(b, func(i int) *exec.Cmd {
-				cmd := exec.Command(vybePath(), append(c.args(id, i), "--agent", "bench")...)
+				args := c.args(id, i)
+				for k, a := range args {
+					if a == "other" {
+						args[k] = other
+					}
+				}
+				cmd := exec.Command(vybePath(), append(args, "--agent", "bench")...)
 				cmd.Dir, cmd.Env = s.Dir, s.Env
 				return cmd
 			})
