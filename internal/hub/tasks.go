@@ -186,19 +186,29 @@ func (s *Service) taskMutation(ctx context.Context, agent string, fn func(tx Tx,
 	if err := checkAgent(agent); err != nil {
 		return TaskResult{}, err
 	}
+	var fresh *Task // the task as this transaction left it (nil on a replay)
 	rep, err := write(ctx, s, func(tx Tx) (taskReply, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {
 			return taskReply{}, err
 		}
-		return fn(tx, a, now)
+		rep, err := fn(tx, a, now)
+		if err != nil {
+			return rep, err
+		}
+		fresh, err = tx.GetTask(ctx, rep.TaskID)
+		return rep, err
 	})
 	if err != nil {
 		return TaskResult{}, err
 	}
 	res := TaskResult{EventID: rep.EventID, StatusEventID: rep.StatusEventID, FocusEventID: rep.FocusEventID, CloseEventID: rep.CloseEventID}
-	t, err := s.GetTask(ctx, rep.TaskID)
+	if fresh != nil {
+		res.Task = *fresh
+		return res, nil
+	}
+	t, err := s.GetTask(ctx, rep.TaskID) // a replay: show the task as it is now
 	if err != nil {
 		return TaskResult{}, err
 	}

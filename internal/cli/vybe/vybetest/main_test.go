@@ -19,6 +19,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	_ "modernc.org/sqlite"
+
+	"github.com/blackboard-hub/bb/internal/store/postgres/pgtest"
 )
 
 var binDir string
@@ -41,7 +43,8 @@ func run(m *testing.M) int {
 		}
 	}
 	binDir = dir
-	return m.Run()
+	// A throwaway PostgreSQL for TestTasksOnPostgres (skips without one).
+	return pgtest.Run(m)
 }
 
 func vybePath() string { return filepath.Join(binDir, "vybe") }
