@@ -41,7 +41,10 @@ go to the timeline: bb events --type INCURSION.`,
 
 // agentActor resolves the agent a bb agent command acts as: its own flag,
 // else --as / BB_AGENT_ID. Missing altogether is a usage error (exit 2).
-func (a *app) agentActor(value, flag string) (string, error) {
+//
+// With --request-id, the idempotency key is re-bound to that agent, so two
+// agents retrying with the same request id never see each other's reply.
+func (a *app) agentActor(cmd *cobra.Command, value, flag string) (string, error) {
 	id := value
 	if id == "" {
 		if v, explicit := a.identity(); explicit {
@@ -52,6 +55,9 @@ func (a *app) agentActor(value, flag string) (string, error) {
 		return "", usageErr{errorString("required flag \"" + flag + "\" not set (or use --as / BB_AGENT_ID)")}
 	}
 	a.acting = id
+	if a.g.requestID != "" {
+		cmd.SetContext(hub.WithIdempotency(cmd.Context(), hub.IdemKey{Agent: id, RequestID: a.g.requestID, Command: commandName(cmd)}))
+	}
 	return id, nil
 }
 

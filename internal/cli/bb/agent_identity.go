@@ -134,7 +134,7 @@ func (a *app) agentHeartbeatCmd() *cobra.Command {
 other command the agent makes does the same implicitly.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			id, err := a.agentActor(id, "agent")
+			id, err := a.agentActor(cmd, id, "agent")
 			if err != nil {
 				return err
 			}

@@ -23,7 +23,7 @@ protocol events on the timeline. The thread defaults to bead:<bead>.`,
       --subject "Main is green" --body "Rebased on main."`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			from, err := a.agentActor(in.From, "from")
+			from, err := a.agentActor(cmd, in.From, "from")
 			if err != nil {
 				return err
 			}
@@ -67,7 +67,7 @@ func (a *app) agentInboxCmd() *cobra.Command {
 		Short: "List the messages addressed to an agent, newest first",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			id, err := a.agentActor(q.Agent, "agent")
+			id, err := a.agentActor(cmd, q.Agent, "agent")
 			if err != nil {
 				return err
 			}
@@ -126,7 +126,7 @@ func (a *app) mailActCmd(use, short string, act func(svc *hub.Service, cmd *cobr
 		Short: short,
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			who, err := a.agentActor(agent, "agent")
+			who, err := a.agentActor(cmd, agent, "agent")
 			if err != nil {
 				return err
 			}

@@ -33,7 +33,7 @@ fails. Reserving your own scope again renews it.`,
   bb agent reserve --agent agent-ui-2 --scope 'src/*' --bead bb-13 --takeover-stale`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			id, err := a.agentActor(in.Agent, "agent")
+			id, err := a.agentActor(cmd, in.Agent, "agent")
 			if err != nil {
 				return err
 			}
@@ -100,7 +100,7 @@ func (a *app) agentReleaseCmd() *cobra.Command {
 		Short: "Release an agent's reservation of a scope (owner only)",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			id, err := a.agentActor(agent, "agent")
+			id, err := a.agentActor(cmd, agent, "agent")
 			if err != nil {
 				return err
 			}
