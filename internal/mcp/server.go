@@ -94,7 +94,7 @@ func New(svc *hub.Service, opts Options) (*Server, error) {
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
 	})
-	s.sdk.AddReceivingMiddleware(s.inflight.middleware)
+	s.sdk.AddReceivingMiddleware(s.inflight.middleware, plainNames)
 	s.addBoardTools()
 	s.addMailTools()
 	s.addReservationTools()
@@ -103,6 +103,22 @@ func New(svc *hub.Service, opts Options) (*Server, error) {
 	s.addEventTools()
 	return s, nil
 }
+
+// plainNames accepts the original Blackboard's unprefixed tool names
+// (identify, set_status, …) in tools/call as aliases of the seed 003 names,
+// so that clients configured for it keep working; tools/list shows the
+// bb_ names only.
+func plainNames(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if r, ok := req.(*sdk.CallToolRequest); ok && method == "tools/call" && r.Params != nil && seedTools[r.Params.Name] {
+			r.Params.Name = "bb_" + r.Params.Name
+		}
+		return next(ctx, method, req)
+	}
+}
+
+var seedTools = map[string]bool{"identify": true, "set_status": true, "get_status": true, "post_message": true,
+	"read_messages": true, "register_artifact": true, "list_artifacts": true, "find_refs": true, "summary": true}
 
 const instructions = `Blackboard is the coordination hub shared by the agents working on this project. ` +
 	`Call bb_identify first (unless your identity is configured), then bb_summary to see who is doing what. ` +

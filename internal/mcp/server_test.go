@@ -3,9 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -151,6 +153,20 @@ func TestIdentityRequiredThenIdentify(t *testing.T) {
 	ok(t, cs2, "bb_identify", map[string]any{"agent_id": "codex-2"})
 	if m := ok(t, cs2, "bb_post_message", map[string]any{"content": "x"}); m["from_agent"] != "codex-2" {
 		t.Fatalf("second session: %v", m)
+	}
+}
+
+func TestOriginalToolNamesAreAliases(t *testing.T) {
+	cs := connect(t, newServer(t, newService(t), Options{}))
+	ok(t, cs, "identify", map[string]any{"agent_id": "old-client"})
+	if m := ok(t, cs, "post_message", map[string]any{"content": "via the old name"}); m["from_agent"] != "old-client" {
+		t.Fatalf("post_message alias: %v", m)
+	}
+	if got := ok(t, cs, "read_messages", nil)["messages"].([]any); len(got) != 1 {
+		t.Fatalf("read_messages alias: %v", got)
+	}
+	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "send", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("only the nine seed tools have plain aliases")
 	}
 }
 
@@ -470,6 +486,55 @@ func BenchmarkInMemoryToolCall(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if r, err := cs.CallTool(ctx, p); err != nil || r.IsError {
 			b.Fatal(err, r)
+		}
+	}
+}
+
+// TestConcurrentSessions: many sessions of one server identify and post
+// concurrently; every post is attributed to its own session's agent.
+func TestConcurrentSessions(t *testing.T) {
+	svc := newService(t)
+	s := newServer(t, svc, Options{})
+	const sessions, posts = 8, 10
+	errs := make(chan error, sessions*posts)
+	done := make(chan struct{})
+	for i := 0; i < sessions; i++ {
+		cs := connect(t, s)
+		id := fmt.Sprintf("agent-%d", i)
+		go func() {
+			defer func() { done <- struct{}{} }()
+			if r, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "bb_identify", Arguments: map[string]any{"agent_id": id}}); err != nil || r.IsError {
+				errs <- fmt.Errorf("identify %s: %v %v", id, err, r)
+				return
+			}
+			var wg sync.WaitGroup
+			for j := 0; j < posts; j++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "bb_post_message", Arguments: map[string]any{"content": id}})
+					if err != nil || r.IsError {
+						errs <- fmt.Errorf("post %s: %v %v", id, err, r)
+					}
+				}()
+			}
+			wg.Wait()
+		}()
+	}
+	for i := 0; i < sessions; i++ {
+		<-done
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	msgs, err := svc.Log(context.Background(), hub.LogQuery{Limit: 100})
+	if err != nil || len(msgs) != sessions*posts {
+		t.Fatalf("want %d messages, got %d (%v)", sessions*posts, len(msgs), err)
+	}
+	for _, m := range msgs {
+		if m.From != m.Body {
+			t.Fatalf("message %q attributed to %s", m.Body, m.From)
 		}
 	}
 }
