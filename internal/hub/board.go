@@ -301,23 +301,22 @@ func (s *Service) Log(ctx context.Context, q LogQuery) ([]Message, error) {
 		}
 		f.Priorities = p.AtLeast()
 	}
-	msgs, err := read(ctx, s, func(tx Tx) ([]Message, error) { return tx.ListMessages(ctx, f) })
-	if err != nil {
-		return nil, err
-	}
 	unfiltered := q.Since == 0 && len(f.Tags) == 0 && f.From == "" && f.Priorities == nil && f.Ref == nil
-	if q.Reader != "" && unfiltered && len(msgs) > 0 {
-		err := s.Store.Write(ctx, func(tx Tx) error {
-			if err := tx.TouchAgent(ctx, q.Reader, s.Now()); err != nil {
-				return err
-			}
-			return tx.SetReadCursor(ctx, q.Reader, msgs[0].Seq)
-		})
-		if err != nil {
+	if q.Reader == "" || !unfiltered {
+		return read(ctx, s, func(tx Tx) ([]Message, error) { return tx.ListMessages(ctx, f) })
+	}
+	// An identified reader's unfiltered read advances its read cursor to
+	// the newest message shown, in the same transaction as the read.
+	return write(ctx, s, func(tx Tx) ([]Message, error) {
+		msgs, err := tx.ListMessages(ctx, f)
+		if err != nil || len(msgs) == 0 {
+			return msgs, err
+		}
+		if err := tx.TouchAgent(ctx, q.Reader, s.Now()); err != nil {
 			return nil, err
 		}
-	}
-	return msgs, nil
+		return msgs, tx.SetReadCursor(ctx, q.Reader, msgs[0].Seq)
+	})
 }
 
 // Thread returns message seq and its direct replies (oldest first), at most

@@ -109,6 +109,9 @@ func (a *app) service(ctx context.Context) (*hub.Service, error) {
 	a.svc = hub.NewService(st, clock, root)
 	a.svc.Env = a.env.Getenv
 	a.closeFn = func() { _ = st.Close() }
+	if a.env.ProcessExits && st.Backend() == "sqlite" {
+		a.closeFn = nil // see Env.ProcessExits
+	}
 	return a.svc, nil
 }
 

@@ -103,6 +103,7 @@ func (a *app) demoRun(cmd *cobra.Command, dir string, args []string, w io.Writer
 	env := a.env
 	env.Stdout, env.Stderr = &out, &errb
 	env.Stdin = strings.NewReader("")
+	env.ProcessExits = false // many commands run in this one process
 	env.Getwd = func() (string, error) { return dir, nil }
 	parent := env.Getenv
 	env.Getenv = func(k string) string {

@@ -33,6 +33,12 @@ type Env struct {
 	IsTerminal bool
 	// Exe is the absolute path of the running binary (for bb install).
 	Exe string
+	// ProcessExits is true when the process ends right after Run (the real
+	// bb binary). The SQLite connection is then left for the OS to close:
+	// every transaction is already committed (durable in the WAL), and
+	// skipping sqlite3_close skips its checkpoint, fsyncs and the removal
+	// and re-creation of the -wal/-shm files by every CLI call.
+	ProcessExits bool
 }
 
 // OSEnv is the real process environment.
@@ -40,7 +46,7 @@ func OSEnv() Env {
 	exe, _ := os.Executable()
 	fi, err := os.Stdin.Stat()
 	tty := err == nil && fi.Mode()&os.ModeCharDevice != 0
-	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: tty, Exe: exe}
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: tty, Exe: exe, ProcessExits: true}
 }
 
 // Exit statuses.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -125,33 +126,76 @@ func (t *tx) MessageByUUID(ctx context.Context, id string) (*hub.Message, error)
 	return t.oneMessage(ctx, `m.id = ?`, id)
 }
 
+// denseAt is the number of matching rows from which a filter is treated as
+// dense: walking the seq index newest first meets LIMIT matches quickly.
+// Below it, the matching seqs are read from the filter's own index and
+// only those rows are visited.
+const denseAt = 1000
+
 func (t *tx) ListMessages(ctx context.Context, f hub.MessageFilter) ([]hub.Message, error) {
 	var where []string
 	var args []any
+	// Every plan below is index-driven (see BENCHMARKS.md for EXPLAIN
+	// QUERY PLAN of each filter): rows are visited newest first on the seq
+	// index, or looked up by seq from a short list another index produced.
 	if !f.Since.IsZero() {
-		// The MIN(seq) bound lets the planner walk the seq index from the
-		// first recent message instead of scanning the whole table.
-		where = append(where, `m.seq >= (SELECT MIN(seq) FROM messages WHERE created >= ?) AND m.created >= ?`)
-		args = append(args, ts(f.Since), ts(f.Since))
+		since := ts(f.Since)
+		dense, err := t.atLeast(ctx, `SELECT 1 FROM messages WHERE created >= ?`, []any{since}, denseAt)
+		if err != nil {
+			return nil, err
+		}
+		if dense {
+			where = append(where, `m.created >= ?`)
+		} else {
+			where = append(where, `m.seq IN (SELECT seq FROM messages WHERE created >= ?)`)
+		}
+		args = append(args, since)
 	}
 	if f.From != "" {
-		where = append(where, `m.sender = ?`)
+		where = append(where, `m.sender = ?`) // idx_messages_sender_seq
 		args = append(args, f.From)
 	}
-	if len(f.Priorities) > 0 {
+	if cond, ok := priorityCond(f.Priorities); ok {
+		if cond != "" {
+			where = append(where, cond)
+		}
+	} else {
 		where = append(where, `m.priority IN (`+placeholders(len(f.Priorities))+`)`)
 		for _, p := range f.Priorities {
 			args = append(args, string(p))
 		}
 	}
-	if len(f.Tags) > 0 {
-		where = append(where, `m.id IN (SELECT message_id FROM message_tags WHERE tag IN (`+placeholders(len(f.Tags))+`))`)
-		for _, tg := range f.Tags {
-			args = append(args, tg)
+	onlyTags := f.Since.IsZero() && f.From == "" && len(f.Priorities) == 0 && f.Ref == nil && f.Limit > 0
+	if len(f.Tags) > 0 && onlyTags {
+		// The newest Limit messages carrying any of the tags are among the
+		// newest Limit of each tag: a bounded range of idx_message_tags_tag
+		// per tag, whatever the number of tagged messages.
+		arms := make([]string, 0, len(f.Tags))
+		for i, tg := range f.Tags {
+			arms = append(arms, fmt.Sprintf(`SELECT seq FROM (SELECT seq FROM message_tags WHERE tag = ? ORDER BY seq DESC LIMIT ?) AS t%d`, i))
+			args = append(args, tg, f.Limit)
 		}
+		where = append(where, `m.seq IN (`+strings.Join(arms, ` UNION `)+`)`)
+	} else if len(f.Tags) > 0 {
+		tagArgs := make([]any, 0, len(f.Tags))
+		for _, tg := range f.Tags {
+			tagArgs = append(tagArgs, tg)
+		}
+		in := `tag IN (` + placeholders(len(f.Tags)) + `)`
+		dense, err := t.atLeast(ctx, `SELECT 1 FROM message_tags WHERE `+in, tagArgs, denseAt)
+		if err != nil {
+			return nil, err
+		}
+		if dense {
+			where = append(where, `EXISTS (SELECT 1 FROM message_tags t WHERE t.message_id = m.id AND t.`+in+`)`)
+		} else {
+			where = append(where, `m.seq IN (SELECT seq FROM message_tags WHERE `+in+`)`)
+		}
+		args = append(args, tagArgs...)
 	}
 	if f.Ref != nil {
-		where = append(where, `m.id IN (SELECT owner_id FROM refs WHERE owner_kind = 'message' AND ref_where = ? AND ref_what = ? AND ref_ref = ?)`)
+		// Refs are sparse: the owners come from idx_refs_owner_lookup.
+		where = append(where, `m.id IN (SELECT owner_id FROM refs WHERE ref_where = ? AND ref_what = ? AND ref_ref = ? AND owner_kind = 'message')`)
 		args = append(args, f.Ref.Where, f.Ref.What, f.Ref.Ref.Text)
 	}
 	where = append(where, `m.seq IS NOT NULL`)
@@ -161,6 +205,47 @@ func (t *tx) ListMessages(ctx context.Context, f hub.MessageFilter) ([]hub.Messa
 		args = append(args, f.Limit)
 	}
 	return t.messages(ctx, q, args...)
+}
+
+// priorityCond renders a priority filter with literal values (they are a
+// closed set) so that the partial index idx_messages_urgent_seq applies to
+// high/critical filters. ok is false when ps holds an unknown value (the
+// caller then binds them as parameters); cond is "" when ps is every
+// priority (no filter) or empty.
+func priorityCond(ps []hub.Priority) (cond string, ok bool) {
+	if len(ps) == 0 {
+		return "", true
+	}
+	set := map[hub.Priority]bool{}
+	for _, p := range ps {
+		if p.Level() < 0 {
+			return "", false
+		}
+		set[p] = true
+	}
+	if len(set) == len(hub.Priorities) {
+		return "", true
+	}
+	lits := make([]string, 0, len(set))
+	for _, p := range hub.Priorities {
+		if set[p] {
+			lits = append(lits, "'"+string(p)+"'")
+		}
+	}
+	cond = `m.priority IN (` + strings.Join(lits, ", ") + `)`
+	if !set[hub.PriorityLow] && !set[hub.PriorityNormal] {
+		// Restates the partial index's predicate so the planner may use it.
+		cond = `m.priority IN ('high', 'critical') AND ` + cond
+	}
+	return cond, true
+}
+
+// atLeast reports whether the query q (a SELECT of matching rows) returns
+// at least n rows, reading no more than n of them.
+func (t *tx) atLeast(ctx context.Context, q string, args []any, n int) (bool, error) {
+	var c int
+	err := t.row(ctx, `SELECT COUNT(*) FROM (`+q+` LIMIT ?) x`, append(append([]any(nil), args...), n)...).Scan(&c)
+	return c >= n, err
 }
 
 func (t *tx) messages(ctx context.Context, q string, args ...any) ([]hub.Message, error) {
@@ -214,9 +299,13 @@ func (t *tx) UnreadCount(ctx context.Context, agent string, limit int) (int64, e
 		AND read_at IS NULL AND acked_at IS NULL LIMIT ?) x`, agent, agent, limit).Scan(&direct); err != nil {
 		return 0, err
 	}
+	// Broadcasts newer than the agent's read cursor: two ranges of
+	// idx_messages_recipient_ack_seq (requires_ack is 0 or 1), never a
+	// walk over the whole board.
 	if err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM messages m
-		WHERE m.seq > COALESCE((SELECT read_cursor FROM agents WHERE id = ?), 0)
-		AND m.recipient = '*' AND m.sender <> ?
+		WHERE m.recipient = '*' AND m.requires_ack IN (0, 1)
+		AND m.seq > COALESCE((SELECT read_cursor FROM agents WHERE id = ?), 0)
+		AND m.sender <> ?
 		AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ?
 			AND (b.read_at IS NOT NULL OR b.acked_at IS NOT NULL))
 		LIMIT ?) x`, agent, agent, agent, limit).Scan(&bcast); err != nil {

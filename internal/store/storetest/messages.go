@@ -140,6 +140,53 @@ func testMessages(t *testing.T, open Opener) {
 		WantCode(t, err, hub.CodeInvalidInput)
 	})
 
+	t.Run("DenseAndSparseFilters", func(t *testing.T) {
+		// Filters take different plans when many rows match (walk newest
+		// first) and when few do (look the few up); both must agree.
+		f := New(t, open)
+		const n = 1500
+		f.Write(func(tx hub.Tx) error {
+			for i := 1; i <= n; i++ {
+				m := hub.Message{UUID: fmt.Sprintf("00000000-0000-4000-9000-%012d", i), From: "bulk", To: hub.Broadcast,
+					Body: fmt.Sprint(i), CreatedAt: T0().Add(time.Duration(i) * time.Second), Tags: []string{"common"}}
+				if i%500 == 0 {
+					m.Tags = append(m.Tags, "rare")
+					m.Priority = hub.PriorityCritical
+				}
+				if err := tx.InsertMessage(f.Ctx, &m); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		f.Clock.T = T0().Add(n * time.Second)
+		for _, c := range []struct {
+			name string
+			q    hub.LogQuery
+			want []int64
+		}{
+			{"dense since", hub.LogQuery{Since: 1400 * time.Second, Limit: 3}, []int64{1500, 1499, 1498}},
+			{"dense since, sparse match", hub.LogQuery{Since: 1400 * time.Second, Tags: []string{"rare"}}, []int64{1500, 1000, 500}},
+			{"sparse since", hub.LogQuery{Since: 2 * time.Second, Limit: 100}, []int64{1500, 1499, 1498}},
+			{"dense tag", hub.LogQuery{Tags: []string{"common"}, Limit: 2}, []int64{1500, 1499}},
+			{"dense tag, nothing else matches", hub.LogQuery{Tags: []string{"common"}, From: "nobody"}, []int64{}},
+			{"dense tag and sender", hub.LogQuery{Tags: []string{"common"}, From: "bulk", Limit: 2}, []int64{1500, 1499}},
+			{"two tags, bounded per tag", hub.LogQuery{Tags: []string{"common", "rare"}, Limit: 4}, []int64{1500, 1499, 1498, 1497}},
+			{"sparse tag", hub.LogQuery{Tags: []string{"rare"}}, []int64{1500, 1000, 500}},
+			{"sparse tag or dense tag", hub.LogQuery{Tags: []string{"rare", "common"}, Limit: 1}, []int64{1500}},
+			{"sparse tag and sparse since", hub.LogQuery{Tags: []string{"rare"}, Since: 600 * time.Second}, []int64{1500, 1000}},
+			{"critical", hub.LogQuery{MinPriority: "critical"}, []int64{1500, 1000, 500}},
+			{"high", hub.LogQuery{MinPriority: "high", Limit: 2}, []int64{1500, 1000}},
+			{"normal", hub.LogQuery{MinPriority: "normal", Limit: 2}, []int64{1500, 1499}},
+		} {
+			got, err := f.Svc.Log(f.Ctx, c.q)
+			Ok(t, err)
+			if !equalInts(seqs(got), c.want) {
+				t.Errorf("%s: got %v, want %v", c.name, seqs(got), c.want)
+			}
+		}
+	})
+
 	t.Run("LimitDefaultAndClamp", func(t *testing.T) {
 		f := New(t, open)
 		f.Write(func(tx hub.Tx) error {

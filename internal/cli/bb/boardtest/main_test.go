@@ -2,6 +2,7 @@ package boardtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -67,9 +68,6 @@ type SeedOptions struct {
 	Tags     []string
 	Priority hub.Priority
 	Refs     []hub.Ref
-	// Varied spreads senders, tags, priorities and refs over the messages
-	// (for benchmarks: realistic selectivity of every filter).
-	Varied bool
 	// Start is the time of the first message; each next one is Step later.
 	Start time.Time
 	Step  time.Duration
@@ -116,14 +114,6 @@ func seedBoard(ctx context.Context, dbPath string, n int, o SeedOptions) error {
 				m := hub.Message{UUID: uuid.NewString(), From: o.From, To: hub.Broadcast, Type: "broadcast",
 					Body: fmt.Sprintf("seeded message %d: the quick brown fox jumps over the lazy dog", j+1),
 					Tags: o.Tags, Priority: o.Priority, Refs: o.Refs, CreatedAt: at}
-				if o.Varied {
-					m.From = fmt.Sprintf("agent-%02d", j%20)
-					m.Tags = []string{fmt.Sprintf("area-%d", j%50)}
-					m.Priority = hub.Priorities[j%len(hub.Priorities)]
-					if j%100 == 0 {
-						m.Refs = []hub.Ref{{Where: "gh", What: "issue", Ref: hub.NewRefID(fmt.Sprint(j / 100))}}
-					}
-				}
 				if o.To != "" {
 					m.To, m.Type, m.Subject = o.To, "direct", "direct"
 				}
@@ -144,6 +134,74 @@ func seedBoard(ctx context.Context, dbPath string, n int, o SeedOptions) error {
 			return err
 		}
 		done += k
+	}
+	return nil
+}
+
+// seedBoardFast fills a fresh board with n varied messages (senders
+// agent-00..19, one tag of area-0..49 each, priorities in turn, a
+// gh:issue ref on every 100th) using prepared statements in large
+// transactions: the rows are exactly those InsertMessage and AppendEvent
+// write, at a rate that makes a 100k board in seconds.
+func seedBoardFast(ctx context.Context, dbPath string, n int, start time.Time) error {
+	st, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	db := st.SQL()
+	var base int64
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM messages`).Scan(&base); err != nil {
+		return err
+	}
+	const batch = 10000
+	for done := 0; done < n; done += batch {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		insMsg, err1 := tx.PrepareContext(ctx, `INSERT INTO messages (id, sender, recipient, body, type, ttl_hours, created, seq, tags, priority, bb_refs)
+			VALUES (?, ?, '*', ?, 'broadcast', NULL, ?, ?, ?, ?, ?)`)
+		insTag, err2 := tx.PrepareContext(ctx, `INSERT INTO message_tags (message_id, tag, seq) VALUES (?, ?, ?)`)
+		insRef, err3 := tx.PrepareContext(ctx, `INSERT INTO refs (owner_kind, owner_id, ref_where, ref_what, ref_ref, numeric) VALUES ('message', ?, 'gh', 'issue', ?, 1)`)
+		insEv, err4 := tx.PrepareContext(ctx, `INSERT INTO events (id, type, agent, to_agent, message, payload, created_at) VALUES (?, ?, ?, '*', ?, ?, ?)`)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		for j := done; j < min(done+batch, n); j++ {
+			seq := base + int64(j) + 1
+			id := uuid.NewString()
+			from := fmt.Sprintf("agent-%02d", j%20)
+			tag := fmt.Sprintf("area-%d", j%50)
+			prio := hub.Priorities[j%len(hub.Priorities)]
+			at := hub.FormatTime(start.Add(time.Duration(j) * time.Second))
+			refs := "[]"
+			if j%100 == 0 {
+				refs = fmt.Sprintf(`[{"where":"gh","what":"issue","ref":%d}]`, j/100)
+				if _, err := insRef.ExecContext(ctx, id, fmt.Sprint(j/100)); err != nil {
+					_ = tx.Rollback()
+					return err
+				}
+			}
+			body := fmt.Sprintf("seeded message %d: the quick brown fox jumps over the lazy dog", j+1)
+			if _, err := insMsg.ExecContext(ctx, id, from, body, at, seq, `["`+tag+`"]`, string(prio), refs); err != nil {
+				_ = tx.Rollback()
+				return err
+			}
+			if _, err := insTag.ExecContext(ctx, id, tag, seq); err != nil {
+				_ = tx.Rollback()
+				return err
+			}
+			payload := fmt.Sprintf(`{"id":%d,"uuid":%q,"priority":%q,"tags":[%q]}`, seq, id, prio, tag)
+			if _, err := insEv.ExecContext(ctx, uuid.NewString(), hub.EventMessagePosted, from, "seeded", payload, at); err != nil {
+				_ = tx.Rollback()
+				return err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
