@@ -362,6 +362,13 @@ func decodeArgs(raw json.RawMessage, resolved *jsonschema.Resolved, v any) error
 			return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: expected a JSON object (%v)", err)
 		}
 	}
+	// A null argument means "not given" (some clients send null for every
+	// optional parameter).
+	for k, v := range m {
+		if v == nil {
+			delete(m, k)
+		}
+	}
 	var generic any = m
 	if err := resolved.Validate(&generic); err != nil {
 		return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: %s", oneLine(err.Error()))

@@ -273,6 +273,10 @@ func TestValidationErrors(t *testing.T) {
 			t.Errorf("%s %v: want %s (field %q), got isError=%v %s", c.tool, c.args, c.code, c.field, r.IsError, b)
 		}
 	}
+	// null means "not given".
+	if m := ok(t, cs, "bb_read_messages", map[string]any{"since": nil, "tags": nil, "limit": nil}); len(m["messages"].([]any)) != 0 {
+		t.Fatalf("null arguments: %v", m)
+	}
 	// Nothing was written by the failed calls.
 	msgs, err := svc.Log(context.Background(), hub.LogQuery{})
 	if err != nil || len(msgs) != 0 {
