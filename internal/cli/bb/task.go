@@ -3,6 +3,7 @@ package bb
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -186,6 +187,9 @@ func (a *app) taskShowCmd() *cobra.Command {
 			}
 			for _, r := range d.Reservations {
 				scope := r.Scope
+				if rel, err := filepath.Rel(svc.ProjectRoot, scope); svc.ProjectRoot != "" && err == nil && !strings.HasPrefix(rel, "..") {
+					scope = filepath.ToSlash(rel) // shown relative to the project root, like bb agent
+				}
 				if r.Wildcard {
 					scope += "/*"
 				}
