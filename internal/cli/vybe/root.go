@@ -38,6 +38,11 @@ type Env struct {
 	Exe string
 	// Home is the user's home directory.
 	Home string
+	// ProcessExits is true when the process ends right after Run (the real
+	// binary): the SQLite connection is then left for the OS to close, which
+	// skips sqlite3_close's checkpoint and fsyncs (every transaction is
+	// already committed to the WAL). Same rule as bb.
+	ProcessExits bool
 }
 
 // OSEnv is the real process environment.
@@ -50,7 +55,7 @@ func OSEnv() Env {
 	piped := err == nil && fi.Mode()&os.ModeCharDevice == 0
 	home, _ := os.UserHomeDir()
 	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd,
-		StdinPiped: piped, Exe: exe, Home: home}
+		StdinPiped: piped, Exe: exe, Home: home, ProcessExits: true}
 }
 
 // Main runs vybe and returns the exit status (0 ok, 1 any error).
@@ -315,5 +320,8 @@ func (a *app) service(ctx context.Context) (*hub.Service, error) {
 	a.svc = hub.NewService(st, clock, "")
 	a.svc.Env = a.env.Getenv
 	a.closeFn = func() { _ = st.Close() }
+	if a.env.ProcessExits && st.Backend() == "sqlite" {
+		a.closeFn = nil
+	}
 	return a.svc, nil
 }
