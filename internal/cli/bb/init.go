@@ -132,7 +132,7 @@ Without --confirm it only says what it would delete.`,
 				return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot delete " + boardDir, Err: err}
 			}
 			// The board is gone: no check-in afterwards.
-			a.g.as = ""
+			a.g.as, a.g.asGiven = "", false
 			a.env.Getenv = withoutAgent(a.env.Getenv)
 			return a.reply(cmd, map[string]any{"board_dir": boardDir, "destroyed": true}, func(w io.Writer) {
 				fmt.Fprintf(w, "Destroyed blackboard at %s%c\n", boardDir, filepath.Separator)

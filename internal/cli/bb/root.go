@@ -113,7 +113,23 @@ type app struct {
 	acting string
 }
 
+// flagSet is a string flag that records whether it was given at all.
+type flagSet struct {
+	val *string
+	set *bool
+}
+
+func (f *flagSet) String() string {
+	if f.val == nil {
+		return ""
+	}
+	return *f.val
+}
+func (f *flagSet) Set(s string) error { *f.val, *f.set = s, true; return nil }
+func (f *flagSet) Type() string       { return "string" }
+
 type globals struct {
+	asGiven     bool
 	as          string
 	json        bool
 	dir         string
@@ -164,7 +180,7 @@ reports its unread messages (notices).`,
 	}
 	root.SetVersionTemplate("bb {{.Version}}\n")
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.g.as, "as", "", "act as this agent id (default $BB_AGENT_ID, else \"human\")")
+	pf.Var(&flagSet{val: &a.g.as, set: &a.g.asGiven}, "as", "act as this agent id (default $BB_AGENT_ID, else \"human\")")
 	pf.BoolVar(&a.g.json, "json", false, "print the JSON envelope {ok, command, data, error} on stdout")
 	pf.StringVar(&a.g.dir, "dir", "", "project directory holding .bb/ (default $BB_DIR, else found from the working directory)")
 	pf.BoolVarP(&a.g.quiet, "quiet", "q", false, "print only essential output")
@@ -203,7 +219,8 @@ func (u usageErr) Unwrap() error { return u.err }
 // identity resolves who is acting: --as > BB_AGENT_ID > "human". explicit is
 // false for the "human" default.
 func (a *app) identity() (id string, explicit bool) {
-	if a.g.as != "" {
+	if a.g.as != "" || a.g.asGiven {
+		// An explicit --as "" is an (invalid) identity, not "no identity".
 		return a.g.as, true
 	}
 	if v := strings.TrimSpace(a.env.Getenv("BB_AGENT_ID")); v != "" {
