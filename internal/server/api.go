@@ -36,6 +36,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/v1/events/stream", s.stream)
 	m.HandleFunc("GET /api/v1/summary", s.api("summary", s.summary))
 	m.HandleFunc("GET /api/v1/export", s.export)
+	m.HandleFunc("POST /api/v1/rpc/{method}", s.rpc)
+	m.HandleFunc("GET /api/v1/info", s.api("info", s.info))
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", hub.Errorf(hub.CodeNotFound, "no API endpoint %s %s (see docs/serve.md)", r.Method, r.URL.Path), http.StatusNotFound)
 	})
@@ -379,4 +381,13 @@ func longLived(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// info describes the server: the project it serves and its store.
+func (s *Server) info(c *call) (any, error) {
+	seq, err := s.svc.LatestEventSeq(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"project_dir": s.svc.ProjectRoot, "backend": s.svc.Store.Backend(), "last_event_seq": seq}, nil
 }

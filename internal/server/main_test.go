@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 
 // env is one test's board, service and running server.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	svc  *hub.Service
 	srv  *server.Server
@@ -58,6 +58,11 @@ type env struct {
 type opt func(*server.Config)
 
 func withToken(tok string) opt { return func(c *server.Config) { c.Token = tok } }
+
+// withClock fixes the service's clock (what BB_NOW does for a CLI process).
+func withClock(t time.Time) opt {
+	return func(c *server.Config) { c.Service.Clock = hub.FixedClock{T: t} }
+}
 
 // newEnvB starts a server for a benchmark.
 func newEnvB(b *testing.B) *httptest.Server {
@@ -81,7 +86,7 @@ func newEnvB(b *testing.B) *httptest.Server {
 	return hs
 }
 
-func newEnv(t *testing.T, opts ...opt) *env {
+func newEnv(t testing.TB, opts ...opt) *env {
 	t.Helper()
 	dir := t.TempDir()
 	run(t, dir, "init")
@@ -108,7 +113,7 @@ func newEnv(t *testing.T, opts ...opt) *env {
 
 // run runs the bb binary in dir and returns stdout; it fails the test on a
 // non-zero exit.
-func run(t *testing.T, dir string, args ...string) string {
+func run(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	out, errOut, code := runCode(t, dir, nil, args...)
 	if code != 0 {
@@ -117,7 +122,7 @@ func run(t *testing.T, dir string, args ...string) string {
 	return out
 }
 
-func runCode(t *testing.T, dir string, extraEnv []string, args ...string) (string, string, int) {
+func runCode(t testing.TB, dir string, extraEnv []string, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(bbBin, args...)
 	cmd.Dir = dir

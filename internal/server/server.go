@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"reflect"
 	"strings"
 	"time"
 
@@ -63,6 +64,8 @@ type Server struct {
 	posts  *committer
 	ui     *ui
 	mux    *http.ServeMux
+	// rpcs are the hub.API methods callable over /api/v1/rpc/.
+	rpcs map[string]reflect.Method
 	// watch signals commits made by other processes (nil: poll only).
 	watch func(ctx context.Context, wake func()) error
 }
@@ -100,6 +103,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.ui = ui
+	s.rpcs = rpcMethods()
 	s.mux = http.NewServeMux()
 	s.routes()
 	return s, nil

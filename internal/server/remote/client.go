@@ -1,0 +1,174 @@
+// Package remote is the BB_SERVER client: a hub.API whose methods run on a
+// bb serve over HTTP (POST /api/v1/rpc/<Method>), so every bb command works
+// unchanged against a remote hub.
+package remote
+
+//go:generate go run ./gen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Client talks to one bb serve.
+type Client struct {
+	base  string
+	token string
+	hc    *http.Client
+	clock hub.Clock
+
+	once sync.Once
+	root string
+	err  error
+}
+
+// New returns a client of the server at baseURL (http://host:7777).
+func New(baseURL, token string, clock hub.Clock) (*Client, error) {
+	u := strings.TrimRight(strings.TrimSpace(baseURL), "/")
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return nil, hub.FieldErr(hub.CodeInvalidInput, "BB_SERVER", "BB_SERVER must be an http:// or https:// URL, got %q", baseURL)
+	}
+	if clock == nil {
+		clock = hub.SystemClock{}
+	}
+	return &Client{base: u, token: token, clock: clock, hc: &http.Client{Timeout: 60 * time.Second}}, nil
+}
+
+// Now is the local clock (BB_NOW in tests), like a local service's.
+func (c *Client) Now() time.Time { return c.clock.Now().UTC().Truncate(time.Microsecond) }
+
+// Root is the server's project directory.
+func (c *Client) Root() string {
+	c.once.Do(func() {
+		var data struct {
+			ProjectDir string `json:"project_dir"`
+		}
+		c.err = c.get(context.Background(), "/api/v1/info", &data)
+		c.root = data.ProjectDir
+	})
+	return c.root
+}
+
+// DisplayScope renders a reservation's scope relative to the server's
+// project directory, as the server's service would.
+func (c *Client) DisplayScope(r hub.Reservation) string {
+	return hub.Scope{Path: r.Scope, Wildcard: r.Wildcard}.Display(c.Root())
+}
+
+type envelope struct {
+	OK    bool              `json:"ok"`
+	Data  []json.RawMessage `json:"data"`
+	Error *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Field   string `json:"field"`
+	} `json:"error"`
+}
+
+func (c *Client) auth(r *http.Request) {
+	if c.token != "" {
+		r.Header.Set("Authorization", "Bearer "+c.token)
+	}
+}
+
+// call runs method on the server with args and decodes its results into
+// outs (pointers, in order).
+func (c *Client) call(ctx context.Context, method string, args []any, outs []any) error {
+	body, err := json.Marshal(args)
+	if err != nil {
+		return hub.Internal("encode "+method, err)
+	}
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/v1/rpc/"+method, bytes.NewReader(body))
+	if err != nil {
+		return c.unreachable(err)
+	}
+	r.Header.Set("Content-Type", "application/json")
+	if k, ok := hub.IdemFrom(ctx); ok {
+		r.Header.Set("Idempotency-Key", k.RequestID)
+		r.Header.Set("X-BB-Idempotency-Agent", k.Agent)
+		r.Header.Set("X-BB-Idempotency-Command", k.Command)
+	}
+	c.auth(r)
+	resp, err := c.hc.Do(r)
+	if err != nil {
+		return c.unreachable(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return c.unreachable(err)
+	}
+	var env envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return &hub.Error{Code: hub.CodeInternal, Message: fmt.Sprintf("unexpected reply from %s (HTTP %d)", c.base, resp.StatusCode), Err: err}
+	}
+	if !env.OK {
+		if env.Error == nil {
+			return hub.Errorf(hub.CodeInternal, "server error (HTTP %d)", resp.StatusCode)
+		}
+		return &hub.Error{Code: hub.Code(env.Error.Code), Message: env.Error.Message, Field: env.Error.Field}
+	}
+	if len(env.Data) != len(outs) {
+		return hub.Errorf(hub.CodeInternal, "%s: server returned %d results, want %d (version mismatch?)", method, len(env.Data), len(outs))
+	}
+	for i, raw := range env.Data {
+		if err := json.Unmarshal(raw, outs[i]); err != nil {
+			return hub.Internal("decode "+method, err)
+		}
+	}
+	return nil
+}
+
+func (c *Client) get(ctx context.Context, path string, into any) error {
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return c.unreachable(err)
+	}
+	c.auth(r)
+	resp, err := c.hc.Do(r)
+	if err != nil {
+		return c.unreachable(err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		OK    bool            `json:"ok"`
+		Data  json.RawMessage `json:"data"`
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		return hub.Errorf(hub.CodeInternal, "unexpected reply from %s (HTTP %d)", c.base, resp.StatusCode)
+	}
+	if !env.OK {
+		if env.Error != nil {
+			return &hub.Error{Code: hub.Code(env.Error.Code), Message: env.Error.Message}
+		}
+		return hub.Errorf(hub.CodeInternal, "server error (HTTP %d)", resp.StatusCode)
+	}
+	return json.Unmarshal(env.Data, into)
+}
+
+func (c *Client) unreachable(err error) error {
+	return &hub.Error{Code: hub.CodeIOReadFailed, Message: fmt.Sprintf("cannot reach the bb server at %s (BB_SERVER): %v", c.base, rootCause(err)), Err: err}
+}
+
+func rootCause(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok || u.Unwrap() == nil {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}

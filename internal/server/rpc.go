@@ -1,0 +1,91 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// The RPC surface is what BB_SERVER clients (internal/server/remote) call:
+// POST /api/v1/rpc/<Method> with a JSON array of the method's arguments
+// (without the context) runs that method of hub.API on the server's
+// service and replies {"ok":true,"command":"<Method>","data":[results…]}
+// (results without the error), or the error envelope with its code. Only
+// methods of hub.API that take a context are callable. It is the same
+// core, the same rules and the same transactions as a local call; the
+// stable public surface for scripts remains the REST endpoints above.
+
+// Headers of an RPC call.
+const (
+	// RPCAgentHeader names the agent an idempotent call is made for.
+	RPCAgentHeader = "X-BB-Idempotency-Agent"
+	// RPCCommandHeader names the command of an idempotent call.
+	RPCCommandHeader = "X-BB-Idempotency-Command"
+)
+
+var (
+	ctxType = reflect.TypeOf((*context.Context)(nil)).Elem()
+	errType = reflect.TypeOf((*error)(nil)).Elem()
+)
+
+// rpcMethods returns the callable methods of hub.API, by name.
+func rpcMethods() map[string]reflect.Method {
+	t := reflect.TypeOf((*hub.API)(nil)).Elem()
+	out := map[string]reflect.Method{}
+	for i := 0; i < t.NumMethod(); i++ {
+		m := t.Method(i)
+		if m.Type.NumIn() > 0 && m.Type.In(0) == ctxType {
+			out[m.Name] = m
+		}
+	}
+	return out
+}
+
+func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("method")
+	m, ok := s.rpcs[name]
+	if !ok {
+		writeError(w, name, hub.Errorf(hub.CodeNotFound, "no RPC method %q", name), http.StatusNotFound)
+		return
+	}
+	var raw []json.RawMessage
+	if err := decodeBody(w, r, &raw); err != nil {
+		writeError(w, name, err, statusFor(err))
+		return
+	}
+	nargs := m.Type.NumIn() - 1
+	if len(raw) != nargs {
+		writeError(w, name, hub.Errorf(hub.CodeInvalidInput, "%s takes %d arguments, got %d", name, nargs, len(raw)), 0)
+		return
+	}
+	ctx := r.Context()
+	if rid := r.Header.Get(RequestIDHeader); rid != "" {
+		ctx = hub.WithIdempotency(ctx, hub.IdemKey{Agent: r.Header.Get(RPCAgentHeader), RequestID: rid, Command: r.Header.Get(RPCCommandHeader)})
+	}
+	args := []reflect.Value{reflect.ValueOf(ctx)}
+	for i, b := range raw {
+		p := reflect.New(m.Type.In(i + 1))
+		if err := json.Unmarshal(b, p.Interface()); err != nil {
+			writeError(w, name, hub.Errorf(hub.CodeInvalidInput, "argument %d of %s: %v", i+1, name, err), 0)
+			return
+		}
+		args = append(args, p.Elem())
+	}
+	out := reflect.ValueOf(s.svc).MethodByName(name).Call(args)
+	last := out[len(out)-1]
+	if m.Type.Out(m.Type.NumOut()-1) == errType {
+		if !last.IsNil() {
+			writeError(w, name, last.Interface().(error), 0)
+			return
+		}
+		out = out[:len(out)-1]
+	}
+	res := make([]any, 0, len(out))
+	for _, v := range out {
+		res = append(res, v.Interface())
+	}
+	writeOK(w, name, res, nil)
+}
