@@ -123,7 +123,7 @@ file format, not a reply: --json does not wrap it.`,
 				agents = append(agents, agentView(ag))
 			}
 			writeJSON(a.env.Stdout, map[string]any{
-				"exported_at": x.ExportedAt.Format(time.RFC3339Nano), "project_dir": svc.ProjectRoot,
+				"exported_at": x.ExportedAt.Format(time.RFC3339Nano), "project_dir": svc.Root(),
 				"agents": agents, "messages": messageViews(x.Messages), "artifacts": artifactViews(x.Artifacts),
 				"events": eventViews(x.Events),
 			})

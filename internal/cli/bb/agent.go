@@ -132,7 +132,7 @@ type reservationJSON struct {
 	Expired        bool       `json:"expired"`
 }
 
-func reservationView(svc *hub.Service, r hub.Reservation) reservationJSON {
+func reservationView(svc hub.API, r hub.Reservation) reservationJSON {
 	return reservationJSON{ReservationID: r.ID, Scope: svc.DisplayScope(r), CanonicalScope: r.Scope, AgentID: r.AgentID,
 		BeadID: r.BeadID, State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, ReleasedAt: r.ReleasedAt,
 		Expired: r.State == hub.ResActive && !svc.Now().Before(r.ExpiresAt)}

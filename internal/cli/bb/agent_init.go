@@ -42,7 +42,7 @@ Every answer states a deterministic reason.`,
 				return err
 			}
 			if in.Register == "" {
-				in.Changes, in.ChangesNote = uncommittedFiles(cmd.Context(), svc.ProjectRoot)
+				in.Changes, in.ChangesNote = uncommittedFiles(cmd.Context(), svc.Root())
 			}
 			res, err := svc.InitSession(cmd.Context(), in)
 			if err != nil {

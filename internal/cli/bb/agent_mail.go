@@ -119,7 +119,7 @@ func preview(subject, body string) string {
 	return truncate(s, 100)
 }
 
-func (a *app) mailActCmd(use, short string, act func(svc *hub.Service, cmd *cobra.Command, agent, id string) (hub.MailItem, error), verb string) *cobra.Command {
+func (a *app) mailActCmd(use, short string, act func(svc hub.API, cmd *cobra.Command, agent, id string) (hub.MailItem, error), verb string) *cobra.Command {
 	var agent, id string
 	c := &cobra.Command{
 		Use:   use,
@@ -156,14 +156,14 @@ func (a *app) mailActCmd(use, short string, act func(svc *hub.Service, cmd *cobr
 
 func (a *app) agentReadCmd() *cobra.Command {
 	return a.mailActCmd("read", "Mark a message read (unread → read; acked stays acked)",
-		func(svc *hub.Service, cmd *cobra.Command, agent, id string) (hub.MailItem, error) {
+		func(svc hub.API, cmd *cobra.Command, agent, id string) (hub.MailItem, error) {
 			return svc.ReadMail(cmd.Context(), agent, id)
 		}, "Read")
 }
 
 func (a *app) agentAckCmd() *cobra.Command {
 	return a.mailActCmd("ack", "Acknowledge a message (recipient only)",
-		func(svc *hub.Service, cmd *cobra.Command, agent, id string) (hub.MailItem, error) {
+		func(svc hub.API, cmd *cobra.Command, agent, id string) (hub.MailItem, error) {
 			return svc.AckMail(cmd.Context(), agent, id)
 		}, "Acked")
 }

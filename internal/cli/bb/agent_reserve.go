@@ -187,7 +187,7 @@ func counts(m map[string]int64, keys ...string) string {
 	return s
 }
 
-func printCoordStatus(w io.Writer, svc *hub.Service, st hub.CoordStatus) {
+func printCoordStatus(w io.Writer, svc hub.API, st hub.CoordStatus) {
 	fmt.Fprintf(w, "Active reservations: %d\n", len(st.Reservations))
 	rs := append([]hub.Reservation(nil), st.Reservations...)
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Scope < rs[j].Scope })

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/server/remote"
 	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
@@ -73,8 +74,40 @@ func (a *app) databaseURL() string {
 	return strings.TrimSpace(a.env.Getenv(storeopen.EnvDatabaseURL))
 }
 
-// service opens the board (once per invocation).
-func (a *app) service(ctx context.Context) (*hub.Service, error) {
+// service returns the board every command works on (once per
+// invocation): with BB_SERVER set, a bb serve reached over HTTP (BB_TOKEN
+// its token); otherwise the local board. Both are a hub.API.
+func (a *app) service(ctx context.Context) (hub.API, error) {
+	if a.api != nil {
+		return a.api, nil
+	}
+	if url := strings.TrimSpace(a.env.Getenv(EnvServer)); url != "" {
+		clock, err := a.clock()
+		if err != nil {
+			return nil, err
+		}
+		c, err := remote.New(url, strings.TrimSpace(a.env.Getenv("BB_TOKEN")), clock)
+		if err != nil {
+			return nil, err
+		}
+		a.api = c
+		return c, nil
+	}
+	svc, err := a.localService(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.api = svc
+	return svc, nil
+}
+
+// EnvServer names the bb serve every command talks to instead of a local
+// board (remote mode).
+const EnvServer = "BB_SERVER"
+
+// localService opens the local board (once per invocation): for commands
+// that serve it (bb serve, bb mcp) or need its files.
+func (a *app) localService(ctx context.Context) (*hub.Service, error) {
 	if a.svc != nil {
 		return a.svc, nil
 	}

@@ -88,7 +88,7 @@ func printEvent(w io.Writer, e hub.Event) {
 // followEvents prints the backlog, then polls the newest sequence number and
 // prints each new matching event, until the context ends (Ctrl-C), which
 // is a normal exit.
-func (a *app) followEvents(cmd *cobra.Command, svc *hub.Service, f hub.EventFilter) error {
+func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventFilter) error {
 	ctx := cmd.Context()
 	w := a.env.Stdout
 	emit := func(e hub.Event) {

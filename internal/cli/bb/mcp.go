@@ -58,7 +58,7 @@ in progress has finished; the exit status is then 0.`,
 				Open: func(ctx context.Context) (*hub.Service, error) {
 					mu.Lock()
 					defer mu.Unlock()
-					return a.service(ctx)
+					return a.localService(ctx)
 				},
 			})
 			if err != nil {

@@ -104,7 +104,9 @@ type app struct {
 	env Env
 	g   globals
 	// svc is opened on first use by a command that needs the board.
-	svc     *hub.Service
+	svc *hub.Service
+	// api is what commands use: svc, or a remote client (BB_SERVER).
+	api     hub.API
 	closeFn func()
 	// notices computed for the reply (nil when the caller is anonymous).
 	notices *hub.Notices

@@ -48,7 +48,7 @@ database while it runs. See docs/serve.md.`,
 			if err := server.CheckBind(addr, token); err != nil {
 				return err
 			}
-			svc, err := a.service(cmd.Context())
+			svc, err := a.localService(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -172,7 +172,7 @@ func (a *app) serveDir(ctx context.Context, dir, addr string) error {
 		return err
 	}
 	a.g.dir = dir
-	svc, err := a.service(ctx)
+	svc, err := a.localService(ctx)
 	if err != nil {
 		return err
 	}
