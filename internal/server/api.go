@@ -38,6 +38,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/v1/export", s.export)
 	m.HandleFunc("POST /api/v1/rpc/{method}", s.rpc)
 	m.HandleFunc("GET /api/v1/info", s.api("info", s.info))
+	m.HandleFunc("POST /api/v1/command", s.command)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", hub.Errorf(hub.CodeNotFound, "no API endpoint %s %s (see docs/serve.md)", r.Method, r.URL.Path), http.StatusNotFound)
 	})

@@ -249,3 +249,42 @@ func TestAPIConcurrentPosts(t *testing.T) {
 		t.Fatalf("events: %d", len(evs))
 	}
 }
+
+// POST /api/v1/command runs any board command and replies exactly what
+// bb --json prints.
+func TestAPICommand(t *testing.T) {
+	e := newEnvWithCommands(t)
+	run(t, e.dir, "agent", "register", "--name", "amber-otter", "--role", "worker")
+	run(t, e.dir, "agent", "register", "--name", "cobalt-harbor", "--role", "reviewer")
+	var sent map[string]any
+	env := e.ok(req{method: "POST", path: "/api/v1/command", agent: "amber-otter",
+		body: `{"args":["agent","send","--from","amber-otter","--to","cobalt-harbor","--bead","bb-1","--category","HANDOFF","--subject","Review","--body","Please review"]}`}, &sent)
+	if env.Command != "agent send" || sent["category"] != "HANDOFF" {
+		t.Fatalf("send: %s %v", env.Command, sent)
+	}
+	cli := run(t, e.dir, "--json", "agent", "inbox", "--agent", "cobalt-harbor")
+	var cliEnv envelope
+	_ = json.Unmarshal([]byte(cli), &cliEnv)
+	api := e.ok(req{method: "POST", path: "/api/v1/command", body: `{"args":["agent","inbox","--agent","cobalt-harbor"]}`}, nil)
+	if string(compact(t, cliEnv.Data)) != string(compact(t, api.Data)) {
+		t.Fatalf("inbox differs:\ncli %s\napi %s", cliEnv.Data, api.Data)
+	}
+	for _, c := range []struct {
+		body   string
+		status int
+		code   string
+	}{
+		{`{"args":["init"]}`, 400, "INVALID_INPUT"},
+		{`{"args":[]}`, 400, "INVALID_INPUT"},
+		{`{"args":["events","--follow"]}`, 400, "INVALID_INPUT"},
+		{`{"args":["log","--dir","/"]}`, 400, "INVALID_INPUT"},
+		{`{"args":["agent","ack","--agent","amber-otter","--message","` + sent["message_id"].(string) + `"]}`, 403, "ACK_FORBIDDEN"},
+		{`{"args":["agent","show","--agent","nobody"]}`, 404, "AGENT_NOT_FOUND"},
+		{`{"args":["log","--bogus"]}`, 400, "USAGE"},
+	} {
+		status, env := e.do(req{method: "POST", path: "/api/v1/command", body: c.body})
+		if status != c.status || env.Error == nil || env.Error.Code != c.code {
+			t.Errorf("%s: %d %+v, want %d %s", c.body, status, env.Error, c.status, c.code)
+		}
+	}
+}

@@ -86,6 +86,25 @@ func newEnvB(b *testing.B) *httptest.Server {
 	return hs
 }
 
+// newEnvWithCommands is newEnv with POST /api/v1/command wired to the
+// real bb binary (the CLI form wires bb's in-process runner).
+func newEnvWithCommands(t testing.TB) *env {
+	return newEnv(t, func(c *server.Config) {
+		dir := c.Service.ProjectRoot
+		c.Commands = func(ctx context.Context, agent string, args []string) []byte {
+			full := []string{"--json"}
+			if agent != "" {
+				full = append(full, "--as", agent)
+			}
+			cmd := exec.CommandContext(ctx, bbBin, append(full, args...)...)
+			cmd.Dir = dir
+			cmd.Env = filteredEnv()
+			out, _ := cmd.Output()
+			return out
+		}
+	})
+}
+
 func newEnv(t testing.TB, opts ...opt) *env {
 	t.Helper()
 	dir := t.TempDir()

@@ -53,6 +53,8 @@ type Config struct {
 	PollInterval time.Duration
 	// MCP, when set, is mounted at /mcp (behind the same token check).
 	MCP http.Handler
+	// Commands, when set, runs bb commands for POST /api/v1/command.
+	Commands CommandRunner
 }
 
 // Server is one running bb serve.

@@ -67,6 +67,12 @@ func Main(args []string, env Env) int {
 func Run(ctx context.Context, args []string, env Env) int {
 	a := newApp(env)
 	defer a.close()
+	return a.run(ctx, args)
+}
+
+// run executes one command line with a's environment and board.
+func (a *app) run(ctx context.Context, args []string) int {
+	env := a.env
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(env.Stdin)

@@ -1,6 +1,7 @@
 package bb
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -192,7 +193,8 @@ func (a *app) runServer(ctx context.Context, svc *hub.Service, addr, token strin
 	}
 	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return ms.SDK() },
 		&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
-	srv, err := server.New(server.Config{Service: svc, Addr: addr, Token: token, Log: lg, MCP: mcpHandler})
+	srv, err := server.New(server.Config{Service: svc, Addr: addr, Token: token, Log: lg, MCP: mcpHandler,
+		Commands: a.commandRunner(svc)})
 	if err != nil {
 		return err
 	}
@@ -209,4 +211,33 @@ func (a *app) runServer(ctx context.Context, svc *hub.Service, addr, token strin
 		}
 		fmt.Fprintln(a.env.Stdout, "Press Ctrl+C to stop.")
 	})
+}
+
+// commandRunner runs bb commands in-process on svc for the server's
+// POST /api/v1/command: --json, acting as the given agent, with the
+// server's environment (BB_SERVER cleared) and no stdin.
+func (a *app) commandRunner(svc *hub.Service) server.CommandRunner {
+	return func(ctx context.Context, agent string, args []string) []byte {
+		var out, errb bytes.Buffer
+		env := a.env
+		env.Stdin, env.Stdout, env.Stderr = strings.NewReader(""), &out, &errb
+		env.IsTerminal = false
+		env.Getwd = func() (string, error) { return svc.ProjectRoot, nil }
+		parent := a.env.Getenv
+		env.Getenv = func(k string) string {
+			switch k {
+			case EnvServer, "BB_TOKEN", "BB_AGENT_ID", "BB_DIR":
+				return ""
+			}
+			return parent(k)
+		}
+		c := newApp(env)
+		c.svc, c.api = svc, svc
+		full := []string{"--json"}
+		if agent != "" {
+			full = append(full, "--as", agent)
+		}
+		c.run(ctx, append(full, args...))
+		return out.Bytes()
+	}
 }

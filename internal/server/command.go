@@ -1,0 +1,94 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// CommandRunner runs one bb command line (without the program name) with
+// --json on the server's board, acting as agent, and returns what it
+// printed on stdout: the bb --json envelope.
+type CommandRunner func(ctx context.Context, agent string, args []string) []byte
+
+// commandGroups are the bb commands POST /api/v1/command runs: everything
+// that works on the board. Commands that manage the installation (init,
+// destroy, install, migrate), start servers (serve, mcp) or play a demo do
+// not run over HTTP.
+var commandGroups = []string{
+	"status", "post", "log", "message", "artifact", "artifacts", "artifact-add", "artifact-show",
+	"refs", "events", "summary", "export", "clear",
+	"agent", "task", "memory", "resume", "push",
+}
+
+type commandBody struct {
+	Args []string `json:"args"`
+}
+
+// command serves POST /api/v1/command: {"args": ["agent", "send", …]} runs
+// that bb command on the server's board and replies with exactly what
+// `bb --json <args>` prints — every capability of the hub with the CLI's
+// names, flags, shapes and codes. The acting agent is X-BB-Agent (or
+// ?as=), like --as.
+func (s *Server) command(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Commands == nil {
+		writeError(w, "", hub.Errorf(hub.CodeNotFound, "commands are not enabled on this server"), http.StatusNotFound)
+		return
+	}
+	var b commandBody
+	if err := decodeBody(w, r, &b); err != nil {
+		writeError(w, "", err, statusFor(err))
+		return
+	}
+	if len(b.Args) == 0 || !slices.Contains(commandGroups, b.Args[0]) {
+		name := ""
+		if len(b.Args) > 0 {
+			name = b.Args[0]
+		}
+		writeError(w, name, hub.FieldErr(hub.CodeInvalidInput, "args",
+			"args must start with one of: %s (got %q)", strings.Join(commandGroups, ", "), name), 0)
+		return
+	}
+	for _, a := range b.Args {
+		switch {
+		case a == "--follow" || a == "-f" || strings.HasPrefix(a, "--follow="):
+			writeError(w, b.Args[0], hub.FieldErr(hub.CodeInvalidInput, "args", "--follow does not run over HTTP: use GET /api/v1/events/stream"), 0)
+			return
+		case a == "--dir" || strings.HasPrefix(a, "--dir=") || a == "--database-url" || strings.HasPrefix(a, "--database-url="):
+			writeError(w, b.Args[0], hub.FieldErr(hub.CodeInvalidInput, "args", "%s is fixed by the server", strings.SplitN(a, "=", 2)[0]), 0)
+			return
+		}
+	}
+	agent := strings.TrimSpace(r.Header.Get(AgentHeader))
+	if agent == "" {
+		agent = r.URL.Query().Get("as")
+	}
+	if agent != "" {
+		if err := hub.ValidateBoardAgentID(agent); err != nil {
+			writeError(w, b.Args[0], err, 0)
+			return
+		}
+	}
+	out := s.cfg.Commands(r.Context(), agent, b.Args)
+	status := http.StatusOK
+	var env struct {
+		OK    bool `json:"ok"`
+		Error *struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(out, &env) == nil && !env.OK && env.Error != nil {
+		status = StatusOf(hub.Code(env.Error.Code))
+		if env.Error.Code == "USAGE" {
+			status = http.StatusBadRequest
+		}
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(out)
+}
