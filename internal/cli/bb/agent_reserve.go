@@ -38,7 +38,7 @@ fails. Reserving your own scope again renews it.`,
 				return err
 			}
 			in.Agent = id
-			if in.Wd, err = a.env.Getwd(); err != nil {
+			if in.Wd, err = a.scopeDir(); err != nil {
 				return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
 			}
 			if cmd.Flags().Changed("ttl") && in.TTLMinutes == 0 {
@@ -104,7 +104,7 @@ func (a *app) agentReleaseCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			wd, err := a.env.Getwd()
+			wd, err := a.scopeDir()
 			if err != nil {
 				return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
 			}

@@ -101,6 +101,17 @@ func (a *app) service(ctx context.Context) (hub.API, error) {
 	return svc, nil
 }
 
+// scopeDir is the directory relative reservation scopes resolve against:
+// the working directory, or, in remote mode, the server's project root
+// ("" tells the server to use it), since this machine's paths mean
+// nothing there.
+func (a *app) scopeDir() (string, error) {
+	if strings.TrimSpace(a.env.Getenv(EnvServer)) != "" {
+		return "", nil
+	}
+	return a.env.Getwd()
+}
+
 // EnvServer names the bb serve every command talks to instead of a local
 // board (remote mode).
 const EnvServer = "BB_SERVER"
