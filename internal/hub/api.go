@@ -14,6 +14,12 @@ import (
 // Every method whose first parameter is a context.Context is callable over
 // HTTP (POST /api/v1/rpc/<Method>); Root, Now and DisplayScope are answered
 // by the client itself.
+//
+// A bb command that needs another Service method: add its signature here
+// and run `go generate ./internal/server/remote` (a test fails while the
+// generated client is stale). Its arguments and results must survive a
+// JSON round trip (exported fields). Commands that must work on the local
+// board only (they serve it or read its files) use app.localService.
 type API interface {
 	// Root is the project directory the board belongs to.
 	Root() string
