@@ -187,7 +187,7 @@ func (a *app) taskShowCmd() *cobra.Command {
 			}
 			for _, r := range d.Reservations {
 				scope := r.Scope
-				if rel, err := filepath.Rel(svc.ProjectRoot, scope); svc.ProjectRoot != "" && err == nil && !strings.HasPrefix(rel, "..") {
+				if rel, err := filepath.Rel(svc.Root(), scope); svc.Root() != "" && err == nil && !strings.HasPrefix(rel, "..") {
 					scope = filepath.ToSlash(rel) // shown relative to the project root, like bb agent
 				}
 				if r.Wildcard {
