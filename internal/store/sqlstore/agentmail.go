@@ -116,21 +116,37 @@ func (t *tx) MailThread(ctx context.Context, rootID string) ([]hub.MailRow, erro
 }
 
 func (t *tx) MailAgents(ctx context.Context) ([]string, error) {
-	rows, err := t.query(ctx, `SELECT sender FROM messages UNION SELECT recipient FROM messages WHERE recipient <> ?`, hub.Broadcast)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			return nil, err
+	// A skip scan over the sender and recipient indexes: one index probe
+	// per distinct agent instead of reading every message.
+	seen := map[string]bool{}
+	for _, col := range []string{"sender", "recipient"} {
+		var last sql.NullString
+		for {
+			var next sql.NullString
+			q := `SELECT MIN(` + col + `) FROM messages`
+			var args []any
+			if last.Valid {
+				q += ` WHERE ` + col + ` > ?`
+				args = append(args, last.String)
+			}
+			if err := t.row(ctx, q, args...).Scan(&next); err != nil {
+				return nil, err
+			}
+			if !next.Valid {
+				break
+			}
+			if !(col == "recipient" && next.String == hub.Broadcast) {
+				seen[next.String] = true
+			}
+			last = next
 		}
+	}
+	out := make([]string, 0, len(seen))
+	for a := range seen {
 		out = append(out, a)
 	}
 	sort.Strings(out)
-	return out, rows.Err()
+	return out, nil
 }
 
 const mailChunk = 500
