@@ -21,6 +21,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/pyjson"
+	"github.com/blackboard-hub/bb/internal/store/postgres"
 	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
@@ -176,7 +177,13 @@ func (l *lazyStore) open(ctx context.Context) (hub.Store, error) {
 	if l.st != nil {
 		return l.st, nil
 	}
-	st, err := storeopen.Open(ctx, storeopen.Config{SQLitePath: l.path, Create: true})
+	cfg := storeopen.Config{SQLitePath: l.path, Create: true}
+	if postgres.IsURL(l.path) {
+		// AGENT_MAIL_DB=postgres://… shares a PostgreSQL hub (still the
+		// only override, as TC8 asks).
+		cfg = storeopen.Config{DatabaseURL: l.path}
+	}
+	st, err := storeopen.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +207,12 @@ func (l *lazyStore) Write(ctx context.Context, fn func(hub.Tx) error) error {
 	return st.Write(ctx, fn)
 }
 
-func (l *lazyStore) Backend() string  { return "sqlite" }
+func (l *lazyStore) Backend() string {
+	if l.st != nil {
+		return l.st.Backend()
+	}
+	return "sqlite"
+}
 func (l *lazyStore) Location() string { return l.path }
 func (l *lazyStore) Close() error {
 	if l.st == nil {

@@ -108,7 +108,7 @@ func (t *tx) MailReplyTo(ctx context.Context, id string) (string, bool, error) {
 func (t *tx) MailThread(ctx context.Context, rootID string) ([]hub.MailRow, error) {
 	// UNION (not UNION ALL) ends the walk on reply_to cycles.
 	return t.mailRows(ctx, `WITH RECURSIVE thread(id) AS (
-			SELECT CAST(? AS TEXT)
+			SELECT id FROM messages WHERE id = ?
 			UNION
 			SELECT m.id FROM messages m JOIN thread t ON m.reply_to = t.id WHERE m.reply_to IS NOT NULL
 		)
