@@ -420,7 +420,7 @@ func (s *Service) MailRead(ctx context.Context, in MailReadInput) ([]MailRow, er
 		if _, err := s.purgeExpiredMail(ctx, tx, now, false); err != nil {
 			return nil, err
 		}
-		if err := tx.TouchAgent(ctx, in.Agent, now); err != nil {
+		if err := touchMailReader(ctx, tx, in.Agent, now); err != nil {
 			return nil, err
 		}
 		if in.Thread != "" {
@@ -453,6 +453,22 @@ func (s *Service) MailRead(ctx context.Context, in MailReadInput) ([]MailRow, er
 		e.Message = fmt.Sprintf("%s read %d messages", in.Agent, len(rows))
 		return rows, tx.AppendEvent(ctx, e)
 	})
+}
+
+// MailTouchInterval is how stale a reader's last_seen may be before a read
+// refreshes it. Liveness thresholds are minutes, so this loses nothing, and
+// a read that finds nothing new writes nothing (no WAL, no checkpoint).
+const MailTouchInterval = time.Minute
+
+func touchMailReader(ctx context.Context, tx Tx, agent string, now time.Time) error {
+	a, err := tx.GetAgent(ctx, agent)
+	if err != nil {
+		return err
+	}
+	if a != nil && now.Sub(a.LastSeen) < MailTouchInterval {
+		return nil
+	}
+	return tx.TouchAgent(ctx, agent, now)
 }
 
 // mailThread walks reply_to up to the root (stopping on cycles), then

@@ -200,6 +200,9 @@ func TestAC14_ReadReturnsUnreadDirectAndBroadcastNotOwn(t *testing.T) {
 	first, second, bcast, _, _ := inbox(b)
 	got := ids(b.list("read", "proj:receiver"))
 	eqList(t, "ids", got, []string{first["id"].(string), second["id"].(string), bcast["id"].(string)})
+	// Senders and readers are known to the shared agents table.
+	eq(t, "agents", b.count(`SELECT COUNT(*) FROM agents WHERE id IN ('proj:receiver', 'proj:sender', 'proj:other')`), 3)
+	eq(t, "read event", b.count(`SELECT COUNT(*) FROM events WHERE type = 'mail.read' AND agent = 'proj:receiver'`), 1)
 }
 
 func TestAC15_SecondReadIsEmpty(t *testing.T) {
