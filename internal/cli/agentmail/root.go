@@ -12,9 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,11 +48,13 @@ const (
 	ExitUsage = 2
 )
 
-// Main runs agent-mail with args (without the program name).
+// Main runs agent-mail with args (without the program name). The context
+// is not cancellable on purpose: with a cancellable context the SQLite
+// driver starts a watcher goroutine for every statement, which costs a
+// one-shot process more than it is worth. An interrupt kills the process;
+// SQLite transactions are atomic, so nothing half-written remains.
 func Main(args []string, env Env) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return Run(ctx, args, env)
+	return Run(context.Background(), args, env)
 }
 
 // Run is Main with a caller-supplied context.
