@@ -242,62 +242,102 @@ func RenderMailTime(raw string, loc *time.Location) string {
 	return PyISOFormat(t, loc)
 }
 
-// mailTime orders rows: by created time when readable, then by seq.
-func mailLess(a, b MailRow) bool {
-	ta, ea := ParseTime(a.Created)
-	tb, eb := ParseTime(b.Created)
-	if ea == nil && eb == nil && !ta.Equal(tb) {
-		return ta.Before(tb)
-	}
-	if (ea == nil) != (eb == nil) {
-		return ea == nil
-	}
-	if ea != nil && a.Created != b.Created {
-		return a.Created < b.Created
-	}
-	return a.Seq < b.Seq
-}
-
+// sortMail orders rows oldest first: by created time when readable (rows
+// whose created cannot be read come last, by text), then by seq. Each
+// timestamp is parsed once.
 func sortMail(rows []MailRow) {
-	sort.SliceStable(rows, func(i, j int) bool { return mailLess(rows[i], rows[j]) })
+	type key struct {
+		t  time.Time
+		ok bool
+	}
+	keys := make([]key, len(rows))
+	idx := make([]int, len(rows))
+	for i, r := range rows {
+		t, err := ParseTime(r.Created)
+		keys[i], idx[i] = key{t, err == nil}, i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		i, j := idx[a], idx[b]
+		ki, kj := keys[i], keys[j]
+		if ki.ok != kj.ok {
+			return ki.ok
+		}
+		if ki.ok && !ki.t.Equal(kj.t) {
+			return ki.t.Before(kj.t)
+		}
+		if !ki.ok && rows[i].Created != rows[j].Created {
+			return rows[i].Created < rows[j].Created
+		}
+		return rows[i].Seq < rows[j].Seq
+	})
+	sorted := make([]MailRow, len(rows))
+	for n, i := range idx {
+		sorted[n] = rows[i]
+	}
+	copy(rows, sorted)
 }
 
 // purgeExpiredMail deletes every expired message (TC12) and records it on
 // the timeline. Its cost is the number of expired rows plus the rows whose
 // TTL or timestamp format is unusual, never the size of the mailbox.
 func (s *Service) purgeExpiredMail(ctx context.Context, tx Tx, now time.Time, explicit bool) ([]MailRow, error) {
-	expired, err := expiredMail(ctx, tx, now)
-	if err != nil || len(expired) == 0 {
-		return expired, err
+	exp, err := expiredMail(ctx, tx, now)
+	if err != nil || len(exp.rows) == 0 {
+		return exp.rows, err
 	}
-	ids := make([]string, len(expired))
-	for i, r := range expired {
-		ids[i] = r.ID
-	}
-	if err := tx.DeleteMail(ctx, ids); err != nil {
-		return nil, err
-	}
-	e := s.event(EventMailExpired, "", map[string]any{
-		"deleted_count": len(expired), "oldest": expired[0].Created, "newest": expired[len(expired)-1].Created,
-		"explicit": explicit,
-	})
-	e.Message = fmt.Sprintf("%d expired messages deleted", len(expired))
-	return expired, tx.AppendEvent(ctx, e)
-}
-
-func expiredMail(ctx context.Context, tx Tx, now time.Time) ([]MailRow, error) {
-	cands, err := tx.MailExpiryCandidates(ctx, now.Add(-MailTTLHours*time.Hour))
-	if err != nil {
-		return nil, err
-	}
-	out := cands[:0]
-	for _, r := range cands {
-		if MailExpired(r.Created, r.TTLHours, now) {
-			out = append(out, r)
+	if exp.regular > 0 {
+		if err := tx.DeleteMailBefore(ctx, exp.cutoff, exp.keep); err != nil {
+			return nil, err
 		}
 	}
-	sortMail(out)
-	return out, nil
+	if len(exp.irregular) > 0 {
+		if err := tx.DeleteMail(ctx, exp.irregular); err != nil {
+			return nil, err
+		}
+	}
+	rows := exp.rows
+	e := s.event(EventMailExpired, "", map[string]any{
+		"deleted_count": len(rows), "oldest": rows[0].Created, "newest": rows[len(rows)-1].Created,
+		"explicit": explicit,
+	})
+	e.Message = fmt.Sprintf("%d expired messages deleted", len(rows))
+	return rows, tx.AppendEvent(ctx, e)
+}
+
+// expiry is what expiredMail found: the expired rows (oldest first), and
+// how to delete them — the regular ones by range minus keep (candidates
+// whose text sorts before the cutoff but whose time does not), the
+// irregular ones by id.
+type expiry struct {
+	rows      []MailRow
+	cutoff    time.Time
+	regular   int
+	keep      []string
+	irregular []string
+}
+
+func expiredMail(ctx context.Context, tx Tx, now time.Time) (expiry, error) {
+	x := expiry{cutoff: now.Add(-MailTTLHours * time.Hour)}
+	regular, irregular, err := tx.MailExpiryCandidates(ctx, x.cutoff)
+	if err != nil {
+		return x, err
+	}
+	for _, r := range regular {
+		if MailExpired(r.Created, r.TTLHours, now) {
+			x.rows = append(x.rows, r)
+			x.regular++
+		} else {
+			x.keep = append(x.keep, r.ID)
+		}
+	}
+	for _, r := range irregular {
+		if MailExpired(r.Created, r.TTLHours, now) {
+			x.rows = append(x.rows, r)
+			x.irregular = append(x.irregular, r.ID)
+		}
+	}
+	sortMail(x.rows)
+	return x, nil
 }
 
 // MailSendInput is `agent-mail send`. Nil pointers are flags not given.
@@ -582,7 +622,10 @@ type MailCleanupResult struct {
 // MailCleanup purges expired messages, or lists them with dryRun.
 func (s *Service) MailCleanup(ctx context.Context, dryRun bool) (MailCleanupResult, error) {
 	if dryRun {
-		rows, err := read(ctx, s, func(tx Tx) ([]MailRow, error) { return expiredMail(ctx, tx, s.Now()) })
+		rows, err := read(ctx, s, func(tx Tx) ([]MailRow, error) {
+			x, err := expiredMail(ctx, tx, s.Now())
+			return x.rows, err
+		})
 		return MailCleanupResult{DryRun: true, Expired: rows}, err
 	}
 	rows, err := write(ctx, s, func(tx Tx) ([]MailRow, error) { return s.purgeExpiredMail(ctx, tx, s.Now(), true) })

@@ -66,13 +66,19 @@ type AgentMailTx interface {
 	// MailCounts returns unread/unacked counts of the given agents (direct
 	// plus broadcast, excluding their own messages).
 	MailCounts(ctx context.Context, agents []string) ([]MailCounts, error)
-	// MailExpiryCandidates returns every message that may have expired
-	// by now: rows with ttl_hours 24 and a UTC "T…+00:00" created text older
-	// than regularCutoff (exact text comparison), plus every row with
-	// another TTL or created format (few; read from a partial index). The
+	// MailExpiryCandidates returns the messages that may have expired by
+	// now. regular: rows with ttl_hours 24 and a UTC "T…+00:00" created
+	// text older than regularCutoff (a text comparison along
+	// idx_messages_expiring, so only old rows are read). irregular: every
+	// row with another TTL or created format (few; a partial index). The
 	// caller decides each row. Only ID, Sender, Subject, TTLHours, Created
 	// and Seq are filled.
-	MailExpiryCandidates(ctx context.Context, regularCutoff time.Time) ([]MailRow, error)
+	MailExpiryCandidates(ctx context.Context, regularCutoff time.Time) (regular, irregular []MailRow, err error)
+	// DeleteMailBefore deletes the regular rows MailExpiryCandidates
+	// returns for regularCutoff, except the ids in keep, with their
+	// broadcast receipts (first), tags and refs, walking the index in
+	// created order.
+	DeleteMailBefore(ctx context.Context, regularCutoff time.Time, keep []string) error
 	// DeleteMail deletes the messages with their broadcast receipts (first),
 	// tags and refs.
 	DeleteMail(ctx context.Context, ids []string) error

@@ -213,3 +213,21 @@ func TestCrossSurfaceWithBB(t *testing.T) {
 	eq(t, "expired agent-mail only", m2["deleted_count"].(float64), 2)
 	eq(t, "post kept", b.count(`SELECT COUNT(*) FROM messages WHERE sender = 'carol'`), 1)
 }
+
+// A row exactly 24 h old written without a fraction ("…:05+00:00") sorts
+// before the cutoff text ("…:05.000000+00:00") but has not expired
+// (now > created + 24h is strict): the range delete must keep it.
+func TestCleanupKeepsRowExactlyAtCutoff(t *testing.T) {
+	b := newBox(t)
+	edge := b.send("p:a", "p:b", "edge")
+	old := b.send("p:a", "p:b", "old")
+	b.backdate(edge["id"].(string), "2030-01-01T03:04:05+00:00")
+	b.backdate(old["id"].(string), "2030-01-01T03:04:04.999999+00:00")
+	b.env["BB_NOW"] = "2030-01-02T03:04:05Z"
+	m := b.obj("cleanup")
+	eq(t, "deleted", m["deleted_count"].(float64), 1)
+	eq(t, "edge kept", b.count(`SELECT COUNT(*) FROM messages WHERE id = ?`, edge["id"]), 1)
+	eq(t, "old gone", b.count(`SELECT COUNT(*) FROM messages WHERE id = ?`, old["id"]), 0)
+	b.env["BB_NOW"] = "2030-01-02T03:04:05.000001Z"
+	eq(t, "a microsecond later", b.obj("cleanup")["deleted_count"].(float64), 1)
+}

@@ -243,19 +243,23 @@ const mailExpiryCols = `id, sender, subject, ttl_hours, created, seq`
 // "+00:00" offset), whose text order is time order.
 const regularCreated = `'____-__-__T%+00:00'`
 
-func (t *tx) MailExpiryCandidates(ctx context.Context, regularCutoff time.Time) ([]hub.MailRow, error) {
-	out := []hub.MailRow{}
-	scan := func(q string, args ...any) error {
+// regularExpired selects the regular rows older than the cutoff (first
+// argument) along idx_messages_expiring.
+const regularExpired = `ttl_hours IS NOT NULL AND created < ? AND ttl_hours = 24 AND created LIKE ` + regularCreated
+
+func (t *tx) MailExpiryCandidates(ctx context.Context, regularCutoff time.Time) ([]hub.MailRow, []hub.MailRow, error) {
+	scan := func(q string, args ...any) ([]hub.MailRow, error) {
 		rows, err := t.query(ctx, q, args...)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer rows.Close()
+		out := []hub.MailRow{}
 		for rows.Next() {
 			var r hub.MailRow
 			var ttl, seq sql.NullInt64
 			if err := rows.Scan(&r.ID, &r.Sender, &r.Subject, &ttl, &r.Created, &seq); err != nil {
-				return err
+				return nil, err
 			}
 			if ttl.Valid {
 				h := int(ttl.Int64)
@@ -264,21 +268,42 @@ func (t *tx) MailExpiryCandidates(ctx context.Context, regularCutoff time.Time) 
 			r.Seq = seq.Int64
 			out = append(out, r)
 		}
-		return rows.Err()
+		return out, rows.Err()
 	}
-	// Usual rows: an index range scan over the expired ones only.
-	if err := scan(`SELECT `+mailExpiryCols+` FROM messages
-		WHERE ttl_hours IS NOT NULL AND created < ? AND ttl_hours = 24 AND created LIKE `+regularCreated,
-		ts(regularCutoff)); err != nil {
-		return nil, err
+	regular, err := scan(`SELECT `+mailExpiryCols+` FROM messages WHERE `+regularExpired+` ORDER BY created`, ts(regularCutoff))
+	if err != nil {
+		return nil, nil, err
 	}
-	// Irregular rows (idx_messages_expiring_irregular): all of them.
-	if err := scan(`SELECT ` + mailExpiryCols + ` FROM messages
+	irregular, err := scan(`SELECT ` + mailExpiryCols + ` FROM messages
 		WHERE ttl_hours IS NOT NULL AND (ttl_hours <> 24 OR created NOT LIKE ` + regularCreated + `)
-		ORDER BY created`); err != nil {
-		return nil, err
+		ORDER BY created`)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	return regular, irregular, nil
+}
+
+func (t *tx) DeleteMailBefore(ctx context.Context, regularCutoff time.Time, keep []string) error {
+	where := regularExpired
+	args := []any{ts(regularCutoff)}
+	if len(keep) > 0 {
+		where += ` AND id NOT IN (` + placeholders(len(keep)) + `)`
+		for _, id := range keep {
+			args = append(args, id)
+		}
+	}
+	sub := `(SELECT id FROM messages WHERE ` + where + `)`
+	for _, q := range []string{
+		`DELETE FROM broadcast_acks WHERE message_id IN ` + sub,
+		`DELETE FROM message_tags WHERE message_id IN ` + sub,
+		`DELETE FROM refs WHERE owner_kind = 'message' AND owner_id IN ` + sub,
+		`DELETE FROM messages WHERE ` + where,
+	} {
+		if _, err := t.exec(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *tx) DeleteMail(ctx context.Context, ids []string) error {
