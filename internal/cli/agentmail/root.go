@@ -34,11 +34,17 @@ type Env struct {
 	// Loc is the local time zone timestamps are shown in (Python's
 	// datetime.now().astimezone()).
 	Loc *time.Location
+	// ProcessExits is true when the process ends right after Run (the real
+	// binary). The SQLite connection is then left for the OS to close, as
+	// bb does: every transaction is already committed in the WAL, and
+	// skipping sqlite3_close skips its checkpoint, fsyncs and the removal
+	// and re-creation of the -wal/-shm files on every call.
+	ProcessExits bool
 }
 
 // OSEnv is the real process environment.
 func OSEnv() Env {
-	return Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Loc: time.Local}
+	return Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Loc: time.Local, ProcessExits: true}
 }
 
 // Exit statuses.
@@ -161,7 +167,12 @@ func (a *app) service() (*hub.Service, error) {
 		return nil, err
 	}
 	ls := &lazyStore{path: a.dbPath()}
-	a.closeFn = func() { _ = ls.Close() }
+	a.closeFn = func() {
+		if a.env.ProcessExits && ls.Backend() == "sqlite" {
+			return // see Env.ProcessExits
+		}
+		_ = ls.Close()
+	}
 	a.svc = hub.NewService(ls, clock, "")
 	a.svc.Env = a.env.Getenv
 	return a.svc, nil
