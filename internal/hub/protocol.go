@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 )
@@ -209,12 +208,4 @@ func (s *Service) ProtocolTimeline(ctx context.Context, bead, agent string, limi
 		evs[i], evs[j] = evs[j], evs[i]
 	}
 	return evs, nil
-}
-
-func minutesText(d time.Duration) string {
-	m := int(d / time.Minute)
-	if m == 1 {
-		return "1 minute"
-	}
-	return strconv.Itoa(m) + " minutes"
 }

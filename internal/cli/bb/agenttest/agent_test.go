@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 )
 
@@ -230,5 +231,45 @@ func (b *board) exec(q string, args ...any) {
 	defer db.Close()
 	if _, err := db.SQL().Exec(q, args...); err != nil {
 		b.t.Fatal(err)
+	}
+}
+
+// Every protocol event stored (HANDOFF, BLOCKED, INCURSION, RESUME) holds a
+// complete v1 envelope (seed 001 §6) whose id and event_type match the row.
+func TestProtocolEnvelopes(t *testing.T) {
+	b := newBoard(t)
+	b.ok("agent", "register", "--name", "amber-otter", "--role", "r")
+	b.ok("agent", "register", "--name", "cobalt-harbor", "--role", "r")
+	b.ok("agent", "reserve", "--agent", "amber-otter", "--scope", "src/*", "--bead", "bb-1")
+	b.run("agent", "reserve", "--agent", "cobalt-harbor", "--scope", "src/x.go", "--bead", "bb-2")
+	b.ok("agent", "send", "--from", "amber-otter", "--to", "cobalt-harbor", "--bead", "bb-1", "--category", "HANDOFF", "--subject", "s", "--body", "b")
+	b.ok("agent", "send", "--from", "cobalt-harbor", "--to", "broadcast", "--bead", "bb-2", "--category", "BLOCKED", "--subject", "s", "--body", "b")
+	b.exec(`INSERT INTO tasks (id, title, status, owner, created_at, updated_at) VALUES ('t-1', 't', 'in_progress', 'cobalt-harbor', 'x', 'x')`)
+	b.ok("agent", "init", "--adopt", "cobalt-harbor")
+	rows := b.query(`SELECT id, type, agent, to_agent, bead_id, payload FROM events WHERE type IN ('HANDOFF', 'BLOCKED', 'INCURSION', 'RESUME') ORDER BY seq`)
+	seen := map[string]bool{}
+	for _, r := range rows {
+		id, typ, payload := r[0].(string), r[1].(string), r[5].(string)
+		if err := hub.ValidateEnvelope([]byte(payload)); err != nil {
+			t.Errorf("%s: %v\n%s", typ, err, payload)
+		}
+		var env struct {
+			ID, EventType, BeadID string
+			FromAgent, ToAgent    *string
+		}
+		_ = json.Unmarshal([]byte(payload), &struct {
+			ID        *string  `json:"id"`
+			EventType *string  `json:"event_type"`
+			BeadID    *string  `json:"bead_id"`
+			FromAgent **string `json:"from_agent"`
+			ToAgent   **string `json:"to_agent"`
+		}{&env.ID, &env.EventType, &env.BeadID, &env.FromAgent, &env.ToAgent})
+		if env.ID != id || env.EventType != typ || env.BeadID != r[4].(string) || env.FromAgent == nil || *env.FromAgent != r[2].(string) {
+			t.Errorf("%s: envelope %+v does not match its row %v", typ, env, r[:5])
+		}
+		seen[typ] = true
+	}
+	if len(seen) != 4 {
+		t.Fatalf("protocol events seen: %v", seen)
 	}
 }
