@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/blackboard-hub/bb/internal/store/postgres/pgtest"
 )
 
 var binDir string
@@ -34,23 +36,51 @@ func run(m *testing.M) int {
 		return 1
 	}
 	binDir = dir
-	return m.Run()
+	// A throwaway PostgreSQL cluster for TestScriptsPostgres (skipped, with
+	// the reason, when PostgreSQL is not installed).
+	return pgtest.Run(m)
 }
 
 func bbPath() string { return filepath.Join(binDir, "bb") }
 
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
+	testscript.Run(t, scriptParams(nil))
+}
+
+// TestScriptsPostgres runs the same scripts with every bb call on a fresh
+// PostgreSQL database (BB_DATABASE_URL): one core, one contract, both stores.
+func TestScriptsPostgres(t *testing.T) {
+	pgtest.Require(t)
+	testscript.Run(t, scriptParams(func(env *testscript.Env) error {
+		u, drop, err := pgtest.NewDatabase(filepath.Base(env.WorkDir) + "agent")
+		if err != nil {
+			return err
+		}
+		env.Defer(func() {
+			if err := drop(); err != nil {
+				env.T().Log(err)
+			}
+		})
+		env.Setenv("BB_DATABASE_URL", u)
+		return nil
+	}))
+}
+
+func scriptParams(extra func(*testscript.Env) error) testscript.Params {
+	return testscript.Params{
 		Dir: filepath.Join("..", "..", "..", "..", "testdata", "script", "agent"),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			if extra != nil {
+				return extra(env)
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"jsonget":  cmdJSONGet,
 			"exitcode": cmdExitCode,
 		},
-	})
+	}
 }
 
 // cmdExitCode is `exitcode N prog args...`: runs prog and requires exit
