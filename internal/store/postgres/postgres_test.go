@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -17,7 +18,44 @@ import (
 	"github.com/blackboard-hub/bb/internal/store/storetest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	code := pgtest.Run(m)
+	// On a server of the caller's ($BB_TEST_POSTGRES_URL), drop the
+	// template; a throwaway cluster is gone already.
+	if dropTemplate != nil {
+		_ = dropTemplate()
+	}
+	os.Exit(code)
+}
+
+var dropTemplate func() error
+
+// migrated returns a fresh database already at the latest schema, copied
+// from a template migrated once (tests of migration itself use
+// pgtest.URL for an empty one).
+func migrated(t *testing.T) string {
+	t.Helper()
+	pgtest.Require(t)
+	tmpl, err := templateOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pgtest.URLFrom(t, tmpl)
+}
+
+var templateOnce = sync.OnceValues(func() (string, error) {
+	u, drop, err := pgtest.NewDatabase("template")
+	if err != nil {
+		return "", err
+	}
+	dropTemplate = drop
+	st, err := postgres.Open(context.Background(), u)
+	if err != nil {
+		return "", err
+	}
+	// A template must have no connections while it is copied.
+	return pgtest.DatabaseName(u), st.Close()
+})
 
 func open(t *testing.T, url string) *sqlstore.DB {
 	t.Helper()
@@ -30,7 +68,7 @@ func open(t *testing.T, url string) *sqlstore.DB {
 }
 
 func TestStoreSuite(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) hub.Store { return open(t, pgtest.URL(t)) })
+	storetest.Run(t, func(t *testing.T) hub.Store { return open(t, migrated(t)) })
 }
 
 // Every SQLite migration has its PostgreSQL twin with the same number and
