@@ -401,18 +401,21 @@ func TestWatchWakesOnCommitsOfOtherProcesses(t *testing.T) {
 	}
 }
 
-// 32 agents race to reserve mutually overlapping scopes through two
-// independent pools (two servers), released all at once: exactly one wins.
-// This is the rule that needs the write lock: without it, several
-// check-then-insert transactions see no conflict and all insert.
+// 32 agents race to reserve mutually overlapping scopes, each through its
+// own connection pool (as if through 32 servers), released all at once:
+// exactly one wins. This is the rule that needs the write lock: without it,
+// several check-then-insert transactions see no conflict and all insert.
 func TestReservationRaceAcrossPools(t *testing.T) {
-	url := pgtest.URL(t)
-	a, b := open(t, url), open(t, url)
+	url := migrated(t)
 	clock := &storetest.Clock{T: storetest.T0()}
 	root := t.TempDir()
-	svcs := []*hub.Service{hub.NewService(a, clock, root), hub.NewService(b, clock, root)}
 	ctx := context.Background()
 	const n = 32
+	svcs := make([]*hub.Service, n)
+	for i := range svcs {
+		svcs[i] = hub.NewService(open(t, url), clock, root)
+	}
+	a := svcs[0].Store.(*sqlstore.DB)
 	for i := 0; i < n; i++ {
 		if _, _, err := svcs[0].RegisterAgent(ctx, hub.RegisterInput{ID: fmt.Sprintf("agent-%02d", i), Role: "worker"}); err != nil {
 			t.Fatal(err)
@@ -427,7 +430,7 @@ func TestReservationRaceAcrossPools(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, errs[i] = svcs[i%2].Reserve(ctx, hub.ReserveInput{Agent: fmt.Sprintf("agent-%02d", i),
+			_, errs[i] = svcs[i].Reserve(ctx, hub.ReserveInput{Agent: fmt.Sprintf("agent-%02d", i),
 				Scope: scopes[i%len(scopes)], BeadID: "bb-1"})
 		}()
 	}
