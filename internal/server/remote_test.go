@@ -30,6 +30,9 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 		{"agent", "register", "--name", "cobalt-harbor", "--role", "reviewer"},
 		{"agent", "send", "--from", "amber-otter", "--to", "cobalt-harbor", "--bead", "bb-1", "--category", "HANDOFF", "--subject", "Review", "--body", "Please review"},
 		{"agent", "heartbeat", "--agent", "amber-otter"},
+		{"--as", "amber-otter", "task", "create", "Ship the parser"},
+		{"--as", "amber-otter", "memory", "set", "build", "make test", "--scope", "project", "--scope-id", "web"},
+		{"agent", "reserve", "--agent", "amber-otter", "--scope", "src/parser/*", "--bead", "bb-1"},
 	} {
 		if out, errOut, code := do(remote, elsewhere, args...); code != 0 {
 			t.Fatalf("remote bb %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
@@ -41,6 +44,8 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 		{"refs", "gh:issue:42"}, {"summary"}, {"events"}, {"events", "--type", "message.posted"},
 		{"artifacts"}, {"agent", "list"}, {"agent", "show", "amber-otter"},
 		{"agent", "inbox", "--agent", "cobalt-harbor"}, {"agent", "status"},
+		{"task", "list"}, {"memory", "list"}, {"memory", "get", "build", "--scope", "project", "--scope-id", "web"},
+		{"--as", "amber-otter", "resume", "--peek"},
 		// errors too
 		{"message", "99"}, {"status", "get", "nobody"}, {"log", "--limit", "x"},
 	}
