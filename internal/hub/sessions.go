@@ -18,10 +18,11 @@ const (
 	GroupActive     = "Active"
 	GroupStale      = "Stale"
 	GroupIdle       = "Idle"
+	GroupDone       = "Done"
 )
 
 // FeedGroups lists the groups in display order.
-var FeedGroups = []string{GroupNeedsInput, GroupActive, GroupStale, GroupIdle}
+var FeedGroups = []string{GroupNeedsInput, GroupActive, GroupStale, GroupIdle, GroupDone}
 
 // UI labels of seed 001 §6.3.
 const (
@@ -94,6 +95,7 @@ const (
 	sessionMessages = 400
 	sessionEvents   = 400
 	timelineMax     = 200
+	sessionTasks    = 200
 )
 
 // MessageLabel is the UI label of a message: its category's label
@@ -149,6 +151,7 @@ type sessionData struct {
 	agents   []Agent
 	msgs     []Message // newest first
 	events   []Event   // newest first
+	tasks    []Task
 	receipts map[string]Receipt
 	lastSeq  int64
 }
@@ -164,6 +167,9 @@ func (s *Service) loadSessions(ctx context.Context, viewer string) (sessionData,
 			return d, err
 		}
 		if d.events, err = tx.ListEvents(ctx, EventFilter{Limit: sessionEvents, Desc: true}); err != nil {
+			return d, err
+		}
+		if d.tasks, err = tx.ListTasks(ctx, TaskFilter{Limit: sessionTasks}); err != nil {
 			return d, err
 		}
 		if d.lastSeq, err = tx.LastEventSeq(ctx); err != nil {
@@ -281,14 +287,35 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 	}
 	for i := range d.events {
 		e := &d.events[i]
-		if e.BeadID == "" {
+		bead := e.BeadID
+		if bead == "" {
+			bead = e.TaskID
+		}
+		if bead == "" {
 			continue
 		}
-		c := card("bead:" + e.BeadID)
-		c.BeadID = e.BeadID
+		c := card("bead:" + bead)
+		c.BeadID = bead
 		join(c, e.Agent, e.ToAgent)
 		if e.CreatedAt.After(c.LastAt) {
 			c.LastAt, c.Agent = e.CreatedAt, e.Agent
+		}
+	}
+	// Tasks are beads too: their title, status and owner lead the card.
+	taskStatus := map[string]string{}
+	for _, t := range d.tasks {
+		c := card("bead:" + t.ID)
+		c.BeadID, c.Title, c.Status = t.ID, t.Title, t.Status
+		taskStatus[c.Key] = t.Status
+		if t.Owner != "" {
+			c.Agent = t.Owner
+			join(c, t.Owner)
+		}
+		if t.BlockedReason != "" {
+			c.Blockers = t.BlockedReason
+		}
+		if t.UpdatedAt.After(c.LastAt) {
+			c.LastAt = t.UpdatedAt
 		}
 	}
 	for _, a := range out.Agents {
@@ -315,9 +342,14 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 				c.Liveness = v.Liveness
 			}
 		}
+		ts, isTask := taskStatus[key]
 		switch {
 		case blockedOpen[key] || c.Status == "blocked":
 			c.Group = GroupNeedsInput
+		case isTask && ts == TaskCompleted:
+			c.Group = GroupDone
+		case isTask && ts == TaskPending:
+			c.Group = GroupIdle
 		case c.Liveness == LiveActive && (c.BeadID != "" || (c.Status != "idle" && c.Status != "offline")):
 			c.Group = GroupActive
 		case c.Liveness != LiveActive:
@@ -373,7 +405,7 @@ func (s *Service) Conversation(ctx context.Context, key, viewer string) ([]Timel
 	inEvent := func(e *Event) bool {
 		switch kind {
 		case "bead":
-			return e.BeadID == id
+			return e.BeadID == id || e.TaskID == id
 		case "agent":
 			return e.Agent == id || e.ToAgent == id
 		}

@@ -118,3 +118,33 @@ func TestDashboardPostReadAck(t *testing.T) {
 		t.Fatalf("empty post: %d %s", code, body)
 	}
 }
+
+// Tasks appear in the work feed, grouped by their state.
+func TestDashboardFeedShowsTasks(t *testing.T) {
+	e := newEnv(t)
+	out := run(t, e.dir, "--as", "amber-otter", "--json", "task", "create", "Ship the <parser>")
+	id := between(out, `"id": "`, `"`)
+	if id == "" {
+		t.Fatalf("no task id: %s", out)
+	}
+	group := func() string {
+		_, body := e.html("GET", "/ui/feed", nil, "")
+		i := strings.Index(body, "Ship the &lt;parser&gt;")
+		if i < 0 {
+			t.Fatalf("task not in feed:\n%s", body)
+		}
+		j := strings.LastIndex(body[:i], `<h3 class="group`)
+		return body[j : j+60]
+	}
+	if g := group(); !strings.Contains(g, "Idle") {
+		t.Fatalf("pending task in %q", g)
+	}
+	run(t, e.dir, "--as", "amber-otter", "task", "begin", id)
+	if g := group(); !strings.Contains(g, "Active") {
+		t.Fatalf("task in progress in %q", g)
+	}
+	code, body := e.html("GET", "/ui/timeline?session=bead%3A"+id, nil, "")
+	if code != 200 || strings.Contains(body, "Nothing here yet") {
+		t.Fatalf("task timeline: %d %s", code, body)
+	}
+}
