@@ -34,6 +34,7 @@ type API interface {
 	BeginTask(ctx context.Context, agent, id string) (TaskResult, error)
 	Board(ctx context.Context) ([]AgentView, error)
 	CheckIn(ctx context.Context, agent string) (Notices, error)
+	CheckScope(ctx context.Context, agent, wd, raw string) (ScopeCheck, error)
 	Clear(ctx context.Context, in ClearInput) (ClearPlan, error)
 	ClearStatus(ctx context.Context, agent string) (Agent, error)
 	CompleteTask(ctx context.Context, agent string, in CloseInput) (TaskResult, error)

@@ -71,7 +71,7 @@ func (s *Server) addReservationTools() {
 			if err != nil {
 				return checkOut{}, err
 			}
-			out := checkOut{Scope: chk.Scope.Display(c.svc.ProjectRoot), Outcome: chk.Outcome, Held: chk.Held, Holders: []holderOut{}}
+			out := checkOut{Scope: chk.Scope.Display(c.svc.Root()), Outcome: chk.Outcome, Held: chk.Held, Holders: []holderOut{}}
 			for _, h := range chk.Holders {
 				out.Holders = append(out.Holders, holderOut{ReservationOut: reservationOut(c.svc, h.Reservation),
 					Overlap: string(h.Overlap), Liveness: string(h.Liveness), Blocking: h.Blocking})

@@ -42,7 +42,7 @@ type Options struct {
 	// Open returns the service when New was given none (bb mcp opens the
 	// board lazily, so that a server started before `bb init` starts
 	// working once the board exists). It is called until it succeeds.
-	Open func(ctx context.Context) (*hub.Service, error)
+	Open func(ctx context.Context) (hub.API, error)
 	// Version is reported as the server version.
 	Version string
 }
@@ -54,7 +54,7 @@ type Server struct {
 	opts Options
 
 	mu  sync.Mutex
-	svc *hub.Service
+	svc hub.API
 	// identified holds the identity set by bb_identify, per session.
 	identified map[*sdk.ServerSession]string
 	inflight   inflight
@@ -62,9 +62,10 @@ type Server struct {
 	names []string
 }
 
-// New builds the MCP server over svc (or over opts.Open when svc is nil).
+// New builds the MCP server over svc — the local *hub.Service or a remote
+// client of bb serve — or over opts.Open when svc is nil.
 // It returns an error for an unknown profile or an invalid fixed identity.
-func New(svc *hub.Service, opts Options) (*Server, error) {
+func New(svc hub.API, opts Options) (*Server, error) {
 	if opts.Tools == "" {
 		opts.Tools = ProfileAll
 	}
@@ -82,6 +83,9 @@ func New(svc *hub.Service, opts Options) (*Server, error) {
 		if err := hub.ValidateBoardAgentID(opts.EnvAgent); err != nil {
 			return nil, fmt.Errorf("BB_AGENT_ID: %w", err)
 		}
+	}
+	if ls, ok := svc.(*hub.Service); ok && ls == nil {
+		svc = nil // a typed nil is no service
 	}
 	if svc == nil && opts.Open == nil {
 		return nil, errors.New("mcp.New: no service and no Open function")
@@ -127,7 +131,7 @@ const instructions = `Blackboard is the coordination hub shared by the agents wo
 
 // ToolNames lists the tools of a profile ("all" or "core").
 func ToolNames(profile string) []string {
-	s, err := New(nil, Options{Tools: profile, Open: func(context.Context) (*hub.Service, error) {
+	s, err := New(nil, Options{Tools: profile, Open: func(context.Context) (hub.API, error) {
 		return nil, errors.New("no service")
 	}})
 	if err != nil {
@@ -141,7 +145,7 @@ func ToolNames(profile string) []string {
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // service returns the hub service, opening it on first success.
-func (s *Server) service(ctx context.Context) (*hub.Service, error) {
+func (s *Server) service(ctx context.Context) (hub.API, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.svc != nil {
@@ -217,7 +221,7 @@ func (s *Server) identify(ss *sdk.ServerSession, id string) (string, error) {
 
 // call is what a tool handler gets besides its arguments.
 type call struct {
-	svc     *hub.Service
+	svc     hub.API
 	agent   string // "" when the caller is not identified
 	session *sdk.ServerSession
 }

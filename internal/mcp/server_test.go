@@ -207,7 +207,7 @@ func TestIdentityPrecedence(t *testing.T) {
 func TestNotInitialized(t *testing.T) {
 	var ready atomic.Bool
 	svc := newService(t)
-	s := newServer(t, nil, Options{Agent: "claude-1", Open: func(context.Context) (*hub.Service, error) {
+	s := newServer(t, nil, Options{Agent: "claude-1", Open: func(context.Context) (hub.API, error) {
 		if !ready.Load() {
 			return nil, hub.Errorf(hub.CodeNotInitialized, "No blackboard found. Run 'bb init' to create one.")
 		}

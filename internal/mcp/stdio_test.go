@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -351,4 +352,47 @@ func vmRSS(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS for %d", pid)
+}
+
+// TestStdioRemoteBoard: with BB_SERVER, bb mcp acts on a bb serve's board
+// (an agent on another machine), not on a local one.
+func TestStdioRemoteBoard(t *testing.T) {
+	board := initBoard(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	srv := exec.Command(bbBin, "--dir", board, "-q", "serve", "--addr", addr)
+	srv.Env = bbEnv()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Signal(syscall.SIGTERM); _ = srv.Wait() })
+	for i := 0; ; i++ { // wait for the listener (hang detector, not a speed assertion)
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if i == 500 {
+			t.Fatalf("bb serve did not listen on %s", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	elsewhere := t.TempDir() // no board here
+	cs, cmd := startMCP(t, elsewhere, bbEnv("BB_SERVER=http://"+addr), "--agent", "remote-1")
+	ok(t, cs, "bb_post_message", map[string]any{"content": "from another machine"})
+	ok(t, cs, "bb_reserve", map[string]any{"scope": "src/*", "bead": "t-1"})
+	if chk := ok(t, cs, "bb_check_scope", map[string]any{"scope": "src/a.go"}); chk["held"] != true {
+		t.Fatalf("check_scope over the remote API: %v", chk)
+	}
+	closeMCP(t, cs, cmd)
+	if out := runBB(t, board, bbEnv(), "log", "--json"); !strings.Contains(out, `"content": "from another machine"`) || !strings.Contains(out, `"from_agent": "remote-1"`) {
+		t.Fatalf("the post must be on the served board: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, ".bb")); err == nil {
+		t.Fatal("no local board may be created")
+	}
 }

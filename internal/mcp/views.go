@@ -182,7 +182,7 @@ type ReservationOut struct {
 	Expired        bool       `json:"expired"`
 }
 
-func reservationOut(svc *hub.Service, r hub.Reservation) ReservationOut {
+func reservationOut(svc hub.API, r hub.Reservation) ReservationOut {
 	return ReservationOut{ReservationID: r.ID, Scope: svc.DisplayScope(r), CanonicalScope: r.Scope, AgentID: r.AgentID,
 		BeadID: r.BeadID, State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, ReleasedAt: r.ReleasedAt,
 		Expired: r.State == hub.ResActive && !svc.Now().Before(r.ExpiresAt)}

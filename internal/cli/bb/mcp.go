@@ -30,7 +30,8 @@ tool. Tools that act as an agent fail with IDENTITY_REQUIRED until there is
 one, and bb_identify cannot change an identity given by flag or environment.
 
 The board must exist ('bb init'); the server never creates one. Until it
-exists every tool answers NOT_INITIALIZED.
+exists every tool answers NOT_INITIALIZED. With BB_SERVER (and BB_TOKEN)
+the tools act on that bb serve instead of a local board.
 
 --tools core serves the dozen most used tools only (smaller tool
 definitions in the agent's context); --tools all (default) serves every
@@ -55,10 +56,12 @@ in progress has finished; the exit status is then 0.`,
 				EnvAgent: strings.TrimSpace(a.env.Getenv("BB_AGENT_ID")),
 				Tools:    tools,
 				Version:  Version,
-				Open: func(ctx context.Context) (*hub.Service, error) {
+				// The local board, or with BB_SERVER a bb serve (so an
+				// agent on another machine gets the same tools).
+				Open: func(ctx context.Context) (hub.API, error) {
 					mu.Lock()
 					defer mu.Unlock()
-					return a.localService(ctx)
+					return a.service(ctx)
 				},
 			})
 			if err != nil {

@@ -74,6 +74,13 @@ func (c *Client) CheckIn(ctx context.Context, agent string) (hub.Notices, error)
 	return r0, err
 }
 
+// CheckScope calls hub.Service.CheckScope on the server.
+func (c *Client) CheckScope(ctx context.Context, agent string, wd string, raw string) (hub.ScopeCheck, error) {
+	var r0 hub.ScopeCheck
+	err := c.call(ctx, "CheckScope", []any{agent, wd, raw}, []any{&r0})
+	return r0, err
+}
+
 // Clear calls hub.Service.Clear on the server.
 func (c *Client) Clear(ctx context.Context, in hub.ClearInput) (hub.ClearPlan, error) {
 	var r0 hub.ClearPlan
