@@ -49,6 +49,9 @@ type DB struct {
 	// processes (PostgreSQL LISTEN/NOTIFY), calls wake after such commits
 	// until ctx ends. Nil means "poll" (SQLite).
 	Watch func(ctx context.Context, wake func()) error
+	// OnQuery, when set (tests), sees every statement a transaction runs,
+	// after rebinding, with its arguments: query-plan tests use it.
+	OnQuery func(query string, args []any)
 }
 
 // New wraps db.
@@ -143,7 +146,7 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 			return err
 		}
 	}
-	t := &tx{q: conn, d: &s.dialect}
+	t := &tx{q: conn, d: &s.dialect, onQuery: s.OnQuery}
 	if err := fn(t); err != nil {
 		return err
 	}
@@ -162,8 +165,9 @@ type querier interface {
 
 // tx implements hub.Tx; its methods live in one file per domain.
 type tx struct {
-	q querier
-	d *Dialect
+	q       querier
+	d       *Dialect
+	onQuery func(string, []any)
 }
 
 var _ hub.Tx = (*tx)(nil)
@@ -192,15 +196,27 @@ func (t *tx) rebind(q string) string {
 }
 
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return t.q.ExecContext(ctx, t.rebind(q), args...)
+	q = t.rebind(q)
+	if t.onQuery != nil {
+		t.onQuery(q, args)
+	}
+	return t.q.ExecContext(ctx, q, args...)
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return t.q.QueryContext(ctx, t.rebind(q), args...)
+	q = t.rebind(q)
+	if t.onQuery != nil {
+		t.onQuery(q, args)
+	}
+	return t.q.QueryContext(ctx, q, args...)
 }
 
 func (t *tx) row(ctx context.Context, q string, args ...any) *sql.Row {
-	return t.q.QueryRowContext(ctx, t.rebind(q), args...)
+	q = t.rebind(q)
+	if t.onQuery != nil {
+		t.onQuery(q, args)
+	}
+	return t.q.QueryRowContext(ctx, q, args...)
 }
 
 // placeholders returns "?, ?, ?" for n values.

@@ -75,3 +75,57 @@ func BenchmarkCLI(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCLIBoardSize interleaves, in every iteration, `bb --version`
+// (the cost of starting the process at all), `bb post` and `bb log` on a
+// 1k and on a 100k board, so that a shared machine's changing load hits
+// every variant alike. It reports the median wall and CPU time of each:
+// post and log must not grow with the board.
+//
+//	go test ./internal/cli/bb/boardtest -run '^$' -bench CLIBoardSize -benchtime 100x
+func BenchmarkCLIBoardSize(b *testing.B) {
+	dirs := map[int]string{}
+	for _, n := range []int{1_000, 100_000} {
+		dir := initBoard(b)
+		t0 := time.Now()
+		if err := seedBoardFast(context.Background(), filepath.Join(dir, ".bb", "blackboard.db"), n, time.Now().UTC().Add(-time.Duration(n)*time.Second)); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("seeded %d messages in %v", n, time.Since(t0).Round(time.Millisecond))
+		dirs[n] = dir
+	}
+	type variant struct {
+		name string
+		dir  string
+		args []string
+	}
+	vs := []variant{{"version", dirs[1_000], []string{"--version"}}}
+	for _, n := range []int{1_000, 100_000} {
+		vs = append(vs,
+			variant{fmt.Sprintf("post-%dk", n/1000), dirs[n], []string{"post", "benchmark message", "--tag", "bench"}},
+			variant{fmt.Sprintf("log-%dk", n/1000), dirs[n], []string{"log"}})
+	}
+	wall := make([][]time.Duration, len(vs))
+	cpu := make([][]time.Duration, len(vs))
+	env := []string{"BB_AGENT_ID=bench-agent"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k, v := range vs {
+			cmd := bbCmd(v.dir, env, v.args...)
+			t0 := time.Now()
+			out, err := cmd.CombinedOutput()
+			wall[k] = append(wall[k], time.Since(t0))
+			if err != nil {
+				b.Fatalf("bb %v: %v\n%s", v.args, err, out)
+			}
+			cpu[k] = append(cpu[k], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		}
+	}
+	b.StopTimer()
+	for k, v := range vs {
+		slices.Sort(wall[k])
+		slices.Sort(cpu[k])
+		b.ReportMetric(float64(wall[k][len(wall[k])/2].Microseconds())/1000, v.name+"-ms")
+		b.ReportMetric(float64(cpu[k][len(cpu[k])/2].Microseconds())/1000, v.name+"-cpu-ms")
+	}
+}
