@@ -74,14 +74,20 @@ func TestBoardQueriesAreIndexDriven(t *testing.T) {
 	var seen []stmt
 	st.OnQuery = func(q string, args []any) { seen = append(seen, stmt{q, append([]any(nil), args...)}) }
 	cases := map[string]func() error{
-		"default":           func() error { _, err := svc.Log(ctx, hub.LogQuery{}); return err },
-		"reader":            func() error { _, err := svc.Log(ctx, hub.LogQuery{Reader: "agent-1"}); return err },
-		"since dense":       func() error { _, err := svc.Log(ctx, hub.LogQuery{Since: 2 * time.Hour}); return err },
-		"since sparse":      func() error { _, err := svc.Log(ctx, hub.LogQuery{Since: time.Minute}); return err },
-		"since empty":       func() error { _, err := svc.Log(ctx, hub.LogQuery{Since: time.Second}); return err },
-		"tag":               func() error { _, err := svc.Log(ctx, hub.LogQuery{Tags: []string{"area-7", "area-9"}}); return err },
-		"tag dense + from":  func() error { _, err := svc.Log(ctx, hub.LogQuery{Tags: []string{"common"}, From: "agent-3"}); return err },
-		"tag sparse + prio": func() error { _, err := svc.Log(ctx, hub.LogQuery{Tags: []string{"area-7"}, MinPriority: "high"}); return err },
+		"default":      func() error { _, err := svc.Log(ctx, hub.LogQuery{}); return err },
+		"reader":       func() error { _, err := svc.Log(ctx, hub.LogQuery{Reader: "agent-1"}); return err },
+		"since dense":  func() error { _, err := svc.Log(ctx, hub.LogQuery{Since: 2 * time.Hour}); return err },
+		"since sparse": func() error { _, err := svc.Log(ctx, hub.LogQuery{Since: time.Minute}); return err },
+		"since empty":  func() error { _, err := svc.Log(ctx, hub.LogQuery{Since: time.Second}); return err },
+		"tag":          func() error { _, err := svc.Log(ctx, hub.LogQuery{Tags: []string{"area-7", "area-9"}}); return err },
+		"tag dense + from": func() error {
+			_, err := svc.Log(ctx, hub.LogQuery{Tags: []string{"common"}, From: "agent-3"})
+			return err
+		},
+		"tag sparse + prio": func() error {
+			_, err := svc.Log(ctx, hub.LogQuery{Tags: []string{"area-7"}, MinPriority: "high"})
+			return err
+		},
 		"from":              func() error { _, err := svc.Log(ctx, hub.LogQuery{From: "agent-3"}); return err },
 		"priority high":     func() error { _, err := svc.Log(ctx, hub.LogQuery{MinPriority: "high"}); return err },
 		"priority critical": func() error { _, err := svc.Log(ctx, hub.LogQuery{MinPriority: "critical"}); return err },
@@ -91,7 +97,10 @@ func TestBoardQueriesAreIndexDriven(t *testing.T) {
 		"unread": func() error {
 			return st.Read(ctx, func(tx hub.Tx) error { _, err := tx.UnreadCount(ctx, "agent-1", hub.NoticeCap); return err })
 		},
-		"post": func() error { _, err := svc.Post(ctx, hub.PostInput{From: "agent-1", Content: "x", ReplyTo: 7, Tags: []string{"a"}}); return err },
+		"post": func() error {
+			_, err := svc.Post(ctx, hub.PostInput{From: "agent-1", Content: "x", ReplyTo: 7, Tags: []string{"a"}})
+			return err
+		},
 	}
 	for name, run := range cases {
 		seen = nil
