@@ -3,6 +3,7 @@ package boardtest
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -76,6 +77,18 @@ func BenchmarkCLI(b *testing.B) {
 	}
 }
 
+// sizeBoards keeps the boards of BenchmarkCLIBoardSize across the runs the
+// testing package makes of it (b.N = 1, then the real count), so the 100k
+// board is seeded once; TestMain's clean-up does not know them, so they
+// are removed by removeSizeBoards.
+var sizeBoards = map[int]string{}
+
+func removeSizeBoards() {
+	for _, d := range sizeBoards {
+		_ = os.RemoveAll(d)
+	}
+}
+
 // BenchmarkCLIBoardSize interleaves, in every iteration, `bb --version`
 // (the cost of starting the process at all), `bb post` and `bb log` on a
 // 1k and on a 100k board, so that a shared machine's changing load hits
@@ -84,9 +97,18 @@ func BenchmarkCLI(b *testing.B) {
 //
 //	go test ./internal/cli/bb/boardtest -run '^$' -bench CLIBoardSize -benchtime 100x
 func BenchmarkCLIBoardSize(b *testing.B) {
-	dirs := map[int]string{}
+	dirs := sizeBoards
 	for _, n := range []int{1_000, 100_000} {
-		dir := initBoard(b)
+		if dirs[n] != "" {
+			continue
+		}
+		dir, err := os.MkdirTemp("", "bb-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out, err := bbCmd(dir, nil, "init").CombinedOutput(); err != nil {
+			b.Fatalf("bb init: %v\n%s", err, out)
+		}
 		t0 := time.Now()
 		if err := seedBoardFast(context.Background(), filepath.Join(dir, ".bb", "blackboard.db"), n, time.Now().UTC().Add(-time.Duration(n)*time.Second)); err != nil {
 			b.Fatal(err)

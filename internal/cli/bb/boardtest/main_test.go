@@ -37,6 +37,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	binDir = dir
+	defer removeSizeBoards()
 	return m.Run()
 }
 
