@@ -139,6 +139,7 @@ func Redact(raw string) string {
 	if err != nil {
 		return "postgres://(unparsable URL)"
 	}
+	u.Fragment, u.RawFragment = "", "" // never meaningful to PostgreSQL; may hold anything
 	q := u.Query()
 	if q.Has("password") {
 		q.Set("password", "xxxxx")
