@@ -378,7 +378,9 @@ func limitParam(v string, def, max int) (int, error) {
 func longLived(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
-			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+			rc := http.NewResponseController(w)
+			_ = rc.SetReadDeadline(time.Time{})
+			_ = rc.SetWriteDeadline(time.Time{})
 		}
 		h.ServeHTTP(w, r)
 	})

@@ -85,6 +85,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	// The server's WriteTimeout does not apply to a stream: each write
 	// gets its own deadline instead. Tell the client how fast to retry.
+	// A stream outlives the server's ReadTimeout: clear the read deadline
+	// (else the server's background read times out and cancels the
+	// request); writes get their own deadlines below.
+	_ = rc.SetReadDeadline(time.Time{})
 	from := pos
 	if after >= 0 {
 		from = after
