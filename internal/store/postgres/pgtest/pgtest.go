@@ -221,7 +221,13 @@ func start() (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "bb-pgtest-")
+	// As root the server runs as another account, which must be able to
+	// reach the directory: /tmp always is (a $TMPDIR under /root is not).
+	parent := ""
+	if os.Geteuid() == 0 && isDir("/tmp") {
+		parent = "/tmp"
+	}
+	dir, err := os.MkdirTemp(parent, "bb-pgtest-")
 	if err != nil {
 		return nil, err
 	}
@@ -302,6 +308,11 @@ func unprivileged() (*syscall.Credential, error) {
 		}
 	}
 	return nil, fmt.Errorf("running as root and no unprivileged account (postgres, nobody) to run PostgreSQL as")
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 func freePort() (int, error) {
