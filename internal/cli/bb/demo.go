@@ -108,7 +108,7 @@ func (a *app) demoRun(cmd *cobra.Command, dir string, args []string, w io.Writer
 	parent := env.Getenv
 	env.Getenv = func(k string) string {
 		switch k {
-		case "BB_DIR", "BB_AGENT_ID":
+		case "BB_DIR", "BB_AGENT_ID", EnvServer, "BB_TOKEN":
 			return ""
 		}
 		return parent(k)
