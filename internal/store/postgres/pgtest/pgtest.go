@@ -227,8 +227,14 @@ func start() (*cluster, error) {
 	if os.Geteuid() == 0 && isDir("/tmp") {
 		parent = "/tmp"
 	}
+	reapOrphans(bin, parent)
 	dir, err := os.MkdirTemp(parent, "bb-pgtest-")
 	if err != nil {
+		return nil, err
+	}
+	// The owner's pid lets a later run stop this cluster if this test
+	// process dies without stopping it (a timeout, a kill).
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, err
 	}
 	c := &cluster{bin: bin, dir: dir, data: filepath.Join(dir, "data")}
@@ -276,6 +282,51 @@ func start() (*cluster, error) {
 		lastErr = fmt.Errorf("pg_ctl start: %v: %s %s", err, lastLines(out), lastLines(log))
 	}
 	return nil, lastErr
+}
+
+// ownerFile holds the pid of the test process that started a cluster.
+const ownerFile = "owner.pid"
+
+// reapOrphans stops and removes the clusters of earlier test processes that
+// died without doing so (their owner pid is gone).
+func reapOrphans(bin, parent string) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	dirs, _ := filepath.Glob(filepath.Join(parent, "bb-pgtest-*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, ownerFile))
+		if err != nil {
+			continue // not ours, or still being set up
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		c := &cluster{bin: bin, dir: d, data: filepath.Join(d, "data")}
+		if os.Geteuid() == 0 {
+			c.cred, _ = unprivileged()
+		}
+		c.stop()
+	}
+}
+
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	if err := p.Signal(syscall.Signal(0)); err != nil && err != syscall.EPERM {
+		return false
+	}
+	// A killed process not yet reaped by its parent still answers signals.
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err == nil {
+		if i := strings.LastIndexByte(string(st), ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *cluster) cmd(name string, args ...string) *exec.Cmd {
