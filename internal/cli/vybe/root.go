@@ -313,7 +313,10 @@ func (a *app) service(ctx context.Context) (*hub.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := storeopen.Open(ctx, storeopen.Config{SQLitePath: path, Create: true})
+	// BB_DATABASE_URL=postgres://… puts vybe on the shared PostgreSQL hub,
+	// like bb, bb serve and bb mcp; otherwise the SQLite file above.
+	url := strings.TrimSpace(a.env.Getenv(storeopen.EnvDatabaseURL))
+	st, err := storeopen.Open(ctx, storeopen.Config{SQLitePath: path, Create: true, DatabaseURL: url})
 	if err != nil {
 		return nil, err
 	}

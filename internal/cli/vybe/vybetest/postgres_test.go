@@ -58,4 +58,9 @@ func TestTasksOnPostgres(t *testing.T) {
 	if ev := path(bb("task", "show", a), "data.events"); len(ev.([]any)) < 5 {
 		t.Fatalf("events: %v", ev)
 	}
+	// vybe on the same PostgreSQL hub (BB_DATABASE_URL) sees bb's tasks.
+	r = s.run("", vybePath(), "task", "get", "--id", a)
+	if r.Code != 0 || !strings.Contains(r.Stdout, `"title":"Schema"`) || !strings.Contains(r.Stdout, `"status":"completed"`) {
+		t.Fatalf("vybe on PostgreSQL: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
 }
