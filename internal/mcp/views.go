@@ -33,52 +33,17 @@ func artifactOut(a hub.Artifact) ArtifactOut       { return view.ArtifactOf(a) }
 func artifactOuts(as []hub.Artifact) []ArtifactOut { return view.Artifacts(as) }
 func eventOuts(es []hub.Event) []EventOut          { return view.Events(es) }
 
-// MailOut is a direct or broadcast message as its recipient sees it
-// (seed 000 names, as `bb agent inbox --json`).
-type MailOut struct {
-	MessageID   string     `json:"message_id"`
-	ThreadID    string     `json:"thread_id"`
-	BeadID      string     `json:"bead_id"`
-	FromAgent   string     `json:"from_agent"`
-	ToAgent     string     `json:"to_agent"`
-	Category    string     `json:"category"`
-	Subject     string     `json:"subject"`
-	Body        string     `json:"body"`
-	State       string     `json:"state"`
-	RequiresAck bool       `json:"requires_ack"`
-	CreatedAt   time.Time  `json:"created_at"`
-	ReadAt      *time.Time `json:"read_at"`
-	AckedAt     *time.Time `json:"acked_at"`
-}
+type (
+	// MailOut is a direct or broadcast message as its recipient sees it.
+	MailOut = view.Mail
+	// ReservationOut is a reservation (as `bb agent reserve --json`).
+	ReservationOut = view.Reservation
+)
 
-func mailOut(m hub.MailItem) MailOut {
-	to := m.To
-	if to == hub.Broadcast {
-		to = hub.BroadcastName
-	}
-	return MailOut{MessageID: m.UUID, ThreadID: m.ThreadID, BeadID: m.BeadID, FromAgent: m.From, ToAgent: to,
-		Category: m.Category, Subject: m.Subject, Body: m.Body, State: m.State, RequiresAck: m.RequiresAck,
-		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt, AckedAt: m.AckedAt}
-}
-
-// ReservationOut is a reservation (as `bb agent reserve --json`).
-type ReservationOut struct {
-	ReservationID  string     `json:"reservation_id"`
-	Scope          string     `json:"scope"`
-	CanonicalScope string     `json:"canonical_scope"`
-	AgentID        string     `json:"agent_id"`
-	BeadID         string     `json:"bead_id"`
-	State          string     `json:"state"`
-	CreatedAt      time.Time  `json:"created_at"`
-	ExpiresAt      time.Time  `json:"expires_at"`
-	ReleasedAt     *time.Time `json:"released_at"`
-	Expired        bool       `json:"expired"`
-}
+func mailOut(m hub.MailItem) MailOut { return view.MailOf(m) }
 
 func reservationOut(svc hub.API, r hub.Reservation) ReservationOut {
-	return ReservationOut{ReservationID: r.ID, Scope: svc.DisplayScope(r), CanonicalScope: r.Scope, AgentID: r.AgentID,
-		BeadID: r.BeadID, State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, ReleasedAt: r.ReleasedAt,
-		Expired: r.State == hub.ResActive && !svc.Now().Before(r.ExpiresAt)}
+	return view.ReservationOf(r, svc.DisplayScope(r), svc.Now())
 }
 
 // AgentInfoOut is an agent with its protocol liveness (seed 000 names).

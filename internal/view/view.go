@@ -196,3 +196,59 @@ type ErrorBody struct {
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
 }
+
+// RecipientName renders a message's recipient as bb agent and MCP show it
+// ("broadcast" for everyone).
+func RecipientName(to string) string {
+	if to == hub.Broadcast {
+		return hub.BroadcastName
+	}
+	return to
+}
+
+// Mail is a direct or broadcast message as its recipient sees it (seed 000
+// names, as `bb agent inbox --json` and the MCP inbox print it).
+type Mail struct {
+	MessageID   string     `json:"message_id"`
+	ThreadID    string     `json:"thread_id"`
+	BeadID      string     `json:"bead_id"`
+	FromAgent   string     `json:"from_agent"`
+	ToAgent     string     `json:"to_agent"`
+	Category    string     `json:"category"`
+	Subject     string     `json:"subject"`
+	Body        string     `json:"body"`
+	State       string     `json:"state"`
+	RequiresAck bool       `json:"requires_ack"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ReadAt      *time.Time `json:"read_at"`
+	AckedAt     *time.Time `json:"acked_at"`
+}
+
+// MailOf renders one mail item.
+func MailOf(m hub.MailItem) Mail {
+	return Mail{MessageID: m.UUID, ThreadID: m.ThreadID, BeadID: m.BeadID, FromAgent: m.From, ToAgent: RecipientName(m.To),
+		Category: m.Category, Subject: m.Subject, Body: m.Body, State: m.State, RequiresAck: m.RequiresAck,
+		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt, AckedAt: m.AckedAt}
+}
+
+// Reservation is a file reservation (seed 000 names).
+type Reservation struct {
+	ReservationID  string     `json:"reservation_id"`
+	Scope          string     `json:"scope"`
+	CanonicalScope string     `json:"canonical_scope"`
+	AgentID        string     `json:"agent_id"`
+	BeadID         string     `json:"bead_id"`
+	State          string     `json:"state"`
+	CreatedAt      time.Time  `json:"created_at"`
+	ExpiresAt      time.Time  `json:"expires_at"`
+	ReleasedAt     *time.Time `json:"released_at"`
+	Expired        bool       `json:"expired"`
+}
+
+// ReservationOf renders r with its scope shown as display (relative to the
+// project root) and its expiry judged at now.
+func ReservationOf(r hub.Reservation, display string, now time.Time) Reservation {
+	return Reservation{ReservationID: r.ID, Scope: display, CanonicalScope: r.Scope, AgentID: r.AgentID,
+		BeadID: r.BeadID, State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, ReleasedAt: r.ReleasedAt,
+		Expired: r.State == hub.ResActive && !now.Before(r.ExpiresAt)}
+}

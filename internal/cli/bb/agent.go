@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 // agentCmd is `bb agent`: the coordination contract of seed 000 (identity,
@@ -90,50 +91,14 @@ func agentInfoView(i hub.AgentInfo) agentInfoJSON {
 		CreatedAt: i.CreatedAt, LastSeenAt: i.LastSeen, Version: i.Version, Liveness: string(i.Liveness)}
 }
 
-type mailJSON struct {
-	MessageID   string     `json:"message_id"`
-	ThreadID    string     `json:"thread_id"`
-	BeadID      string     `json:"bead_id"`
-	FromAgent   string     `json:"from_agent"`
-	ToAgent     string     `json:"to_agent"`
-	Category    string     `json:"category"`
-	Subject     string     `json:"subject"`
-	Body        string     `json:"body"`
-	State       string     `json:"state"`
-	RequiresAck bool       `json:"requires_ack"`
-	CreatedAt   time.Time  `json:"created_at"`
-	ReadAt      *time.Time `json:"read_at"`
-	AckedAt     *time.Time `json:"acked_at"`
-}
+type mailJSON = view.Mail
 
-func toName(to string) string {
-	if to == hub.Broadcast {
-		return hub.BroadcastName
-	}
-	return to
-}
+func toName(to string) string { return view.RecipientName(to) }
 
-func mailView(m hub.MailItem) mailJSON {
-	return mailJSON{MessageID: m.UUID, ThreadID: m.ThreadID, BeadID: m.BeadID, FromAgent: m.From, ToAgent: toName(m.To),
-		Category: m.Category, Subject: m.Subject, Body: m.Body, State: m.State, RequiresAck: m.RequiresAck,
-		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt, AckedAt: m.AckedAt}
-}
+func mailView(m hub.MailItem) mailJSON { return view.MailOf(m) }
 
-type reservationJSON struct {
-	ReservationID  string     `json:"reservation_id"`
-	Scope          string     `json:"scope"`
-	CanonicalScope string     `json:"canonical_scope"`
-	AgentID        string     `json:"agent_id"`
-	BeadID         string     `json:"bead_id"`
-	State          string     `json:"state"`
-	CreatedAt      time.Time  `json:"created_at"`
-	ExpiresAt      time.Time  `json:"expires_at"`
-	ReleasedAt     *time.Time `json:"released_at"`
-	Expired        bool       `json:"expired"`
-}
+type reservationJSON = view.Reservation
 
 func reservationView(svc hub.API, r hub.Reservation) reservationJSON {
-	return reservationJSON{ReservationID: r.ID, Scope: svc.DisplayScope(r), CanonicalScope: r.Scope, AgentID: r.AgentID,
-		BeadID: r.BeadID, State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, ReleasedAt: r.ReleasedAt,
-		Expired: r.State == hub.ResActive && !svc.Now().Before(r.ExpiresAt)}
+	return view.ReservationOf(r, svc.DisplayScope(r), svc.Now())
 }
