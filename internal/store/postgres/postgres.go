@@ -17,10 +17,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -47,35 +44,10 @@ const (
 const NotifyChannel = "bb_events"
 
 // Migration is one embedded schema step.
-type Migration struct {
-	Version int
-	Name    string
-	SQL     string
-}
+type Migration = sqlstore.Migration
 
 // Migrations returns the embedded migrations in order.
-func Migrations() ([]Migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var out []Migration
-	for _, e := range entries {
-		name := e.Name()
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("bad migration name %q", name)
-		}
-		b, err := migrationFS.ReadFile("migrations/" + name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Migration{Version: v, Name: name, SQL: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
-	return out, nil
-}
+func Migrations() ([]Migration, error) { return sqlstore.LoadMigrations(migrationFS, "migrations") }
 
 // Dialect is the PostgreSQL flavour of sqlstore.
 func Dialect() sqlstore.Dialect {

@@ -8,13 +8,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 
 	sqlite3 "modernc.org/sqlite"
 	sqlite3lib "modernc.org/sqlite/lib"
@@ -27,35 +23,10 @@ import (
 var migrationFS embed.FS
 
 // Migration is one embedded schema step.
-type Migration struct {
-	Version int
-	Name    string
-	SQL     string
-}
+type Migration = sqlstore.Migration
 
 // Migrations returns the embedded migrations in order.
-func Migrations() ([]Migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var out []Migration
-	for _, e := range entries {
-		name := e.Name()
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("bad migration name %q", name)
-		}
-		b, err := migrationFS.ReadFile("migrations/" + name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Migration{Version: v, Name: name, SQL: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
-	return out, nil
-}
+func Migrations() ([]Migration, error) { return sqlstore.LoadMigrations(migrationFS, "migrations") }
 
 // Dialect is the SQLite flavour of sqlstore.
 func Dialect() sqlstore.Dialect {
