@@ -24,7 +24,6 @@ type (
 	EventOut = view.Event
 )
 
-func agentLiveOut(a hub.AgentView) AgentOut        { return view.AgentLive(a) }
 func agentLiveOuts(as []hub.AgentView) []AgentOut  { return view.AgentsLive(as) }
 func agentOut(a hub.Agent) AgentOut                { return view.AgentOf(a) }
 func messageOut(m hub.Message) MessageOut          { return view.MessageOf(m) }
