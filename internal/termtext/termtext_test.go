@@ -1,0 +1,77 @@
+package termtext
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestLineEscapesEveryControlCharacter(t *testing.T) {
+	for r := rune(0); r < 0xa0; r++ {
+		if r >= 0x20 && r < 0x7f {
+			continue
+		}
+		got := Line("a" + string(r) + "b")
+		if strings.ContainsRune(got, r) || !strings.HasPrefix(got, `a\`) || !strings.HasSuffix(got, "b") {
+			t.Errorf("Line(%U) = %q", r, got)
+		}
+	}
+}
+
+func TestLineExamples(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text":                 "plain text",
+		"caf\u00e9 \u65e5\u672c":     "caf\u00e9 \u65e5\u672c",
+		"\x1b]0;pwned\a\x1b[2J fake": `\x1b]0;pwned\a\x1b[2J fake`,
+		"ok\rforged":                 `ok\rforged`,
+		"two\nlines\tand tab":        `two\nlines\tand tab`,
+		"\u009b31m":                  `\u009b31m`,
+		"abc\u202eexe.txt":           `abc\u202eexe.txt`,
+		"bad\xffbyte":                `bad\xffbyte`,
+		"del\x7f":                    `del\x7f`,
+	} {
+		if got := Line(in); got != want {
+			t.Errorf("Line(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTextKeepsNewlineAndTab(t *testing.T) {
+	if got := Text("a\n\tb\r\x1b[1A"); got != "a\n\tb\\r\\x1b[1A" {
+		t.Errorf("Text = %q", got)
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var buf bytes.Buffer
+	w := Writer{W: &buf}
+	n, err := w.Write([]byte("x\x1b[2Jy\n"))
+	if err != nil || n != 7 || buf.String() != "x\\x1b[2Jy\n" {
+		t.Fatalf("Write = %d %v %q", n, err, buf.String())
+	}
+}
+
+func FuzzLine(f *testing.F) {
+	for _, s := range []string{"", "plain", "\x1b]0;t\a", "\r\n\t", "\u202e", "\xff\xfe", "\u0085"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, out := range []string{Line(s), Text(s)} {
+			if !utf8.ValidString(out) {
+				t.Fatalf("invalid UTF-8 out of %q: %q", s, out)
+			}
+			for _, r := range out {
+				if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || bidi(r) {
+					t.Fatalf("control %U left in %q (from %q)", r, out, s)
+				}
+			}
+		}
+		if strings.ContainsAny(Line(s), "\n\t") {
+			t.Fatalf("Line kept a newline or tab: %q", s)
+		}
+		if Clean(s) != (Line(s) == s) {
+			t.Fatalf("Clean(%q) disagrees with Line", s)
+		}
+	})
+}
