@@ -31,10 +31,11 @@ func Migrations() ([]Migration, error) { return sqlstore.LoadMigrations(migratio
 // Dialect is the SQLite flavour of sqlstore.
 func Dialect() sqlstore.Dialect {
 	return sqlstore.Dialect{
-		Name:       "sqlite",
-		BeginRead:  "BEGIN",
-		BeginWrite: "BEGIN IMMEDIATE",
-		IsBusy:     IsBusy,
+		Name:            "sqlite",
+		BeginRead:       "BEGIN",
+		BeginWrite:      "BEGIN IMMEDIATE",
+		IsBusy:          IsBusy,
+		CacheStatements: true,
 	}
 }
 

@@ -34,6 +34,12 @@ type Dialect struct {
 	// the process (a cheap hand-off) before taking the database's write
 	// lock, so at most one connection per process waits on it.
 	QueueWritesInProcess bool
+	// CacheStatements keeps each connection's prepared statements for
+	// reuse by later transactions on that connection, so a long-lived
+	// process (bb serve, bb mcp) parses each query once per connection
+	// instead of once per call. Backends whose driver caches statements
+	// itself (pgx) leave it off.
+	CacheStatements bool
 }
 
 // DB is a hub.Store over a *sql.DB.
@@ -45,6 +51,9 @@ type DB struct {
 	Notify func()
 	// writeTurn is the in-process queue of QueueWritesInProcess.
 	writeTurn chan struct{}
+	// idle holds connections kept open between transactions, each with
+	// its statement cache (CacheStatements).
+	idle chan *pconn
 	// Watch, set by backends that can signal commits made by other
 	// processes (PostgreSQL LISTEN/NOTIFY), calls wake after such commits
 	// until ctx ends. Nil means "poll" (SQLite).
@@ -56,7 +65,8 @@ type DB struct {
 
 // New wraps db.
 func New(db *sql.DB, d Dialect, location string) *DB {
-	return &DB{db: db, dialect: d, location: location, writeTurn: make(chan struct{}, 1)}
+	return &DB{db: db, dialect: d, location: location, writeTurn: make(chan struct{}, 1),
+		idle: make(chan *pconn, maxIdleConns)}
 }
 
 // SQL returns the underlying pool (for migrations and tests).
@@ -68,8 +78,17 @@ func (s *DB) Backend() string { return s.dialect.Name }
 // Location is where the data lives.
 func (s *DB) Location() string { return s.location }
 
-// Close closes the pool.
-func (s *DB) Close() error { return s.db.Close() }
+// Close closes the kept connections and the pool.
+func (s *DB) Close() error {
+	for {
+		select {
+		case c := <-s.idle:
+			c.close()
+		default:
+			return s.db.Close()
+		}
+	}
+}
 
 // Read runs fn in a read transaction.
 func (s *DB) Read(ctx context.Context, fn func(hub.Tx) error) error {
@@ -121,16 +140,17 @@ func (s *DB) run(ctx context.Context, write bool, fn func(hub.Tx) error) error {
 }
 
 func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err error) {
-	conn, err := s.db.Conn(ctx)
+	pc, err := s.acquire(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	keep := false
+	defer func() { s.releaseConn(pc, keep) }()
 	begin := s.dialect.BeginRead
 	if write {
 		begin = s.dialect.BeginWrite
 	}
-	if _, err := conn.ExecContext(ctx, begin); err != nil {
+	if _, err := pc.exec(ctx, begin); err != nil {
 		return err
 	}
 	done := false
@@ -138,22 +158,27 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 		if !done {
 			// Use a fresh context: the caller's may be cancelled, and an
 			// open transaction must never be left on a pooled connection.
-			_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+			_, _ = pc.conn.ExecContext(context.Background(), "ROLLBACK")
 		}
 	}()
 	if write && s.dialect.AfterBeginWrite != "" {
-		if _, err := conn.ExecContext(ctx, s.dialect.AfterBeginWrite); err != nil {
+		if _, err := pc.exec(ctx, s.dialect.AfterBeginWrite); err != nil {
 			return err
 		}
 	}
-	t := &tx{q: conn, d: &s.dialect, onQuery: s.OnQuery}
+	t := &tx{q: pc, d: &s.dialect, onQuery: s.OnQuery}
 	if err := fn(t); err != nil {
+		// A domain refusal leaves the connection healthy; anything else
+		// (driver error, cancelled context) retires it with its cache.
+		var he *hub.Error
+		keep = errors.As(err, &he) && he.Code != hub.CodeInternal
 		return err
 	}
-	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if _, err := pc.exec(ctx, "COMMIT"); err != nil {
 		return err
 	}
 	done = true
+	keep = true
 	return nil
 }
 

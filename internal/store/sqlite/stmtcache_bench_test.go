@@ -1,0 +1,89 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/store/sqlite"
+	"github.com/blackboard-hub/bb/internal/store/sqlstore"
+)
+
+// BenchmarkStatementCache measures what a long-lived process (bb serve,
+// bb mcp) gains from keeping prepared statements per connection. Each
+// iteration runs the same operation once on a service whose store has the
+// cache off (the baseline) and once with it on, alternating which goes
+// first, on the same board, so both see the same machine load and board
+// size. Reported: the median of each side and on/off, the ratio.
+//
+//	go test -run '^$' -bench StatementCache -benchtime 3000x ./internal/store/sqlite
+func BenchmarkStatementCache(b *testing.B) {
+	ctx := context.Background()
+	ops := []struct {
+		name string
+		run  func(svc *hub.Service, i int) error
+	}{
+		{"post", func(svc *hub.Service, i int) error {
+			_, err := svc.Post(ctx, hub.PostInput{From: fmt.Sprintf("agent-%d", i%8), Content: "bench post", Tags: []string{"bench"}})
+			return err
+		}},
+		{"log", func(svc *hub.Service, i int) error {
+			_, err := svc.Log(ctx, hub.LogQuery{Limit: 20, Tags: []string{"bench"}})
+			return err
+		}},
+	}
+	for _, op := range ops {
+		b.Run(op.name, func(b *testing.B) {
+			dir := b.TempDir()
+			st, err := sqlite.Open(ctx, filepath.Join(dir, ".bb", "blackboard.db"), sqlite.Options{Create: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			d := sqlite.Dialect()
+			d.CacheStatements = false
+			on := hub.NewService(st, nil, dir)
+			off := hub.NewService(sqlstore.New(st.SQL(), d, st.Location()), nil, dir)
+			for i := 0; i < 200; i++ { // a board that is not empty
+				if err := ops[0].run(on, i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var tOn, tOff []time.Duration
+			timed := func(svc *hub.Service, i int, into *[]time.Duration) {
+				t0 := time.Now()
+				if err := op.run(svc, i); err != nil {
+					b.Fatal(err)
+				}
+				*into = append(*into, time.Since(t0))
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%2 == 0 {
+					timed(off, i, &tOff)
+					timed(on, i, &tOn)
+				} else {
+					timed(on, i, &tOn)
+					timed(off, i, &tOff)
+				}
+			}
+			mOn, mOff := median(tOn), median(tOff)
+			b.ReportMetric(float64(mOff.Microseconds()), "off-µs")
+			b.ReportMetric(float64(mOn.Microseconds()), "on-µs")
+			b.ReportMetric(float64(mOn)/float64(mOff), "on/off")
+		})
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
