@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -57,7 +58,6 @@ type Server struct {
 	svc hub.API
 	// identified holds the identity set by bb_identify, per session.
 	identified map[*sdk.ServerSession]string
-	inflight   inflight
 	// names of the registered tools, in registration order.
 	names []string
 }
@@ -72,8 +72,7 @@ func New(svc hub.API, opts Options) (*Server, error) {
 	if opts.Tools != ProfileAll && opts.Tools != ProfileCore {
 		return nil, hub.FieldErr(hub.CodeInvalidInput, "tools", "unknown tool profile %q: expected core or all", opts.Tools)
 	}
-	opts.Agent = strings.TrimSpace(opts.Agent)
-	opts.EnvAgent = strings.TrimSpace(opts.EnvAgent)
+	// A value made of spaces is an invalid identity, not "none".
 	if opts.Agent != "" {
 		if err := hub.ValidateBoardAgentID(opts.Agent); err != nil {
 			return nil, fmt.Errorf("--agent: %w", err)
@@ -98,7 +97,7 @@ func New(svc hub.API, opts Options) (*Server, error) {
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
 	})
-	s.sdk.AddReceivingMiddleware(s.inflight.middleware, plainNames)
+	s.sdk.AddReceivingMiddleware(oneInitialize, plainNames)
 	s.addBoardTools()
 	s.addMailTools()
 	s.addReservationTools()
@@ -106,6 +105,19 @@ func New(svc hub.API, opts Options) (*Server, error) {
 	s.addMemoryTools()
 	s.addEventTools()
 	return s, nil
+}
+
+// oneInitialize refuses a second initialize on a session with the
+// standard invalid-request code (the SDK answers it with code 0).
+func oneInitialize(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method == "initialize" {
+			if ss, ok := req.GetSession().(*sdk.ServerSession); ok && ss.InitializeParams() != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the session is already initialized"}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // plainNames accepts the original Blackboard's unprefixed tool names

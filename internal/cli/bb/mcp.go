@@ -3,7 +3,6 @@ package bb
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -35,14 +34,22 @@ the tools act on that bb serve instead of a local board.
 
 --tools core serves the dozen most used tools only (smaller tool
 definitions in the agent's context); --tools all (default) serves every
-tool. SIGINT, SIGTERM or end of input stop the server after the tool call
-in progress has finished; the exit status is then 0.`,
+tool. At the end of input every request already read is answered, then
+the server exits 0. SIGINT or SIGTERM stop it after the calls in progress
+have finished (at most 5 s; exit 0). A failing stdin or stdout, or calls
+left unanswered at shutdown, exit 1.`,
 		Example: `  bb mcp --agent claude-1
   BB_AGENT_ID=codex-2 bb mcp --tools core`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if agent != "" && a.g.as != "" && agent != a.g.as {
 				return usageErr{fmt.Errorf("--agent %q and --as %q disagree: give one", agent, a.g.as)}
+			}
+			if cmd.Flags().Changed("agent") {
+				// --agent '' or '  ' is an invalid identity, not "none".
+				if err := hub.ValidateBoardAgentID(agent); err != nil {
+					return fmt.Errorf("--agent: %w", err)
+				}
 			}
 			if agent == "" {
 				agent = a.g.as
@@ -53,7 +60,7 @@ in progress has finished; the exit status is then 0.`,
 			var mu sync.Mutex
 			srv, err := bbmcp.New(nil, bbmcp.Options{
 				Agent:    agent,
-				EnvAgent: strings.TrimSpace(a.env.Getenv("BB_AGENT_ID")),
+				EnvAgent: a.env.Getenv("BB_AGENT_ID"),
 				Tools:    tools,
 				Version:  Version,
 				// The local board, or with BB_SERVER a bb serve (so an
@@ -67,8 +74,10 @@ in progress has finished; the exit status is then 0.`,
 			if err != nil {
 				return err
 			}
+			// An abnormal end (stdin or stdout failing, calls left
+			// unanswered at shutdown) exits non-zero.
 			if err := srv.ServeIO(cmd.Context(), a.env.Stdin, a.env.Stdout, mcpDrainTimeout); err != nil {
-				a.errorf("bb mcp: %v\n", err)
+				return hub.Errorf(hub.CodeInternal, "bb mcp: %v", err)
 			}
 			return nil
 		},
