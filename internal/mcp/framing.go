@@ -57,14 +57,14 @@ type lineConn struct {
 	done chan struct{}        // closed by Close
 	once sync.Once
 
-	mu      sync.Mutex
-	nextID  int64
-	pending map[int64]*pendingReq // requests handed to the SDK, by internal id
-	idle    *sync.Cond            // signalled when pending shrinks
-	version string                // negotiated protocol version ("" before initialize)
-	initReq  bool                 // an initialize request was read
-	initDone bool                 // … and answered
-	readErr error                 // a read error other than io.EOF
+	mu       sync.Mutex
+	nextID   int64
+	pending  map[int64]*pendingReq // requests handed to the SDK, by internal id
+	idle     *sync.Cond            // signalled when pending shrinks
+	version  string                // negotiated protocol version ("" before initialize)
+	initReq  bool                  // an initialize request was read
+	initDone bool                  // … and answered
+	readErr  error                 // a read error other than io.EOF
 }
 
 type pendingReq struct {

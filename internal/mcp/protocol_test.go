@@ -94,15 +94,15 @@ func TestStdioMalformedLinesKeepTheSession(t *testing.T) {
 	dir := initBoard(t)
 	big := `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"` + strings.Repeat("x", 16<<20) + `"}}`
 	input := initLine("2025-06-18") + strings.Join([]string{
-		`{not json`,                                          // -32700
-		`{"id":10,"method":"ping"}`,                          // no jsonrpc: -32600, id 10
-		`{"jsonrpc":"1.0","id":11,"method":"ping"}`,          // wrong jsonrpc: -32600, id 11
-		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,     // object id: -32600, id null
+		`{not json`,                                            // -32700
+		`{"id":10,"method":"ping"}`,                            // no jsonrpc: -32600, id 10
+		`{"jsonrpc":"1.0","id":11,"method":"ping"}`,            // wrong jsonrpc: -32600, id 11
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,       // object id: -32600, id null
 		"\ufeff" + `{"jsonrpc":"2.0","id":12,"method":"ping"}`, // BOM: accepted
-		`{"jsonrpc":"2.0","id":13,"method":"ping"} trailing`, // trailing garbage: -32700
-		`[{"jsonrpc":"2.0","id":14,"method":"ping"}]`,        // batch in 2025-06-18: -32600
-		big,                                                  // 16 MiB line: -32600
-		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,         // ids echoed exactly
+		`{"jsonrpc":"2.0","id":13,"method":"ping"} trailing`,   // trailing garbage: -32700
+		`[{"jsonrpc":"2.0","id":14,"method":"ping"}]`,          // batch in 2025-06-18: -32600
+		big, // 16 MiB line: -32600
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, // ids echoed exactly
 		`{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":"s-1","method":"ping"}`,
 		`{"jsonrpc":"2.0","id":15,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
