@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -232,8 +233,13 @@ func ClampLimit(n, def, max int) int {
 // value is an error: callers apply their default when the flag is absent.
 func ParseLimit(s string, max int) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
+	var ne *strconv.NumError
+	if errors.As(err, &ne) && ne.Err == strconv.ErrRange && !strings.HasPrefix(strings.TrimSpace(s), "-") {
+		// Any positive number above max is capped, however large.
+		return max, nil
+	}
 	if err != nil || n < 1 {
-		return 0, FieldErr(CodeInvalidInput, "limit", "invalid limit %q: expected a positive integer (max %d)", s, max)
+		return 0, FieldErr(CodeInvalidInput, "limit", "limit must be a whole number from 1 to %d (larger values are capped at %d), got %q", max, max, s)
 	}
 	return min(n, max), nil
 }

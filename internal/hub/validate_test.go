@@ -147,7 +147,7 @@ func TestParseLimit(t *testing.T) {
 		bad  bool
 	}{
 		{in: "1", want: 1}, {in: "20", want: 20}, {in: "100", want: 100}, {in: "101", want: 100},
-		{in: " 7 ", want: 7}, {in: "99999999999999999999", bad: true},
+		{in: " 7 ", want: 7}, {in: "99999999999999999999", want: 100}, {in: "-99999999999999999999", bad: true},
 		{in: "", bad: true}, {in: "0", bad: true}, {in: "-1", bad: true}, {in: "abc", bad: true}, {in: "1e3", bad: true},
 	} {
 		n, err := ParseLimit(c.in, 100)

@@ -280,7 +280,7 @@ func TestAPICommand(t *testing.T) {
 		{`{"args":["log","--dir","/"]}`, 400, "INVALID_INPUT"},
 		{`{"args":["agent","ack","--agent","amber-otter","--message","` + sent["message_id"].(string) + `"]}`, 403, "ACK_FORBIDDEN"},
 		{`{"args":["agent","show","--agent","nobody"]}`, 404, "AGENT_NOT_FOUND"},
-		{`{"args":["log","--bogus"]}`, 400, "USAGE"},
+		{`{"args":["log","--bogus"]}`, 400, "INVALID_ARGS"},
 	} {
 		status, env := e.do(req{method: "POST", path: "/api/v1/command", body: c.body})
 		if status != c.status || env.Error == nil || env.Error.Code != c.code {

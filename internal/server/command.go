@@ -83,9 +83,6 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	}
 	if json.Unmarshal(out, &env) == nil && !env.OK && env.Error != nil {
 		status = StatusOf(hub.Code(env.Error.Code))
-		if env.Error.Code == "USAGE" {
-			status = http.StatusBadRequest
-		}
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")

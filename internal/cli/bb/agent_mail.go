@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -108,6 +109,7 @@ func (a *app) agentInboxCmd() *cobra.Command {
 	f.StringVar(&q.State, "state", "", "only unread, read or acked messages")
 	f.StringVar(&q.BeadID, "bead", "", "only messages about this bead")
 	f.IntVar(&q.Limit, "limit", hub.DefaultInboxLimit, "at most this many (1..500)")
+	flagerr.SetRange(f, "limit", 1, hub.MaxInboxLimit)
 	return c
 }
 

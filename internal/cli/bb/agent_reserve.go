@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -79,6 +80,7 @@ fails. Reserving your own scope again renews it.`,
 	f.StringVar(&in.Scope, "scope", "", "file or directory; a trailing /* covers everything below (required)")
 	f.StringVar(&in.BeadID, "bead", "", "bead (task) id the work is for (required)")
 	f.IntVar(&in.TTLMinutes, "ttl", hub.DefaultReserveTTL, "minutes until the reservation expires (5..1440)")
+	flagerr.SetRange(f, "ttl", hub.MinReserveTTL, hub.MaxReserveTTL)
 	f.BoolVar(&in.TakeoverStale, "takeover-stale", false, "take over expired reservations or those of stale/evicted owners")
 	required(c, "scope")
 	return c

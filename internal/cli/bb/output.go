@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/view"
 )
@@ -116,9 +117,9 @@ func (a *app) fail(command string, err *hub.Error) {
 }
 
 func (a *app) usageFail(cmd *cobra.Command, command string, err error) {
-	msg := err.Error()
+	msg, _ := flagerr.Message(err)
 	if a.g.json {
-		writeJSON(a.env.Stdout, Envelope{OK: false, Command: command, Error: &ErrorBody{Code: "USAGE", Message: msg}})
+		writeJSON(a.env.Stdout, Envelope{OK: false, Command: command, Error: &ErrorBody{Code: string(hub.CodeInvalidArgs), Message: msg}})
 		return
 	}
 	hint := "bb --help"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -92,7 +93,11 @@ func (a *app) run(ctx context.Context, args []string) int {
 		a.fail(name, hub.Errorf(hub.CodeInternal, "interrupted"))
 		return 130
 	}
-	// Anything else comes from argument parsing: a usage error.
+	// Anything else comes from argument parsing: a usage error. Parsing may
+	// have stopped before --json was read, so look for it in args too.
+	if flagerr.JSONRequested(args) {
+		a.g.json = true
+	}
 	a.usageFail(cmd, name, err)
 	return ExitUsage
 }

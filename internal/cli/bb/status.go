@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -84,6 +85,7 @@ func (a *app) statusSetCmd() *cobra.Command {
 	}
 	f := c.Flags()
 	f.IntVar(&progress, "progress", 0, "progress in percent, 0..100")
+	flagerr.SetRange(f, "progress", 0, 100)
 	f.StringVar(&status, "status", "", "one of "+strings.Join(hub.AgentStatuses, ", "))
 	f.StringVar(&blockers, "blockers", "", "what blocks you (kept until a non-blocked status is set)")
 	return c

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
@@ -78,6 +79,9 @@ func Run(ctx context.Context, args []string, env Env) int {
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0
+	}
+	if m, ok := flagerr.Message(err); ok {
+		err = errors.New(m)
 	}
 	var he *hub.Error
 	if errors.As(err, &he) {
