@@ -351,9 +351,9 @@ type MailSendInput struct {
 	ReplyTo  *string
 }
 
-// MailSend validates and stores one message (after the opportunistic
+// SendAgentMail validates and stores one message (after the opportunistic
 // cleanup), in one transaction.
-func (s *Service) MailSend(ctx context.Context, in MailSendInput) (MailRow, error) {
+func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (MailRow, error) {
 	if err := ValidateMailIdentity(in.From); err != nil {
 		return MailRow{}, err
 	}
@@ -439,10 +439,10 @@ type MailReadInput struct {
 	NoMarkRead bool
 }
 
-// MailRead returns an inbox (or a thread) after the opportunistic cleanup.
+// ReadAgentMail returns an inbox (or a thread) after the opportunistic cleanup.
 // The default mode marks what it returns as read; the rows show the state
 // from before marking.
-func (s *Service) MailRead(ctx context.Context, in MailReadInput) ([]MailRow, error) {
+func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRow, error) {
 	if err := ValidateMailIdentity(in.Agent); err != nil {
 		return nil, err
 	}
@@ -542,9 +542,9 @@ type MailAckResult struct {
 	AckedAt   string // storage format
 }
 
-// MailAck records that agent acted on message id. Any agent may ack any
+// AckAgentMail records that agent acted on message id. Any agent may ack any
 // message (seed 004 Key Decisions); every ack restamps acked_at.
-func (s *Service) MailAck(ctx context.Context, agent, id string) (MailAckResult, error) {
+func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckResult, error) {
 	if err := ValidateMailIdentity(agent); err != nil {
 		return MailAckResult{}, err
 	}
@@ -573,10 +573,10 @@ func (s *Service) MailAck(ctx context.Context, agent, id string) (MailAckResult,
 	})
 }
 
-// MailStatus returns unread/unacked counts per agent seen in the traffic
+// AgentMailStatus returns unread/unacked counts per agent seen in the traffic
 // (after the opportunistic cleanup). agent, when non-empty, selects one
 // identity; otherwise project, when non-empty, selects "<project>:*".
-func (s *Service) MailStatus(ctx context.Context, agent, project string) ([]MailCounts, error) {
+func (s *Service) AgentMailStatus(ctx context.Context, agent, project string) ([]MailCounts, error) {
 	if agent != "" {
 		if err := ValidateMailIdentity(agent); err != nil {
 			return nil, err
@@ -619,8 +619,8 @@ type MailCleanupResult struct {
 	Expired []MailRow
 }
 
-// MailCleanup purges expired messages, or lists them with dryRun.
-func (s *Service) MailCleanup(ctx context.Context, dryRun bool) (MailCleanupResult, error) {
+// CleanAgentMail purges expired messages, or lists them with dryRun.
+func (s *Service) CleanAgentMail(ctx context.Context, dryRun bool) (MailCleanupResult, error) {
 	if dryRun {
 		rows, err := read(ctx, s, func(tx Tx) ([]MailRow, error) {
 			x, err := expiredMail(ctx, tx, s.Now())

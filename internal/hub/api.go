@@ -5,29 +5,34 @@ import (
 	"time"
 )
 
-// API is the method set of Service that the bb command line uses. It is
-// implemented by *Service (the local board) and by the remote client of
-// internal/server/remote (a bb serve reached through BB_SERVER), so every
-// bb command runs unchanged against either: the same Go interface serves
-// local and remote calls.
+// API is the one door into the core: every surface (bb, agent-mail, vybe,
+// MCP, the HTTP server and its dashboard) calls the core through it and
+// through nothing else; no surface sees the Store, a Tx or the project
+// root's internals (a test in internal/boot enforces it). It is
+// implemented by *Service (the local board, built by internal/boot) and by
+// the remote client of internal/server/remote (a bb serve reached through
+// BB_SERVER), so every command runs unchanged against either.
 //
-// Every method whose first parameter is a context.Context is callable over
-// HTTP (POST /api/v1/rpc/<Method>); Root, Now and DisplayScope are answered
-// by the client itself.
+// A method is callable over HTTP (POST /api/v1/rpc/<Method>) when its first
+// parameter is a context.Context, no parameter is a func or a channel, and
+// its last result is an error; the others (Root, Now,
+// DisplayScope, PostMany, Follow) are written by hand in the remote client.
 //
-// A bb command that needs another Service method: add its signature here
-// and run `go generate ./internal/server/remote` (a test fails while the
-// generated client is stale). Its arguments and results must survive a
-// JSON round trip (exported fields). Commands that must work on the local
-// board only (they serve it or read its files) use app.localService.
+// A surface that needs new core behaviour: add the method to Service (in
+// the file of its domain), add its signature here and run
+// `go generate ./internal/server/remote` (a test fails while the generated
+// client is stale). Its arguments and results must survive a JSON round
+// trip (exported fields).
 type API interface {
 	// Root is the project directory the board belongs to.
 	Root() string
 	// Now is the service's clock (BB_NOW in tests).
 	Now() time.Time
+	AckAgentMail(ctx context.Context, agent, id string) (MailAckResult, error)
 	AckMail(ctx context.Context, agent, id string) (MailItem, error)
 	AddArtifact(ctx context.Context, in ArtifactInput) (Artifact, bool, error)
 	AddTaskDep(ctx context.Context, agent, id, dep string) (DepResult, error)
+	AgentMailStatus(ctx context.Context, agent, project string) ([]MailCounts, error)
 	AgentStatus(ctx context.Context, id string) (AgentView, error)
 	ArtifactByPath(ctx context.Context, p string) (Artifact, error)
 	Artifacts(ctx context.Context, q ArtifactQuery) ([]Artifact, error)
@@ -36,8 +41,10 @@ type API interface {
 	CheckIn(ctx context.Context, agent string) (Notices, error)
 	CheckScope(ctx context.Context, agent, wd, raw string) (ScopeCheck, error)
 	Clear(ctx context.Context, in ClearInput) (ClearPlan, error)
+	CleanAgentMail(ctx context.Context, dryRun bool) (MailCleanupResult, error)
 	ClearStatus(ctx context.Context, agent string) (Agent, error)
 	CompleteTask(ctx context.Context, agent string, in CloseInput) (TaskResult, error)
+	Conversation(ctx context.Context, key, viewer string) ([]TimelineItem, error)
 	CoordinationStatus(ctx context.Context, bead, agent string) (CoordStatus, error)
 	CreateTask(ctx context.Context, agent string, in TaskInput) (TaskResult, error)
 	DeleteMemory(ctx context.Context, agent, scope, scopeID, key string) (MemoryWriteResult, error)
@@ -52,29 +59,41 @@ type API interface {
 	GetTaskDetail(ctx context.Context, id string) (TaskDetail, error)
 	Heartbeat(ctx context.Context, id string) (AgentInfo, error)
 	Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error)
+	// Info describes the board: its project directory and storage backend.
+	Info(ctx context.Context) (Info, error)
 	InitSession(ctx context.Context, in InitInput) (InitResult, error)
 	LatestEventSeq(ctx context.Context) (int64, error)
 	ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo, error)
 	ListMemory(ctx context.Context, scope, scopeID string) ([]Memory, error)
+	ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]ArtifactView, error)
+	ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventView, error)
 	ListTasks(ctx context.Context, f TaskFilter) ([]Task, error)
 	Log(ctx context.Context, q LogQuery) ([]Message, error)
+	LoopRunStats(ctx context.Context, last int, projectID string) (LoopStats, error)
 	PeekResume(ctx context.Context, agent, projectDir string) (PeekResult, error)
 	PlanClear(ctx context.Context, in ClearInput) (ClearPlan, error)
 	Post(ctx context.Context, in PostInput) (Message, error)
+	// PostMany stores many posts in one transaction (group commit); each
+	// op succeeds or fails on its own.
+	PostMany(ctx context.Context, ops []PostOp) []PostResult
 	Push(ctx context.Context, agent string, in PushInput) (PushResult, error)
+	ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRow, error)
 	ReadMail(ctx context.Context, agent, id string) (MailItem, error)
 	RegisterAgent(ctx context.Context, in RegisterInput) (AgentInfo, bool, error)
 	Release(ctx context.Context, agent, wd, raw string) (Reservation, error)
 	RemoveTaskDep(ctx context.Context, agent, id, dep string) (DepResult, error)
 	Reserve(ctx context.Context, in ReserveInput) (ReserveResult, error)
 	Resume(ctx context.Context, in ResumeInput) (ResumeResult, error)
+	SendAgentMail(ctx context.Context, in MailSendInput) (MailRow, error)
 	SendMail(ctx context.Context, in SendInput) (MailItem, error)
+	Sessions(ctx context.Context, viewer string) (Sessions, error)
 	SetMemory(ctx context.Context, agent string, in MemoryInput) (MemoryWriteResult, error)
 	SetStatus(ctx context.Context, agent string, u StatusUpdate) (Agent, error)
 	SetTaskPriority(ctx context.Context, agent, id string, priority int) (TaskResult, error)
 	SetTaskStatus(ctx context.Context, agent, id, status string) (TaskResult, error)
 	ShowAgent(ctx context.Context, id string) (AgentInfo, error)
 	Summary(ctx context.Context) (Summary, error)
+	TaskStoreStatus(ctx context.Context, agent string) (TaskStatus, error)
 	Thread(ctx context.Context, seq int64) ([]Message, error)
 }
 
@@ -82,3 +101,24 @@ var _ API = (*Service)(nil)
 
 // Root is the project directory (ProjectRoot).
 func (s *Service) Root() string { return s.ProjectRoot }
+
+// Info describes a board: what bb serve answers on GET /api/v1/info.
+// Fields are in JSON key order.
+type Info struct {
+	// Backend names the storage ("sqlite", "postgres").
+	Backend string `json:"backend"`
+	// LastEventSeq is the newest timeline sequence number.
+	LastEventSeq int64 `json:"last_event_seq"`
+	// ProjectDir is the directory the board belongs to ("" for the
+	// drop-ins that have no project).
+	ProjectDir string `json:"project_dir"`
+}
+
+// Info describes the board.
+func (s *Service) Info(ctx context.Context) (Info, error) {
+	seq, err := s.LatestEventSeq(ctx)
+	if err != nil {
+		return Info{}, err
+	}
+	return Info{ProjectDir: s.ProjectRoot, Backend: s.Store.Backend(), LastEventSeq: seq}, nil
+}

@@ -119,7 +119,7 @@ func TestReservationTools(t *testing.T) {
 	// An expired reservation is "stale" for the check, and reserving then
 	// needs takeover_stale.
 	ok(t, a, "bb_reserve", map[string]any{"scope": "lib", "bead": "task-3", "ttl_minutes": 5})
-	later := hub.NewService(svc.Store, hub.FixedClock{T: t0.Add(10 * time.Minute)}, svc.ProjectRoot)
+	later := openBoard(t, svc.Root(), hub.FixedClock{T: t0.Add(10 * time.Minute)})
 	bl := connect(t, newServer(t, later, Options{Agent: "bob"}))
 	if chk := ok(t, bl, "bb_check_scope", map[string]any{"scope": "lib/x.go"}); chk["outcome"] != "stale" {
 		t.Fatalf("expired reservation: %v", chk)

@@ -14,25 +14,30 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
 var t0 = time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)
 
 // newService opens a fresh board in a temp project directory.
-func newService(t *testing.T) *hub.Service {
+func newService(t *testing.T) hub.API {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true})
+	return openBoard(t, t.TempDir(), hub.FixedClock{T: t0})
+}
+
+// openBoard opens (creating it when missing) the board of project dir.
+func openBoard(t testing.TB, dir string, clock hub.Clock) hub.API {
+	t.Helper()
+	b, err := boot.Open(context.Background(), boot.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true, ProjectRoot: dir, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = st.Close() })
-	return hub.NewService(st, hub.FixedClock{T: t0}, dir)
+	t.Cleanup(b.Close)
+	return b.API
 }
 
-func newServer(t *testing.T, svc *hub.Service, o Options) *Server {
+func newServer(t *testing.T, svc hub.API, o Options) *Server {
 	t.Helper()
 	s, err := New(svc, o)
 	if err != nil {
@@ -286,7 +291,7 @@ func TestValidationErrors(t *testing.T) {
 
 func TestBoardTools(t *testing.T) {
 	svc := newService(t)
-	if err := os.WriteFile(filepath.Join(svc.ProjectRoot, "spec.md"), []byte("# spec"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(svc.Root(), "spec.md"), []byte("# spec"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := newServer(t, svc, Options{})
@@ -386,7 +391,7 @@ func TestNoticesAndCheckIn(t *testing.T) {
 		t.Fatalf("notice after reading: %q", text(r))
 	}
 	// Identified calls refresh last_seen (creating the agent).
-	later := hub.NewService(svc.Store, hub.FixedClock{T: t0.Add(10 * time.Minute)}, svc.ProjectRoot)
+	later := openBoard(t, svc.Root(), hub.FixedClock{T: t0.Add(10 * time.Minute)})
 	s2 := newServer(t, later, Options{Agent: "carol"})
 	ok(t, connect(t, s2), "bb_summary", nil)
 	v, err := later.AgentStatus(context.Background(), "carol")
@@ -463,12 +468,7 @@ func TestToolsListIsCheap(t *testing.T) {
 // process and pipe overhead.
 func BenchmarkInMemoryToolCall(b *testing.B) {
 	dir := b.TempDir()
-	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	s, err := New(hub.NewService(st, nil, dir), Options{Agent: "bench-1"})
+	s, err := New(openBoard(b, dir, nil), Options{Agent: "bench-1"})
 	if err != nil {
 		b.Fatal(err)
 	}

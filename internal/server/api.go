@@ -361,7 +361,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "export", err, 0)
 		return
 	}
-	writeJSON(w, http.StatusOK, view.Export(x, s.svc.ProjectRoot))
+	writeJSON(w, http.StatusOK, view.Export(x, s.svc.Root()))
 }
 
 // limitParam parses a ?limit= value: absent means def; above max is clamped.
@@ -388,9 +388,5 @@ func longLived(h http.Handler) http.Handler {
 
 // info describes the server: the project it serves and its store.
 func (s *Server) info(c *call) (any, error) {
-	seq, err := s.svc.LatestEventSeq(c.ctx)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"project_dir": s.svc.ProjectRoot, "backend": s.svc.Store.Backend(), "last_event_seq": seq}, nil
+	return s.svc.Info(c.ctx)
 }

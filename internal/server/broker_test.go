@@ -6,19 +6,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
 func testService(t *testing.T) *hub.Service {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true})
+	b, err := boot.Open(context.Background(), boot.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true, ProjectRoot: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	return hub.NewService(st, nil, dir)
+	t.Cleanup(b.Close)
+	return b.API.(*hub.Service)
 }
 
 func postN(t *testing.T, svc *hub.Service, n int) {
@@ -111,12 +111,12 @@ func TestPostManyPerOpResults(t *testing.T) {
 // 50 posts (with check-ins) per transaction.
 func BenchmarkPostMany(b *testing.B) {
 	dir := b.TempDir()
-	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true})
+	bd, err := boot.Open(context.Background(), boot.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true, ProjectRoot: dir})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
-	svc := hub.NewService(st, nil, dir)
+	defer bd.Close()
+	svc := bd.API
 	ops := make([]hub.PostOp, 50)
 	for i := range ops {
 		ops[i] = hub.PostOp{In: hub.PostInput{From: "agent-" + string(rune('a'+i%26)) + string(rune('a'+i/26)), Content: "load 1 2", Tags: []string{"load"}}, CheckIn: true}

@@ -15,7 +15,7 @@ const maxBatch = 256
 // its own result. Under load N posts cost one commit; alone, a post waits
 // for nobody.
 type committer struct {
-	svc *hub.Service
+	svc hub.API
 	q   chan postReq
 }
 
@@ -25,7 +25,7 @@ type postReq struct {
 	res chan hub.PostResult
 }
 
-func newCommitter(svc *hub.Service) *committer {
+func newCommitter(svc hub.API) *committer {
 	return &committer{svc: svc, q: make(chan postReq, 4*maxBatch)}
 }
 

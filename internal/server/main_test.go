@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/server"
-	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
 // bbBin is the real bb binary, built once for the package.
@@ -48,20 +48,40 @@ func TestMain(m *testing.M) {
 type env struct {
 	t    testing.TB
 	dir  string
-	svc  *hub.Service
+	svc  hub.API
 	srv  *server.Server
 	http *httptest.Server
 	// token sent on every request when set.
 	token string
 }
 
-type opt func(*server.Config)
+// envConfig is what a test's options change before the server starts.
+type envConfig struct {
+	server.Config
+	// dir is the project directory of the board.
+	dir string
+	// clock is the service's clock (nil: the system clock).
+	clock hub.Clock
+}
 
-func withToken(tok string) opt { return func(c *server.Config) { c.Token = tok } }
+type opt func(*envConfig)
+
+func withToken(tok string) opt { return func(c *envConfig) { c.Token = tok } }
 
 // withClock fixes the service's clock (what BB_NOW does for a CLI process).
 func withClock(t time.Time) opt {
-	return func(c *server.Config) { c.Service.Clock = hub.FixedClock{T: t} }
+	return func(c *envConfig) { c.clock = hub.FixedClock{T: t} }
+}
+
+// openBoard opens the board of project dir.
+func openBoard(t testing.TB, dir string, clock hub.Clock) hub.API {
+	t.Helper()
+	b, err := boot.Open(context.Background(), boot.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), ProjectRoot: dir, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b.API
 }
 
 // newEnvB starts a server for a benchmark.
@@ -70,12 +90,7 @@ func newEnvB(b *testing.B) *httptest.Server {
 	if out, err := exec.Command(bbBin, "--dir", dir, "init").CombinedOutput(); err != nil {
 		b.Fatalf("init: %v %s", err, out)
 	}
-	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	srv, err := server.New(server.Config{Service: hub.NewService(st, nil, dir)})
+	srv, err := server.New(server.Config{Service: openBoard(b, dir, nil)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -89,8 +104,8 @@ func newEnvB(b *testing.B) *httptest.Server {
 // newEnvWithCommands is newEnv with POST /api/v1/command wired to the
 // real bb binary (the CLI form wires bb's in-process runner).
 func newEnvWithCommands(t testing.TB) *env {
-	return newEnv(t, func(c *server.Config) {
-		dir := c.Service.ProjectRoot
+	return newEnv(t, func(c *envConfig) {
+		dir := c.dir
 		c.Commands = func(ctx context.Context, agent string, args []string) []byte {
 			full := []string{"--json"}
 			if agent != "" {
@@ -109,17 +124,13 @@ func newEnv(t testing.TB, opts ...opt) *env {
 	t.Helper()
 	dir := t.TempDir()
 	run(t, dir, "init")
-	st, err := storeopen.Open(context.Background(), storeopen.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	svc := hub.NewService(st, nil, dir)
-	cfg := server.Config{Service: svc, PollInterval: 20 * time.Millisecond}
+	cfg := envConfig{Config: server.Config{PollInterval: 20 * time.Millisecond}, dir: dir}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	srv, err := server.New(cfg)
+	svc := openBoard(t, dir, cfg.clock)
+	cfg.Service = svc
+	srv, err := server.New(cfg.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

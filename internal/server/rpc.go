@@ -14,7 +14,7 @@ import (
 // (without the context) runs that method of hub.API on the server's
 // service and replies {"ok":true,"command":"<Method>","data":[results…]}
 // (results without the error), or the error envelope with its code. Only
-// methods of hub.API that take a context are callable. It is the same
+// the methods of hub.API that remotable accepts are callable. It is the same
 // core, the same rules and the same transactions as a local call; the
 // stable public surface for scripts remains the REST endpoints above.
 
@@ -37,11 +37,26 @@ func rpcMethods() map[string]reflect.Method {
 	out := map[string]reflect.Method{}
 	for i := 0; i < t.NumMethod(); i++ {
 		m := t.Method(i)
-		if m.Type.NumIn() > 0 && m.Type.In(0) == ctxType {
+		if remotable(m.Type) {
 			out[m.Name] = m
 		}
 	}
 	return out
+}
+
+// remotable is the rule of the remote client's generator: the first
+// parameter is a context, no parameter is a func or a channel, and the last
+// result is an error.
+func remotable(t reflect.Type) bool {
+	if t.NumIn() == 0 || t.In(0) != ctxType || t.NumOut() == 0 || t.Out(t.NumOut()-1) != errType {
+		return false
+	}
+	for i := 1; i < t.NumIn(); i++ {
+		if k := t.In(i).Kind(); k == reflect.Func || k == reflect.Chan {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {

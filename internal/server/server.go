@@ -1,7 +1,7 @@
 // Package server is `bb serve`: the hub over HTTP. It exposes the JSON API
 // under /api/v1/ (the bb --json envelope), a live event stream (SSE), the
 // Sessions dashboard (html/template + htmx, embedded) and, when available,
-// MCP over streamable HTTP. It is a thin adapter over one *hub.Service:
+// MCP over streamable HTTP. It is a thin adapter over one hub.API:
 // every rule stays in the core.
 package server
 
@@ -40,7 +40,7 @@ const (
 
 // Config configures a Server.
 type Config struct {
-	Service *hub.Service
+	Service hub.API
 	// Addr is host:port to listen on (DefaultAddr when empty).
 	Addr string
 	// Token, when set, is required on every request (Bearer header, or the
@@ -59,8 +59,11 @@ type Config struct {
 
 // Server is one running bb serve.
 type Server struct {
-	cfg    Config
-	svc    *hub.Service
+	cfg Config
+	svc hub.API
+	// local is the local service behind svc (the event broker still reads
+	// its store; to be replaced by a core subscription).
+	local  *hub.Service
 	log    *slog.Logger
 	broker *Broker
 	posts  *committer
@@ -90,9 +93,13 @@ func New(cfg Config) (*Server, error) {
 	if lg == nil {
 		lg = discardLog()
 	}
-	s := &Server{cfg: cfg, svc: cfg.Service, log: lg}
-	s.broker = newBroker(cfg.Service.Store, cfg.PollInterval, lg)
-	if db, ok := cfg.Service.Store.(*sqlstore.DB); ok {
+	local, ok := cfg.Service.(*hub.Service)
+	if !ok {
+		return nil, errors.New("server: serves a local board only")
+	}
+	s := &Server{cfg: cfg, svc: cfg.Service, local: local, log: lg}
+	s.broker = newBroker(local.Store, cfg.PollInterval, lg)
+	if db, ok := local.Store.(*sqlstore.DB); ok {
 		// In-process writes wake the broker at once; other processes'
 		// writes are signalled by the backend when it can (PostgreSQL
 		// LISTEN/NOTIFY), else found by the broker's poll.

@@ -108,7 +108,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		sent = after
 		for sent < pos {
 			var evs []hub.Event
-			err := s.svc.Store.Read(ctx, func(tx hub.Tx) error {
+			err := s.local.Store.Read(ctx, func(tx hub.Tx) error {
 				var err error
 				evs, err = tx.ListEvents(ctx, hub.EventFilter{AfterSeq: sent, Limit: replayLimit})
 				return err

@@ -107,7 +107,7 @@ type reservationRow struct {
 
 func (u *ui) base(r *http.Request) *pageData {
 	return &pageData{Viewer: u.viewer(r), Session: r.URL.Query().Get("session"),
-		Root: u.s.svc.ProjectRoot, Backend: u.s.svc.Store.Backend()}
+		Root: u.s.svc.Root(), Backend: u.s.local.Store.Backend()}
 }
 
 func (u *ui) agentsData(r *http.Request, d *pageData) error {

@@ -101,7 +101,7 @@ func (a *app) sendCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			row, err := svc.MailSend(cmd.Context(), in)
+			row, err := svc.SendAgentMail(cmd.Context(), in)
 			if err != nil {
 				return err
 			}
@@ -163,7 +163,7 @@ func (a *app) readCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rows, err := svc.MailRead(cmd.Context(), hub.MailReadInput{
+			rows, err := svc.ReadAgentMail(cmd.Context(), hub.MailReadInput{
 				Agent: agent, All: all, From: from, Limit: limit, Thread: thread, NoMarkRead: noMark,
 			})
 			if err != nil {
@@ -228,7 +228,7 @@ func (a *app) ackCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := svc.MailAck(cmd.Context(), args[0], args[1])
+			res, err := svc.AckAgentMail(cmd.Context(), args[0], args[1])
 			if err != nil {
 				return err
 			}
@@ -267,7 +267,7 @@ func (a *app) statusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rows, err := svc.MailStatus(cmd.Context(), agent, proj)
+			rows, err := svc.AgentMailStatus(cmd.Context(), agent, proj)
 			if err != nil {
 				return err
 			}
@@ -305,7 +305,7 @@ func (a *app) cleanupCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := svc.MailCleanup(cmd.Context(), dry)
+			res, err := svc.CleanAgentMail(cmd.Context(), dry)
 			if err != nil {
 				return err
 			}

@@ -17,10 +17,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/pyjson"
-	"github.com/blackboard-hub/bb/internal/store/postgres"
-	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
 // Prog is the program name shown in usage messages.
@@ -107,7 +106,7 @@ type app struct {
 	env Env
 	// cmds are the subcommands in schema order.
 	cmds    []*cobra.Command
-	svc     *hub.Service
+	svc     hub.API
 	closeFn func()
 }
 
@@ -158,7 +157,7 @@ func (a *app) defaultDBPath() string {
 // service returns the core over a store that is opened (and created, with
 // its folder) on the first transaction, so that input rejected by
 // validation creates nothing.
-func (a *app) service() (*hub.Service, error) {
+func (a *app) service() (hub.API, error) {
 	if a.svc != nil {
 		return a.svc, nil
 	}
@@ -166,70 +165,19 @@ func (a *app) service() (*hub.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls := &lazyStore{path: a.dbPath()}
-	a.closeFn = func() {
-		if a.env.ProcessExits && ls.Backend() == "sqlite" {
-			return // see Env.ProcessExits
-		}
-		_ = ls.Close()
-	}
-	a.svc = hub.NewService(ls, clock, "")
-	a.svc.Env = a.env.Getenv
-	return a.svc, nil
-}
-
-// lazyStore opens the SQLite file on first use.
-type lazyStore struct {
-	path string
-	st   hub.Store
-}
-
-func (l *lazyStore) open(ctx context.Context) (hub.Store, error) {
-	if l.st != nil {
-		return l.st, nil
-	}
-	cfg := storeopen.Config{SQLitePath: l.path, Create: true}
-	if postgres.IsURL(l.path) {
+	cfg := boot.Config{SQLitePath: a.dbPath(), Create: true, Lazy: true,
+		Clock: clock, Env: a.env.Getenv, ProcessExits: a.env.ProcessExits}
+	if boot.IsDatabaseURL(cfg.SQLitePath) {
 		// AGENT_MAIL_DB=postgres://… shares a PostgreSQL hub (still the
 		// only override, as TC8 asks).
-		cfg = storeopen.Config{DatabaseURL: l.path}
+		cfg.DatabaseURL, cfg.SQLitePath = cfg.SQLitePath, ""
 	}
-	st, err := storeopen.Open(ctx, cfg)
+	b, err := boot.Open(context.Background(), cfg)
 	if err != nil {
 		return nil, err
 	}
-	l.st = st
-	return st, nil
-}
-
-func (l *lazyStore) Read(ctx context.Context, fn func(hub.Tx) error) error {
-	st, err := l.open(ctx)
-	if err != nil {
-		return err
-	}
-	return st.Read(ctx, fn)
-}
-
-func (l *lazyStore) Write(ctx context.Context, fn func(hub.Tx) error) error {
-	st, err := l.open(ctx)
-	if err != nil {
-		return err
-	}
-	return st.Write(ctx, fn)
-}
-
-func (l *lazyStore) Backend() string {
-	if l.st != nil {
-		return l.st.Backend()
-	}
-	return "sqlite"
-}
-func (l *lazyStore) Location() string { return l.path }
-func (l *lazyStore) Close() error {
-	if l.st == nil {
-		return nil
-	}
-	return l.st.Close()
+	a.svc, a.closeFn = b.API, b.Close
+	return a.svc, nil
 }
 
 // usageErr is an argparse-style argument error (exit 2).

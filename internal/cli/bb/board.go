@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/server/remote"
-	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
 // BoardDir is the folder that holds a project's board.
@@ -71,7 +71,7 @@ func (a *app) databaseURL() string {
 	if a.g.databaseURL != "" {
 		return a.g.databaseURL
 	}
-	return strings.TrimSpace(a.env.Getenv(storeopen.EnvDatabaseURL))
+	return strings.TrimSpace(a.env.Getenv(boot.EnvDatabaseURL))
 }
 
 // service returns the board every command works on (once per
@@ -118,45 +118,52 @@ const EnvServer = "BB_SERVER"
 
 // localService opens the local board (once per invocation): for commands
 // that serve it (bb serve, bb mcp) or need its files.
-func (a *app) localService(ctx context.Context) (*hub.Service, error) {
-	if a.svc != nil {
-		return a.svc, nil
+func (a *app) localService(ctx context.Context) (hub.API, error) {
+	if a.local != nil {
+		return a.local, nil
 	}
 	clock, err := a.clock()
 	if err != nil {
 		return nil, err
 	}
-	var root string
-	cfg := storeopen.Config{DatabaseURL: a.databaseURL()}
-	if cfg.DatabaseURL != "" {
-		// The board is the database; the project root (for relative
-		// paths) is the nearest .bb/ if any, else the target directory.
-		if root, err = a.findProject(); err != nil {
-			if root, err = a.targetDir(); err != nil {
-				return nil, err
-			}
-		}
-	} else {
-		if root, err = a.findProject(); err != nil {
-			return nil, err
-		}
-		cfg.SQLitePath = filepath.Join(root, BoardDir, DBName)
-		if _, err := os.Stat(cfg.SQLitePath); errors.Is(err, fs.ErrNotExist) {
-			return nil, &hub.Error{Code: hub.CodeNotInitialized,
-				Message: "The board at " + filepath.Join(root, BoardDir) + " has no database. Run 'bb init' to recreate it."}
-		}
-	}
-	st, err := storeopen.Open(ctx, cfg)
+	cfg, err := a.boardConfig()
 	if err != nil {
 		return nil, err
 	}
-	a.svc = hub.NewService(st, clock, root)
-	a.svc.Env = a.env.Getenv
-	a.closeFn = func() { _ = st.Close() }
-	if a.env.ProcessExits && st.Backend() == "sqlite" {
-		a.closeFn = nil // see Env.ProcessExits
+	cfg.Clock, cfg.Env, cfg.ProcessExits = clock, a.env.Getenv, a.env.ProcessExits
+	b, err := boot.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
-	return a.svc, nil
+	a.local = b.API
+	a.closeFn = b.Close
+	return a.local, nil
+}
+
+// boardConfig locates the local board: the database named by
+// --database-url/$BB_DATABASE_URL, else .bb/blackboard.db of the project.
+func (a *app) boardConfig() (boot.Config, error) {
+	var err error
+	cfg := boot.Config{DatabaseURL: a.databaseURL()}
+	if cfg.DatabaseURL != "" {
+		// The board is the database; the project root (for relative
+		// paths) is the nearest .bb/ if any, else the target directory.
+		if cfg.ProjectRoot, err = a.findProject(); err != nil {
+			if cfg.ProjectRoot, err = a.targetDir(); err != nil {
+				return cfg, err
+			}
+		}
+		return cfg, nil
+	}
+	if cfg.ProjectRoot, err = a.findProject(); err != nil {
+		return cfg, err
+	}
+	cfg.SQLitePath = filepath.Join(cfg.ProjectRoot, BoardDir, DBName)
+	if _, err := os.Stat(cfg.SQLitePath); errors.Is(err, fs.ErrNotExist) {
+		return cfg, &hub.Error{Code: hub.CodeNotInitialized,
+			Message: "The board at " + filepath.Join(cfg.ProjectRoot, BoardDir) + " has no database. Run 'bb init' to recreate it."}
+	}
+	return cfg, nil
 }
 
 // actor returns the acting identity, validated by the board's rule.

@@ -10,9 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/store/postgres"
-	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
 // targetDir is where init/destroy act: --dir, BB_DIR, else the working directory.
@@ -60,11 +59,10 @@ command also does, on connect) and .bb/ only marks the project root.`,
 			if dbURL != "" {
 				// The board lives in the server database; .bb/ only marks
 				// the project root. existed: the schema was there already.
-				v, err := postgres.SchemaVersionAt(cmd.Context(), dbURL)
-				if err != nil {
+				var err error
+				if existed, err = boot.SchemaExists(cmd.Context(), dbURL); err != nil {
 					return err
 				}
-				existed = v > 0
 			} else if !existed && isDir(boardDir) && !a.g.quiet {
 				a.errorf("Warning: %s exists but its database is missing. Recreating...\n", boardDir)
 			}
@@ -77,12 +75,12 @@ command also does, on connect) and .bb/ only marks the project root.`,
 					return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot write " + gi, Err: err}
 				}
 			}
-			st, err := storeopen.Open(cmd.Context(), storeopen.Config{SQLitePath: dbPath, Create: true, DatabaseURL: dbURL})
+			b, err := boot.Open(cmd.Context(), boot.Config{SQLitePath: dbPath, Create: true, DatabaseURL: dbURL, ProjectRoot: dir})
 			if err != nil {
 				return err
 			}
-			location := st.Location()
-			_ = st.Close()
+			location := b.Location
+			b.Close()
 			data := map[string]any{"project_dir": dir, "board_dir": boardDir, "database": location, "created": !existed}
 			return a.reply(cmd, data, func(w io.Writer) {
 				switch {

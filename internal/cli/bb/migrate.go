@@ -1,7 +1,6 @@
 package bb
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,11 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/store/postgres"
-	"github.com/blackboard-hub/bb/internal/store/sqlite"
-	"github.com/blackboard-hub/bb/internal/store/sqlstore"
-	"github.com/blackboard-hub/bb/internal/store/storecopy"
 )
 
 func (a *app) migrateCmd() *cobra.Command {
@@ -58,34 +54,29 @@ BB_DATABASE_URL.`,
 				}
 				srcSpec = filepath.Join(root, BoardDir, DBName)
 			}
-			src, err := a.openSpec(ctx, srcSpec, false, "from")
+			src, err := a.boardSpec(srcSpec, false, "from")
 			if err != nil {
 				return err
 			}
-			defer src.Close()
-			dst, err := a.openSpec(ctx, to, true, "to")
+			dst, err := a.boardSpec(to, true, "to")
 			if err != nil {
 				return err
-			}
-			defer dst.Close()
-			if src.Backend() == dst.Backend() && src.Location() == dst.Location() {
-				return hub.FieldErr(hub.CodeInvalidInput, "to", "source and target are the same database (%s)", src.Location())
 			}
 			p := a.progress()
-			res, err := storecopy.Copy(ctx, src, dst, storecopy.Options{Force: force, Progress: p.update})
+			res, err := boot.Copy(ctx, boot.CopyInput{From: src, To: dst, Force: force, Progress: p.update})
 			if err != nil {
 				return err
 			}
 			data := map[string]any{
-				"from":   map[string]string{"backend": src.Backend(), "location": src.Location()},
-				"to":     map[string]string{"backend": dst.Backend(), "location": dst.Location()},
+				"from":   map[string]string{"backend": res.From.Backend, "location": res.From.Location},
+				"to":     map[string]string{"backend": res.To.Backend, "location": res.To.Location},
 				"tables": res.Tables, "rows": res.Rows, "forced": force, "counts_match": true,
 			}
 			return a.reply(cmd, data, func(w io.Writer) {
 				fmt.Fprintf(w, "Copied %d rows in %d tables from %s to %s; every table's count matches.\n",
-					res.Rows, len(res.Tables), src.Location(), dst.Location())
-				if dst.Backend() == "postgres" {
-					fmt.Fprintf(w, "Point agents at it with BB_DATABASE_URL=%s (or --database-url).\n", dst.Location())
+					res.Rows, len(res.Tables), res.From.Location, res.To.Location)
+				if res.To.Backend == "postgres" {
+					fmt.Fprintf(w, "Point agents at it with BB_DATABASE_URL=%s (or --database-url).\n", res.To.Location)
 				}
 			})
 		},
@@ -97,27 +88,27 @@ BB_DATABASE_URL.`,
 	return c
 }
 
-// openSpec opens a postgres:// URL or a SQLite file (created only for a
-// target).
-func (a *app) openSpec(ctx context.Context, spec string, create bool, field string) (*sqlstore.DB, error) {
-	if postgres.IsURL(spec) {
-		return postgres.Open(ctx, spec)
+// boardSpec names the board of a postgres:// URL or a SQLite file path
+// (created only for a target).
+func (a *app) boardSpec(spec string, create bool, field string) (boot.Config, error) {
+	if boot.IsDatabaseURL(spec) {
+		return boot.Config{DatabaseURL: spec}, nil
 	}
 	if strings.Contains(spec, "://") {
-		return nil, hub.FieldErr(hub.CodeInvalidInput, field, "--%s %q: only postgres:// URLs and SQLite file paths are supported", field, spec)
+		return boot.Config{}, hub.FieldErr(hub.CodeInvalidInput, field, "--%s %q: only postgres:// URLs and SQLite file paths are supported", field, spec)
 	}
 	p := spec
 	if !filepath.IsAbs(p) {
 		wd, err := a.env.Getwd()
 		if err != nil {
-			return nil, &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
+			return boot.Config{}, &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
 		}
 		p = filepath.Join(wd, p)
 	}
 	if isDir(p) {
-		return nil, hub.FieldErr(hub.CodeInvalidInput, field, "--%s %s is a directory; give a database file path", field, p)
+		return boot.Config{}, hub.FieldErr(hub.CodeInvalidInput, field, "--%s %s is a directory; give a database file path", field, p)
 	}
-	return sqlite.Open(ctx, p, sqlite.Options{Create: create})
+	return boot.Config{SQLitePath: p, Create: create}, nil
 }
 
 // migrateProgress draws the copy's progress on stderr: a redrawn bar on a

@@ -114,9 +114,10 @@ func commandName(cmd *cobra.Command) string {
 type app struct {
 	env Env
 	g   globals
-	// svc is opened on first use by a command that needs the board.
-	svc *hub.Service
-	// api is what commands use: svc, or a remote client (BB_SERVER).
+	// local is the local board, opened on first use by a command that
+	// needs it.
+	local hub.API
+	// api is what commands use: local, or a remote client (BB_SERVER).
 	api     hub.API
 	closeFn func()
 	// notices computed for the reply (nil when the caller is anonymous).

@@ -181,7 +181,7 @@ func (a *app) serveDir(ctx context.Context, dir, addr string) error {
 }
 
 // runServer runs bb serve over svc until ctx ends, printing where it listens.
-func (a *app) runServer(ctx context.Context, svc *hub.Service, addr, token string) error {
+func (a *app) runServer(ctx context.Context, svc hub.API, addr, token string) error {
 	lvl := slog.LevelInfo
 	if a.g.quiet {
 		lvl = slog.LevelWarn
@@ -202,10 +202,10 @@ func (a *app) runServer(ctx context.Context, svc *hub.Service, addr, token strin
 		url := "http://" + bound + "/"
 		if a.g.json {
 			writeJSON(a.env.Stdout, Envelope{OK: true, Command: "serve", Data: map[string]any{
-				"url": url, "api": url + "api/v1/", "mcp": url + "mcp", "project_dir": svc.ProjectRoot, "auth": token != ""}})
+				"url": url, "api": url + "api/v1/", "mcp": url + "mcp", "project_dir": svc.Root(), "auth": token != ""}})
 			return
 		}
-		fmt.Fprintf(a.env.Stdout, "Blackboard is serving %s\n  dashboard  %s\n  API        %sapi/v1/\n  events     %sapi/v1/events/stream\n  MCP        %smcp\n", svc.ProjectRoot, url, url, url, url)
+		fmt.Fprintf(a.env.Stdout, "Blackboard is serving %s\n  dashboard  %s\n  API        %sapi/v1/\n  events     %sapi/v1/events/stream\n  MCP        %smcp\n", svc.Root(), url, url, url, url)
 		if token != "" {
 			fmt.Fprintf(a.env.Stdout, "  auth       Authorization: Bearer <token> (browser: open %s?token=<token> once)\n", url)
 		}
@@ -216,13 +216,13 @@ func (a *app) runServer(ctx context.Context, svc *hub.Service, addr, token strin
 // commandRunner runs bb commands in-process on svc for the server's
 // POST /api/v1/command: --json, acting as the given agent, with the
 // server's environment (BB_SERVER cleared) and no stdin.
-func (a *app) commandRunner(svc *hub.Service) server.CommandRunner {
+func (a *app) commandRunner(svc hub.API) server.CommandRunner {
 	return func(ctx context.Context, agent string, args []string) []byte {
 		var out, errb bytes.Buffer
 		env := a.env
 		env.Stdin, env.Stdout, env.Stderr = strings.NewReader(""), &out, &errb
 		env.IsTerminal = false
-		env.Getwd = func() (string, error) { return svc.ProjectRoot, nil }
+		env.Getwd = func() (string, error) { return svc.Root(), nil }
 		parent := a.env.Getenv
 		env.Getenv = func(k string) string {
 			switch k {
@@ -232,7 +232,7 @@ func (a *app) commandRunner(svc *hub.Service) server.CommandRunner {
 			return parent(k)
 		}
 		c := newApp(env)
-		c.svc, c.api = svc, svc
+		c.local, c.api = svc, svc
 		full := []string{"--json"}
 		if agent != "" {
 			full = append(full, "--as", agent)

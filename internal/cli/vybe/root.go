@@ -18,9 +18,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/store/storeopen"
 )
 
 // Version is what `vybe --version` reports (the original reports "dev").
@@ -108,7 +108,7 @@ type app struct {
 		agent     string
 		requestID string
 	}
-	svc     *hub.Service
+	svc     hub.API
 	closeFn func()
 	dbPath  string
 	dbSrc   string
@@ -307,7 +307,7 @@ func (a *app) mutation(ctx context.Context, command string) (context.Context, st
 }
 
 // service opens the database once per invocation.
-func (a *app) service(ctx context.Context) (*hub.Service, error) {
+func (a *app) service(ctx context.Context) (hub.API, error) {
 	if a.svc != nil {
 		return a.svc, nil
 	}
@@ -319,16 +319,12 @@ func (a *app) service(ctx context.Context) (*hub.Service, error) {
 	}
 	// BB_DATABASE_URL=postgres://… puts vybe on the shared PostgreSQL hub,
 	// like bb, bb serve and bb mcp; otherwise the SQLite file above.
-	url := strings.TrimSpace(a.env.Getenv(storeopen.EnvDatabaseURL))
-	st, err := storeopen.Open(ctx, storeopen.Config{SQLitePath: path, Create: true, DatabaseURL: url})
+	url := strings.TrimSpace(a.env.Getenv(boot.EnvDatabaseURL))
+	b, err := boot.Open(ctx, boot.Config{SQLitePath: path, Create: true, DatabaseURL: url,
+		Clock: clock, Env: a.env.Getenv, ProcessExits: a.env.ProcessExits})
 	if err != nil {
 		return nil, err
 	}
-	a.svc = hub.NewService(st, clock, "")
-	a.svc.Env = a.env.Getenv
-	a.closeFn = func() { _ = st.Close() }
-	if a.env.ProcessExits && st.Backend() == "sqlite" {
-		a.closeFn = nil
-	}
+	a.svc, a.closeFn = b.API, b.Close
 	return a.svc, nil
 }

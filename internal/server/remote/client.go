@@ -172,3 +172,23 @@ func rootCause(err error) error {
 		err = u.Unwrap()
 	}
 }
+
+// PostMany posts each op with its own call (the server batches concurrent
+// posts itself); each op succeeds or fails on its own, as on a local board.
+func (c *Client) PostMany(ctx context.Context, ops []hub.PostOp) []hub.PostResult {
+	out := make([]hub.PostResult, len(ops))
+	for i, op := range ops {
+		m, err := c.Post(ctx, op.In)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		out[i].Message = m
+		if op.CheckIn {
+			if n, err := c.CheckIn(ctx, op.In.From); err == nil {
+				out[i].Notices = &n
+			}
+		}
+	}
+	return out
+}

@@ -10,6 +10,13 @@ import (
 
 var _ hub.API = (*Client)(nil)
 
+// AckAgentMail calls hub.Service.AckAgentMail on the server.
+func (c *Client) AckAgentMail(ctx context.Context, agent string, id string) (hub.MailAckResult, error) {
+	var r0 hub.MailAckResult
+	err := c.call(ctx, "AckAgentMail", []any{agent, id}, []any{&r0})
+	return r0, err
+}
+
 // AckMail calls hub.Service.AckMail on the server.
 func (c *Client) AckMail(ctx context.Context, agent string, id string) (hub.MailItem, error) {
 	var r0 hub.MailItem
@@ -29,6 +36,13 @@ func (c *Client) AddArtifact(ctx context.Context, in hub.ArtifactInput) (hub.Art
 func (c *Client) AddTaskDep(ctx context.Context, agent string, id string, dep string) (hub.DepResult, error) {
 	var r0 hub.DepResult
 	err := c.call(ctx, "AddTaskDep", []any{agent, id, dep}, []any{&r0})
+	return r0, err
+}
+
+// AgentMailStatus calls hub.Service.AgentMailStatus on the server.
+func (c *Client) AgentMailStatus(ctx context.Context, agent string, project string) ([]hub.MailCounts, error) {
+	var r0 []hub.MailCounts
+	err := c.call(ctx, "AgentMailStatus", []any{agent, project}, []any{&r0})
 	return r0, err
 }
 
@@ -88,6 +102,13 @@ func (c *Client) Clear(ctx context.Context, in hub.ClearInput) (hub.ClearPlan, e
 	return r0, err
 }
 
+// CleanAgentMail calls hub.Service.CleanAgentMail on the server.
+func (c *Client) CleanAgentMail(ctx context.Context, dryRun bool) (hub.MailCleanupResult, error) {
+	var r0 hub.MailCleanupResult
+	err := c.call(ctx, "CleanAgentMail", []any{dryRun}, []any{&r0})
+	return r0, err
+}
+
 // ClearStatus calls hub.Service.ClearStatus on the server.
 func (c *Client) ClearStatus(ctx context.Context, agent string) (hub.Agent, error) {
 	var r0 hub.Agent
@@ -99,6 +120,13 @@ func (c *Client) ClearStatus(ctx context.Context, agent string) (hub.Agent, erro
 func (c *Client) CompleteTask(ctx context.Context, agent string, in hub.CloseInput) (hub.TaskResult, error) {
 	var r0 hub.TaskResult
 	err := c.call(ctx, "CompleteTask", []any{agent, in}, []any{&r0})
+	return r0, err
+}
+
+// Conversation calls hub.Service.Conversation on the server.
+func (c *Client) Conversation(ctx context.Context, key string, viewer string) ([]hub.TimelineItem, error) {
+	var r0 []hub.TimelineItem
+	err := c.call(ctx, "Conversation", []any{key, viewer}, []any{&r0})
 	return r0, err
 }
 
@@ -193,6 +221,13 @@ func (c *Client) Inbox(ctx context.Context, q hub.InboxQuery) ([]hub.MailItem, e
 	return r0, err
 }
 
+// Info calls hub.Service.Info on the server.
+func (c *Client) Info(ctx context.Context) (hub.Info, error) {
+	var r0 hub.Info
+	err := c.call(ctx, "Info", []any{}, []any{&r0})
+	return r0, err
+}
+
 // InitSession calls hub.Service.InitSession on the server.
 func (c *Client) InitSession(ctx context.Context, in hub.InitInput) (hub.InitResult, error) {
 	var r0 hub.InitResult
@@ -221,6 +256,20 @@ func (c *Client) ListMemory(ctx context.Context, scope string, scopeID string) (
 	return r0, err
 }
 
+// ListTaskArtifacts calls hub.Service.ListTaskArtifacts on the server.
+func (c *Client) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]hub.ArtifactView, error) {
+	var r0 []hub.ArtifactView
+	err := c.call(ctx, "ListTaskArtifacts", []any{taskID, limit}, []any{&r0})
+	return r0, err
+}
+
+// ListTaskEvents calls hub.Service.ListTaskEvents on the server.
+func (c *Client) ListTaskEvents(ctx context.Context, q hub.EventsQuery) ([]hub.EventView, error) {
+	var r0 []hub.EventView
+	err := c.call(ctx, "ListTaskEvents", []any{q}, []any{&r0})
+	return r0, err
+}
+
 // ListTasks calls hub.Service.ListTasks on the server.
 func (c *Client) ListTasks(ctx context.Context, f hub.TaskFilter) ([]hub.Task, error) {
 	var r0 []hub.Task
@@ -232,6 +281,13 @@ func (c *Client) ListTasks(ctx context.Context, f hub.TaskFilter) ([]hub.Task, e
 func (c *Client) Log(ctx context.Context, q hub.LogQuery) ([]hub.Message, error) {
 	var r0 []hub.Message
 	err := c.call(ctx, "Log", []any{q}, []any{&r0})
+	return r0, err
+}
+
+// LoopRunStats calls hub.Service.LoopRunStats on the server.
+func (c *Client) LoopRunStats(ctx context.Context, last int, projectID string) (hub.LoopStats, error) {
+	var r0 hub.LoopStats
+	err := c.call(ctx, "LoopRunStats", []any{last, projectID}, []any{&r0})
 	return r0, err
 }
 
@@ -260,6 +316,13 @@ func (c *Client) Post(ctx context.Context, in hub.PostInput) (hub.Message, error
 func (c *Client) Push(ctx context.Context, agent string, in hub.PushInput) (hub.PushResult, error) {
 	var r0 hub.PushResult
 	err := c.call(ctx, "Push", []any{agent, in}, []any{&r0})
+	return r0, err
+}
+
+// ReadAgentMail calls hub.Service.ReadAgentMail on the server.
+func (c *Client) ReadAgentMail(ctx context.Context, in hub.MailReadInput) ([]hub.MailRow, error) {
+	var r0 []hub.MailRow
+	err := c.call(ctx, "ReadAgentMail", []any{in}, []any{&r0})
 	return r0, err
 }
 
@@ -306,10 +369,24 @@ func (c *Client) Resume(ctx context.Context, in hub.ResumeInput) (hub.ResumeResu
 	return r0, err
 }
 
+// SendAgentMail calls hub.Service.SendAgentMail on the server.
+func (c *Client) SendAgentMail(ctx context.Context, in hub.MailSendInput) (hub.MailRow, error) {
+	var r0 hub.MailRow
+	err := c.call(ctx, "SendAgentMail", []any{in}, []any{&r0})
+	return r0, err
+}
+
 // SendMail calls hub.Service.SendMail on the server.
 func (c *Client) SendMail(ctx context.Context, in hub.SendInput) (hub.MailItem, error) {
 	var r0 hub.MailItem
 	err := c.call(ctx, "SendMail", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// Sessions calls hub.Service.Sessions on the server.
+func (c *Client) Sessions(ctx context.Context, viewer string) (hub.Sessions, error) {
+	var r0 hub.Sessions
+	err := c.call(ctx, "Sessions", []any{viewer}, []any{&r0})
 	return r0, err
 }
 
@@ -352,6 +429,13 @@ func (c *Client) ShowAgent(ctx context.Context, id string) (hub.AgentInfo, error
 func (c *Client) Summary(ctx context.Context) (hub.Summary, error) {
 	var r0 hub.Summary
 	err := c.call(ctx, "Summary", []any{}, []any{&r0})
+	return r0, err
+}
+
+// TaskStoreStatus calls hub.Service.TaskStoreStatus on the server.
+func (c *Client) TaskStoreStatus(ctx context.Context, agent string) (hub.TaskStatus, error) {
+	var r0 hub.TaskStatus
+	err := c.call(ctx, "TaskStoreStatus", []any{agent}, []any{&r0})
 	return r0, err
 }
 

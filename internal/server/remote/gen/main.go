@@ -1,6 +1,8 @@
 // Command gen writes client_gen.go: one method of the remote Client per
-// method of hub.API that takes a context (the others are written by hand in
-// client.go). Run it with `go generate ./internal/server/remote`.
+// method of hub.API callable over HTTP — its first parameter is a context,
+// no parameter is a func or a channel, its last result is an error (the
+// same rule as the server's RPC endpoint); the others are written by hand
+// in client.go. Run it with `go generate ./internal/server/remote`.
 package main
 
 import (
@@ -63,10 +65,14 @@ func Generate(src string) ([]byte, error) {
 		}
 		name := m.Names[0].Name
 		var params, args []string
-		takesCtx := false
+		takesCtx, takesFunc := false, false
 		n := 0
 		for i, p := range ft.Params.List {
 			t := typ(p.Type)
+			switch p.Type.(type) {
+			case *ast.FuncType, *ast.ChanType:
+				takesFunc = true
+			}
 			if i == 0 && t == "context.Context" {
 				takesCtx = true
 				params = append(params, "ctx context.Context")
@@ -82,9 +88,6 @@ func Generate(src string) ([]byte, error) {
 				n++
 			}
 		}
-		if !takesCtx {
-			continue // answered locally, in client.go
-		}
 		var results []string
 		if ft.Results != nil {
 			for _, r := range ft.Results.List {
@@ -97,8 +100,8 @@ func Generate(src string) ([]byte, error) {
 				}
 			}
 		}
-		if len(results) == 0 || results[len(results)-1] != "error" {
-			return nil, fmt.Errorf("%s: the last result must be error", name)
+		if !takesCtx || takesFunc || len(results) == 0 || results[len(results)-1] != "error" {
+			continue // not callable over HTTP: written by hand in client.go
 		}
 		vals := results[:len(results)-1]
 		fmt.Fprintf(&b, "\n// %s calls hub.Service.%s on the server.\n", name, name)
