@@ -193,7 +193,7 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 	if in.Adopt != "" {
 		return s.adopt(ctx, in)
 	}
-	if _, err := s.protocolThresholds(); err != nil {
+	if _, err := s.StaleMinutes(); err != nil {
 		return InitResult{}, err
 	}
 	res, err := read(ctx, s, func(tx Tx) (InitResult, error) {
@@ -232,7 +232,7 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 	if err := validateAgentRef("adopt", in.Adopt); err != nil {
 		return InitResult{}, err
 	}
-	th, err := s.protocolThresholds()
+	stale, err := s.StaleMinutes()
 	if err != nil {
 		return InitResult{}, err
 	}
@@ -273,7 +273,7 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 		if err != nil {
 			return InitResult{}, err
 		}
-		info := AgentInfo{Agent: *a, Liveness: LivenessOf(a.LastSeen, now, th)}
+		info := agentInfo(*a, LiveOf(a.LastSeen, now, stale))
 		return InitResult{Action: "adopt", AgentID: in.Adopt, Agent: &info, Candidates: []AdoptionCandidate{*c},
 			Reason: fmt.Sprintf("adopted %s (%s): %s", in.Adopt, c.Reason, c.Evidence), Resume: e}, nil
 	})

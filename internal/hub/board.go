@@ -17,8 +17,14 @@ import (
 // AgentView is an agent with its derived liveness at read time.
 type AgentView struct {
 	Agent
+	// Liveness is the board's word for Presence (active, stale, offline).
 	Liveness     Liveness
+	Presence     Presence
 	MinutesSince int
+}
+
+func agentView(a Agent, l Live) AgentView {
+	return AgentView{Agent: a, Liveness: l.Board, Presence: l.Presence, MinutesSince: l.MinutesSince}
 }
 
 // StatusUpdate carries the optional fields of `bb status set`; nil means
@@ -134,8 +140,12 @@ func loadOrNewAgent(ctx context.Context, tx Tx, id string, now time.Time) (*Agen
 // marked offline.
 func (s *Service) Board(ctx context.Context) ([]AgentView, error) {
 	now := s.Now()
+	stale, err := s.StaleMinutes()
+	if err != nil {
+		return nil, err
+	}
 	agents, err := write(ctx, s, func(tx Tx) ([]Agent, error) {
-		if _, err := tx.MarkOfflineBefore(ctx, now.Add(-BoardThresholds.Stale-time.Minute+time.Microsecond)); err != nil {
+		if _, err := tx.MarkOfflineBefore(ctx, offlineBefore(now, stale)); err != nil {
 			return nil, err
 		}
 		return tx.ListAgents(ctx)
@@ -143,13 +153,13 @@ func (s *Service) Board(ctx context.Context) ([]AgentView, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.views(agents, now), nil
+	return views(agents, now, stale), nil
 }
 
-func (s *Service) views(agents []Agent, now time.Time) []AgentView {
+func views(agents []Agent, now time.Time, stale int) []AgentView {
 	out := make([]AgentView, 0, len(agents))
 	for _, a := range agents {
-		out = append(out, AgentView{Agent: a, Liveness: LivenessOf(a.LastSeen, now, BoardThresholds), MinutesSince: MinutesSince(a.LastSeen, now)})
+		out = append(out, agentView(a, LiveOf(a.LastSeen, now, stale)))
 	}
 	return out
 }
@@ -166,7 +176,11 @@ func (s *Service) AgentStatus(ctx context.Context, id string) (AgentView, error)
 	if a == nil {
 		return AgentView{}, Errorf(CodeNotFound, "agent %q not found", id)
 	}
-	return s.views([]Agent{*a}, s.Now())[0], nil
+	stale, err := s.StaleMinutes()
+	if err != nil {
+		return AgentView{}, err
+	}
+	return agentView(*a, LiveOf(a.LastSeen, s.Now(), stale)), nil
 }
 
 // PostInput is a Blackboard post (a broadcast message).
@@ -560,12 +574,16 @@ func (s *Service) clearCounts(ctx context.Context, tx Tx, in ClearInput, now tim
 		}
 	}
 	if in.ResetOffline {
+		stale, err := s.StaleMinutes()
+		if err != nil {
+			return p, err
+		}
 		agents, err := tx.ListAgents(ctx)
 		if err != nil {
 			return p, err
 		}
 		for _, a := range agents {
-			if a.Status == "offline" || LivenessOf(a.LastSeen, now, BoardThresholds) == LiveOffline {
+			if a.Status == "offline" || LiveOf(a.LastSeen, now, stale).Presence == PresOffline {
 				p.OfflineAgents++
 			}
 		}
@@ -589,6 +607,10 @@ func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
 	if in.MessagesBefore < 0 {
 		return ClearPlan{}, FieldErr(CodeInvalidInput, "messages-before", "duration must not be negative")
 	}
+	stale, err := s.StaleMinutes()
+	if err != nil {
+		return ClearPlan{}, err
+	}
 	return write(ctx, s, func(tx Tx) (ClearPlan, error) {
 		now := s.Now()
 		var done ClearPlan
@@ -599,7 +621,7 @@ func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
 			}
 		}
 		if in.ResetOffline {
-			if _, err = tx.MarkOfflineBefore(ctx, now.Add(-BoardThresholds.Stale-time.Minute+time.Microsecond)); err != nil {
+			if _, err = tx.MarkOfflineBefore(ctx, offlineBefore(now, stale)); err != nil {
 				return done, err
 			}
 			if done.OfflineAgents, err = tx.DeleteAgentsWithStatus(ctx, "offline"); err != nil {

@@ -69,7 +69,13 @@ func textArg(field, v string, max int) error {
 // AgentInfo is an agent with its seed 001 liveness.
 type AgentInfo struct {
 	Agent
+	// Liveness is the agent protocol's word for Presence (active, stale, evicted).
 	Liveness Liveness
+	Presence Presence
+}
+
+func agentInfo(a Agent, l Live) AgentInfo {
+	return AgentInfo{Agent: a, Liveness: l.Agent, Presence: l.Presence}
 }
 
 // RegisterInput is `bb agent register`.
@@ -96,7 +102,7 @@ func (s *Service) RegisterAgent(ctx context.Context, in RegisterInput) (AgentInf
 			return AgentInfo{}, false, err
 		}
 	}
-	th, err := s.protocolThresholds()
+	stale, err := s.StaleMinutes()
 	if err != nil {
 		return AgentInfo{}, false, err
 	}
@@ -106,7 +112,7 @@ func (s *Service) RegisterAgent(ctx context.Context, in RegisterInput) (AgentInf
 	if err != nil {
 		return AgentInfo{}, false, err
 	}
-	return AgentInfo{Agent: r.A, Liveness: LivenessOf(r.A.LastSeen, s.Now(), th)}, r.Created, nil
+	return agentInfo(r.A, LiveOf(r.A.LastSeen, s.Now(), stale)), r.Created, nil
 }
 
 type registerResult struct {
@@ -163,7 +169,7 @@ func (s *Service) ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo
 	if q.Status != "" && !slices.Contains(AgentStatuses, q.Status) {
 		return nil, FieldErr(CodeInvalidArgs, "status", "invalid status %q: expected one of %s", q.Status, strings.Join(AgentStatuses, ", "))
 	}
-	th, err := s.protocolThresholds()
+	stale, err := s.StaleMinutes()
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +184,7 @@ func (s *Service) ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo
 		if (q.Role != "" && a.Role != q.Role) || (q.Status != "" && a.Status != q.Status) {
 			continue
 		}
-		out = append(out, AgentInfo{Agent: a, Liveness: LivenessOf(a.LastSeen, now, th)})
+		out = append(out, agentInfo(a, LiveOf(a.LastSeen, now, stale)))
 	}
 	return out, nil
 }
@@ -189,7 +195,7 @@ func (s *Service) ShowAgent(ctx context.Context, id string) (AgentInfo, error) {
 	if err := validateAgentRef("agent", id); err != nil {
 		return AgentInfo{}, err
 	}
-	th, err := s.protocolThresholds()
+	stale, err := s.StaleMinutes()
 	if err != nil {
 		return AgentInfo{}, err
 	}
@@ -200,7 +206,7 @@ func (s *Service) ShowAgent(ctx context.Context, id string) (AgentInfo, error) {
 	if a == nil {
 		return AgentInfo{}, agentNotFound("agent", id)
 	}
-	return AgentInfo{Agent: *a, Liveness: LivenessOf(a.LastSeen, s.Now(), th)}, nil
+	return agentInfo(*a, LiveOf(a.LastSeen, s.Now(), stale)), nil
 }
 
 func agentNotFound(field, id string) error {
@@ -232,7 +238,7 @@ func (s *Service) Heartbeat(ctx context.Context, id string) (AgentInfo, error) {
 	if err := validateAgentRef("agent", id); err != nil {
 		return AgentInfo{}, err
 	}
-	th, err := s.protocolThresholds()
+	stale, err := s.StaleMinutes()
 	if err != nil {
 		return AgentInfo{}, err
 	}
@@ -252,5 +258,5 @@ func (s *Service) Heartbeat(ctx context.Context, id string) (AgentInfo, error) {
 	if err != nil {
 		return AgentInfo{}, err
 	}
-	return AgentInfo{Agent: a, Liveness: LivenessOf(a.LastSeen, s.Now(), th)}, nil
+	return agentInfo(a, LiveOf(a.LastSeen, s.Now(), stale)), nil
 }

@@ -180,15 +180,6 @@ func (s *Service) StaleMinutes() (int, error) {
 	return n, nil
 }
 
-// protocolThresholds are the seed 001 liveness thresholds of this service.
-func (s *Service) protocolThresholds() (Thresholds, error) {
-	n, err := s.StaleMinutes()
-	if err != nil {
-		return Thresholds{}, err
-	}
-	return ProtocolThresholds(n), nil
-}
-
 // LatestEventSeq returns the newest timeline sequence number (0 when empty):
 // the cheap probe live followers poll.
 func (s *Service) LatestEventSeq(ctx context.Context) (int64, error) {

@@ -88,7 +88,7 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 	if ttl < MinReserveTTL || ttl > MaxReserveTTL {
 		return ReserveResult{}, FieldErr(CodeInvalidArgs, "ttl", "--ttl must be between %d and %d minutes, got %d", MinReserveTTL, MaxReserveTTL, in.TTLMinutes)
 	}
-	th, err := s.protocolThresholds()
+	stale, err := s.StaleMinutes()
 	if err != nil {
 		return ReserveResult{}, err
 	}
@@ -101,7 +101,7 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 			return err
 		}
 		now := s.Now()
-		mine, others, err := s.overlaps(ctx, tx, in.Agent, sc, now, th)
+		mine, others, err := s.overlaps(ctx, tx, in.Agent, sc, now, stale)
 		if err != nil {
 			return err
 		}

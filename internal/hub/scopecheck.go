@@ -10,7 +10,7 @@ import (
 // of exactly sc (if any); others are the other agents' overlapping
 // reservations with their owners' liveness and whether they block (the
 // reservation is unexpired and its owner active: never taken over).
-func (s *Service) overlaps(ctx context.Context, tx Tx, agent string, sc Scope, now time.Time, th Thresholds) (*Reservation, []overlapDecision, error) {
+func (s *Service) overlaps(ctx context.Context, tx Tx, agent string, sc Scope, now time.Time, stale int) (*Reservation, []overlapDecision, error) {
 	rows, err := tx.OverlappingActive(ctx, sc.Path, Ancestors(sc.Path), maxOverlapRows)
 	if err != nil {
 		return nil, nil, err
@@ -35,7 +35,7 @@ func (s *Service) overlaps(ctx context.Context, tx Tx, agent string, sc Scope, n
 		}
 		live := LiveEvicted // an owner missing from the agents table is gone
 		if owner != nil {
-			live = LivenessOf(owner.LastSeen, now, th)
+			live = LiveOf(owner.LastSeen, now, stale).Agent
 		}
 		expired := !now.Before(r.ExpiresAt)
 		others = append(others, overlapDecision{res: r, kind: ClassifyOverlap(r.Scope, sc.Path), liveness: live,
@@ -90,13 +90,13 @@ func (s *Service) CheckScope(ctx context.Context, agent, wd, raw string) (ScopeC
 	if err != nil {
 		return ScopeCheck{}, err
 	}
-	th, err := s.protocolThresholds()
+	stale, err := s.StaleMinutes()
 	if err != nil {
 		return ScopeCheck{}, err
 	}
 	return read(ctx, s, func(tx Tx) (ScopeCheck, error) {
 		now := s.Now()
-		_, others, err := s.overlaps(ctx, tx, agent, sc, now, th)
+		_, others, err := s.overlaps(ctx, tx, agent, sc, now, stale)
 		if err != nil {
 			return ScopeCheck{}, err
 		}

@@ -44,7 +44,7 @@ type FeedCard struct {
 	Agent      string   // the agent of an agent card, or the latest actor of a bead
 	Agents     []string // everyone who took part
 	Status     string
-	Liveness   Liveness
+	Presence   Presence // the liveliest participant's
 	Progress   int
 	Blockers   string
 	Group      string
@@ -63,7 +63,7 @@ type FeedGroup struct {
 type Sessions struct {
 	Now          time.Time
 	Viewer       string
-	Agents       []AgentView // seed 001 liveness: active, stale, evicted
+	Agents       []AgentView
 	Feed         []FeedGroup
 	Unread       int
 	PendingAck   int
@@ -219,14 +219,14 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		return Sessions{}, err
 	}
 	now := s.Now()
-	th, err := s.protocolThresholds()
+	stale, err := s.StaleMinutes()
 	if err != nil {
 		return Sessions{}, err
 	}
 	out := Sessions{Now: now, Viewer: viewer, LastEventSeq: d.lastSeq}
 	live := map[string]AgentView{}
 	for _, a := range d.agents {
-		v := AgentView{Agent: a, Liveness: LivenessOf(a.LastSeen, now, th), MinutesSince: MinutesSince(a.LastSeen, now)}
+		v := agentView(a, LiveOf(a.LastSeen, now, stale))
 		out.Agents = append(out.Agents, v)
 		live[a.ID] = v
 	}
@@ -336,10 +336,10 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 			c.Title = c.BeadID
 		}
 		// A session is as alive as its liveliest participant.
-		c.Liveness = th.Dead
+		c.Presence = PresOffline
 		for _, id := range c.Agents {
-			if v, ok := live[id]; ok && rank(v.Liveness) < rank(c.Liveness) {
-				c.Liveness = v.Liveness
+			if v, ok := live[id]; ok && slices.Index(Presences, v.Presence) < slices.Index(Presences, c.Presence) {
+				c.Presence = v.Presence
 			}
 		}
 		ts, isTask := taskStatus[key]
@@ -350,9 +350,9 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 			c.Group = GroupDone
 		case isTask && ts == TaskPending:
 			c.Group = GroupIdle
-		case c.Liveness == LiveActive && (c.BeadID != "" || (c.Status != "idle" && c.Status != "offline")):
+		case c.Presence == PresActive && (c.BeadID != "" || (c.Status != "idle" && c.Status != "offline")):
 			c.Group = GroupActive
-		case c.Liveness != LiveActive:
+		case c.Presence != PresActive:
 			c.Group = GroupStale
 		default:
 			c.Group = GroupIdle
@@ -369,16 +369,6 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		out.Feed = append(out.Feed, fg)
 	}
 	return out, nil
-}
-
-func rank(l Liveness) int {
-	switch l {
-	case LiveActive:
-		return 0
-	case LiveStale:
-		return 1
-	}
-	return 2
 }
 
 // Conversation returns the timeline of one session (key "bead:<id>" or

@@ -270,30 +270,33 @@ func TestCleanArtifactPath(t *testing.T) {
 
 func TestLiveness(t *testing.T) {
 	now := time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)
+	m := time.Minute
 	for _, c := range []struct {
-		ago  time.Duration
-		want Liveness
+		ago   time.Duration
+		stale int
+		want  Live
 	}{
-		{0, LiveActive}, {-time.Minute, LiveActive}, {5*time.Minute + 59*time.Second, LiveActive}, {6 * time.Minute, LiveStale},
-		{30*time.Minute + 59*time.Second, LiveStale}, {31 * time.Minute, LiveOffline}, {48 * time.Hour, LiveOffline},
+		{0, 0, Live{PresActive, LiveActive, LiveActive, 0}},
+		{-m, 15, Live{PresActive, LiveActive, LiveActive, 0}},
+		{5*m + 59*time.Second, 15, Live{PresActive, LiveActive, LiveActive, 5}},
+		{6 * m, 15, Live{PresQuiet, LiveStale, LiveActive, 6}},
+		{14*m + 59*time.Second, 15, Live{PresQuiet, LiveStale, LiveActive, 14}},
+		{15 * m, 15, Live{PresStale, LiveStale, LiveStale, 15}},
+		{29 * m, 0, Live{PresStale, LiveStale, LiveStale, 29}},
+		// The agent word counts seconds, the board whole minutes.
+		{30 * m, 15, Live{PresStale, LiveStale, LiveEvicted, 30}},
+		{30*m + 59*time.Second, 15, Live{PresStale, LiveStale, LiveEvicted, 30}},
+		{31 * m, 15, Live{PresOffline, LiveOffline, LiveEvicted, 31}},
+		{48 * time.Hour, 15, Live{PresOffline, LiveOffline, LiveEvicted, 2880}},
+		// BB_AGENT_STALE_MINUTES moves every threshold but the 5 active minutes.
+		{20 * m, 60, Live{PresQuiet, LiveStale, LiveActive, 20}},
+		{61 * m, 60, Live{PresStale, LiveStale, LiveStale, 61}},
+		{121 * m, 60, Live{PresOffline, LiveOffline, LiveEvicted, 121}},
+		{3 * m, 2, Live{PresStale, LiveStale, LiveStale, 3}},
 	} {
-		if got := LivenessOf(now.Add(-c.ago), now, BoardThresholds); got != c.want {
-			t.Errorf("board, %v ago: %s, want %s", c.ago, got, c.want)
+		if got := LiveOf(now.Add(-c.ago), now, c.stale); got != c.want {
+			t.Errorf("%v ago, stale %d: %+v, want %+v", c.ago, c.stale, got, c.want)
 		}
-	}
-	p := ProtocolThresholds(15)
-	for _, c := range []struct {
-		ago  time.Duration
-		want Liveness
-	}{
-		{14*time.Minute + 59*time.Second, LiveActive}, {15 * time.Minute, LiveStale}, {29 * time.Minute, LiveStale}, {30 * time.Minute, LiveEvicted},
-	} {
-		if got := LivenessOf(now.Add(-c.ago), now, p); got != c.want {
-			t.Errorf("protocol, %v ago: %s, want %s", c.ago, got, c.want)
-		}
-	}
-	if ProtocolThresholds(0) != ProtocolThresholds(15) {
-		t.Error("default stale minutes")
 	}
 	if MinutesSince(now.Add(-90*time.Second), now) != 1 || MinutesSince(now.Add(time.Hour), now) != 0 {
 		t.Error("MinutesSince")

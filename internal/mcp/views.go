@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/view"
@@ -45,19 +44,7 @@ func reservationOut(svc hub.API, r hub.Reservation) ReservationOut {
 	return view.ReservationOf(r, svc.DisplayScope(r), svc.Now())
 }
 
-// AgentInfoOut is an agent with its protocol liveness (seed 000 names).
-type AgentInfoOut struct {
-	AgentID     string    `json:"agent_id"`
-	DisplayName string    `json:"display_name"`
-	Role        string    `json:"role"`
-	Status      string    `json:"status"`
-	Registered  bool      `json:"registered"`
-	CreatedAt   time.Time `json:"created_at"`
-	LastSeenAt  time.Time `json:"last_seen_at"`
-	Liveness    string    `json:"liveness"`
-}
+// AgentInfoOut is an agent with its liveness (seed 000 names).
+type AgentInfoOut = view.AgentInfo
 
-func agentInfoOut(i hub.AgentInfo) AgentInfoOut {
-	return AgentInfoOut{AgentID: i.ID, DisplayName: i.DisplayName, Role: i.Role, Status: i.Status, Registered: i.Registered,
-		CreatedAt: i.CreatedAt, LastSeenAt: i.LastSeen, Liveness: string(i.Liveness)}
-}
+func agentInfoOut(i hub.AgentInfo) AgentInfoOut { return view.AgentInfoOf(i) }

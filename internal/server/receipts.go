@@ -34,17 +34,17 @@ func (s *Server) reservations(ctx context.Context, agents []hub.AgentView) ([]re
 	if err != nil {
 		return nil, err
 	}
-	live := map[string]hub.Liveness{}
+	live := map[string]hub.Presence{}
 	for _, a := range agents {
-		live[a.ID] = a.Liveness
+		live[a.ID] = a.Presence
 	}
 	now := s.svc.Now()
 	rows := make([]reservationRow, 0, len(st.Reservations))
 	for _, r := range st.Reservations {
 		row := reservationRow{Agent: r.AgentID, Scope: s.svc.DisplayScope(r), BeadID: r.BeadID, Expires: r.ExpiresAt,
-			Expired: !r.ExpiresAt.After(now), Liveness: live[r.AgentID]}
-		if row.Liveness == "" {
-			row.Liveness = hub.LiveEvicted
+			Expired: !r.ExpiresAt.After(now), Presence: live[r.AgentID]}
+		if row.Presence == "" {
+			row.Presence = hub.PresOffline
 		}
 		for _, o := range st.Reservations {
 			if o.ID != r.ID && o.AgentID != r.AgentID && hub.ClassifyOverlap(o.Scope, r.Scope) != hub.OverlapDisjoint {

@@ -100,7 +100,7 @@ type reservationRow struct {
 	BeadID   string
 	Expires  time.Time
 	Expired  bool
-	Liveness hub.Liveness
+	Presence hub.Presence
 	// Overlaps names other agents whose active reservations overlap.
 	Overlaps []string
 }

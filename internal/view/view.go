@@ -20,7 +20,30 @@ type Agent struct {
 	LastSeen             time.Time `json:"last_seen"`
 	UpdatedAt            time.Time `json:"updated_at"`
 	Liveness             string    `json:"liveness,omitempty"`
+	Presence             string    `json:"presence,omitempty"`
 	MinutesSinceLastSeen *int      `json:"minutes_since_last_seen,omitempty"`
+}
+
+// AgentInfo is a registered agent (seed 000 field names) with its liveness:
+// `liveness` in the agent protocol's words (active, stale, evicted) and
+// `presence` in the shared vocabulary (active, quiet, stale, offline).
+type AgentInfo struct {
+	AgentID     string    `json:"agent_id"`
+	DisplayName string    `json:"display_name"`
+	Role        string    `json:"role"`
+	Status      string    `json:"status"`
+	Registered  bool      `json:"registered"`
+	CreatedAt   time.Time `json:"created_at"`
+	LastSeenAt  time.Time `json:"last_seen_at"`
+	Version     int       `json:"version"`
+	Liveness    string    `json:"liveness"`
+	Presence    string    `json:"presence"`
+}
+
+// AgentInfoOf renders a registered agent.
+func AgentInfoOf(i hub.AgentInfo) AgentInfo {
+	return AgentInfo{AgentID: i.ID, DisplayName: i.DisplayName, Role: i.Role, Status: i.Status, Registered: i.Registered,
+		CreatedAt: i.CreatedAt, LastSeenAt: i.LastSeen, Version: i.Version, Liveness: string(i.Liveness), Presence: string(i.Presence)}
 }
 
 // AgentOf renders an agent without liveness.
@@ -33,6 +56,7 @@ func AgentOf(a hub.Agent) Agent {
 func AgentLive(a hub.AgentView) Agent {
 	j := AgentOf(a.Agent)
 	j.Liveness = string(a.Liveness)
+	j.Presence = string(a.Presence)
 	m := a.MinutesSince
 	j.MinutesSinceLastSeen = &m
 	return j

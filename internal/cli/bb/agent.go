@@ -1,8 +1,6 @@
 package bb
 
 import (
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -24,9 +22,10 @@ Files:    reserve, release, status.
 
 The acting agent is the command's --agent (--from for send), else --as,
 else $BB_AGENT_ID. Every command it makes refreshes its last_seen; being
-looked at (list, show, status) never does. Liveness: active until
-$BB_AGENT_STALE_MINUTES (default 15) after last_seen, stale until twice
-that, then evicted. Protocol events (HANDOFF, BLOCKED, INCURSION, RESUME)
+looked at (list, show, status) never does. Liveness ("liveness" in --json):
+active until $BB_AGENT_STALE_MINUTES (S, default 15) after last_seen, stale
+until 2S, then evicted; views show the shared presence (active within 5
+minutes, quiet until S, stale, offline). Protocol events (HANDOFF, BLOCKED, INCURSION, RESUME)
 go to the timeline: bb events --type INCURSION.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -74,22 +73,9 @@ func required(c *cobra.Command, names ...string) {
 
 // JSON shapes of bb agent (seed 000 field names).
 
-type agentInfoJSON struct {
-	AgentID     string    `json:"agent_id"`
-	DisplayName string    `json:"display_name"`
-	Role        string    `json:"role"`
-	Status      string    `json:"status"`
-	Registered  bool      `json:"registered"`
-	CreatedAt   time.Time `json:"created_at"`
-	LastSeenAt  time.Time `json:"last_seen_at"`
-	Version     int       `json:"version"`
-	Liveness    string    `json:"liveness"`
-}
+type agentInfoJSON = view.AgentInfo
 
-func agentInfoView(i hub.AgentInfo) agentInfoJSON {
-	return agentInfoJSON{AgentID: i.ID, DisplayName: i.DisplayName, Role: i.Role, Status: i.Status, Registered: i.Registered,
-		CreatedAt: i.CreatedAt, LastSeenAt: i.LastSeen, Version: i.Version, Liveness: string(i.Liveness)}
-}
+func agentInfoView(i hub.AgentInfo) agentInfoJSON { return view.AgentInfoOf(i) }
 
 type mailJSON = view.Mail
 

@@ -75,7 +75,7 @@ func (a *app) agentListCmd() *cobra.Command {
 				}
 				fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", "AGENT", "ROLE", "STATUS", "LIVENESS", "LAST SEEN")
 				for _, i := range list {
-					fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", i.ID, dash(i.Role), i.Status, i.Liveness, hub.FormatTime(i.LastSeen))
+					fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", i.ID, dash(i.Role), i.Status, i.Presence, hub.FormatTime(i.LastSeen))
 				}
 			})
 		},
@@ -97,7 +97,7 @@ func printAgentInfo(w io.Writer, i hub.AgentInfo) {
 	fmt.Fprintf(w, "Display:    %s\n", dash(i.DisplayName))
 	fmt.Fprintf(w, "Role:       %s\n", dash(i.Role))
 	fmt.Fprintf(w, "Status:     %s\n", i.Status)
-	fmt.Fprintf(w, "Liveness:   %s\n", i.Liveness)
+	fmt.Fprintf(w, "Liveness:   %s\n", i.Presence)
 	fmt.Fprintf(w, "Last seen:  %s\n", hub.FormatTime(i.LastSeen))
 	fmt.Fprintf(w, "Created:    %s\n", hub.FormatTime(i.CreatedAt))
 }
@@ -147,7 +147,7 @@ other command the agent makes does the same implicitly.`,
 				return err
 			}
 			return a.reply(cmd, agentInfoView(info), func(w io.Writer) {
-				fmt.Fprintf(w, "%s is %s (last seen %s)\n", info.ID, info.Liveness, hub.FormatTime(info.LastSeen))
+				fmt.Fprintf(w, "%s is %s (last seen %s)\n", info.ID, info.Presence, hub.FormatTime(info.LastSeen))
 			})
 		},
 	}

@@ -17,9 +17,12 @@ func (a *app) statusCmd() *cobra.Command {
 		Use:   "status",
 		Short: "Show every agent's status and liveness",
 		Long: `Show the status board: each agent's status, progress, task, blockers and
-when it was last seen. Liveness: active (seen within 5 minutes), stale
-(within 30), offline beyond; reading the board marks agents unseen for
-more than 30 minutes as offline.`,
+when it was last seen. Liveness (S = $BB_AGENT_STALE_MINUTES, default 15):
+active (seen within 5 minutes), quiet (within S), stale (within 2S),
+offline beyond; quiet and stale agents are marked [STALE], and reading the
+board stores agents unseen for more than 2S minutes as offline. --json
+gives both "liveness" (active, stale, offline) and "presence" (active,
+quiet, stale, offline).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			svc, err := a.service(cmd.Context())

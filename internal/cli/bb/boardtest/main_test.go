@@ -30,10 +30,13 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "bb"), "github.com/blackboard-hub/bb/cmd/bb")
+	// bb, plus the drop-ins for the cross-surface scripts of
+	// testdata/script/product.
+	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "github.com/blackboard-hub/bb/cmd/bb",
+		"github.com/blackboard-hub/bb/cmd/agent-mail", "github.com/blackboard-hub/bb/cmd/vybe")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building bb:", err)
+		fmt.Fprintln(os.Stderr, "building bb, agent-mail and vybe:", err)
 		return 1
 	}
 	binDir = dir

@@ -34,9 +34,15 @@ import (
 //	                                (default $WORK/.bb/blackboard.db)
 //	seed [-db f] [-from a] [-to b] [-reply-to n] [-tag t] [-priority p] [-ago d] <n>
 //	                                insert n messages through the store
-func TestBoardScripts(t *testing.T) {
+func TestBoardScripts(t *testing.T) { runScripts(t, "board") }
+
+// TestProductScripts runs testdata/script/product/*.txtar: one board used
+// through every surface (bb, bb agent, agent-mail, vybe) at once.
+func TestProductScripts(t *testing.T) { runScripts(t, "product") }
+
+func runScripts(t *testing.T, dir string) {
 	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("..", "..", "..", "..", "testdata", "script", "board"),
+		Dir:                 filepath.Join("..", "..", "..", "..", "testdata", "script", dir),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(e *testscript.Env) error {
