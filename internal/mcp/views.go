@@ -1,7 +1,6 @@
 package mcp
 
 import (
-
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/view"
 )
