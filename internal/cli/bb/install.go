@@ -1,109 +1,137 @@
 package bb
 
 import (
-	"bytes"
-	"encoding/json"
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"reflect"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 )
 
-// mcpServerName is the key of Blackboard's entry in every client's config.
-const mcpServerName = "blackboard"
-
-// mcpClient describes where one coding-agent client reads its MCP servers.
-type mcpClient struct {
-	Name  string
-	Title string
-	// TOML clients (Codex) keep servers in [mcp_servers.<name>] tables;
-	// the others in a JSON object "mcpServers".
-	TOML       bool
-	LocalPath  string // relative to the project directory
-	GlobalPath string // relative to $HOME
-	DefaultID  string
-	// AlwaysAllow lists the tools in the entry's alwaysAllow (Kilo Code
-	// asks before each call otherwise).
-	AlwaysAllow bool
-}
-
-func mcpClients() []mcpClient {
-	return []mcpClient{
-		{Name: "claude", Title: "Claude Code", LocalPath: ".mcp.json", GlobalPath: ".claude.json", DefaultID: "claude-01"},
-		{Name: "codex", Title: "Codex CLI", TOML: true, LocalPath: filepath.Join(".codex", "config.toml"), GlobalPath: filepath.Join(".codex", "config.toml"), DefaultID: "codex-01"},
-		{Name: "gemini", Title: "Gemini CLI", LocalPath: filepath.Join(".gemini", "settings.json"), GlobalPath: filepath.Join(".gemini", "settings.json"), DefaultID: "gemini-01"},
-		{Name: "cursor", Title: "Cursor", LocalPath: filepath.Join(".cursor", "mcp.json"), GlobalPath: filepath.Join(".cursor", "mcp.json"), DefaultID: "cursor-01"},
-		{Name: "kimi", Title: "Kimi CLI", LocalPath: ".mcp.json", GlobalPath: filepath.Join(".kimi", "mcp.json"), DefaultID: "kimi-01"},
-		{Name: "kilo", Title: "Kilo Code", LocalPath: filepath.Join(".kilocode", "mcp.json"), GlobalPath: filepath.Join(".kilocode", "cli", "global", "settings", "mcp_settings.json"), DefaultID: "kilo-01", AlwaysAllow: true},
-	}
-}
-
-func clientNames() []string {
-	var out []string
-	for _, c := range mcpClients() {
-		out = append(out, c.Name)
-	}
-	return out
-}
-
-// installResult is one client's line of `bb install` (also its --json data).
-type installResult struct {
-	Client  string `json:"client"`
-	Path    string `json:"path"`
-	Scope   string `json:"scope"`
-	AgentID string `json:"agent_id"`
-	// Action is installed, updated or unchanged (written), or would_install,
-	// would_update, unchanged (plan), or print.
+// fileChange is one file bb install or uninstall writes (or would write).
+type fileChange struct {
+	Path string `json:"path"`
+	// Kind is what bb keeps there: mcp, hooks, or mcp+hooks.
+	Kind string `json:"kind"`
+	// Action: created, updated, unchanged, deleted (or, with --print and
+	// without a client, the same words for what would happen).
 	Action string `json:"action"`
-	// Entry is what the file holds for the server, as JSON (for Codex, the
-	// TOML table's content).
-	Entry   map[string]any `json:"entry"`
-	Snippet string         `json:"snippet,omitempty"`
-	Error   string         `json:"error,omitempty"`
+	// Content is the file's new content (--print only; "" when deleted).
+	Content *string `json:"content,omitempty"`
+
+	existed bool
+	old     string
+	cur     string
+	delete  bool
+	rec     *installRecord
+}
+
+// installResult is one client's part of `bb install`/`bb uninstall` (also
+// its --json data).
+type installResult struct {
+	Client string `json:"client"`
+	Title  string `json:"title"`
+	Scope  string `json:"scope"`
+	// Path is the MCP configuration file.
+	Path string `json:"path"`
+	// Server is the MCP entry's name in that file.
+	Server string `json:"server"`
+	// Action is installed, updated, unchanged or removed (written), or
+	// would_install, would_update, cannot_install (no client named), or
+	// print.
+	Action string `json:"action"`
+	// Hooks are the client events wired to `bb hook` (empty with --no-hooks
+	// or for clients without hooks).
+	Hooks []string `json:"hooks"`
+	// NotCovered says what the client's hooks cannot do, or why it gets no
+	// hooks.
+	NotCovered string       `json:"not_covered,omitempty"`
+	Files      []fileChange `json:"files"`
+	Error      string       `json:"error,omitempty"`
+	// Warnings are things to fix for the entries to work (bb not on PATH).
+	Warnings []string `json:"warnings,omitempty"`
+	// Guard is the git guard's installation, when asked for.
+	Guard *guardResult `json:"guard,omitempty"`
+}
+
+// installOpts are the flags of bb install / bb uninstall.
+type installOpts struct {
+	global, noHooks, absolute, printOnly bool
+	agent, tools                         string
+}
+
+// installEnv is what one install computes: the project, the command clients
+// run, and the files it touches (edited in memory until committed).
+type installEnv struct {
+	opts  installOpts
+	scope string
+	base  string // project root, or $HOME with --global
+	exe   string
+	state *installState
+	files  map[string]*fileChange
+	order  []string
+	getenv func(string) string
 }
 
 func (a *app) installCmd() *cobra.Command {
-	var tool, agent, tools string
-	var global, local, printOnly, writeAlias bool
+	var tool string
+	var o installOpts
+	var local, writeAlias, guard bool
 	c := &cobra.Command{
 		Use:   "install [" + strings.Join(clientNames(), "|") + "]",
-		Short: "Configure a coding agent to start `bb mcp` (merges into its MCP config file)",
-		Long: `Add Blackboard's MCP server ("blackboard", running 'bb mcp --agent <id>') to
-a coding-agent client's configuration. The entry is merged into the file:
-every other server and setting is kept, and running it again reports
-"already installed" without changing a byte. A file that cannot be parsed
-is left alone (nothing is written). --print shows the entry instead of
-writing it. Without a client name, bb install lists what it would do for
-every client and writes nothing.
+		Short: "Wire a coding agent to the board: its MCP server entry and its hooks",
+		Long: `Configure a coding-agent client to use this project's board, in one step:
+the MCP server entry ('bb mcp --dir <project>') and, for clients whose
+documented hook system allows it, the hooks that give each session its own
+identity, bring new mail into its context and stop edits of files another
+agent holds ('bb hook <client> <event> --dir <project>').
 
-Files (project = --dir/$BB_DIR/working directory; global = your home):
-  claude  project .mcp.json              global ~/.claude.json
-  codex   project .codex/config.toml     global ~/.codex/config.toml ($CODEX_HOME)
-  gemini  project .gemini/settings.json  global ~/.gemini/settings.json
-  cursor  project .cursor/mcp.json       global ~/.cursor/mcp.json
-  kimi    project .mcp.json              global ~/.kimi/mcp.json
-  kilo    project .kilocode/mcp.json     global ~/.kilocode/cli/global/settings/mcp_settings.json
+Entries run 'bb' from your PATH (so reinstalling bb keeps them working;
+--absolute writes this binary's path instead) and pin the project
+directory, so they find the board even when the client starts them from /
+or your home. No agent id is written: each session gets its own.
 
-Codex's TOML file is edited in place: the [mcp_servers.blackboard] table
-is appended or replaced, and everything else (comments included) stays
-as it was.`,
+Merges keep every other setting of the file byte for byte (other servers,
+other hooks, comments, formatting); running install again changes nothing.
+A file bb cannot parse is refused and nothing is written. 'bb uninstall
+<client>' removes exactly what install added. Without a client name, bb
+install lists what it would do for every client and writes nothing.
+
+The project is the nearest directory holding .bb/ (run 'bb init' first),
+or, with $BB_SERVER, the working directory. --global writes the files in
+your home instead, without a pinned directory.
+
+Files (project; --global: the same under your home unless noted):
+  claude  .mcp.json (global ~/.claude.json)   hooks .claude/settings.local.json (global ~/.claude/settings.json)
+          events SessionStart UserPromptSubmit PreToolUse(Edit|Write|MultiEdit|NotebookEdit) PostToolUse Stop
+  codex   .codex/config.toml ($CODEX_HOME)     hooks .codex/hooks.json
+          events SessionStart UserPromptSubmit PreToolUse(apply_patch) PostToolUse Stop
+  gemini  .gemini/settings.json                hooks in the same file
+          events SessionStart BeforeAgent BeforeTool(write_file|replace) AfterTool AfterAgent
+  cursor  .cursor/mcp.json                     hooks .cursor/hooks.json
+          events sessionStart beforeSubmitPrompt preToolUse afterFileEdit stop
+  kimi    .mcp.json, entry "blackboard-kimi" (global ~/.kimi/mcp.json)   MCP only
+  kilo    .kilocode/mcp.json (global ~/.kilocode/cli/global/settings/mcp_settings.json)   MCP only
+
+--guard also installs the git guard ('bb guard install'); on a terminal,
+bb install asks whether to.`,
 		Example: `  bb install                      # what would be done, for every client
-  bb install claude               # merge into ./.mcp.json
-  bb install codex --global       # merge into ~/.codex/config.toml
-  bb install gemini --print       # show the entry, write nothing
-  bb install kilo --agent kilo-reviewer --tools core`,
+  bb install claude               # .mcp.json + .claude/settings.local.json
+  bb install codex --print        # show every file it would write, write nothing
+  bb install gemini --no-hooks    # the MCP entry only
+  bb install cursor --guard       # and the git pre-commit/pre-push guard
+  bb install claude --global      # for every project (~/.claude.json, ~/.claude/settings.json)
+  bb uninstall claude             # remove exactly what install added`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -112,75 +140,29 @@ as it was.`,
 				}
 				tool = args[0]
 			}
-			if global && local {
+			if o.global && local {
 				return usageErr{errors.New("--global and --local are exclusive")}
 			}
-			if tools != bbmcp.ProfileAll && tools != bbmcp.ProfileCore {
-				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", tools)}
+			if o.tools != bbmcp.ProfileAll && o.tools != bbmcp.ProfileCore {
+				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", o.tools)}
 			}
-			var selected []mcpClient
-			for _, cl := range mcpClients() {
-				if tool == "" || strings.EqualFold(tool, cl.Name) {
-					selected = append(selected, cl)
-				}
+			selected, err := selectClients(tool)
+			if err != nil {
+				return err
 			}
-			if len(selected) == 0 {
-				return hub.FieldErr(hub.CodeInvalidInput, "client", "unknown client %q: expected one of %s", tool, strings.Join(clientNames(), ", "))
-			}
-			if agent != "" {
-				if err := hub.ValidateBoardAgentID(agent); err != nil {
+			if o.agent != "" {
+				if err := hub.ValidateBoardAgentID(o.agent); err != nil {
 					return err
 				}
 			}
-			plan := tool == "" // no client: list, write nothing
-			exe := a.env.Exe
-			if exe == "" {
-				exe = "bb"
+			ie, err := a.newInstallEnv(o, true)
+			if err != nil {
+				return err
 			}
-			base, scope := "", "project"
-			if global {
-				scope = "global"
-				base = a.env.Getenv("HOME")
-				if base == "" {
-					return hub.Errorf(hub.CodeInvalidInput, "HOME is not set: cannot find the global configuration")
-				}
-			} else {
-				var err error
-				if base, err = a.targetDir(); err != nil {
-					return err
-				}
-			}
+			plan := tool == ""
 			var results []installResult
 			for _, cl := range selected {
-				id := agent
-				if id == "" {
-					id = cl.DefaultID
-				}
-				path := filepath.Join(base, cl.LocalPath)
-				if global {
-					path = filepath.Join(base, cl.GlobalPath)
-					if ch := a.env.Getenv("CODEX_HOME"); cl.Name == "codex" && ch != "" {
-						path = filepath.Join(ch, "config.toml")
-					}
-				}
-				entry := mcpEntry(exe, id, tools, cl.AlwaysAllow)
-				r := installResult{Client: cl.Name, Path: path, Scope: scope, AgentID: id, Entry: entry}
-				if printOnly {
-					r.Action = "print"
-					r.Snippet = snippet(cl, entry)
-					results = append(results, r)
-					continue
-				}
-				merge := mergeJSONServer
-				if cl.TOML {
-					merge = mergeTOMLServer
-				}
-				old, err := readConfig(path)
-				var updated []byte
-				var changed bool
-				if err == nil {
-					updated, changed, err = merge(path, old, mcpServerName, entry)
-				}
+				r, err := ie.install(cl)
 				if err != nil && plan {
 					r.Action, r.Error = "cannot_install", hub.MessageOf(err)
 					results = append(results, r)
@@ -189,456 +171,559 @@ as it was.`,
 				if err != nil {
 					return err
 				}
-				switch {
-				case !changed:
-					r.Action = "unchanged"
-				case plan && (old == nil || !hasServer(cl, old)):
-					r.Action = "would_install"
-				case plan:
-					r.Action = "would_update"
-				default:
-					if err := writeConfig(path, updated); err != nil {
-						return err
-					}
-					r.Action = map[bool]string{true: "installed", false: "updated"}[old == nil || !hasServer(cl, old)]
-				}
 				results = append(results, r)
 			}
-			return a.reply(cmd, results, func(w io.Writer) { printInstall(w, results, plan, printOnly) })
+			switch {
+			case o.printOnly:
+				for i := range results {
+					results[i].Action = "print"
+					for j := range results[i].Files {
+						f := &results[i].Files[j]
+						content := ie.files[f.Path].cur
+						f.Content = &content
+					}
+				}
+			case plan:
+				for i := range results {
+					if results[i].Action == "installed" {
+						results[i].Action = "would_install"
+					} else if results[i].Action == "updated" {
+						results[i].Action = "would_update"
+					}
+				}
+			default:
+				if err := ie.commit(); err != nil {
+					return err
+				}
+				if !o.global && a.wantGuard(cmd, ie.base, guard) {
+					g, err := a.guardInstall(ie.base, ie.exe)
+					if err != nil {
+						return err
+					}
+					results[0].Guard = &g
+				}
+			}
+			return a.reply(cmd, results, func(w io.Writer) { a.printInstall(w, results, plan, o.printOnly, false) })
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&tool, "tool", "", "client to configure (same as the positional name)")
-	f.BoolVar(&global, "global", false, "configure the client for every project (the file in your home)")
+	f.BoolVar(&o.global, "global", false, "configure the client for every project (the files in your home)")
 	f.BoolVar(&local, "local", false, "configure this project only (default)")
-	f.BoolVar(&printOnly, "print", false, "print the entry and where it goes; write nothing")
-	f.BoolVar(&writeAlias, "write", false, "write the file (the default; kept for compatibility)")
+	f.BoolVar(&o.printOnly, "print", false, "print every file it would write, in full; write nothing")
+	f.BoolVar(&o.noHooks, "no-hooks", false, "write the MCP entry only, no hooks")
+	f.BoolVar(&o.absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
+	f.BoolVar(&guard, "guard", false, "also install the git guard (bb guard install)")
+	f.BoolVar(&writeAlias, "write", false, "write the files (the default; kept for compatibility)")
 	_ = f.MarkHidden("write")
-	f.StringVar(&agent, "agent", "", "agent id the MCP server acts as (default <client>-01)")
-	f.StringVar(&tools, "tools", bbmcp.ProfileAll, "tool profile of the server: core or all")
+	f.StringVar(&o.agent, "agent", "", "pin this agent id for every session (default: one identity per session)")
+	f.StringVar(&o.tools, "tools", bbmcp.ProfileAll, "tool profile of the MCP server: core or all")
 	return c
 }
 
-// mcpEntry is the server entry every client understands: command, args,
-// env (and Kilo Code's alwaysAllow).
-func mcpEntry(exe, id, tools string, alwaysAllow bool) map[string]any {
-	args := []any{"mcp", "--agent", id}
-	if tools == bbmcp.ProfileCore {
+func (a *app) uninstallCmd() *cobra.Command {
+	var o installOpts
+	c := &cobra.Command{
+		Use:   "uninstall <" + strings.Join(clientNames(), "|") + ">",
+		Short: "Remove what bb install added to a client's configuration",
+		Long: `Remove Blackboard's MCP entry and hooks from a client's files, and nothing
+else: every other server, hook, setting and comment stays as it was. A
+container (such as "mcpServers" or "hooks") that bb install created is
+removed when it is empty again, and a file it created is deleted when
+nothing else is left in it, so the files return to what they were before
+install. --print shows the resulting files without writing them. It does
+not need a board. The git guard is removed separately ('bb guard
+uninstall').`,
+		Example: `  bb uninstall claude
+  bb uninstall codex --global
+  bb uninstall gemini --print`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			selected, err := selectClients(args[0])
+			if err != nil {
+				return err
+			}
+			ie, err := a.newInstallEnv(o, false)
+			if err != nil {
+				return err
+			}
+			r, err := ie.uninstall(selected[0])
+			if err != nil {
+				return err
+			}
+			if o.printOnly {
+				r.Action = "print"
+				for j := range r.Files {
+					content := ie.files[r.Files[j].Path].cur
+					r.Files[j].Content = &content
+				}
+			} else if err := ie.commit(); err != nil {
+				return err
+			}
+			results := []installResult{r}
+			return a.reply(cmd, results, func(w io.Writer) { a.printInstall(w, results, false, o.printOnly, true) })
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&o.global, "global", false, "remove it from the files in your home")
+	f.BoolVar(&o.printOnly, "print", false, "print the files as they would become; write nothing")
+	return c
+}
+
+func selectClients(name string) ([]mcpClient, error) {
+	var selected []mcpClient
+	for _, cl := range mcpClients() {
+		if name == "" || strings.EqualFold(name, cl.Name) {
+			selected = append(selected, cl)
+		}
+	}
+	if len(selected) == 0 {
+		return nil, hub.FieldErr(hub.CodeInvalidInput, "client", "unknown client %q: expected one of %s", name, strings.Join(clientNames(), ", "))
+	}
+	return selected, nil
+}
+
+// newInstallEnv finds where the files go. Installing into a project needs
+// its board (or BB_SERVER): the entries pin the board's root.
+func (a *app) newInstallEnv(o installOpts, installing bool) (*installEnv, error) {
+	ie := &installEnv{opts: o, scope: "project", files: map[string]*fileChange{}, state: a.loadInstallState(), exe: "bb", getenv: a.env.Getenv}
+	if o.absolute {
+		ie.exe = a.env.Exe
+	}
+	if o.global {
+		ie.scope = "global"
+		ie.base = a.env.Getenv("HOME")
+		if ie.base == "" {
+			return nil, hub.Errorf(hub.CodeInvalidInput, "HOME is not set: cannot find the global configuration")
+		}
+		return ie, nil
+	}
+	root, err := a.findProject()
+	if err != nil {
+		var he *hub.Error
+		if !errors.As(err, &he) || he.Code != hub.CodeNotInitialized {
+			return nil, err
+		}
+		if installing && strings.TrimSpace(a.env.Getenv(EnvServer)) == "" {
+			return nil, &hub.Error{Code: hub.CodeNotInitialized, Message: he.Message[:strings.Index(he.Message, ". Run")] +
+				". Run 'bb init' in the project first (or set BB_SERVER to use a bb serve); nothing was written."}
+		}
+		if root, err = a.targetDir(); err != nil {
+			return nil, err
+		}
+	}
+	ie.base = root
+	return ie, nil
+}
+
+// file returns the in-memory state of path, reading it on first use.
+func (ie *installEnv) file(path, kind string) (*fileChange, error) {
+	if f, ok := ie.files[path]; ok {
+		if !strings.Contains(f.Kind, kind) {
+			f.Kind += "+" + kind
+		}
+		return f, nil
+	}
+	b, err := readConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	f := &fileChange{Path: path, Kind: kind, existed: b != nil, old: string(b), cur: string(b), rec: ie.state.record(path)}
+	ie.files[path] = f
+	ie.order = append(ie.order, path)
+	return f, nil
+}
+
+// jsonEdit applies edit to the JSON(C) file at path, creating it from
+// skeleton when absent; invalid content is refused.
+func (ie *installEnv) jsonEdit(f *fileChange, skeleton string, edit func(d *jsonDoc) error) error {
+	text := f.cur
+	if f.delete || (!f.existed && text == "") {
+		text = skeleton + "\n"
+		if !f.existed {
+			f.rec.Created = true
+		}
+		f.delete = false
+	}
+	d, err := openJSONDoc(text)
+	if err != nil {
+		return hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%s): fix or move it; nothing was written", f.Path, oneLineErr(err))
+	}
+	if err := edit(d); err != nil {
+		return hub.Errorf(hub.CodeInvalidInput, "%s: %s; nothing was written", f.Path, oneLineErr(err))
+	}
+	f.cur = d.text
+	return nil
+}
+
+func (ie *installEnv) mcpPath(cl mcpClient) string {
+	if !ie.opts.global {
+		return filepath.Join(ie.base, cl.LocalPath)
+	}
+	if ch := ie.getenv("CODEX_HOME"); cl.Name == "codex" && ch != "" {
+		return filepath.Join(ch, "config.toml")
+	}
+	return filepath.Join(ie.base, cl.GlobalPath)
+}
+
+func (ie *installEnv) hooksPath(cl mcpClient) string {
+	if !ie.opts.global {
+		return filepath.Join(ie.base, cl.Hooks.Local)
+	}
+	if ch := ie.getenv("CODEX_HOME"); cl.Name == "codex" && ch != "" {
+		return filepath.Join(ch, "hooks.json")
+	}
+	return filepath.Join(ie.base, cl.Hooks.Global)
+}
+
+// mcpEntry is the server entry: bb mcp with the project pinned.
+func (ie *installEnv) mcpEntry(cl mcpClient) orderedMap {
+	args := []any{"mcp"}
+	if !ie.opts.global {
+		args = append(args, "--dir", ie.base)
+	}
+	if ie.opts.agent != "" {
+		args = append(args, "--agent", ie.opts.agent)
+	}
+	if ie.opts.tools == bbmcp.ProfileCore {
 		args = append(args, "--tools", "core")
 	}
-	e := map[string]any{"command": exe, "args": args, "env": map[string]any{"BB_AGENT_ID": id}}
-	if alwaysAllow {
+	e := map[string]any{"command": ie.exe, "args": args}
+	if cl.AlwaysAllow {
 		var names []any
-		for _, n := range bbmcp.ToolNames(tools) {
+		for _, n := range bbmcp.ToolNames(ie.opts.tools) {
 			names = append(names, n)
 		}
 		e["alwaysAllow"] = names
 	}
-	return e
+	return orderedEntry(e, "command", "args", "alwaysAllow")
 }
 
-func hasServer(cl mcpClient, content []byte) bool {
+// hookCommand is the shell command a client runs for one event.
+func (ie *installEnv) hookCommand(client, event string) string {
+	parts := []string{shellQuote(ie.exe), "hook", client, event}
+	if !ie.opts.global {
+		parts = append(parts, "--dir", shellQuote(ie.base))
+	}
+	if ie.opts.agent != "" {
+		parts = append(parts, "--agent", shellQuote(ie.opts.agent))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ourHookEntry recognises the hook entries bb wrote for client.
+func ourHookEntry(client string) func(string) bool {
+	return func(raw string) bool { return isOurHookEntry(raw, client) }
+}
+
+// install computes the client's files with bb's entries merged in.
+func (ie *installEnv) install(cl mcpClient) (installResult, error) {
+	r := installResult{Client: cl.Name, Title: cl.Title, Scope: ie.scope, Server: cl.Server, Path: ie.mcpPath(cl), Hooks: []string{}, NotCovered: cl.NoHooks}
+	var touched []*fileChange
+	mf, err := ie.file(r.Path, "mcp")
+	if err != nil {
+		return r, err
+	}
+	entry := ie.mcpEntry(cl)
 	if cl.TOML {
-		var doc map[string]any
-		if toml.Unmarshal(content, &doc) != nil {
-			return false
-		}
-		servers, _ := doc["mcp_servers"].(map[string]any)
-		return servers[mcpServerName] != nil
-	}
-	var doc struct {
-		Servers map[string]json.RawMessage `json:"mcpServers"`
-	}
-	_ = json.Unmarshal(content, &doc)
-	return doc.Servers[mcpServerName] != nil
-}
-
-func printInstall(w io.Writer, results []installResult, plan, printOnly bool) {
-	fmt.Fprintln(w, "Blackboard MCP Installation")
-	fmt.Fprintln(w, strings.Repeat("=", 27))
-	if plan && !printOnly {
-		fmt.Fprintln(w)
-	}
-	for _, r := range results {
-		if !plan || printOnly {
-			fmt.Fprintln(w)
-		}
-		switch r.Action {
-		case "print":
-			fmt.Fprintf(w, "%s: add to %s\n%s", r.Client, r.Path, r.Snippet)
-		case "installed":
-			fmt.Fprintf(w, "Installed to: %s (%s, agent %s)\n", r.Path, r.Client, r.AgentID)
-		case "updated":
-			fmt.Fprintf(w, "Updated: %s (%s, agent %s)\n", r.Path, r.Client, r.AgentID)
-		case "unchanged":
-			fmt.Fprintf(w, "Already installed in: %s (%s, agent %s)\n", r.Path, r.Client, r.AgentID)
-		case "would_install":
-			fmt.Fprintf(w, "%-7s would install to %s (agent %s)\n", r.Client, r.Path, r.AgentID)
-		case "would_update":
-			fmt.Fprintf(w, "%-7s would update %s (agent %s)\n", r.Client, r.Path, r.AgentID)
-		case "cannot_install":
-			fmt.Fprintf(w, "%-7s cannot install: %s\n", r.Client, r.Error)
-		}
-	}
-	fmt.Fprintln(w)
-	switch {
-	case plan && !printOnly:
-		fmt.Fprintln(w, "Nothing was written. Run 'bb install <client>' to install, or add --print to see the entry.")
-	case printOnly:
-		fmt.Fprintln(w, "Nothing was written (--print).")
-	default:
-		fmt.Fprintln(w, "Note: restart your agent after configuration.")
-	}
-}
-
-// snippet renders the entry as the client's file would hold it.
-func snippet(cl mcpClient, entry map[string]any) string {
-	if cl.TOML {
-		return tomlTable(mcpServerName, entry)
-	}
-	out, _, _ := mergeJSONServer("", nil, mcpServerName, entry)
-	return string(out)
-}
-
-// readConfig returns the file's content, or nil when it does not exist.
-func readConfig(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read " + path, Err: err}
-	}
-	return b, nil
-}
-
-// writeConfig replaces the file's content atomically (through a temporary
-// file renamed over it, keeping its permissions), writing through a
-// symlink to its target.
-func writeConfig(path string, content []byte) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot create " + filepath.Dir(path), Err: err}
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".bb-*")
-	if err != nil {
-		return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot write " + path, Err: err}
-	}
-	_, werr := tmp.Write(content)
-	cerr := tmp.Close()
-	if werr == nil && cerr == nil {
-		werr = os.Chmod(tmp.Name(), mode)
-	}
-	if werr == nil && cerr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil || cerr != nil {
-		_ = os.Remove(tmp.Name())
-		return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot write " + path, Err: errors.Join(werr, cerr)}
-	}
-	return nil
-}
-
-// sameJSON reports whether two JSON values are equal (key order aside).
-func sameJSON(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
-}
-
-// orderedObject is a JSON object that keeps its keys in file order.
-type orderedObject struct {
-	keys []string
-	vals map[string]json.RawMessage
-}
-
-func parseObject(b []byte) (*orderedObject, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	o := &orderedObject{vals: map[string]json.RawMessage{}}
-	for dec.More() {
-		tok, err := dec.Token()
+		var emap map[string]any
+		b, _ := entry.MarshalJSON()
+		_ = decodeJSONC(string(b), &emap)
+		out, changed, err := mergeTOMLServer(mf.Path, []byte(mf.cur), cl.Server, emap)
 		if err != nil {
-			return nil, err
+			return r, err
 		}
-		k := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
+		if changed {
+			if !mf.existed && mf.cur == "" {
+				mf.rec.Created = true
+			}
+			if strings.HasPrefix(string(out), mf.cur) {
+				mf.rec.TOMLPrefix = strings.TrimSuffix(string(out)[len(mf.cur):], tomlTable(cl.Server, emap))
+			}
+			mf.cur = string(out)
 		}
-		if _, dup := o.vals[k]; !dup {
-			o.keys = append(o.keys, k)
+	} else if err := ie.jsonEdit(mf, "{}", func(d *jsonDoc) error {
+		created, _, err := d.setMember([]string{"mcpServers"}, cl.Server, entry)
+		mf.rec.addContainers(created)
+		return err
+	}); err != nil {
+		return r, err
+	}
+	touched = append(touched, mf)
+	if cl.Hooks != nil && !ie.opts.noHooks {
+		h := cl.Hooks
+		hf, err := ie.file(ie.hooksPath(cl), "hooks")
+		if err != nil {
+			return r, err
 		}
-		o.vals[k] = v
+		if err := ie.jsonEdit(hf, h.Skeleton, func(d *jsonDoc) error {
+			for _, ev := range h.Events {
+				created, _, err := d.setElement([]string{"hooks", ev.Name}, h.hookEntry(ev, ie.hookCommand(cl.Name, ev.Name)), ourHookEntry(cl.Name))
+				if err != nil {
+					return err
+				}
+				hf.rec.addContainers(created)
+			}
+			return nil
+		}); err != nil {
+			return r, err
+		}
+		if !slices.Contains(touched, hf) {
+			touched = append(touched, hf)
+		}
+		r.Hooks = eventNames(h)
+		r.NotCovered = h.NotCovered
+	} else if cl.Hooks != nil {
+		r.NotCovered = "hooks not installed (--no-hooks): no per-session identity, no mail delivery into the context, no edit check"
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
+	if !ie.opts.absolute {
+		if _, err := exec.LookPath("bb"); err != nil {
+			r.Warnings = append(r.Warnings, "bb is not on your PATH, so the client will not find it: add its directory to PATH, or reinstall with --absolute")
+		}
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the JSON object")
+	r.Action = "unchanged"
+	for _, f := range touched {
+		f.Action = "unchanged"
+		if f.cur != f.old {
+			f.Action = map[bool]string{true: "updated", false: "created"}[f.existed]
+			if r.Action == "unchanged" {
+				r.Action = "updated"
+			}
+		}
+		r.Files = append(r.Files, *f)
 	}
-	return o, nil
+	if r.Action != "unchanged" && !strings.Contains(mf.old, `"`+cl.Server+`"`) && !strings.Contains(mf.old, "mcp_servers."+cl.Server) {
+		r.Action = "installed"
+	}
+	return r, nil
 }
 
-func (o *orderedObject) set(k string, v json.RawMessage) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
+// uninstall computes the client's files with bb's entries removed.
+func (ie *installEnv) uninstall(cl mcpClient) (installResult, error) {
+	r := installResult{Client: cl.Name, Title: cl.Title, Scope: ie.scope, Server: cl.Server, Path: ie.mcpPath(cl), Hooks: []string{}}
+	paths := []string{r.Path}
+	if cl.Hooks != nil {
+		paths = append(paths, ie.hooksPath(cl))
 	}
-	o.vals[k] = v
-}
-
-// entryJSON renders the entry with its keys in the usual order.
-func entryJSON(entry map[string]any) []byte {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	first := true
-	for _, k := range []string{"command", "args", "env", "alwaysAllow"} {
-		v, ok := entry[k]
-		if !ok {
+	var touched []*fileChange
+	for i, p := range paths {
+		kind := map[bool]string{true: "mcp", false: "hooks"}[i == 0]
+		f, err := ie.file(p, kind)
+		if err != nil {
+			return r, err
+		}
+		if slices.Contains(touched, f) {
 			continue
 		}
-		if !first {
-			buf.WriteByte(',')
+		touched = append(touched, f)
+		if !f.existed {
+			continue
 		}
-		first = false
-		fmt.Fprintf(&buf, "%q:", k)
-		b, _ := json.Marshal(v)
-		buf.Write(b)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes()
-}
-
-func (o *orderedObject) compact() []byte {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			buf.WriteByte(',')
+		if i == 0 && cl.TOML {
+			out, _, err := removeTOMLServer(f.Path, []byte(f.cur), cl.Server, f.rec.TOMLPrefix)
+			if err != nil {
+				return r, err
+			}
+			f.cur = string(out)
+			if f.rec.Created && strings.TrimSpace(f.cur) == "" {
+				f.delete = true
+			}
+			continue
 		}
-		kb, _ := json.Marshal(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		_ = json.Compact(&buf, o.vals[k])
-	}
-	buf.WriteByte('}')
-	return buf.Bytes()
-}
-
-// mergeJSONServer sets mcpServers[name] = entry in a JSON config, keeping
-// every other key and the order of keys. It returns the new content and
-// whether it differs; invalid JSON is an error and nothing is written.
-func mergeJSONServer(path string, old []byte, name string, entry map[string]any) ([]byte, bool, error) {
-	ent := entryJSON(entry)
-	doc := &orderedObject{vals: map[string]json.RawMessage{}}
-	if len(bytes.TrimSpace(old)) > 0 {
-		var err error
-		if doc, err = parseObject(old); err != nil {
-			return nil, false, hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%v): fix or move it; nothing was written", path, err)
+		skeleton := "{}"
+		if cl.Hooks != nil && p == ie.hooksPath(cl) {
+			skeleton = cl.Hooks.Skeleton
 		}
-	}
-	servers := &orderedObject{vals: map[string]json.RawMessage{}}
-	if raw, ok := doc.vals["mcpServers"]; ok && string(bytes.TrimSpace(raw)) != "null" {
-		var err error
-		if servers, err = parseObject(raw); err != nil {
-			return nil, false, hub.Errorf(hub.CodeInvalidInput, "%s: \"mcpServers\" is not an object; nothing was written", path)
+		d, err := openJSONDoc(f.cur)
+		if err != nil {
+			return r, hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%s): fix or move it; nothing was written", f.Path, oneLineErr(err))
 		}
-	}
-	if cur, ok := servers.vals[name]; ok && sameJSON(cur, ent) {
-		return old, false, nil
-	}
-	servers.set(name, ent)
-	doc.set("mcpServers", servers.compact())
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, doc.compact(), "", "  "); err != nil {
-		return nil, false, hub.Internal("encode "+path, err)
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), true, nil
-}
-
-// tomlString renders s as a TOML basic string (JSON escapes are valid TOML).
-func tomlString(s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSpace(buf.String())
-}
-
-func tomlValue(v any) string {
-	switch x := v.(type) {
-	case string:
-		return tomlString(x)
-	case []any:
-		parts := make([]string, 0, len(x))
-		for _, e := range x {
-			parts = append(parts, tomlValue(e))
+		if _, err := d.removeMember([]string{"mcpServers"}, cl.Server); err != nil {
+			return r, err
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, 0, len(x))
-		for _, k := range keys {
-			parts = append(parts, tomlKey(k)+" = "+tomlValue(x[k]))
-		}
-		return "{ " + strings.Join(parts, ", ") + " }"
-	}
-	return fmt.Sprint(v)
-}
-
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
-func tomlKey(k string) string {
-	if bareKey.MatchString(k) {
-		return k
-	}
-	return tomlString(k)
-}
-
-// tomlTable renders the server entry as a [mcp_servers.<name>] table.
-func tomlTable(name string, entry map[string]any) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[mcp_servers.%s]\n", tomlKey(name))
-	for _, k := range []string{"command", "args", "env"} {
-		if v, ok := entry[k]; ok {
-			fmt.Fprintf(&b, "%s = %s\n", k, tomlValue(v))
-		}
-	}
-	return b.String()
-}
-
-// tableHeader matches a TOML table header line: [a.b] or [[a.b]].
-var tableHeader = regexp.MustCompile(`^\s*\[`)
-
-// mergeTOMLServer sets [mcp_servers.<name>] in a TOML config by editing the
-// text: the table is appended when absent, or its lines (with its
-// sub-tables) replaced when it differs, so every other line — comments
-// included — stays as it was. The result is parsed again and must hold
-// exactly the old document plus the new entry; otherwise nothing is
-// written.
-func mergeTOMLServer(path string, old []byte, name string, entry map[string]any) ([]byte, bool, error) {
-	var doc map[string]any
-	if err := toml.Unmarshal(old, &doc); err != nil {
-		return nil, false, hub.Errorf(hub.CodeInvalidInput, "%s is not valid TOML (%s): fix or move it; nothing was written", path, oneLineErr(err))
-	}
-	if doc == nil {
-		doc = map[string]any{}
-	}
-	want := normalizeTOML(entry)
-	servers, isMap := doc["mcp_servers"].(map[string]any)
-	if doc["mcp_servers"] != nil && !isMap {
-		return nil, false, hub.Errorf(hub.CodeInvalidInput, "%s: mcp_servers is not a table; nothing was written", path)
-	}
-	if cur, ok := servers[name]; ok && reflect.DeepEqual(normalizeTOML(cur), want) {
-		return old, false, nil
-	}
-	table := tomlTable(name, entry)
-	var out string
-	if _, exists := servers[name]; !exists {
-		text := string(old)
-		if text != "" && !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
-		if strings.TrimSpace(text) != "" {
-			text += "\n"
-		}
-		out = text + table
-	} else {
-		lines := strings.SplitAfter(string(old), "\n")
-		header := regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*("` + regexp.QuoteMeta(name) + `"|` + regexp.QuoteMeta(name) + `)\s*(\]|\.)`)
-		start, end := -1, len(lines)
-		for i, l := range lines {
-			if start < 0 {
-				if header.MatchString(l) {
-					start = i
+		if cl.Hooks != nil {
+			if hooks := d.root.lookup([]string{"hooks"}); hooks != nil && hooks.kind == '{' {
+				var events []string
+				for _, m := range hooks.members {
+					events = append(events, m.key)
 				}
-				continue
+				for _, ev := range events {
+					if _, err := d.removeElements([]string{"hooks", ev}, ourHookEntry(cl.Name)); err != nil {
+						return r, err
+					}
+				}
 			}
-			if tableHeader.MatchString(l) && !header.MatchString(l) {
-				end = i
-				break
+		}
+		// Containers bb created go when empty, deepest first.
+		conts := slices.Clone(f.rec.Containers)
+		sort.SliceStable(conts, func(i, j int) bool { return len(conts[i]) > len(conts[j]) })
+		var kept [][]string
+		for _, c := range conts {
+			if err := d.pruneEmpty(c); err != nil {
+				return r, err
+			}
+			if d.root.lookup(c) != nil {
+				kept = append(kept, c)
 			}
 		}
-		if start < 0 {
-			return nil, false, hub.Errorf(hub.CodeInvalidInput, "%s defines mcp_servers.%s in a form bb cannot edit safely: replace it with the entry from 'bb install codex --print'; nothing was written", path, name)
+		f.rec.Containers = kept
+		f.cur = d.text
+		if f.rec.Created && (jsonEqual(f.cur, map[string]any{}) || jsonEqual(stripJSONC(f.cur), jsonOf(skeleton))) {
+			f.delete = true
 		}
-		// Keep the blank lines and comments that precede the next table.
-		for end > start+1 && isBlankOrComment(lines[end-1]) {
-			end--
+	}
+	r.Action = "unchanged"
+	for _, f := range touched {
+		f.Action = "unchanged"
+		switch {
+		case f.delete:
+			f.Action = "deleted"
+			f.cur = ""
+		case f.cur != f.old:
+			f.Action = "updated"
 		}
-		out = strings.Join(lines[:start], "") + table + strings.Join(lines[end:], "")
+		if f.Action != "unchanged" {
+			r.Action = "removed"
+		}
+		r.Files = append(r.Files, *f)
 	}
-	// Verify: the edited file must parse to the old document plus the entry.
-	var got map[string]any
-	if err := toml.Unmarshal([]byte(out), &got); err != nil {
-		return nil, false, hub.Errorf(hub.CodeInvalidInput, "%s: cannot add mcp_servers.%s safely (%s): add the entry from 'bb install codex --print' by hand; nothing was written", path, name, oneLineErr(err))
-	}
-	exp := normalizeTOML(doc).(map[string]any)
-	expServers, _ := exp["mcp_servers"].(map[string]any)
-	if expServers == nil {
-		expServers = map[string]any{}
-	}
-	expServers[name] = want
-	exp["mcp_servers"] = expServers
-	if !reflect.DeepEqual(normalizeTOML(got), exp) {
-		return nil, false, hub.Errorf(hub.CodeInvalidInput, "%s: cannot add mcp_servers.%s without changing other settings: add the entry from 'bb install codex --print' by hand; nothing was written", path, name)
-	}
-	return []byte(out), true, nil
+	return r, nil
 }
 
-func isBlankOrComment(l string) bool {
-	t := strings.TrimSpace(l)
-	return t == "" || strings.HasPrefix(t, "#")
-}
-
-// normalizeTOML maps decoded TOML and our entry to comparable values.
-func normalizeTOML(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = normalizeTOML(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = normalizeTOML(e)
-		}
-		return s
-	case []string:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = e
-		}
-		return s
-	case map[string]string:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = e
-		}
-		return m
-	}
+func jsonOf(text string) any {
+	var v any
+	_ = decodeJSONC(text, &v)
 	return v
 }
 
-func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+// commit writes every changed file, then the install record.
+func (ie *installEnv) commit() error {
+	for _, p := range ie.order {
+		f := ie.files[p]
+		switch {
+		case f.delete:
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot delete " + p, Err: err}
+			}
+			delete(ie.state.Files, p)
+			// Directories bb created go when empty, deepest first.
+			for d := filepath.Dir(p); slices.Contains(ie.state.Dirs, d); d = filepath.Dir(d) {
+				if os.Remove(d) != nil {
+					break
+				}
+				ie.state.Dirs = slices.DeleteFunc(ie.state.Dirs, func(x string) bool { return x == d })
+			}
+			continue
+		case f.cur != f.old:
+			for d := filepath.Dir(p); !f.existed && d != filepath.Dir(d) && !isDir(d); d = filepath.Dir(d) {
+				ie.state.Dirs = append(ie.state.Dirs, d)
+			}
+			if err := writeConfig(p, []byte(f.cur)); err != nil {
+				return err
+			}
+		}
+		ie.state.Files[p] = f.rec
+	}
+	return ie.state.save()
+}
+
+// wantGuard decides whether bb install also installs the git guard: --guard,
+// or a yes on a terminal (never asked otherwise).
+func (a *app) wantGuard(cmd *cobra.Command, root string, flag bool) bool {
+	if flag || cmd.Flags().Changed("guard") {
+		return flag
+	}
+	if !a.env.IsTerminal || a.g.json {
+		return false
+	}
+	if _, err := hooksDir(root); err != nil {
+		return false // not a git repository: nothing to guard
+	}
+	fmt.Fprint(a.env.Stderr, "Also install the git guard (pre-commit and pre-push hooks that refuse commits touching files another active agent holds)? [y/N] ")
+	line, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
+	ans := strings.ToLower(strings.TrimSpace(line))
+	return ans == "y" || ans == "yes"
+}
+
+func (a *app) printInstall(w io.Writer, results []installResult, plan, printOnly, removing bool) {
+	for _, r := range results {
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(a.env.Stderr, "warning: %s\n", warn)
+		}
+		if plan && !printOnly {
+			switch r.Action {
+			case "cannot_install":
+				fmt.Fprintf(w, "%-7s cannot install: %s\n", r.Client, r.Error)
+			case "unchanged":
+				fmt.Fprintf(w, "%-7s already installed (%s)\n", r.Client, r.Path)
+			default:
+				fmt.Fprintf(w, "%-7s %s %s\n", r.Client, strings.ReplaceAll(r.Action, "_", " "), filesList(r.Files))
+			}
+			continue
+		}
+		switch {
+		case printOnly:
+			for _, f := range r.Files {
+				if f.Action == "unchanged" {
+					fmt.Fprintf(w, "=== %s (%s, unchanged)\n", f.Path, f.Kind)
+					continue
+				}
+				verb := map[string]string{"created": "would create", "updated": "would update", "deleted": "would delete"}[f.Action]
+				fmt.Fprintf(w, "=== %s (%s, %s)\n", f.Path, f.Kind, verb)
+				if f.Content != nil && f.Action != "deleted" {
+					fmt.Fprint(w, *f.Content)
+					if !strings.HasSuffix(*f.Content, "\n") {
+						fmt.Fprintln(w)
+					}
+				}
+			}
+		case r.Action == "unchanged" && removing:
+			fmt.Fprintf(w, "%s (%s): nothing to remove\n", r.Client, r.Title)
+		case r.Action == "unchanged":
+			fmt.Fprintf(w, "%s (%s): already installed, nothing changed\n", r.Client, r.Title)
+		default:
+			verb := map[string]string{"installed": "installed", "updated": "updated", "removed": "removed"}[r.Action]
+			fmt.Fprintf(w, "%s (%s): %s\n", r.Client, r.Title, verb)
+			for _, f := range r.Files {
+				fmt.Fprintf(w, "  %-9s %s (%s)\n", f.Action, f.Path, f.Kind)
+			}
+		}
+		if !removing {
+			if len(r.Hooks) > 0 {
+				fmt.Fprintf(w, "  hooks: %s\n", strings.Join(r.Hooks, " "))
+			}
+			if r.NotCovered != "" {
+				fmt.Fprintf(w, "  not covered: %s\n", r.NotCovered)
+			}
+		}
+		if r.Guard != nil {
+			printGuard(w, *r.Guard)
+		}
+	}
+	switch {
+	case printOnly:
+		fmt.Fprintln(w, "Nothing was written (--print).")
+	case plan:
+		fmt.Fprintln(w, "Nothing was written. Run 'bb install <client>' to install, or add --print to see the files.")
+	case !removing && results[0].Action != "unchanged":
+		fmt.Fprintln(w, "Restart the client (or start a new session) to load the changes.")
+	}
+}
+
+func filesList(files []fileChange) string {
+	var parts []string
+	for _, f := range files {
+		if f.Action != "unchanged" {
+			parts = append(parts, f.Path)
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,557 @@
+package bb
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// The git guard: pre-commit and pre-push hooks that run `bb guard check`,
+// which refuses a commit or push touching paths another active agent has
+// reserved. An existing hook is kept (renamed <hook>.bb-chained) and run
+// after the check; uninstall puts it back.
+
+const guardMarker = "bb-guard:"
+
+var guardHookNames = []string{"pre-commit", "pre-push"}
+
+// guardHook is one git hook the guard manages.
+type guardHook struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	// Action: installed, updated, unchanged, removed, restored (the chained
+	// hook put back), absent (nothing of bb's there).
+	Action string `json:"action"`
+	// Chained is the previous hook bb runs after its check ("" when none).
+	Chained string `json:"chained,omitempty"`
+}
+
+// guardResult is bb guard install/uninstall's --json data.
+type guardResult struct {
+	HooksDir string      `json:"hooks_dir"`
+	Hooks    []guardHook `json:"hooks"`
+}
+
+// guardConflict is one staged or pushed path another agent holds.
+type guardConflict struct {
+	Path     string    `json:"path"`
+	Holder   string    `json:"holder"`
+	Scope    string    `json:"scope"`
+	Until    time.Time `json:"until"`
+	Bead     string    `json:"bead,omitempty"`
+	Blocking bool      `json:"blocking"`
+	Liveness string    `json:"liveness"`
+}
+
+// guardCheck is bb guard check's --json data.
+type guardCheck struct {
+	Stage     string          `json:"stage"`
+	Paths     int             `json:"paths"`
+	Refused   bool            `json:"refused"`
+	Conflicts []guardConflict `json:"conflicts"`
+}
+
+func (a *app) guardCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "guard",
+		Short: "Git hooks that refuse commits and pushes touching files another agent holds",
+		Long: `The git guard installs pre-commit and pre-push hooks in the project's git
+repository (honouring core.hooksPath). They run 'bb guard check', which
+refuses a commit whose staged paths — both sides of renames and copies,
+deletions and submodules included — or a push whose commits touch a path
+reserved by another ACTIVE agent, naming the holder and the way out.
+Reservations of stale or evicted agents, and expired ones, do not block.
+
+A hook that was already there is kept and run after the check (renamed
+<hook>.bb-chained); 'bb guard uninstall' puts it back. Skip the check once
+with BB_GUARD=off (or git's --no-verify, which skips every hook);
+BB_GUARD=warn reports conflicts without refusing.`,
+		Example: `  bb guard install
+  BB_GUARD=off git commit -m "hotfix"   # skip the check once
+  bb guard check --stage commit          # what the pre-commit hook runs
+  bb guard uninstall`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	var absolute bool
+	install := &cobra.Command{
+		Use:   "install",
+		Short: "Install the pre-commit and pre-push guard (keeping existing hooks)",
+		Long: `Write the pre-commit and pre-push hooks into the repository's hooks
+directory (core.hooksPath when set). An existing hook is renamed
+<hook>.bb-chained and run after bb's check. The hooks run 'bb' from PATH
+(--absolute: this binary's path) and pin the project directory. Running
+it again changes nothing.`,
+		Example: `  bb guard install
+  bb --json guard install`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			root, err := a.findProject()
+			if err != nil && strings.TrimSpace(a.env.Getenv(EnvServer)) == "" {
+				return err
+			}
+			if err != nil {
+				if root, err = a.targetDir(); err != nil {
+					return err
+				}
+			}
+			exe := "bb"
+			if absolute {
+				exe = a.env.Exe
+			}
+			res, err := a.guardInstall(root, exe)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, res, func(w io.Writer) { printGuard(w, res) })
+		},
+	}
+	install.Flags().BoolVar(&absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
+	uninstall := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove the guard hooks and put back the hooks they chained",
+		Long: `Delete the pre-commit and pre-push hooks bb guard install wrote and rename
+the hooks it had kept (<hook>.bb-chained) back to their names, so the
+hooks directory is as it was. Hooks bb did not write are left alone.`,
+		Example: `  bb guard uninstall`,
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := a.guardRepoDir()
+			if err != nil {
+				return err
+			}
+			res, err := guardUninstall(dir)
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, res, func(w io.Writer) { printGuard(w, res) })
+		},
+	}
+	var stage string
+	check := &cobra.Command{
+		Use:   "check",
+		Short: "Refuse (exit 1) when the commit or push touches paths another active agent holds",
+		Long: `Check the paths of the commit being made (--stage commit: the staged
+changes, 'git diff --cached') or of the commits being pushed (--stage push:
+the ref lines git gives a pre-push hook on stdin; the remote's name is the
+first argument) against other agents' reservations. Exits 1 naming each
+holder, the reserved scope, until when, and how to proceed, when an active
+agent holds one of them; exits 0 otherwise. Acting agent: --as or
+$BB_AGENT_ID (its own reservations never conflict). Problems reading the
+board or git are reported on stderr and do not block (exit 0).
+BB_GUARD=off skips the check; BB_GUARD=warn reports without refusing.`,
+		Example: `  bb guard check --stage commit
+  echo "refs/heads/main $(git rev-parse HEAD) refs/heads/main 0000000000000000000000000000000000000000" | bb guard check --stage push origin`,
+		Args: usageArgs(cobra.MaximumNArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if stage != "commit" && stage != "push" {
+				return usageErr{fmt.Errorf("invalid --stage %q: expected commit or push", stage)}
+			}
+			return a.guardCheck(cmd, stage, args)
+		},
+	}
+	check.Flags().StringVar(&stage, "stage", "commit", "what to check: commit (staged paths) or push (pushed commits)")
+	c.AddCommand(install, uninstall, check)
+	return c
+}
+
+// git runs git in dir and returns its stdout.
+func git(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// guardRepoDir is where guard install/uninstall act: the project (or the
+// working directory).
+func (a *app) guardRepoDir() (string, error) {
+	if root, err := a.findProject(); err == nil {
+		return root, nil
+	}
+	return a.targetDir()
+}
+
+// hooksDir is the repository's hooks directory (core.hooksPath honoured).
+func hooksDir(dir string) (string, error) {
+	out, err := git(context.Background(), dir, nil, "rev-parse", "--git-path", "hooks")
+	if err != nil {
+		return "", hub.Errorf(hub.CodeInvalidInput, "%s is not in a git repository: the guard needs git (%s)", dir, oneLineErr(err))
+	}
+	p := strings.TrimRight(string(out), "\r\n")
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return p, nil
+}
+
+// guardScript is the hook bb writes for name.
+func guardScript(name, exe, root string) string {
+	q := shellQuote(exe)
+	found := "command -v " + q + " >/dev/null 2>&1"
+	if filepath.IsAbs(exe) {
+		found = "[ -x " + q + " ]"
+	}
+	stage := map[string]string{"pre-commit": "commit", "pre-push": "push"}[name]
+	var b strings.Builder
+	fmt.Fprintf(&b, `#!/bin/sh
+# %s installed by 'bb guard install' (Blackboard). It refuses a %s that
+# touches files another active agent has reserved, then runs the hook that
+# was here before (%s.bb-chained), if any.
+# Skip the check once: BB_GUARD=off git %s ...   (or git %s --no-verify)
+# Remove: bb guard uninstall
+chained="$(dirname "$0")/%s.bb-chained"
+`, guardMarker, stage, name, stage, stage, name)
+	check := fmt.Sprintf(`if [ "${BB_GUARD:-}" != off ]; then
+  if %s; then
+    %s guard check --stage %s --dir %s "$@"%s || %s
+  else
+    echo "bb guard: %s not found; the reservation check was skipped" >&2
+  fi
+fi
+`, found, q, stage, shellQuote(root), map[bool]string{true: ` < "$input"`}[stage == "push"], map[bool]string{true: "status=1", false: "exit 1"}[stage == "push"], exe)
+	if stage == "commit" {
+		b.WriteString(check)
+		b.WriteString(`if [ -x "$chained" ]; then
+  exec "$chained" "$@"
+fi
+exit 0
+`)
+		return b.String()
+	}
+	b.WriteString(`input=$(mktemp "${TMPDIR:-/tmp}/bb-guard.XXXXXX") || exit 1
+trap 'rm -f "$input"' EXIT
+cat > "$input"
+status=0
+`)
+	b.WriteString(check)
+	b.WriteString(`if [ "$status" -eq 0 ] && [ -x "$chained" ]; then
+  "$chained" "$@" < "$input" || status=$?
+fi
+exit "$status"
+`)
+	return b.String()
+}
+
+func isGuardScript(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(b, []byte(guardMarker))
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// guardInstall writes the guard hooks into root's repository.
+func (a *app) guardInstall(root, exe string) (guardResult, error) {
+	dir, err := hooksDir(root)
+	if err != nil {
+		return guardResult{}, err
+	}
+	res := guardResult{HooksDir: dir}
+	// Check everything before changing anything.
+	for _, name := range guardHookNames {
+		p := filepath.Join(dir, name)
+		if exists(p) && !isGuardScript(p) && exists(p+".bb-chained") {
+			return res, hub.Errorf(hub.CodeConflict, "%s exists and so does %s.bb-chained: move one of them away, then run bb guard install again; nothing was written", p, p)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot create " + dir, Err: err}
+	}
+	for _, name := range guardHookNames {
+		p := filepath.Join(dir, name)
+		chained := p + ".bb-chained"
+		want := guardScript(name, exe, root)
+		h := guardHook{Name: name, Path: p, Action: "installed"}
+		switch {
+		case isGuardScript(p):
+			if b, _ := os.ReadFile(p); string(b) == want {
+				h.Action = "unchanged"
+			} else {
+				h.Action = "updated"
+			}
+		case exists(p):
+			if err := os.Rename(p, chained); err != nil {
+				return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot keep the existing " + p, Err: err}
+			}
+		}
+		if exists(chained) {
+			h.Chained = chained
+		}
+		if h.Action != "unchanged" {
+			if err := os.WriteFile(p+".bb-tmp", []byte(want), 0o755); err != nil {
+				return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot write " + p, Err: err}
+			}
+			if err := os.Chmod(p+".bb-tmp", 0o755); err != nil {
+				return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot write " + p, Err: err}
+			}
+			if err := os.Rename(p+".bb-tmp", p); err != nil {
+				return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot write " + p, Err: err}
+			}
+		}
+		res.Hooks = append(res.Hooks, h)
+	}
+	return res, nil
+}
+
+// guardUninstall removes the guard hooks and restores the chained ones.
+func guardUninstall(root string) (guardResult, error) {
+	dir, err := hooksDir(root)
+	if err != nil {
+		return guardResult{}, err
+	}
+	res := guardResult{HooksDir: dir}
+	for _, name := range guardHookNames {
+		p := filepath.Join(dir, name)
+		chained := p + ".bb-chained"
+		h := guardHook{Name: name, Path: p, Action: "absent"}
+		if isGuardScript(p) {
+			if err := os.Remove(p); err != nil {
+				return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot remove " + p, Err: err}
+			}
+			h.Action = "removed"
+			if exists(chained) {
+				if err := os.Rename(chained, p); err != nil {
+					return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot restore " + chained, Err: err}
+				}
+				h.Action, h.Chained = "restored", chained
+			}
+		}
+		res.Hooks = append(res.Hooks, h)
+	}
+	return res, nil
+}
+
+func printGuard(w io.Writer, res guardResult) {
+	fmt.Fprintf(w, "git guard (%s):\n", res.HooksDir)
+	for _, h := range res.Hooks {
+		line := fmt.Sprintf("  %-10s %s", h.Name, h.Action)
+		switch {
+		case h.Action == "restored":
+			line += " (the previous hook is back)"
+		case h.Chained != "":
+			line += " (runs the previous hook after the check: " + filepath.Base(h.Chained) + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// stagedPaths lists the paths of the commit being made: both sides of
+// renames and copies, deletions, submodules (NUL-separated, so any byte of
+// a file name survives).
+func stagedPaths(ctx context.Context, dir string) ([]string, error) {
+	out, err := git(ctx, dir, nil, "diff", "--cached", "--name-status", "-z", "-M")
+	if err != nil {
+		return nil, err
+	}
+	return parseNameStatus(out), nil
+}
+
+// parseNameStatus reads `git diff --name-status -z` output: a status
+// field, then one path, or two for renames (R) and copies (C).
+func parseNameStatus(out []byte) []string {
+	f := strings.Split(string(out), "\x00")
+	var paths []string
+	for i := 0; i < len(f); {
+		st := f[i]
+		i++
+		if st == "" {
+			continue
+		}
+		n := 1
+		if st[0] == 'R' || st[0] == 'C' {
+			n = 2
+		}
+		for j := 0; j < n && i < len(f); j++ {
+			paths = append(paths, f[i])
+			i++
+		}
+	}
+	return paths
+}
+
+const maxPushCommits = 1000
+
+// pushedPaths lists the paths changed by the commits a push sends: git
+// gives "<local ref> <local sha> <remote ref> <remote sha>" lines.
+func pushedPaths(ctx context.Context, dir, remote string, in io.Reader) ([]string, error) {
+	var commits []string
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || strings.Trim(f[1], "0") == "" { // a deletion pushes no commit
+			continue
+		}
+		local, remoteSHA := f[1], f[3]
+		var out []byte
+		var err error
+		if strings.Trim(remoteSHA, "0") != "" {
+			out, err = git(ctx, dir, nil, "rev-list", "--no-merges", remoteSHA+".."+local)
+		}
+		if strings.Trim(remoteSHA, "0") == "" || err != nil {
+			args := []string{"rev-list", "--no-merges", local, "--not"}
+			if remote != "" {
+				args = append(args, "--remotes="+remote)
+			} else {
+				args = append(args, "--remotes")
+			}
+			if out, err = git(ctx, dir, nil, args...); err != nil {
+				return nil, err
+			}
+		}
+		for _, c := range strings.Fields(string(out)) {
+			if !seen[c] && len(commits) < maxPushCommits {
+				seen[c] = true
+				commits = append(commits, c)
+			}
+		}
+	}
+	var paths []string
+	for _, c := range commits {
+		out, err := git(ctx, dir, nil, "diff-tree", "-r", "--root", "--no-commit-id", "--name-status", "-z", "-M", c)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, parseNameStatus(out)...)
+	}
+	return paths, nil
+}
+
+// guardCheck is bb guard check: it fails open (exit 0, note on stderr) on
+// anything but a deliberate refusal.
+func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error {
+	mode := strings.ToLower(strings.TrimSpace(a.env.Getenv("BB_GUARD")))
+	res := guardCheck{Stage: stage, Conflicts: []guardConflict{}}
+	note := func(format string, v ...any) error {
+		fmt.Fprintf(a.env.Stderr, "bb guard: "+format+"\n", v...)
+		return a.reply(cmd, res, nil)
+	}
+	if mode == "off" {
+		return note("BB_GUARD=off: check skipped")
+	}
+	ctx := cmd.Context()
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return note("cannot read the working directory; check skipped")
+	}
+	top, err := git(ctx, wd, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return note("not in a git work tree (%s); check skipped", oneLineErr(err))
+	}
+	toplevel := strings.TrimRight(string(top), "\r\n")
+	var paths []string
+	if stage == "commit" {
+		paths, err = stagedPaths(ctx, toplevel)
+	} else {
+		remote := ""
+		if len(args) > 0 {
+			remote = args[0]
+		}
+		paths, err = pushedPaths(ctx, toplevel, remote, a.env.Stdin)
+	}
+	if err != nil {
+		return note("cannot list the paths (%s); check skipped", oneLineErr(err))
+	}
+	api, err := a.service(ctx)
+	if err != nil {
+		return note("%s; check skipped", hub.MessageOf(err))
+	}
+	agent, explicit := a.identity()
+	if !explicit {
+		agent = ""
+	}
+	root := api.Root()
+	realRoot, realTop := root, toplevel
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		realRoot = r
+	}
+	if r, err := filepath.EvalSymlinks(toplevel); err == nil {
+		realTop = r
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		res.Paths++
+		rel, err := filepath.Rel(realRoot, filepath.Join(realTop, filepath.FromSlash(p)))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue // outside the board's project
+		}
+		chk, err := api.CheckScope(ctx, agent, root, rel)
+		if err != nil {
+			var he *hub.Error
+			if errors.As(err, &he) && (he.Code == hub.CodeInvalidArgs || he.Code == hub.CodeInvalidInput) {
+				continue // a name no reservation can hold
+			}
+			return note("%s; check skipped", hub.MessageOf(err))
+		}
+		for _, h := range chk.Holders {
+			res.Conflicts = append(res.Conflicts, guardConflict{Path: p, Holder: h.Reservation.AgentID, Scope: api.DisplayScope(h.Reservation),
+				Until: h.Reservation.ExpiresAt, Bead: h.Reservation.BeadID, Blocking: h.Blocking, Liveness: string(h.Liveness)})
+			if h.Blocking {
+				res.Refused = true
+			}
+		}
+	}
+	sort.SliceStable(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Blocking && !res.Conflicts[j].Blocking })
+	for _, c := range res.Conflicts {
+		if !c.Blocking {
+			fmt.Fprintf(a.env.Stderr, "bb guard: note: %s is in %s, reserved by %s, who is %s: not blocking; take it over with 'bb agent reserve --scope %s --takeover-stale'\n", c.Path, c.Scope, c.Holder, c.Liveness, c.Scope)
+		}
+	}
+	if !res.Refused {
+		return a.reply(cmd, res, nil)
+	}
+	var b strings.Builder
+	what := map[string]string{"commit": "commit", "push": "push"}[stage]
+	fmt.Fprintf(&b, "bb guard: %s refused: it touches files another active agent has reserved:\n", what)
+	holders := map[string]bool{}
+	for _, c := range res.Conflicts {
+		if !c.Blocking {
+			continue
+		}
+		holders[c.Holder] = true
+		bead := ""
+		if c.Bead != "" {
+			bead = ", bead " + c.Bead
+		}
+		fmt.Fprintf(&b, "  %s: reserved by %s (scope %s, until %s%s)\n", c.Path, c.Holder, c.Scope, c.Until.UTC().Format(time.RFC3339), bead)
+	}
+	var names []string
+	for h := range holders {
+		names = append(names, h)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(&b, "Ask the holder to release it: bb agent send --to %s --category BLOCKED --subject \"need <path>\" --body \"...\"\n", names[0])
+	fmt.Fprintf(&b, "or unstage those paths, or wait until the reservation expires.\n")
+	fmt.Fprintf(&b, "To %s anyway: BB_GUARD=off git %s ...  (or git %s --no-verify)", what, what, what)
+	if mode == "warn" {
+		fmt.Fprintln(a.env.Stderr, strings.Replace(b.String(), "refused", "would be refused (BB_GUARD=warn)", 1))
+		return a.reply(cmd, res, nil)
+	}
+	return &hub.Error{Code: hub.CodeReservationConflict, Message: b.String()}
+}

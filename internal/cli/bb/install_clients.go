@@ -1,0 +1,276 @@
+package bb
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// mcpServerName is the key of Blackboard's MCP entry in a client's config.
+// Clients that share one file (Claude Code and Kimi CLI both read the
+// project's .mcp.json) get distinct names so both stay installed.
+const mcpServerName = "blackboard"
+
+// hookStyle is the shape of one client's hook configuration.
+type hookStyle int
+
+const (
+	// styleMatcherGroups: "hooks": {"<Event>": [{"matcher": …, "hooks":
+	// [{"type": "command", "command": …}]}]} (Claude Code, Codex CLI).
+	styleMatcherGroups hookStyle = iota
+	// styleGemini: matcher groups whose handlers also carry a "name".
+	styleGemini
+	// styleFlat: {"version": 1, "hooks": {"<event>": [{"command": …,
+	// "matcher": …}]}} (Cursor).
+	styleFlat
+)
+
+// hookEvent is one client event bb wires to `bb hook <client> <Event>`.
+type hookEvent struct {
+	Name    string
+	Matcher string // tools the event is limited to ("" = all)
+	// Purpose is what the runtime does on this event (for --help and docs).
+	Purpose string
+}
+
+// hookConfig is where and how a client reads its hooks.
+type hookConfig struct {
+	Local, Global string // relative to the project / to $HOME
+	Style         hookStyle
+	Events        []hookEvent
+	// Skeleton is the content of a file bb creates ("{}" when empty).
+	Skeleton string
+	// NotCovered says what the client's hook events cannot do for
+	// Blackboard.
+	NotCovered string
+}
+
+// mcpClient describes one coding-agent client: its MCP server file and,
+// when its documented hook system allows it, its hook file.
+type mcpClient struct {
+	Name  string
+	Title string
+	// TOML clients (Codex) keep servers in [mcp_servers.<name>] tables;
+	// the others in a JSON object "mcpServers".
+	TOML       bool
+	LocalPath  string // relative to the project directory
+	GlobalPath string // relative to $HOME
+	// Server is the MCP entry's name in the file.
+	Server string
+	// AlwaysAllow lists the tools in the entry's alwaysAllow (Kilo Code
+	// asks before each call otherwise).
+	AlwaysAllow bool
+	Hooks       *hookConfig
+	// NoHooks says why the client gets the MCP entry only.
+	NoHooks string
+}
+
+// Claude Code: MCP servers in .mcp.json (project) or ~/.claude.json;
+// hooks in .claude/settings.local.json (project, kept out of git by
+// Claude Code — the right place for a command that pins this machine's
+// project path) or ~/.claude/settings.json, as event -> matcher groups ->
+// command handlers; matcher is a tool-name regex for PreToolUse and
+// PostToolUse. https://docs.claude.com/en/docs/claude-code/hooks and
+// https://docs.claude.com/en/docs/claude-code/settings
+var claudeHooks = &hookConfig{
+	Local: filepath.Join(".claude", "settings.local.json"), Global: filepath.Join(".claude", "settings.json"),
+	Style: styleMatcherGroups, Skeleton: "{}",
+	Events: []hookEvent{
+		{Name: "SessionStart", Purpose: "identity and the session brief"},
+		{Name: "UserPromptSubmit", Purpose: "new mail before each prompt"},
+		{Name: "PreToolUse", Matcher: "Edit|Write|MultiEdit|NotebookEdit", Purpose: "edit check against other agents' reservations"},
+		{Name: "PostToolUse", Purpose: "new mail during long autonomous runs"},
+		{Name: "Stop", Purpose: "end-of-turn reminder (held reservations, owed acks)"},
+	},
+}
+
+// Codex CLI: hooks in hooks.json next to an active config layer
+// (<repo>/.codex/hooks.json, ~/.codex/hooks.json), same event -> matcher
+// group -> handler shape as Claude Code; file edits arrive as tool_name
+// "apply_patch", and matchers also accept Edit and Write for them. Project
+// layers load only in trusted projects.
+// https://developers.openai.com/codex/hooks
+var codexHooks = &hookConfig{
+	Local: filepath.Join(".codex", "hooks.json"), Global: filepath.Join(".codex", "hooks.json"),
+	Style: styleMatcherGroups, Skeleton: "{}",
+	Events: []hookEvent{
+		{Name: "SessionStart", Purpose: "identity and the session brief"},
+		{Name: "UserPromptSubmit", Purpose: "new mail before each prompt"},
+		{Name: "PreToolUse", Matcher: "apply_patch|Edit|Write", Purpose: "edit check against other agents' reservations"},
+		{Name: "PostToolUse", Purpose: "new mail during long autonomous runs"},
+		{Name: "Stop", Purpose: "end-of-turn reminder (held reservations, owed acks)"},
+	},
+	NotCovered: "edits Codex makes through shell commands rather than apply_patch are not checked before they happen (the git guard still catches them at commit)",
+}
+
+// Gemini CLI: hooks in the "hooks" object of .gemini/settings.json (or
+// ~/.gemini/settings.json), event -> matcher groups -> handlers with a
+// name; file-writing tools are write_file and replace.
+// https://geminicli.com/docs/hooks/reference and
+// https://geminicli.com/docs/hooks/writing-hooks
+var geminiHooks = &hookConfig{
+	Local: filepath.Join(".gemini", "settings.json"), Global: filepath.Join(".gemini", "settings.json"),
+	Style: styleGemini, Skeleton: "{}",
+	Events: []hookEvent{
+		{Name: "SessionStart", Purpose: "identity and the session brief"},
+		{Name: "BeforeAgent", Purpose: "new mail before each prompt"},
+		{Name: "BeforeTool", Matcher: "write_file|replace", Purpose: "edit check against other agents' reservations"},
+		{Name: "AfterTool", Purpose: "new mail during long autonomous runs"},
+		{Name: "AfterAgent", Purpose: "end-of-turn reminder (held reservations, owed acks)"},
+	},
+	NotCovered: "files changed by run_shell_command are not checked before they happen (the git guard still catches them at commit)",
+}
+
+// Cursor: hooks in .cursor/hooks.json (project) or ~/.cursor/hooks.json,
+// {"version": 1, "hooks": {"<event>": [{"command": …}]}} with flat
+// entries. beforeSubmitPrompt cannot add context, so new mail reaches the
+// agent at session start, after edits and at stop only.
+// https://cursor.com/docs/hooks
+var cursorHooks = &hookConfig{
+	Local: filepath.Join(".cursor", "hooks.json"), Global: filepath.Join(".cursor", "hooks.json"),
+	Style: styleFlat, Skeleton: "{\n  \"version\": 1\n}",
+	Events: []hookEvent{
+		{Name: "sessionStart", Purpose: "identity and the session brief"},
+		{Name: "beforeSubmitPrompt", Purpose: "records the prompt turn (Cursor cannot add context here)"},
+		{Name: "preToolUse", Purpose: "edit check against other agents' reservations"},
+		{Name: "afterFileEdit", Purpose: "new mail during long autonomous runs"},
+		{Name: "stop", Purpose: "end-of-turn reminder (held reservations, owed acks)"},
+	},
+	NotCovered: "no context can be added before a prompt (beforeSubmitPrompt only allows or blocks), so mail arrives at session start, after edits and at stop; Cursor also runs Claude Code's hooks from .claude/ — with both installed, events may fire twice",
+}
+
+func mcpClients() []mcpClient {
+	return []mcpClient{
+		{Name: "claude", Title: "Claude Code", LocalPath: ".mcp.json", GlobalPath: ".claude.json", Server: mcpServerName, Hooks: claudeHooks},
+		{Name: "codex", Title: "Codex CLI", TOML: true, LocalPath: filepath.Join(".codex", "config.toml"), GlobalPath: filepath.Join(".codex", "config.toml"), Server: mcpServerName, Hooks: codexHooks},
+		{Name: "gemini", Title: "Gemini CLI", LocalPath: filepath.Join(".gemini", "settings.json"), GlobalPath: filepath.Join(".gemini", "settings.json"), Server: mcpServerName, Hooks: geminiHooks},
+		{Name: "cursor", Title: "Cursor", LocalPath: filepath.Join(".cursor", "mcp.json"), GlobalPath: filepath.Join(".cursor", "mcp.json"), Server: mcpServerName, Hooks: cursorHooks},
+		// Kimi CLI reads hooks only from [[hooks]] tables of the user-wide
+		// ~/.kimi/config.toml, which would fire in every project.
+		// https://moonshotai.github.io/kimi-cli/en/customization/hooks.html
+		{Name: "kimi", Title: "Kimi CLI", LocalPath: ".mcp.json", GlobalPath: filepath.Join(".kimi", "mcp.json"), Server: mcpServerName + "-kimi",
+			NoHooks: "Kimi CLI reads hooks only from the user-wide ~/.kimi/config.toml; bb writes the MCP entry only"},
+		// Kilo Code extends its agent with TypeScript plugins, not command
+		// hooks. https://kilo.ai/docs/automate/extending/plugins
+		{Name: "kilo", Title: "Kilo Code", LocalPath: filepath.Join(".kilocode", "mcp.json"), GlobalPath: filepath.Join(".kilocode", "cli", "global", "settings", "mcp_settings.json"), Server: mcpServerName, AlwaysAllow: true,
+			NoHooks: "Kilo Code has no command hooks (only TypeScript plugins); bb writes the MCP entry only"},
+	}
+}
+
+func clientNames() []string {
+	var out []string
+	for _, c := range mcpClients() {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func eventNames(h *hookConfig) []string {
+	var out []string
+	for _, e := range h.Events {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// hookEntry is the array element bb adds under hooks.<event>.
+func (h *hookConfig) hookEntry(ev hookEvent, command string) any {
+	switch h.Style {
+	case styleFlat:
+		e := map[string]any{"command": command}
+		if ev.Matcher != "" {
+			e["matcher"] = ev.Matcher
+		}
+		return orderedEntry(e, "command", "matcher")
+	default:
+		handler := map[string]any{"type": "command", "command": command}
+		keys := []string{"type", "command"}
+		if h.Style == styleGemini {
+			handler["name"] = mcpServerName
+			keys = []string{"name", "type", "command"}
+		}
+		g := map[string]any{"hooks": []any{orderedEntry(handler, keys...)}}
+		if ev.Matcher != "" {
+			g["matcher"] = ev.Matcher
+		}
+		return orderedEntry(g, "matcher", "hooks")
+	}
+}
+
+// bbHookCommand matches the hook commands bb writes: `bb hook <client>
+// <event> …`, with bb bare, as a path, or quoted.
+var bbHookCommand = regexp.MustCompile(`(^|[/\\])bb(\.exe)?'?\s+hook\s+(\S+)\s+\S+`)
+
+// isOurHookEntry reports whether an element of hooks.<event> is one bb
+// added for client (any of its handlers runs `bb hook <client>`).
+func isOurHookEntry(raw, client string) bool {
+	ours := func(cmd string) bool {
+		m := bbHookCommand.FindStringSubmatch(cmd)
+		return m != nil && m[3] == client
+	}
+	var e struct {
+		Command string `json:"command"`
+		Hooks   []struct {
+			Command string `json:"command"`
+		} `json:"hooks"`
+	}
+	if decodeJSONC(raw, &e) != nil {
+		return false
+	}
+	if ours(e.Command) {
+		return true
+	}
+	for _, h := range e.Hooks {
+		if ours(h.Command) {
+			return true
+		}
+	}
+	return false
+}
+
+// orderedMap is a JSON object that keeps its keys in the given order.
+type orderedMap struct {
+	keys []string
+	vals map[string]any
+}
+
+func orderedEntry(m map[string]any, keys ...string) orderedMap {
+	var ks []string
+	for _, k := range keys {
+		if _, ok := m[k]; ok {
+			ks = append(ks, k)
+		}
+	}
+	return orderedMap{keys: ks, vals: m}
+}
+
+func (o orderedMap) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		vb, err := marshalNoEscape(o.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+}
