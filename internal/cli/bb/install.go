@@ -73,11 +73,11 @@ type installOpts struct {
 // installEnv is what one install computes: the project, the command clients
 // run, and the files it touches (edited in memory until committed).
 type installEnv struct {
-	opts  installOpts
-	scope string
-	base  string // project root, or $HOME with --global
-	exe   string
-	state *installState
+	opts   installOpts
+	scope  string
+	base   string // project root, or $HOME with --global
+	exe    string
+	state  *installState
 	files  map[string]*fileChange
 	order  []string
 	getenv func(string) string
@@ -524,7 +524,7 @@ func (ie *installEnv) uninstall(cl mcpClient) (installResult, error) {
 			continue
 		}
 		touched = append(touched, f)
-		if !f.existed {
+		if !f.existed || strings.TrimSpace(f.cur) == "" {
 			continue
 		}
 		if i == 0 && cl.TOML {

@@ -63,7 +63,6 @@ func writeConfig(path string, content []byte) error {
 	return nil
 }
 
-
 // tomlString renders s as a TOML basic string (JSON escapes are valid TOML).
 func tomlString(s string) string {
 	var buf bytes.Buffer
@@ -227,7 +226,7 @@ func removeTOMLServer(path string, old []byte, name, prefix string) ([]byte, boo
 		return nil, false, hub.Errorf(hub.CodeInvalidInput, "%s defines mcp_servers.%s in a form bb cannot edit safely: remove it by hand; nothing was written", path, name)
 	}
 	before := strings.Join(lines[:start], "")
-	if end == len(lines) && prefix != "" && strings.HasSuffix(before, prefix) {
+	if strings.TrimSpace(strings.Join(lines[end:], "")) == "" && prefix != "" && strings.HasSuffix(before, prefix) {
 		before = strings.TrimSuffix(before, prefix)
 	}
 	out := before + strings.Join(lines[end:], "")

@@ -3,54 +3,105 @@ package bb
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
 )
 
-var fuzzEntry = mcpEntry("/usr/local/bin/bb", "claude-1", "all", false)
+var fuzzEntry = map[string]any{"command": "bb", "args": []any{"mcp", "--dir", "/p"}}
 
-// FuzzMergeJSONServer: any input either is refused, or yields a JSON
-// object that holds the entry, keeps every other top-level key and server
-// unchanged, and merges again without a change.
-func FuzzMergeJSONServer(f *testing.F) {
-	for _, s := range []string{``, `{}`, `{"mcpServers":{}}`, `{"a":1,"mcpServers":{"x":{"command":"y"}}}`, `{"mcpServers":null}`,
-		`[1]`, `{"mcpServers":[]}`, `{"a":"\u00e9<>&","mcpServers":{"blackboard":{"command":"old"}}}`, `{"a":1}{"b":2}`, `{"a":{"b":[1,{"c":null}]}}`} {
-		f.Add([]byte(s))
+// fuzzInstall applies what bb install claude does to a JSON(C) text and
+// returns the result and the containers it created.
+func fuzzInstall(text string) (string, [][]string, error) {
+	d, err := openJSONDoc(text)
+	if err != nil {
+		return "", nil, err
 	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		out, changed, err := mergeJSONServer("f.json", in, mcpServerName, fuzzEntry)
+	var created [][]string
+	c, _, err := d.setMember([]string{"mcpServers"}, mcpServerName, fuzzEntry)
+	if err != nil {
+		return "", nil, err
+	}
+	created = append(created, c...)
+	for _, ev := range claudeHooks.Events {
+		c, _, err := d.setElement([]string{"hooks", ev.Name}, claudeHooks.hookEntry(ev, "bb hook claude "+ev.Name+" --dir /p"), ourHookEntry("claude"))
+		if err != nil {
+			return "", nil, err
+		}
+		created = append(created, c...)
+	}
+	return d.text, created, nil
+}
+
+// fuzzUninstall removes it again, pruning the containers install created.
+func fuzzUninstall(t *testing.T, text string, created [][]string) string {
+	d, err := openJSONDoc(text)
+	if err != nil {
+		t.Fatalf("installed text does not parse: %v\n%s", err, text)
+	}
+	if _, err := d.removeMember([]string{"mcpServers"}, mcpServerName); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range claudeHooks.Events {
+		if _, err := d.removeElements([]string{"hooks", ev.Name}, ourHookEntry("claude")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := len(created) - 1; i >= 0; i-- {
+		if err := d.pruneEmpty(created[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d.text
+}
+
+func decodeAny(t *testing.T, text string) any {
+	var v any
+	if err := decodeJSONC(text, &v); err != nil {
+		t.Fatalf("not JSON(C): %v\n%s", err, text)
+	}
+	return v
+}
+
+// FuzzJSONMerge: any input is refused, or bb's entries are merged in
+// keeping every other value, a second merge changes no byte, and removing
+// them gives back the same data (and the same bytes when bb created no
+// container in an object that was laid out empty over several lines).
+func FuzzJSONMerge(f *testing.F) {
+	for _, s := range []string{``, `{}`, "{\n}\n", `{"mcpServers":{}}`, `{"a":1,"mcpServers":{"x":{"command":"y"}}}`, `{"mcpServers":null}`,
+		`[1]`, `{"mcpServers":[]}`, `{"a":"\u00e9<>&","mcpServers":{"blackboard":{"command":"old"}}}`, `{"a":1}{"b":2}`,
+		"// c\n{\n  \"a\": 1, // x\n  /* y */ \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"z\"}]},],},\n}\n",
+		`{"hooks":{"PreToolUse":[{"hooks":[{"command":"bb hook claude PreToolUse --dir /old"}]},{"hooks":[{"command":"/x/bb hook claude PreToolUse"}]}]}}`,
+		`{"a":{"b":[1,{"c":null}]}}`, "{\"a\": \"/*\", \"b\": \"//\"}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, created, err := fuzzInstall(in)
 		if err != nil {
 			return
 		}
-		if !changed {
-			out = in
+		after := decodeAny(t, out)
+		again, _, err := fuzzInstall(out)
+		if err != nil || again != out {
+			t.Fatalf("second merge changed the file (err %v):\n%s\n---\n%s", err, out, again)
 		}
-		var before, after map[string]any
-		_ = json.Unmarshal(in, &before)
-		if err := json.Unmarshal(out, &after); err != nil {
-			t.Fatalf("merged file is not JSON: %v\n%s", err, out)
-		}
-		servers, _ := after["mcpServers"].(map[string]any)
-		if !sameJSON(mustJSON(servers[mcpServerName]), entryJSON(fuzzEntry)) {
+		m, _ := after.(map[string]any)
+		servers, _ := m["mcpServers"].(map[string]any)
+		if !jsonEqual(string(mustJSON(servers[mcpServerName])), fuzzEntry) {
 			t.Fatalf("entry missing: %s", out)
 		}
-		for k, v := range before {
-			if k == "mcpServers" {
-				old, _ := v.(map[string]any)
-				for name, sv := range old {
-					if name != mcpServerName && !reflect.DeepEqual(servers[name], sv) {
-						t.Fatalf("server %q changed", name)
-					}
-				}
-				continue
-			}
-			if !reflect.DeepEqual(after[k], v) {
-				t.Fatalf("key %q changed", k)
-			}
+		if strings.TrimSpace(in) == "" {
+			in = "{}"
 		}
-		if _, again, err := mergeJSONServer("f.json", out, mcpServerName, fuzzEntry); err != nil || again {
-			t.Fatalf("second merge: changed=%v err=%v", again, err)
+		// What was there, without any entries of bb's it already held.
+		before := decodeAny(t, fuzzUninstall(t, in, nil))
+		back := fuzzUninstall(t, out, created)
+		if !reflect.DeepEqual(decodeAny(t, back), before) {
+			t.Fatalf("uninstall did not restore the data:\n%s\n---\n%s", in, back)
+		}
+		if len(created) == 0 && back != in && strings.TrimSpace(in) != "{}" && !strings.Contains(in, "bb hook") && !strings.Contains(in, mcpServerName) {
+			t.Fatalf("uninstall did not restore the bytes:\n%q\n---\n%q", in, back)
 		}
 	})
 }
@@ -58,12 +109,13 @@ func FuzzMergeJSONServer(f *testing.F) {
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
 
 // FuzzMergeTOMLServer: any input is refused, or yields TOML that parses to
-// the old document plus the entry and merges again without a change.
+// the old document plus the entry, merges again without a change, and —
+// when the table was appended — is removed back to the same bytes.
 func FuzzMergeTOMLServer(f *testing.F) {
-	for _, s := range []string{``, "model = \"o3\"\n", "# c\n[mcp_servers.x]\ncommand = \"y\"\n",
+	for _, s := range []string{``, "model = \"o3\"\n", "model = \"o3\"", "# c\n[mcp_servers.x]\ncommand = \"y\"\n",
 		"[mcp_servers.blackboard]\ncommand = \"old\"\n[mcp_servers.blackboard.env]\nA = \"b\"\n[z]\nk = 1\n",
 		"[mcp_servers]\nblackboard = { command = \"x\" }\n", "mcp_servers = 3\n", "a = \"\"\"\n[mcp_servers.blackboard]\n\"\"\"\n",
-		"[[mcp_servers.blackboard]]\ncommand = \"x\"\n", "k = 1"} {
+		"[[mcp_servers.blackboard]]\ncommand = \"x\"\n", "k = 1", "k = 1\n\n\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -84,6 +136,13 @@ func FuzzMergeTOMLServer(f *testing.F) {
 		}
 		if _, again, err := mergeTOMLServer("f.toml", out, mcpServerName, fuzzEntry); err != nil || again {
 			t.Fatalf("second merge: changed=%v err=%v", again, err)
+		}
+		if !strings.Contains(string(in), "blackboard") && strings.HasPrefix(string(out), string(in)) {
+			prefix := strings.TrimSuffix(string(out)[len(in):], tomlTable(mcpServerName, fuzzEntry))
+			back, _, err := removeTOMLServer("f.toml", out, mcpServerName, prefix)
+			if err != nil || string(back) != string(in) {
+				t.Fatalf("remove did not restore the bytes (err %v):\n%q\n---\n%q", err, in, back)
+			}
 		}
 	})
 }
