@@ -194,3 +194,7 @@ func cmdSeed(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Check(seedBoard(context.Background(), boardDB(ts, *db), n, o))
 }
+
+// TestGuardScripts runs testdata/script/guard/*.txtar: bb guard with a real
+// git (skipped where git is missing).
+func TestGuardScripts(t *testing.T) { runScripts(t, "guard") }
