@@ -546,7 +546,9 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 		names = append(names, h)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(&b, "Ask the holder to release it: bb agent send --to %s --category BLOCKED --subject \"need <path>\" --body \"...\"\n", names[0])
+	for _, n := range names {
+		fmt.Fprintf(&b, "Ask %s to release it: bb agent send --to %s --category BLOCKED --subject \"need <path>\" --body \"...\"\n", n, n)
+	}
 	fmt.Fprintf(&b, "or unstage those paths, or wait until the reservation expires.\n")
 	fmt.Fprintf(&b, "To %s anyway: BB_GUARD=off git %s ...  (or git %s --no-verify)", what, what, what)
 	if mode == "warn" {

@@ -305,7 +305,8 @@ func (a *app) newInstallEnv(o installOpts, installing bool) (*installEnv, error)
 			return nil, err
 		}
 		if installing && strings.TrimSpace(a.env.Getenv(EnvServer)) == "" {
-			return nil, &hub.Error{Code: hub.CodeNotInitialized, Message: he.Message[:strings.Index(he.Message, ". Run")] +
+			msg, _, _ := strings.Cut(he.Message, ". Run")
+			return nil, &hub.Error{Code: hub.CodeNotInitialized, Message: msg +
 				". Run 'bb init' in the project first (or set BB_SERVER to use a bb serve); nothing was written."}
 		}
 		if root, err = a.targetDir(); err != nil {
