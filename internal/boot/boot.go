@@ -44,6 +44,10 @@ type Config struct {
 	// then leaves an SQLite file to the operating system instead of
 	// checkpointing it (a faster exit; nothing committed is lost).
 	ProcessExits bool
+	// BusyTimeoutMS is SQLite's busy_timeout (0 = the default, 5000): how
+	// long a call waits for another writer before failing busy (bb hook
+	// keeps it short so it fails open fast).
+	BusyTimeoutMS int
 }
 
 // Board is an opened core: the API every surface calls, and what closes it.
@@ -110,7 +114,7 @@ func openStore(ctx context.Context, c Config) (*sqlstore.DB, error) {
 		}
 		return postgres.Open(ctx, c.DatabaseURL)
 	}
-	return sqlite.Open(ctx, c.SQLitePath, sqlite.Options{Create: c.Create})
+	return sqlite.Open(ctx, c.SQLitePath, sqlite.Options{Create: c.Create, BusyTimeoutMS: c.BusyTimeoutMS})
 }
 
 // lazyStore opens the store on first use.

@@ -36,6 +36,7 @@ type Tx interface {
 	ReservationTx
 	TaskTx
 	MemoryTx
+	HookTx
 }
 
 // AgentTx reads and writes the agents table.

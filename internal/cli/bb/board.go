@@ -130,7 +130,7 @@ func (a *app) localService(ctx context.Context) (hub.API, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.Clock, cfg.Env, cfg.ProcessExits = clock, a.env.Getenv, a.env.ProcessExits
+	cfg.Clock, cfg.Env, cfg.ProcessExits, cfg.BusyTimeoutMS = clock, a.env.Getenv, a.env.ProcessExits, a.busyTimeoutMS
 	b, err := boot.Open(ctx, cfg)
 	if err != nil {
 		return nil, err

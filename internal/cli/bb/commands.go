@@ -11,5 +11,6 @@ func (a *app) extraCommands() []*cobra.Command {
 		a.migrateCmd(),
 		a.taskCmd(), a.memoryCmd(), a.resumeCmd(), a.pushCmd(), // tasks, memory, resume, push (seed 002)
 		a.serveCmd(),
+		a.hookCmd(), a.configCmd(),
 	}
 }

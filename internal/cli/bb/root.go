@@ -125,6 +125,8 @@ type app struct {
 	// acting is the agent named by a command's own actor flag (bb agent
 	// --agent/--from); it takes precedence over --as for the check-in.
 	acting string
+	// busyTimeoutMS overrides SQLite's busy wait (bb hook keeps it short).
+	busyTimeoutMS int
 }
 
 // flagSet is a string flag that records whether it was given at all.

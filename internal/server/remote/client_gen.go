@@ -88,10 +88,31 @@ func (c *Client) CheckIn(ctx context.Context, agent string) (hub.Notices, error)
 	return r0, err
 }
 
+// CheckEdit calls hub.Service.CheckEdit on the server.
+func (c *Client) CheckEdit(ctx context.Context, in hub.EditInput) (hub.EditDecision, error) {
+	var r0 hub.EditDecision
+	err := c.call(ctx, "CheckEdit", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// CheckPaths calls hub.Service.CheckPaths on the server.
+func (c *Client) CheckPaths(ctx context.Context, in hub.PathCheckInput) (hub.PathCheckResult, error) {
+	var r0 hub.PathCheckResult
+	err := c.call(ctx, "CheckPaths", []any{in}, []any{&r0})
+	return r0, err
+}
+
 // CheckScope calls hub.Service.CheckScope on the server.
 func (c *Client) CheckScope(ctx context.Context, agent string, wd string, raw string) (hub.ScopeCheck, error) {
 	var r0 hub.ScopeCheck
 	err := c.call(ctx, "CheckScope", []any{agent, wd, raw}, []any{&r0})
+	return r0, err
+}
+
+// Config calls hub.Service.Config on the server.
+func (c *Client) Config(ctx context.Context) ([]hub.ConfigEntry, error) {
+	var r0 []hub.ConfigEntry
+	err := c.call(ctx, "Config", []any{}, []any{&r0})
 	return r0, err
 }
 
@@ -144,6 +165,20 @@ func (c *Client) CreateTask(ctx context.Context, agent string, in hub.TaskInput)
 	return r0, err
 }
 
+// DeliverNew calls hub.Service.DeliverNew on the server.
+func (c *Client) DeliverNew(ctx context.Context, agent string) (hub.Delivery, error) {
+	var r0 hub.Delivery
+	err := c.call(ctx, "DeliverNew", []any{agent}, []any{&r0})
+	return r0, err
+}
+
+// DeliveredTo calls hub.Service.DeliveredTo on the server.
+func (c *Client) DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]hub.DeliveryReceipt, error) {
+	var r0 []hub.DeliveryReceipt
+	err := c.call(ctx, "DeliveredTo", []any{agent, messageIDs}, []any{&r0})
+	return r0, err
+}
+
 // DeleteMemory calls hub.Service.DeleteMemory on the server.
 func (c *Client) DeleteMemory(ctx context.Context, agent string, scope string, scopeID string, key string) (hub.MemoryWriteResult, error) {
 	var r0 hub.MemoryWriteResult
@@ -183,6 +218,13 @@ func (c *Client) FindRefs(ctx context.Context, ref hub.Ref) (hub.RefMatches, err
 func (c *Client) GCMemory(ctx context.Context, agent string, limit int) (hub.GCResult, error) {
 	var r0 hub.GCResult
 	err := c.call(ctx, "GCMemory", []any{agent, limit}, []any{&r0})
+	return r0, err
+}
+
+// GetHookSettings calls hub.Service.GetHookSettings on the server.
+func (c *Client) GetHookSettings(ctx context.Context) (hub.HookSettings, error) {
+	var r0 hub.HookSettings
+	err := c.call(ctx, "GetHookSettings", []any{}, []any{&r0})
 	return r0, err
 }
 
@@ -355,6 +397,13 @@ func (c *Client) RemoveTaskDep(ctx context.Context, agent string, id string, dep
 	return r0, err
 }
 
+// ResolveSession calls hub.Service.ResolveSession on the server.
+func (c *Client) ResolveSession(ctx context.Context, in hub.SessionInput) (hub.SessionResult, error) {
+	var r0 hub.SessionResult
+	err := c.call(ctx, "ResolveSession", []any{in}, []any{&r0})
+	return r0, err
+}
+
 // Reserve calls hub.Service.Reserve on the server.
 func (c *Client) Reserve(ctx context.Context, in hub.ReserveInput) (hub.ReserveResult, error) {
 	var r0 hub.ReserveResult
@@ -390,6 +439,27 @@ func (c *Client) Sessions(ctx context.Context, viewer string) (hub.Sessions, err
 	return r0, err
 }
 
+// SessionBrief calls hub.Service.SessionBrief on the server.
+func (c *Client) SessionBrief(ctx context.Context, agent string) (hub.Delivery, error) {
+	var r0 hub.Delivery
+	err := c.call(ctx, "SessionBrief", []any{agent}, []any{&r0})
+	return r0, err
+}
+
+// SessionByClientPID calls hub.Service.SessionByClientPID on the server.
+func (c *Client) SessionByClientPID(ctx context.Context, client string, pid int64) (hub.HookSession, error) {
+	var r0 hub.HookSession
+	err := c.call(ctx, "SessionByClientPID", []any{client, pid}, []any{&r0})
+	return r0, err
+}
+
+// SetConfig calls hub.Service.SetConfig on the server.
+func (c *Client) SetConfig(ctx context.Context, agent string, key string, value string) (hub.ConfigEntry, error) {
+	var r0 hub.ConfigEntry
+	err := c.call(ctx, "SetConfig", []any{agent, key, value}, []any{&r0})
+	return r0, err
+}
+
 // SetMemory calls hub.Service.SetMemory on the server.
 func (c *Client) SetMemory(ctx context.Context, agent string, in hub.MemoryInput) (hub.MemoryWriteResult, error) {
 	var r0 hub.MemoryWriteResult
@@ -422,6 +492,13 @@ func (c *Client) SetTaskStatus(ctx context.Context, agent string, id string, sta
 func (c *Client) ShowAgent(ctx context.Context, id string) (hub.AgentInfo, error) {
 	var r0 hub.AgentInfo
 	err := c.call(ctx, "ShowAgent", []any{id}, []any{&r0})
+	return r0, err
+}
+
+// StopReminder calls hub.Service.StopReminder on the server.
+func (c *Client) StopReminder(ctx context.Context, in hub.StopInput) (hub.Reminder, error) {
+	var r0 hub.Reminder
+	err := c.call(ctx, "StopReminder", []any{in}, []any{&r0})
 	return r0, err
 }
 

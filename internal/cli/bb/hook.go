@@ -1,0 +1,304 @@
+package bb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hookio"
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/procid"
+)
+
+// Hook budgets: a hook runs on the client's critical path (the edit check
+// before every edit), so it waits briefly for a busy board and then lets
+// the work go on (fails open) rather than stall the agent.
+const (
+	hookBudget        = 8 * time.Second
+	hookBusyTimeoutMS = 3000
+)
+
+func (a *app) hookCmd() *cobra.Command {
+	var agent string
+	c := &cobra.Command{
+		Use:   "hook <client> <event>",
+		Short: "Run as a coding-agent client's hook (reads the client's hook JSON on stdin)",
+		Long: `Run as a hook of a coding-agent client. bb install <client> writes the
+entries that call it; you rarely run it by hand. It reads the client's
+documented hook JSON on stdin and prints only that client's documented reply
+on stdout, or nothing at all.
+
+Clients and events (the client's own event names):
+  claude  SessionStart UserPromptSubmit PreToolUse PostToolUse Stop
+  codex   SessionStart UserPromptSubmit PreToolUse PostToolUse Stop
+  gemini  SessionStart BeforeAgent BeforeTool AfterTool AfterAgent
+  cursor  sessionStart preToolUse postToolUse stop
+
+What each does: at session start the agent learns its id and gets a brief
+(who else is active, unread mail, acks owed, reserved files, focus task);
+before a prompt and after a tool, mail that is new since the last delivery
+(each item once; nothing new prints nothing); before an edit tool, the
+files are checked against other agents' reservations (hooks.mode block
+denies, warn allows with a warning, off skips) and a free file is reserved
+for the editor (hooks.auto_reserve); at the end of a turn, one reminder of
+idle reservations and acks owed.
+
+Each client session is its own agent (an adjective-noun id), found again
+from the session id; --agent or $BB_AGENT_ID wins. Internal errors, a
+missing board or a busy database never block the agent: the hook prints a
+note on stderr and nothing on stdout, and exits 0.`,
+		Example: `  echo '{"session_id":"s1","hook_event_name":"SessionStart","source":"startup"}' | bb hook claude SessionStart --dir /path/to/project
+  bb config set hooks.mode warn`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.runHook(cmd.Context(), args, agent)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&agent, "agent", "", "work as this agent instead of the session's own (default $BB_AGENT_ID)")
+	return c
+}
+
+// runHook never fails: whatever happens, the client's work goes on unless
+// the board deliberately denies an edit.
+func (a *app) runHook(ctx context.Context, args []string, agent string) {
+	if len(args) != 2 {
+		a.errorf("bb hook: expected <client> <event>, got %d argument(s); nothing done\n", len(args))
+		return
+	}
+	client, event := strings.ToLower(args[0]), args[1]
+	if hookio.Events(client) == nil {
+		a.errorf("bb hook: unknown client %q (known: %s); nothing done\n", client, strings.Join(hookio.Clients, ", "))
+		return
+	}
+	kind := hookio.KindOf(client, event)
+	data, err := io.ReadAll(io.LimitReader(a.env.Stdin, hookio.MaxPayload+1))
+	if err != nil || len(data) > hookio.MaxPayload {
+		a.errorf("bb hook: cannot read the hook input; nothing done\n")
+		return
+	}
+	if kind == hookio.KindNone {
+		return // an event the board does not use: say nothing
+	}
+	in, ok := hookio.Parse(client, data)
+	if !ok {
+		a.errorf("bb hook: the hook input is not a JSON object; nothing done\n")
+		return
+	}
+	if agent == "" {
+		agent = strings.TrimSpace(a.env.Getenv("BB_AGENT_ID"))
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookBudget)
+	defer cancel()
+	type result struct {
+		out  []byte
+		note string
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, note, err := a.hookWork(ctx, client, event, kind, in, agent)
+		if err != nil {
+			out, note = nil, "bb hook: "+hookErrText(err)+"; the agent's work goes on"
+		}
+		done <- result{out, note}
+	}()
+	select {
+	case r := <-done:
+		if r.note != "" {
+			a.errorf("%s\n", r.note)
+		}
+		if len(r.out) > 0 {
+			_, _ = a.env.Stdout.Write(r.out)
+		}
+	case <-ctx.Done():
+		a.errorf("bb hook: the board did not answer within %s; the agent's work goes on\n", hookBudget)
+	}
+}
+
+func hookErrText(err error) string {
+	var he *hub.Error
+	if errors.As(err, &he) {
+		return he.Message
+	}
+	return "internal error"
+}
+
+// hookWork does the event's work and returns what to print on stdout and a
+// note for stderr.
+func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Kind, in hookio.Input, agent string) ([]byte, string, error) {
+	if kind == hookio.KindPreTool && len(in.Paths) == 0 {
+		return nil, "", nil // not an edit: nothing to check, nothing to open
+	}
+	a.busyTimeoutMS = hookBusyTimeoutMS
+	svc, err := a.service(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	set, err := svc.GetHookSettings(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	sin := hub.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent}
+	if kind == hookio.KindStart && agent == "" {
+		changes, note := uncommittedFiles(ctx, svc.Root())
+		sin.Changes, sin.ChangesKnown = changes, note == ""
+	}
+	sess, err := svc.ResolveSession(ctx, sin)
+	if err != nil {
+		return nil, "", err
+	}
+	id := sess.AgentID
+	switch kind {
+	case hookio.KindStart:
+		a.exportIdentity(id, svc.Root())
+		note := ""
+		if sess.Adopted != nil {
+			note = fmt.Sprintf("bb hook: this session resumed %s (%s)", id, sess.Adopted.Evidence)
+		}
+		if !set.Delivery {
+			return nil, note, nil
+		}
+		d, err := svc.SessionBrief(ctx, id)
+		if err != nil {
+			return nil, note, err
+		}
+		text := d.Text
+		if sess.Adopted != nil {
+			text = strings.Replace(text, "\n", fmt.Sprintf("\nThis session resumed %s's work: %s.\n", id, sess.Adopted.Evidence), 1)
+		}
+		return hookio.Context(client, event, text), note, nil
+	case hookio.KindPrompt, hookio.KindPostTool:
+		if !set.Delivery || hookio.Context(client, event, "x") == nil {
+			return nil, "", nil // off, or no documented way to inject here
+		}
+		d, err := svc.DeliverNew(ctx, id)
+		if err != nil || d.Text == "" {
+			return nil, "", err
+		}
+		return hookio.Context(client, event, d.Text), "", nil
+	case hookio.KindPreTool:
+		wd := in.Cwd
+		if wd == "" {
+			wd = svc.Root()
+		}
+		dec, err := svc.CheckEdit(ctx, hub.EditInput{Agent: id, Wd: wd, Paths: in.Paths, Tool: in.ToolName})
+		if err != nil {
+			return nil, "", err
+		}
+		if dec.Decision == hub.EditDeny {
+			return hookio.Deny(client, event, dec.Reason), "", nil
+		}
+		if dec.Note != "" {
+			return nil, "bb hook: " + dec.Note, nil
+		}
+		return nil, "", nil
+	case hookio.KindStop:
+		if !set.StopReminder || in.StopActive {
+			return nil, "", nil
+		}
+		changes, note := uncommittedFiles(ctx, svc.Root())
+		r, err := svc.StopReminder(ctx, hub.StopInput{Client: client, SessionID: in.SessionID, Agent: id,
+			Changes: changes, ChangesKnown: note == "", HookActive: in.StopActive})
+		if err != nil || r.Text == "" {
+			return nil, "", err
+		}
+		return hookio.Continue(client, event, r.Text), "", nil
+	}
+	return nil, "", nil
+}
+
+// exportIdentity writes the session's agent id (and board) for the shell
+// commands the agent runs, where the client documents a way: Claude Code
+// sources $CLAUDE_ENV_FILE (written by SessionStart hooks) before each Bash
+// command (https://code.claude.com/docs/en/hooks, SessionStart).
+func (a *app) exportIdentity(id, root string) {
+	p := strings.TrimSpace(a.env.Getenv("CLAUDE_ENV_FILE"))
+	if p == "" {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		a.errorf("bb hook: cannot write %s: %v\n", p, err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "export BB_AGENT_ID=%s\nexport BB_DIR=%s\n", shellQuote(id), shellQuote(root))
+}
+
+// configCmd is `bb config`: the board's settings (hooks.mode…).
+func (a *app) configCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "config",
+		Short: "Show or change the board's settings (hooks.mode, hooks.auto_reserve…)",
+		Long: `Board settings, stored in the board and shared by every agent. An
+environment variable named in the list wins over the stored value.`,
+		Example: `  bb config list
+  bb config set hooks.mode warn
+  bb config set hooks.auto_reserve off
+  bb config get hooks.mode
+  bb config unset hooks.mode`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.configList(cmd, "") },
+	}
+	list := &cobra.Command{Use: "list", Short: "List every setting with its value and where it comes from", Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.configList(cmd, "") }}
+	get := &cobra.Command{Use: "get <key>", Short: "Show one setting", Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.configList(cmd, args[0]) }}
+	set := &cobra.Command{Use: "set <key> <value>", Short: "Change a setting", Args: usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.configSet(cmd, args[0], args[1]) }}
+	unset := &cobra.Command{Use: "unset <key>", Short: "Restore a setting's default", Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.configSet(cmd, args[0], "") }}
+	c.AddCommand(list, get, set, unset)
+	return c
+}
+
+func (a *app) configList(cmd *cobra.Command, key string) error {
+	svc, err := a.service(cmd.Context())
+	if err != nil {
+		return err
+	}
+	es, err := svc.Config(cmd.Context())
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		for _, e := range es {
+			if e.Key == key {
+				return a.reply(cmd, e, func(w io.Writer) { fmt.Fprintln(w, e.Value) })
+			}
+		}
+		return hub.FieldErr(hub.CodeInvalidInput, "key", "unknown setting %q", key)
+	}
+	return a.reply(cmd, es, func(w io.Writer) {
+		for _, e := range es {
+			fmt.Fprintf(w, "%-20s %-6s (%s; env %s) %s\n", e.Key, e.Value, e.Source, e.Env, e.Help)
+		}
+	})
+}
+
+func (a *app) configSet(cmd *cobra.Command, key, value string) error {
+	id, _, err := a.actor()
+	if err != nil {
+		return err
+	}
+	svc, err := a.service(cmd.Context())
+	if err != nil {
+		return err
+	}
+	e, err := svc.SetConfig(cmd.Context(), id, key, value)
+	if err != nil {
+		return err
+	}
+	return a.reply(cmd, e, func(w io.Writer) {
+		fmt.Fprintf(w, "%s = %s (%s)\n", e.Key, e.Value, e.Source)
+		if e.Source == "env" {
+			fmt.Fprintf(w, "note: $%s is set and wins over the stored value\n", e.Env)
+		}
+	})
+}

@@ -1,0 +1,328 @@
+// Package hookio reads the hook payloads of coding-agent clients and writes
+// their documented replies. It holds no board logic: it turns a client's
+// JSON into one normalized Input and a decision back into exactly the JSON
+// that client documents (or nothing).
+//
+// Documentation each client's shapes follow:
+//   - Claude Code: https://code.claude.com/docs/en/hooks
+//   - Codex CLI:   https://developers.openai.com/codex/hooks (same wire format as Claude Code;
+//     apply_patch carries the patch in tool_input.command)
+//   - Gemini CLI:  https://geminicli.com/docs/hooks/reference
+//   - Cursor:      https://cursor.com/docs/hooks
+package hookio
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+)
+
+// Clients lists the supported clients.
+var Clients = []string{"claude", "codex", "gemini", "cursor"}
+
+// Kind is what a hook event means to the board.
+type Kind string
+
+// Event kinds.
+const (
+	// KindStart is a session start: the brief is injected.
+	KindStart Kind = "start"
+	// KindPrompt is a prompt about to be processed: new mail is injected.
+	KindPrompt Kind = "prompt"
+	// KindPreTool is a tool about to run: edits are checked.
+	KindPreTool Kind = "pre_tool"
+	// KindPostTool is a tool that ran: new mail is injected.
+	KindPostTool Kind = "post_tool"
+	// KindStop is the end of a turn: the reminder is given.
+	KindStop Kind = "stop"
+	// KindNone is an event the board does not act on.
+	KindNone Kind = ""
+)
+
+// EventSpec is one hook event a client documents and the board uses.
+type EventSpec struct {
+	// Name is the client's event name, verbatim (the config key and the
+	// <event> argument of bb hook).
+	Name string
+	Kind Kind
+	// Matcher is the tool-name pattern for tool events ("" = none).
+	Matcher string
+	// Injects is true when the client adds this event's output to the
+	// model's context.
+	Injects bool
+}
+
+// Events returns the events the board uses for a client (nil for an
+// unknown client). `bb install` writes exactly these.
+func Events(client string) []EventSpec {
+	switch client {
+	case "claude":
+		return []EventSpec{
+			{Name: "SessionStart", Kind: KindStart, Injects: true},
+			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
+			{Name: "PreToolUse", Kind: KindPreTool, Matcher: "Edit|Write|MultiEdit|NotebookEdit"},
+			{Name: "PostToolUse", Kind: KindPostTool, Matcher: "*", Injects: true},
+			{Name: "Stop", Kind: KindStop, Injects: true},
+		}
+	case "codex":
+		return []EventSpec{
+			{Name: "SessionStart", Kind: KindStart, Injects: true},
+			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
+			{Name: "PreToolUse", Kind: KindPreTool, Matcher: "apply_patch|Edit|Write"},
+			{Name: "PostToolUse", Kind: KindPostTool, Matcher: "Bash|apply_patch|Edit|Write", Injects: true},
+			{Name: "Stop", Kind: KindStop, Injects: true},
+		}
+	case "gemini":
+		return []EventSpec{
+			{Name: "SessionStart", Kind: KindStart, Injects: true},
+			{Name: "BeforeAgent", Kind: KindPrompt, Injects: true},
+			{Name: "BeforeTool", Kind: KindPreTool, Matcher: "write_file|replace"},
+			{Name: "AfterTool", Kind: KindPostTool, Matcher: ".*", Injects: true},
+			{Name: "AfterAgent", Kind: KindStop, Injects: true},
+		}
+	case "cursor":
+		return []EventSpec{
+			{Name: "sessionStart", Kind: KindStart, Injects: true},
+			{Name: "preToolUse", Kind: KindPreTool, Matcher: "Write|Edit|MultiEdit|StrReplace|Delete|EditNotebook"},
+			{Name: "postToolUse", Kind: KindPostTool, Injects: true},
+			{Name: "stop", Kind: KindStop, Injects: true},
+		}
+	}
+	return nil
+}
+
+// KindOf returns what event means for client (KindNone when the board does
+// not use it). Names match case-insensitively.
+func KindOf(client, event string) Kind {
+	for _, e := range Events(client) {
+		if strings.EqualFold(e.Name, event) {
+			return e.Kind
+		}
+	}
+	return KindNone
+}
+
+// specOf returns the client's spelling of event.
+func specOf(client, event string) (EventSpec, bool) {
+	for _, e := range Events(client) {
+		if strings.EqualFold(e.Name, event) {
+			return e, true
+		}
+	}
+	return EventSpec{}, false
+}
+
+// Input is a hook payload reduced to what the board needs. Fields the
+// payload lacks (or gives with another type) are empty.
+type Input struct {
+	SessionID string
+	Cwd       string
+	// Source is the session start's source (startup, resume, clear,
+	// compact).
+	Source   string
+	ToolName string
+	// Paths are the files an edit tool is about to write (absolute, or
+	// relative to Cwd).
+	Paths []string
+	// StopActive is the client's "already continuing because of a stop
+	// hook" flag (stop_hook_active; Cursor: loop_count > 0).
+	StopActive bool
+}
+
+// MaxPayload bounds the payload read from stdin (Write carries the whole
+// file content).
+const MaxPayload = 32 << 20
+
+// Parse reads a hook payload. Invalid JSON or a payload that is not an
+// object yields ok=false; unknown fields are ignored and fields of an
+// unexpected type read as empty.
+func Parse(client string, data []byte) (Input, bool) {
+	var m map[string]json.RawMessage
+	d := json.NewDecoder(bytes.NewReader(data))
+	if err := d.Decode(&m); err != nil || m == nil {
+		return Input{}, false
+	}
+	in := Input{
+		SessionID: str(m["session_id"]),
+		Cwd:       str(m["cwd"]),
+		Source:    str(m["source"]),
+		ToolName:  str(m["tool_name"]),
+	}
+	if in.SessionID == "" {
+		in.SessionID = str(m["conversation_id"]) // Cursor
+	}
+	if in.Source == "" {
+		in.Source = str(m["trigger"])
+	}
+	if in.Cwd == "" {
+		var roots []string
+		if json.Unmarshal(m["workspace_roots"], &roots) == nil && len(roots) > 0 {
+			in.Cwd = roots[0]
+		}
+	}
+	var active bool
+	if json.Unmarshal(m["stop_hook_active"], &active) == nil && active {
+		in.StopActive = true
+	}
+	var loops float64
+	if json.Unmarshal(m["loop_count"], &loops) == nil && loops > 0 {
+		in.StopActive = true
+	}
+	if in.ToolName != "" && IsEditTool(client, in.ToolName) {
+		in.Paths = editPaths(m["tool_input"])
+	}
+	return in, true
+}
+
+// editTools are the tools that write files, per client.
+var editTools = map[string][]string{
+	"claude": {"Edit", "Write", "MultiEdit", "NotebookEdit"},
+	"codex":  {"apply_patch", "Edit", "Write"},
+	"gemini": {"write_file", "replace"},
+	"cursor": {"Write", "Edit", "MultiEdit", "StrReplace", "Delete", "EditNotebook"},
+}
+
+// IsEditTool reports whether tool writes files in client.
+func IsEditTool(client, tool string) bool {
+	for _, t := range editTools[client] {
+		if t == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// editPaths finds the files in an edit tool's input: file_path (Claude,
+// Gemini, Cursor), notebook_path (NotebookEdit), path/target_file, or the
+// file headers of an apply_patch patch in command (Codex); tool_input may
+// itself be a JSON string holding the object.
+func editPaths(raw json.RawMessage) []string {
+	var ti map[string]json.RawMessage
+	if json.Unmarshal(raw, &ti) != nil {
+		var s string
+		if json.Unmarshal(raw, &s) != nil || json.Unmarshal([]byte(s), &ti) != nil {
+			if s != "" {
+				return patchPaths(s)
+			}
+			return nil
+		}
+	}
+	var out []string
+	for _, k := range []string{"file_path", "notebook_path", "path", "target_file"} {
+		if p := str(ti[k]); p != "" {
+			out = append(out, p)
+		}
+	}
+	if cmd := str(ti["command"]); cmd != "" {
+		out = append(out, patchPaths(cmd)...)
+	}
+	if cmd := str(ti["patch"]); cmd != "" {
+		out = append(out, patchPaths(cmd)...)
+	}
+	return dedupe(out)
+}
+
+// patchPaths reads the files an apply_patch patch adds, updates, deletes or
+// moves to ("*** Update File: path" …).
+func patchPaths(patch string) []string {
+	var out []string
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if strings.HasPrefix(line, h) {
+				if p := strings.TrimSpace(line[len(h):]); p != "" {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return dedupe(out)
+}
+
+func dedupe(ps []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range ps {
+		if !seen[p] && !strings.ContainsRune(p, 0) {
+			seen[p] = true
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return out
+}
+
+func str(raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// Context renders text to inject into the model's context at event, or nil
+// when the client has no documented way to do so at that event (or text is
+// empty).
+func Context(client, event, text string) []byte {
+	spec, ok := specOf(client, event)
+	if !ok || text == "" || !spec.Injects {
+		return nil
+	}
+	switch client {
+	case "claude", "codex", "gemini":
+		if spec.Kind == KindStop {
+			return nil
+		}
+		return marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": spec.Name, "additionalContext": text}})
+	case "cursor":
+		if spec.Kind == KindStart || spec.Kind == KindPostTool {
+			return marshal(map[string]any{"additional_context": text})
+		}
+	}
+	return nil
+}
+
+// Deny renders the denial of a tool call with reason (read by the model).
+func Deny(client, event, reason string) []byte {
+	spec, ok := specOf(client, event)
+	if !ok || spec.Kind != KindPreTool {
+		return nil
+	}
+	switch client {
+	case "claude", "codex":
+		return marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": spec.Name,
+			"permissionDecision": "deny", "permissionDecisionReason": reason}})
+	case "gemini":
+		return marshal(map[string]any{"decision": "deny", "reason": reason})
+	case "cursor":
+		return marshal(map[string]any{"permission": "deny", "agent_message": reason, "user_message": reason})
+	}
+	return nil
+}
+
+// Continue renders an end-of-turn reminder that makes the agent go on with
+// text as its next instruction (Claude/Codex decision block, Gemini
+// AfterAgent deny, Cursor followup_message).
+func Continue(client, event, text string) []byte {
+	spec, ok := specOf(client, event)
+	if !ok || spec.Kind != KindStop || text == "" {
+		return nil
+	}
+	switch client {
+	case "claude", "codex":
+		return marshal(map[string]any{"decision": "block", "reason": text})
+	case "gemini":
+		return marshal(map[string]any{"decision": "deny", "reason": text})
+	case "cursor":
+		return marshal(map[string]any{"followup_message": text})
+	}
+	return nil
+}
+
+func marshal(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return buf.Bytes()
+}

@@ -1,0 +1,336 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Delivery limits: what one hook injects stays short (tokens are the
+// agent's budget).
+const (
+	deliverLimit      = 20
+	briefAgentsLimit  = 10
+	briefHoldsLimit   = 15
+	deliverBodyChars  = 400
+	briefSubjectChars = 120
+)
+
+// Delivery is what a hook injects into an agent's context. Text is empty
+// when there is nothing new: the hook then prints nothing at all.
+type Delivery struct {
+	AgentID string `json:"agent_id"`
+	Text    string `json:"text"`
+	// Delivered lists the message ids recorded as delivered by this call.
+	Delivered []string `json:"delivered"`
+}
+
+// SessionBrief is the session-start delivery: who the agent is, who else
+// is active and on what, its unread direct mail (handoffs and blockers
+// first, with their next/requested action and urgency), acks it owes,
+// the reservations held in the project and its focus task. The mail it
+// shows (and any urgent broadcast) is recorded as delivered.
+func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, error) {
+	if err := ValidateStoredAgentID(agent); err != nil {
+		return Delivery{}, err
+	}
+	stale, err := s.StaleMinutes()
+	if err != nil {
+		return Delivery{}, err
+	}
+	return write(ctx, s, func(tx Tx) (Delivery, error) {
+		now := s.Now()
+		me, err := tx.GetAgent(ctx, agent)
+		if err != nil {
+			return Delivery{}, err
+		}
+		if me == nil {
+			return Delivery{}, agentNotFound("agent", agent)
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "[Blackboard] You are agent %s on this project's board (%s).\n", agent, s.slashRoot())
+		fmt.Fprintf(&b, "Use this id for every board action: bb commands take --as %s (bb agent commands --agent %s).\n", agent, agent)
+
+		// Who else is active, and on what.
+		agents, err := tx.ListAgents(ctx)
+		if err != nil {
+			return Delivery{}, err
+		}
+		var others []string
+		for _, a := range agents {
+			if a.ID == agent || LiveOf(a.LastSeen, now, stale).Agent != LiveActive || a.ID == "human" {
+				continue
+			}
+			line := a.ID
+			if a.CurrentTask != "" {
+				line += ": " + preview(a.CurrentTask, 80)
+			} else if a.Status != "" && a.Status != "idle" {
+				line += ": " + a.Status
+			}
+			others = append(others, line)
+			if len(others) == briefAgentsLimit {
+				break
+			}
+		}
+		if len(others) == 0 {
+			b.WriteString("No other agent is active.\n")
+		} else {
+			fmt.Fprintf(&b, "Also active: %s.\n", strings.Join(others, "; "))
+		}
+
+		// Reservations held in the project.
+		holds, err := tx.ListReservations(ctx, ReservationFilter{States: []string{ResActive}, Limit: briefHoldsLimit + 1})
+		if err != nil {
+			return Delivery{}, err
+		}
+		var hl []string
+		for i, r := range holds {
+			if i == briefHoldsLimit || !now.Before(r.ExpiresAt) {
+				continue
+			}
+			owner := r.AgentID
+			if owner == agent {
+				owner = "you"
+			}
+			hl = append(hl, fmt.Sprintf("%s (%s until %s, bead %s)", s.DisplayScope(r), owner, clockText(r.ExpiresAt), r.BeadID))
+		}
+		if len(hl) > 0 {
+			fmt.Fprintf(&b, "Reserved files: %s. Edits to files another active agent holds are refused; ask the holder.\n", strings.Join(hl, "; "))
+		}
+
+		// Focus task.
+		if me.FocusTaskID != "" {
+			if t, err := tx.GetTask(ctx, me.FocusTaskID); err == nil && t != nil {
+				fmt.Fprintf(&b, "Your focus task: %s %q (%s).\n", t.ID, preview(t.Title, 100), t.Status)
+			}
+		} else if ids, err := tx.InProgressTasksOwnedBy(ctx, agent, 3); err == nil && len(ids) > 0 {
+			fmt.Fprintf(&b, "Your in-progress tasks: %s.\n", strings.Join(ids, ", "))
+		}
+
+		// Unread mail (and acks owed), handoffs and blockers first.
+		cursor, err := tx.ReadCursor(ctx, agent)
+		if err != nil {
+			return Delivery{}, err
+		}
+		entries, err := tx.Inbox(ctx, InboxFilter{Agent: agent, Limit: DefaultInboxLimit, Cursor: cursor})
+		if err != nil {
+			return Delivery{}, err
+		}
+		var unread []Message
+		var owed []string
+		for _, e := range entries {
+			st := StateOf(&e.Message, e.Receipt, cursor)
+			fresh := !e.IsBroadcast() || (urgentBroadcast(&e.Message) && !e.CreatedAt.Before(me.CreatedAt.Add(-time.Second)))
+			if st == StateUnread && fresh {
+				unread = append(unread, e.Message)
+			} else if st == StateRead && e.RequiresAck {
+				owed = append(owed, fmt.Sprintf("%s from %s (ack: bb agent ack --agent %s --message %s)", categoryOr(&e.Message), e.From, agent, e.UUID))
+			}
+		}
+		sortDeliveries(unread)
+		if len(unread) > deliverLimit {
+			unread = unread[:deliverLimit]
+		}
+		if len(unread) == 0 {
+			b.WriteString("No unread mail for you.\n")
+		} else {
+			fmt.Fprintf(&b, "Unread mail for you (%d):\n", len(unread))
+			if err := s.writeMail(ctx, tx, &b, agent, unread); err != nil {
+				return Delivery{}, err
+			}
+		}
+		if len(owed) > 0 {
+			fmt.Fprintf(&b, "Acks you owe: %s.\n", strings.Join(owed, "; "))
+		}
+		d := Delivery{AgentID: agent, Text: b.String(), Delivered: mailIDs(unread)}
+		return d, tx.MarkDelivered(ctx, agent, d.Delivered, now)
+	})
+}
+
+// DeliverNew returns what reached the agent since its last delivery: mail
+// addressed to it and urgent broadcasts it has not read, each delivered
+// once (recorded per recipient). Nothing new → empty Text, nothing written.
+func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error) {
+	if err := ValidateStoredAgentID(agent); err != nil {
+		return Delivery{}, err
+	}
+	pending := func(tx Tx) ([]Message, error) {
+		a, err := tx.GetAgent(ctx, agent)
+		if err != nil || a == nil {
+			return nil, err
+		}
+		cursor, err := tx.ReadCursor(ctx, agent)
+		if err != nil {
+			return nil, err
+		}
+		return tx.Undelivered(ctx, agent, cursor, a.CreatedAt.Add(-time.Second), deliverLimit)
+	}
+	// The common case (nothing new) is one read transaction.
+	ms, err := read(ctx, s, pending)
+	if err != nil || len(ms) == 0 {
+		return Delivery{AgentID: agent, Delivered: []string{}}, err
+	}
+	return write(ctx, s, func(tx Tx) (Delivery, error) {
+		ms, err := pending(tx) // again, under the write lock: never twice
+		if err != nil || len(ms) == 0 {
+			return Delivery{AgentID: agent, Delivered: []string{}}, err
+		}
+		sortDeliveries(ms)
+		var b strings.Builder
+		fmt.Fprintf(&b, "[Blackboard] New for %s (%d):\n", agent, len(ms))
+		if err := s.writeMail(ctx, tx, &b, agent, ms); err != nil {
+			return Delivery{}, err
+		}
+		d := Delivery{AgentID: agent, Text: b.String(), Delivered: mailIDs(ms)}
+		return d, tx.MarkDelivered(ctx, agent, d.Delivered, s.Now())
+	})
+}
+
+func urgentBroadcast(m *Message) bool {
+	return m.RequiresAck || m.Priority == PriorityHigh || m.Priority == PriorityCritical
+}
+
+func mailIDs(ms []Message) []string {
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, m.UUID)
+	}
+	return out
+}
+
+// sortDeliveries puts handoffs and blockers first, then oldest first.
+func sortDeliveries(ms []Message) {
+	rank := func(m *Message) int {
+		switch {
+		case m.Category == CategoryHandoff || m.Category == CategoryBlocked:
+			return 0
+		case m.Priority == PriorityCritical || m.Priority == PriorityHigh:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ri, rj := rank(&ms[i]), rank(&ms[j]); ri != rj {
+			return ri < rj
+		}
+		return ms[i].Seq < ms[j].Seq
+	})
+}
+
+// writeMail renders messages for an agent's context, one short block each,
+// with the intent of handoffs and blockers and the command that answers.
+func (s *Service) writeMail(ctx context.Context, tx Tx, b *strings.Builder, agent string, ms []Message) error {
+	for _, m := range ms {
+		kind := categoryOr(&m)
+		if m.IsBroadcast() {
+			kind = "broadcast " + kind
+		}
+		head := fmt.Sprintf("- %s from %s", kind, m.From)
+		var tags []string
+		if m.BeadID != "" {
+			tags = append(tags, "bead "+m.BeadID)
+		}
+		if m.Priority == PriorityHigh || m.Priority == PriorityCritical {
+			tags = append(tags, "priority "+string(m.Priority))
+		}
+		next, urgency, err := s.intentOf(ctx, tx, &m)
+		if err != nil {
+			return err
+		}
+		if urgency != "" {
+			tags = append(tags, "urgency "+urgency)
+		}
+		if len(tags) > 0 {
+			head += " (" + strings.Join(tags, ", ") + ")"
+		}
+		subject := preview(m.Subject, briefSubjectChars)
+		if subject == "" {
+			subject = preview(m.Body, briefSubjectChars)
+		}
+		fmt.Fprintf(b, "%s: %s\n", head, subject)
+		if body := preview(strings.TrimSpace(m.Body), deliverBodyChars); body != "" && body != subject {
+			fmt.Fprintf(b, "  %s\n", strings.ReplaceAll(body, "\n", "\n  "))
+		}
+		switch m.Category {
+		case CategoryHandoff:
+			if next != "" {
+				fmt.Fprintf(b, "  Next action: %s\n", next)
+			}
+		case CategoryBlocked:
+			if next != "" {
+				fmt.Fprintf(b, "  Requested action: %s\n", next)
+			}
+		}
+		if m.RequiresAck {
+			fmt.Fprintf(b, "  Acknowledge: bb agent ack --agent %s --message %s\n", agent, m.UUID)
+		} else if !m.IsBroadcast() {
+			fmt.Fprintf(b, "  Reply: bb agent send --from %s --to %s --bead %s --category INFO --subject ... --body ...\n", agent, m.From, orDefault(m.BeadID, "<bead>"))
+		}
+	}
+	return nil
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+// intentOf reads the next action (HANDOFF) or requested action and urgency
+// (BLOCKED) from the protocol event that travelled with m.
+func (s *Service) intentOf(ctx context.Context, tx Tx, m *Message) (string, string, error) {
+	if m.Category != CategoryHandoff && m.Category != CategoryBlocked {
+		return "", "", nil
+	}
+	evs, err := tx.ListEvents(ctx, EventFilter{Types: []string{EventHandoff, EventBlocked}, Agent: m.From, BeadID: m.BeadID, Limit: 50, Desc: true})
+	if err != nil {
+		return "", "", err
+	}
+	for _, e := range evs {
+		var env struct {
+			Payload struct {
+				MessageID       string `json:"message_id"`
+				NextAction      string `json:"next_action"`
+				RequestedAction string `json:"requested_action"`
+				Urgency         string `json:"urgency"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(e.Payload, &env) != nil || env.Payload.MessageID != m.UUID {
+			continue
+		}
+		if env.Payload.NextAction != "" {
+			return env.Payload.NextAction, "", nil
+		}
+		return env.Payload.RequestedAction, env.Payload.Urgency, nil
+	}
+	return "", "", nil
+}
+
+// DeliveryReceipt is when one message reached its recipient's context.
+type DeliveryReceipt struct {
+	MessageID   string    `json:"message_id"`
+	DeliveredAt time.Time `json:"delivered_at"`
+}
+
+// DeliveredTo returns, for those of the messages that a hook delivered to
+// agent's context, when it happened (messages never delivered are absent).
+func (s *Service) DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]DeliveryReceipt, error) {
+	if err := ValidateStoredAgentID(agent); err != nil {
+		return nil, err
+	}
+	m, err := read(ctx, s, func(tx Tx) (map[string]time.Time, error) { return tx.DeliveredAt(ctx, agent, messageIDs) })
+	if err != nil {
+		return nil, err
+	}
+	out := []DeliveryReceipt{}
+	for _, id := range messageIDs {
+		if at, ok := m[id]; ok {
+			out = append(out, DeliveryReceipt{MessageID: id, DeliveredAt: at})
+		}
+	}
+	return out, nil
+}

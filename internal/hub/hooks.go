@@ -1,0 +1,378 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Hook sessions: each session of a coding-agent client (Claude Code,
+// Codex, Gemini CLI, Cursor…) works as its own agent. The client names the
+// session in every hook payload; the first hook of a session maps it to an
+// adjective-noun agent id, later hooks (and a resumed session, which keeps
+// its session id) find the same id.
+
+// Limits of hook input.
+const (
+	MaxHookClientLen  = 32
+	MaxHookSessionLen = 256
+	// sessionTouchEvery bounds how often a hook refreshes last_seen: liveness
+	// is judged in minutes, so a write per hook call would only cost time.
+	sessionTouchEvery = time.Minute
+	// SessionRole is the role of agents registered for hook sessions.
+	SessionRole = "session"
+	// hookAdoptionScan bounds the previous session identities looked at.
+	hookAdoptionScan = 50
+)
+
+// SessionInput identifies the session a hook runs for.
+type SessionInput struct {
+	// Client is the client's short name (claude, codex, gemini, cursor).
+	Client string
+	// SessionID is the client's session id from the hook payload.
+	SessionID string
+	// ClientPID is the client's process id (0 when unknown); its MCP
+	// servers find the session's agent through it.
+	ClientPID int64
+	// Source is how the session started when the client says so: startup,
+	// resume, clear or compact.
+	Source string
+	// Explicit is an agent id given by --agent or BB_AGENT_ID: it wins.
+	Explicit string
+	// Changes are the uncommitted files (canonical absolute paths) used as
+	// adoption evidence; ChangesKnown is false when git could not tell.
+	Changes      []string
+	ChangesKnown bool
+}
+
+// SessionResult is the agent a session works as.
+type SessionResult struct {
+	AgentID string
+	// New is true when this call mapped the session for the first time.
+	New bool
+	// Registered is true when a new identity was created for it.
+	Registered bool
+	// Adopted is set when the session took over a previous session's
+	// identity on evidence (a RESUME event was recorded).
+	Adopted *AdoptionCandidate
+	// Reminded is the fingerprint of the last end-of-turn reminder.
+	Reminded string
+}
+
+func validateSessionInput(in SessionInput) error {
+	if err := textArg("client", in.Client, MaxHookClientLen); err != nil {
+		return err
+	}
+	if in.SessionID == "" && in.Explicit == "" {
+		return FieldErr(CodeInvalidArgs, "session_id", "the hook input names no session (session_id) and no agent is given (--agent or BB_AGENT_ID)")
+	}
+	if len(in.SessionID) > MaxHookSessionLen || hasControl(in.SessionID) {
+		return FieldErr(CodeInvalidArgs, "session_id", "session id too long or holds control characters")
+	}
+	if in.Explicit != "" {
+		return ValidateStoredAgentID(in.Explicit)
+	}
+	return nil
+}
+
+// ResolveSession returns the agent a client session works as, mapping it
+// on first sight: an explicit agent wins; a session cleared inside the
+// same client process keeps its agent; otherwise a previous session's
+// identity that is no longer active is adopted only with evidence
+// (uncommitted changes inside a scope it reserves, or an in-progress task
+// it owns), recording RESUME; otherwise a new adjective-noun identity is
+// registered. Two sessions are never given the same agent by this rule
+// unless one adopts the other's inactive identity.
+func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionResult, error) {
+	if err := validateSessionInput(in); err != nil {
+		return SessionResult{}, err
+	}
+	key := in.SessionID
+	if key == "" {
+		key = "agent:" + in.Explicit
+	}
+	now := s.Now()
+	hs, err := read(ctx, s, func(tx Tx) (*HookSession, error) { return tx.GetHookSession(ctx, in.Client, key) })
+	if err != nil {
+		return SessionResult{}, err
+	}
+	if hs != nil && (in.Explicit == "" || in.Explicit == hs.AgentID) {
+		res := SessionResult{AgentID: hs.AgentID, Reminded: hs.Reminded}
+		if now.Sub(hs.LastSeen) < sessionTouchEvery && (in.ClientPID == 0 || in.ClientPID == hs.ClientPID) {
+			return res, nil
+		}
+		err := s.Store.Write(ctx, func(tx Tx) error {
+			hs.LastSeen = now
+			if in.ClientPID != 0 {
+				hs.ClientPID = in.ClientPID
+			}
+			if err := tx.PutHookSession(ctx, hs); err != nil {
+				return err
+			}
+			return tx.TouchAgent(ctx, hs.AgentID, now)
+		})
+		return res, err
+	}
+	stale, err := s.StaleMinutes()
+	if err != nil {
+		return SessionResult{}, err
+	}
+	return write(ctx, s, func(tx Tx) (SessionResult, error) {
+		if cur, err := tx.GetHookSession(ctx, in.Client, key); err != nil {
+			return SessionResult{}, err
+		} else if cur != nil && (in.Explicit == "" || in.Explicit == cur.AgentID) {
+			return SessionResult{AgentID: cur.AgentID, Reminded: cur.Reminded}, nil // mapped meanwhile
+		}
+		res := SessionResult{New: true}
+		switch {
+		case in.Explicit != "":
+			res.AgentID = in.Explicit
+		case in.Source == "clear" && in.ClientPID > 0:
+			// /clear starts a new session id inside the same client
+			// process: the runtime, and so the agent, is the same.
+			prev, err := tx.HookSessionByPID(ctx, in.Client, in.ClientPID)
+			if err != nil {
+				return res, err
+			}
+			if prev != nil {
+				res.AgentID = prev.AgentID
+			}
+		}
+		if res.AgentID == "" && in.ChangesKnown {
+			c, err := s.adoptableSession(ctx, tx, in.Changes, now, stale)
+			if err != nil {
+				return res, err
+			}
+			if c != nil {
+				res.AgentID, res.Adopted = c.AgentID, c
+				bead := ""
+				if len(c.BeadIDs) > 0 {
+					bead = c.BeadIDs[0]
+				}
+				e := s.protocolEvent(EventResume, bead, c.AgentID, c.AgentID, c.Scope, ResumePayload{
+					ResumeReason: c.Reason, PriorSessionAgent: c.AgentID, AdoptedAgent: c.AgentID, Evidence: c.Evidence, BeadIDs: c.BeadIDs,
+				}, fmt.Sprintf("new %s session resumed %s (%s): %s", in.Client, c.AgentID, c.Reason, c.Evidence))
+				if err := tx.AppendEvent(ctx, e); err != nil {
+					return res, err
+				}
+			}
+		}
+		if res.AgentID == "" {
+			name, err := s.suggestName(ctx, tx)
+			if err != nil {
+				return res, err
+			}
+			if _, err := s.registerTx(ctx, tx, RegisterInput{ID: name, Role: SessionRole,
+				Display: fmt.Sprintf("%s session %s", in.Client, preview(in.SessionID, 12))}); err != nil {
+				return res, err
+			}
+			res.AgentID, res.Registered = name, true
+		}
+		if err := tx.TouchAgent(ctx, res.AgentID, now); err != nil {
+			return res, err
+		}
+		return res, tx.PutHookSession(ctx, &HookSession{Client: in.Client, SessionID: key, AgentID: res.AgentID,
+			ClientPID: in.ClientPID, CreatedAt: now, LastSeen: now})
+	})
+}
+
+// adoptableSession finds a previous session's identity that is no longer
+// active and has adoption evidence; nil when none.
+func (s *Service) adoptableSession(ctx context.Context, tx Tx, changes []string, now time.Time, stale int) (*AdoptionCandidate, error) {
+	ids, err := tx.HookAgents(ctx, hookAdoptionScan)
+	if err != nil {
+		return nil, err
+	}
+	var found []AdoptionCandidate
+	for _, id := range ids {
+		a, err := tx.GetAgent(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if a == nil || LiveOf(a.LastSeen, now, stale).Agent == LiveActive {
+			continue // a running session keeps its identity
+		}
+		c, err := s.evidenceFor(ctx, tx, id, changes)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			found = append(found, *c)
+		}
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	sort.SliceStable(found, func(i, j int) bool {
+		if found[i].Reason != found[j].Reason {
+			return found[i].Reason == ReasonUncommittedScope
+		}
+		return found[i].AgentID < found[j].AgentID
+	})
+	return &found[0], nil
+}
+
+// SessionByClientPID returns the agent of the most recently seen hook
+// session whose client process is pid (client "" = any client), so an MCP
+// server started by that client works as the same agent as its hooks.
+// NOT_FOUND when no session of that process is known.
+func (s *Service) SessionByClientPID(ctx context.Context, client string, pid int64) (HookSession, error) {
+	if pid <= 0 {
+		return HookSession{}, FieldErr(CodeInvalidArgs, "pid", "a client process id must be positive")
+	}
+	hs, err := read(ctx, s, func(tx Tx) (*HookSession, error) { return tx.HookSessionByPID(ctx, client, pid) })
+	if err != nil {
+		return HookSession{}, err
+	}
+	if hs == nil {
+		return HookSession{}, Errorf(CodeNotFound, "no hook session of client process %d is known", pid)
+	}
+	return *hs, nil
+}
+
+// Board settings of the hooks.
+const (
+	ConfigHooksMode        = "hooks.mode"
+	ConfigHooksAutoReserve = "hooks.auto_reserve"
+	ConfigHooksReserveTTL  = "hooks.reserve_ttl"
+	ConfigHooksDelivery    = "hooks.delivery"
+	ConfigHooksStop        = "hooks.stop_reminder"
+)
+
+// Edit-check modes.
+const (
+	ModeBlock = "block"
+	ModeWarn  = "warn"
+	ModeOff   = "off"
+)
+
+// configKeys are the settings `bb config` accepts, with their environment
+// override, default and check.
+var configKeys = []struct {
+	Key, Env, Default, Help string
+	Valid                   func(string) bool
+}{
+	{ConfigHooksMode, "BB_HOOKS_MODE", ModeBlock, "edit check before edit tools: block, warn or off",
+		func(v string) bool { return v == ModeBlock || v == ModeWarn || v == ModeOff }},
+	{ConfigHooksAutoReserve, "BB_HOOKS_AUTO_RESERVE", "on", "reserve a free file for the agent that edits it: on or off", isOnOff},
+	{ConfigHooksReserveTTL, "BB_HOOKS_RESERVE_TTL", "15", fmt.Sprintf("minutes an automatic reservation lasts (%d..%d)", MinReserveTTL, MaxReserveTTL),
+		func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= MinReserveTTL && n <= MaxReserveTTL }},
+	{ConfigHooksDelivery, "BB_HOOKS_DELIVERY", "on", "inject the session brief and new mail into the agent's context: on or off", isOnOff},
+	{ConfigHooksStop, "BB_HOOKS_STOP_REMINDER", "on", "remind at the end of a turn about idle reservations and acks owed: on or off", isOnOff},
+}
+
+func isOnOff(v string) bool { return v == "on" || v == "off" }
+
+// ConfigEntry is one board setting as `bb config` shows it.
+type ConfigEntry struct {
+	Key     string `json:"key"`
+	Value   string `json:"value"`
+	Default string `json:"default"`
+	// Source is "board" (bb config set), "env" (its environment variable
+	// wins) or "default".
+	Source string `json:"source"`
+	Env    string `json:"env"`
+	Help   string `json:"help"`
+}
+
+// Config lists every board setting with its effective value.
+func (s *Service) Config(ctx context.Context) ([]ConfigEntry, error) {
+	stored, err := read(ctx, s, func(tx Tx) (map[string]string, error) { return tx.ListConfig(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	return s.configEntries(stored), nil
+}
+
+func (s *Service) configEntries(stored map[string]string) []ConfigEntry {
+	out := make([]ConfigEntry, 0, len(configKeys))
+	for _, k := range configKeys {
+		e := ConfigEntry{Key: k.Key, Value: k.Default, Default: k.Default, Source: "default", Env: k.Env, Help: k.Help}
+		if v, ok := stored[k.Key]; ok && k.Valid(v) {
+			e.Value, e.Source = v, "board"
+		}
+		if v := strings.TrimSpace(strings.ToLower(s.getenv(k.Env))); v != "" && k.Valid(v) {
+			e.Value, e.Source = v, "env"
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// SetConfig sets a board setting (value "" restores the default).
+func (s *Service) SetConfig(ctx context.Context, agent, key, value string) (ConfigEntry, error) {
+	value = strings.TrimSpace(strings.ToLower(value))
+	var known []string
+	for _, k := range configKeys {
+		known = append(known, k.Key)
+		if k.Key != key {
+			continue
+		}
+		if value != "" && !k.Valid(value) {
+			return ConfigEntry{}, FieldErr(CodeInvalidInput, "value", "invalid value %q for %s: %s", value, key, k.Help)
+		}
+		stored, err := write(ctx, s, func(tx Tx) (map[string]string, error) {
+			if err := tx.SetConfig(ctx, key, value, s.Now()); err != nil {
+				return nil, err
+			}
+			e := s.event("config.set", agent, map[string]any{"key": key, "value": value})
+			e.Message = fmt.Sprintf("%s set %s to %q", agent, key, value)
+			if value == "" {
+				e.Message = fmt.Sprintf("%s reset %s to its default", agent, key)
+			}
+			if err := tx.AppendEvent(ctx, e); err != nil {
+				return nil, err
+			}
+			return tx.ListConfig(ctx)
+		})
+		if err != nil {
+			return ConfigEntry{}, err
+		}
+		for _, e := range s.configEntries(stored) {
+			if e.Key == key {
+				return e, nil
+			}
+		}
+	}
+	return ConfigEntry{}, FieldErr(CodeInvalidInput, "key", "unknown setting %q: expected one of %s", key, strings.Join(known, ", "))
+}
+
+// HookSettings are the effective hook settings of the board.
+type HookSettings struct {
+	Mode         string
+	AutoReserve  bool
+	ReserveTTL   int
+	Delivery     bool
+	StopReminder bool
+}
+
+func (s *Service) hookSettingsTx(ctx context.Context, tx Tx) (HookSettings, error) {
+	stored, err := tx.ListConfig(ctx)
+	if err != nil {
+		return HookSettings{}, err
+	}
+	var hs HookSettings
+	for _, e := range s.configEntries(stored) {
+		switch e.Key {
+		case ConfigHooksMode:
+			hs.Mode = e.Value
+		case ConfigHooksAutoReserve:
+			hs.AutoReserve = e.Value == "on"
+		case ConfigHooksReserveTTL:
+			hs.ReserveTTL, _ = strconv.Atoi(e.Value)
+		case ConfigHooksDelivery:
+			hs.Delivery = e.Value == "on"
+		case ConfigHooksStop:
+			hs.StopReminder = e.Value == "on"
+		}
+	}
+	return hs, nil
+}
+
+// GetHookSettings returns the effective hook settings.
+func (s *Service) GetHookSettings(ctx context.Context) (HookSettings, error) {
+	return read(ctx, s, func(tx Tx) (HookSettings, error) { return s.hookSettingsTx(ctx, tx) })
+}

@@ -1,0 +1,53 @@
+package hub
+
+import (
+	"context"
+	"time"
+)
+
+// HookTx is the data access of coding-agent hooks: client sessions mapped
+// to agents, per-recipient delivery of mail, and board settings.
+type HookTx interface {
+	// GetHookSession returns nil, nil when the session is unknown.
+	GetHookSession(ctx context.Context, client, sessionID string) (*HookSession, error)
+	// PutHookSession inserts or overwrites a session row.
+	PutHookSession(ctx context.Context, hs *HookSession) error
+	// HookSessionByPID returns the most recently seen session of client
+	// ("" = any client) whose client process is pid, or nil.
+	HookSessionByPID(ctx context.Context, client string, pid int64) (*HookSession, error)
+	// HookAgents returns the distinct agent ids that hook sessions have
+	// worked as, most recently seen first, at most limit.
+	HookAgents(ctx context.Context, limit int) ([]string, error)
+	// Undelivered returns, oldest first, the messages for agent that no hook
+	// has delivered to it yet and that it has neither read nor acked: mail
+	// addressed to it, and broadcasts that are urgent (priority high or
+	// critical, or requiring an ack) newer than its read cursor and created
+	// at or after since. At most limit.
+	Undelivered(ctx context.Context, agent string, cursor int64, since time.Time, limit int) ([]Message, error)
+	// MarkDelivered records that each message reached agent's context (the
+	// first time only).
+	MarkDelivered(ctx context.Context, agent string, messageIDs []string, at time.Time) error
+	// DeliveredAt returns when each of the messages reached agent's context
+	// (absent when never).
+	DeliveredAt(ctx context.Context, agent string, messageIDs []string) (map[string]time.Time, error)
+	// GetConfig returns a board setting; ok is false when unset.
+	GetConfig(ctx context.Context, key string) (value string, ok bool, err error)
+	// SetConfig sets (value != "") or removes (value == "") a board setting.
+	SetConfig(ctx context.Context, key, value string, now time.Time) error
+	// ListConfig returns every board setting.
+	ListConfig(ctx context.Context) (map[string]string, error)
+}
+
+// HookSession is one client session mapped to the agent it works as.
+type HookSession struct {
+	Client    string
+	SessionID string
+	AgentID   string
+	// ClientPID is the client's process (shared with its MCP servers); 0
+	// when unknown.
+	ClientPID int64
+	CreatedAt time.Time
+	LastSeen  time.Time
+	// Reminded is the fingerprint of the last end-of-turn reminder given.
+	Reminded string
+}

@@ -1,0 +1,165 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+const hookSessionCols = `client, session_id, agent_id, client_pid, created_at, last_seen, reminded`
+
+func scanHookSession(sc interface{ Scan(...any) error }) (*hub.HookSession, error) {
+	var hs hub.HookSession
+	var created, seen string
+	if err := sc.Scan(&hs.Client, &hs.SessionID, &hs.AgentID, &hs.ClientPID, &created, &seen, &hs.Reminded); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	hs.CreatedAt, hs.LastSeen = parseTS(created), parseTS(seen)
+	return &hs, nil
+}
+
+func (t *tx) GetHookSession(ctx context.Context, client, sessionID string) (*hub.HookSession, error) {
+	return scanHookSession(t.row(ctx, `SELECT `+hookSessionCols+` FROM hook_sessions WHERE client = ? AND session_id = ?`, client, sessionID))
+}
+
+func (t *tx) PutHookSession(ctx context.Context, hs *hub.HookSession) error {
+	_, err := t.exec(ctx, `INSERT INTO hook_sessions (`+hookSessionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (client, session_id) DO UPDATE SET agent_id = excluded.agent_id, client_pid = excluded.client_pid,
+		last_seen = excluded.last_seen, reminded = excluded.reminded`,
+		hs.Client, hs.SessionID, hs.AgentID, hs.ClientPID, ts(hs.CreatedAt), ts(hs.LastSeen), hs.Reminded)
+	return err
+}
+
+func (t *tx) HookSessionByPID(ctx context.Context, client string, pid int64) (*hub.HookSession, error) {
+	q := `SELECT ` + hookSessionCols + ` FROM hook_sessions WHERE client_pid = ?`
+	args := []any{pid}
+	if client != "" {
+		q += ` AND client = ?`
+		args = append(args, client)
+	}
+	return scanHookSession(t.row(ctx, q+` ORDER BY last_seen DESC LIMIT 1`, args...))
+}
+
+func (t *tx) HookAgents(ctx context.Context, limit int) ([]string, error) {
+	rows, err := t.query(ctx, `SELECT agent_id, MAX(last_seen) AS seen FROM hook_sessions GROUP BY agent_id ORDER BY seen DESC, agent_id LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var id, seen string
+		if err := rows.Scan(&id, &seen); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) Undelivered(ctx context.Context, agent string, cursor int64, since time.Time, limit int) ([]hub.Message, error) {
+	notDelivered := `NOT EXISTS (SELECT 1 FROM mail_deliveries d WHERE d.message_id = m.id AND d.agent = ?)`
+	direct, err := t.messages(ctx, `SELECT `+messageCols+messageFrom+` WHERE m.recipient = ? AND m.sender <> ?
+		AND m.read_at IS NULL AND m.acked_at IS NULL AND `+notDelivered+` ORDER BY m.seq LIMIT ?`,
+		agent, agent, agent, limit)
+	if err != nil {
+		return nil, err
+	}
+	bcast, err := t.messages(ctx, `SELECT `+messageCols+messageFrom+` WHERE m.recipient = '*' AND m.seq > ? AND m.created >= ?
+		AND m.sender <> ? AND (m.priority IN ('high', 'critical') OR m.requires_ack = 1)
+		AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ?
+			AND (b.read_at IS NOT NULL OR b.acked_at IS NOT NULL))
+		AND `+notDelivered+` ORDER BY m.seq LIMIT ?`, cursor, ts(since), agent, agent, agent, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := append(direct, bcast...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (t *tx) MarkDelivered(ctx context.Context, agent string, messageIDs []string, at time.Time) error {
+	for _, id := range messageIDs {
+		if _, err := t.exec(ctx, `INSERT INTO mail_deliveries (message_id, agent, delivered_at) VALUES (?, ?, ?)
+			ON CONFLICT (message_id, agent) DO NOTHING`, id, agent, ts(at)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) DeliveredAt(ctx context.Context, agent string, messageIDs []string) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
+	for len(messageIDs) > 0 {
+		n := min(len(messageIDs), 200)
+		chunk := messageIDs[:n]
+		messageIDs = messageIDs[n:]
+		args := []any{agent}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := t.query(ctx, `SELECT message_id, delivered_at FROM mail_deliveries WHERE agent = ? AND message_id IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id, at string
+			if err := rows.Scan(&id, &at); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = parseTS(at)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) GetConfig(ctx context.Context, key string) (string, bool, error) {
+	var v string
+	err := t.row(ctx, `SELECT value FROM board_config WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return v, err == nil, err
+}
+
+func (t *tx) SetConfig(ctx context.Context, key, value string, now time.Time) error {
+	if strings.TrimSpace(value) == "" {
+		_, err := t.exec(ctx, `DELETE FROM board_config WHERE key = ?`, key)
+		return err
+	}
+	_, err := t.exec(ctx, `INSERT INTO board_config (key, value, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, key, value, ts(now))
+	return err
+}
+
+func (t *tx) ListConfig(ctx context.Context) (map[string]string, error) {
+	rows, err := t.query(ctx, `SELECT key, value FROM board_config ORDER BY key`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, rows.Err()
+}
