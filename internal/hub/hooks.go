@@ -259,7 +259,10 @@ var configKeys = []struct {
 		func(v string) bool { return v == ModeBlock || v == ModeWarn || v == ModeOff }},
 	{ConfigHooksAutoReserve, "BB_HOOKS_AUTO_RESERVE", "on", "reserve a free file for the agent that edits it: on or off", isOnOff},
 	{ConfigHooksReserveTTL, "BB_HOOKS_RESERVE_TTL", "15", fmt.Sprintf("minutes an automatic reservation lasts (%d..%d)", MinReserveTTL, MaxReserveTTL),
-		func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= MinReserveTTL && n <= MaxReserveTTL }},
+		func(v string) bool {
+			n, err := strconv.Atoi(v)
+			return err == nil && n >= MinReserveTTL && n <= MaxReserveTTL
+		}},
 	{ConfigHooksDelivery, "BB_HOOKS_DELIVERY", "on", "inject the session brief and new mail into the agent's context: on or off", isOnOff},
 	{ConfigHooksStop, "BB_HOOKS_STOP_REMINDER", "on", "remind at the end of a turn about idle reservations and acks owed: on or off", isOnOff},
 }

@@ -51,6 +51,9 @@ type MailItem struct {
 	State   string
 	ReadAt  *time.Time
 	AckedAt *time.Time
+	// DeliveredAt is when a hook put the message into the recipient's
+	// context (nil: not delivered that way), a state before read and ack.
+	DeliveredAt *time.Time
 }
 
 // StateOf derives an agent's state of a message: acked is terminal; a
@@ -231,9 +234,17 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 		if err != nil {
 			return nil, err
 		}
+		delivered, err := tx.DeliveredAt(ctx, q.Agent, mailIDs(entryMessages(entries)))
+		if err != nil {
+			return nil, err
+		}
 		out := make([]MailItem, 0, len(entries))
 		for _, e := range entries {
-			out = append(out, MailItem{Message: e.Message, State: StateOf(&e.Message, e.Receipt, cursor), ReadAt: e.Receipt.ReadAt, AckedAt: e.Receipt.AckedAt})
+			it := MailItem{Message: e.Message, State: StateOf(&e.Message, e.Receipt, cursor), ReadAt: e.Receipt.ReadAt, AckedAt: e.Receipt.AckedAt}
+			if at, ok := delivered[e.UUID]; ok {
+				it.DeliveredAt = &at
+			}
+			out = append(out, it)
 		}
 		return out, nil
 	})
@@ -355,4 +366,12 @@ func categoryOr(m *Message) string {
 		return "message"
 	}
 	return m.Category
+}
+
+func entryMessages(es []InboxEntry) []Message {
+	out := make([]Message, 0, len(es))
+	for _, e := range es {
+		out = append(out, e.Message)
+	}
+	return out
 }

@@ -271,6 +271,9 @@ func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservati
 type CoordStatus struct {
 	Reservations   []Reservation // active (expired ones flagged by ExpiresAt)
 	Unacked        []Message     // messages requiring an ack not given
+	// Delivered maps an unacked direct message's id to when a hook put it
+	// into its recipient's context (absent: not delivered that way).
+	Delivered map[string]time.Time
 	ReservationsBy map[string]int64
 	MessagesBy     map[string]int64
 	Timeline       []Event // newest protocol events, oldest first
@@ -315,6 +318,19 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 		mf := MailFilter{BeadID: bead, Agent: agent, Limit: StatusLimit}
 		if st.Unacked, err = tx.UnackedRequired(ctx, mf); err != nil {
 			return st, err
+		}
+		st.Delivered = map[string]time.Time{}
+		for _, m := range st.Unacked {
+			if m.IsBroadcast() {
+				continue
+			}
+			at, err := tx.DeliveredAt(ctx, m.To, []string{m.UUID})
+			if err != nil {
+				return st, err
+			}
+			if t, ok := at[m.UUID]; ok {
+				st.Delivered[m.UUID] = t
+			}
 		}
 		st.MessagesBy, err = tx.MailStateCounts(ctx, mf)
 		return st, err

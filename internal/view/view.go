@@ -246,13 +246,16 @@ type Mail struct {
 	CreatedAt   time.Time  `json:"created_at"`
 	ReadAt      *time.Time `json:"read_at"`
 	AckedAt     *time.Time `json:"acked_at"`
+	// DeliveredAt is when a hook put the message into the recipient's
+	// context (null: not delivered that way yet).
+	DeliveredAt *time.Time `json:"delivered_at"`
 }
 
 // MailOf renders one mail item.
 func MailOf(m hub.MailItem) Mail {
 	return Mail{MessageID: m.UUID, ThreadID: m.ThreadID, BeadID: m.BeadID, FromAgent: m.From, ToAgent: RecipientName(m.To),
 		Category: m.Category, Subject: m.Subject, Body: m.Body, State: m.State, RequiresAck: m.RequiresAck,
-		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt, AckedAt: m.AckedAt}
+		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt, AckedAt: m.AckedAt, DeliveredAt: m.DeliveredAt}
 }
 
 // Reservation is a file reservation (seed 000 names).

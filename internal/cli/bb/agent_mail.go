@@ -98,6 +98,9 @@ func (a *app) agentInboxCmd() *cobra.Command {
 					if m.RequiresAck && m.State != hub.StateAcked {
 						ack = " [ack required]"
 					}
+					if m.DeliveredAt != nil && m.State == hub.StateUnread {
+						ack += " [delivered " + clock(*m.DeliveredAt) + "]"
+					}
 					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s%s\n", m.State, dash(m.Category), m.UUID, m.From, dash(m.BeadID), ack)
 					fmt.Fprintf(w, "       %s\n", preview(m.Subject, m.Body))
 				}

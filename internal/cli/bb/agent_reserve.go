@@ -150,7 +150,11 @@ func (a *app) agentStatusCmd() *cobra.Command {
 			}
 			unacked := make([]mailJSON, 0, len(st.Unacked))
 			for _, m := range st.Unacked {
-				unacked = append(unacked, mailView(hub.MailItem{Message: m, State: mailRowState(m)}))
+				it := hub.MailItem{Message: m, State: mailRowState(m)}
+				if at, ok := st.Delivered[m.UUID]; ok {
+					it.DeliveredAt = &at
+				}
+				unacked = append(unacked, mailView(it))
 			}
 			data := map[string]any{
 				"bead_id": bead, "agent_id": agent,
@@ -202,7 +206,11 @@ func printCoordStatus(w io.Writer, svc hub.API, st hub.CoordStatus) {
 	}
 	fmt.Fprintf(w, "Awaiting ack: %d\n", len(st.Unacked))
 	for _, m := range st.Unacked {
-		fmt.Fprintf(w, "  %-8s %s → %s (%s): %s [%s]\n", m.Category, m.From, toName(m.To), m.BeadID, truncate(m.Subject, 60), m.UUID)
+		delivered := ""
+		if at, ok := st.Delivered[m.UUID]; ok {
+			delivered = " delivered " + clock(at)
+		}
+		fmt.Fprintf(w, "  %-8s %s → %s (%s): %s [%s]%s\n", m.Category, m.From, toName(m.To), m.BeadID, truncate(m.Subject, 60), m.UUID, delivered)
 	}
 	fmt.Fprintf(w, "Reservations by state: %s\n", counts(st.ReservationsBy, "active", "released", "expired"))
 	fmt.Fprintf(w, "Messages by state: %s\n", counts(st.MessagesBy, "unread", "read", "acked", "broadcast"))

@@ -108,6 +108,7 @@ func dump(t *testing.T, st *sqlstore.DB) map[string]string {
 		{"artifacts", "id"}, {"refs", "owner_kind, owner_id, ref_where, ref_what, ref_ref"}, {"events", "seq"},
 		{"reservations", "id"}, {"tasks", "id"}, {"task_deps", "task_id, depends_on"}, {"memory", "id"},
 		{"idempotency", "agent, request_id"},
+		{"board_config", "key"}, {"hook_sessions", "client, session_id"}, {"mail_deliveries", "message_id, agent"},
 	} {
 		rows, err := st.SQL().Query(`SELECT * FROM ` + tb.name + ` ORDER BY ` + tb.order)
 		if err != nil {
@@ -192,7 +193,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	compare(t, "sqlite -> postgres", want, dump(t, pg))
-	if len(res.Tables) != 12 || res.Rows == 0 {
+	if len(res.Tables) != len(want) || res.Rows == 0 { // every table, whatever later migrations add
 		t.Errorf("result: %+v", res)
 	}
 	for _, tc := range res.Tables {
