@@ -62,7 +62,7 @@ func Events(client string) []EventSpec {
 			{Name: "SessionStart", Kind: KindStart, Injects: true},
 			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
 			{Name: "PreToolUse", Kind: KindPreTool, Matcher: "Edit|Write|MultiEdit|NotebookEdit"},
-			{Name: "PostToolUse", Kind: KindPostTool, Matcher: "*", Injects: true},
+			{Name: "PostToolUse", Kind: KindPostTool, Injects: true},
 			{Name: "Stop", Kind: KindStop, Injects: true},
 		}
 	case "codex":
@@ -70,7 +70,7 @@ func Events(client string) []EventSpec {
 			{Name: "SessionStart", Kind: KindStart, Injects: true},
 			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
 			{Name: "PreToolUse", Kind: KindPreTool, Matcher: "apply_patch|Edit|Write"},
-			{Name: "PostToolUse", Kind: KindPostTool, Matcher: "Bash|apply_patch|Edit|Write", Injects: true},
+			{Name: "PostToolUse", Kind: KindPostTool, Injects: true},
 			{Name: "Stop", Kind: KindStop, Injects: true},
 		}
 	case "gemini":
@@ -78,13 +78,13 @@ func Events(client string) []EventSpec {
 			{Name: "SessionStart", Kind: KindStart, Injects: true},
 			{Name: "BeforeAgent", Kind: KindPrompt, Injects: true},
 			{Name: "BeforeTool", Kind: KindPreTool, Matcher: "write_file|replace"},
-			{Name: "AfterTool", Kind: KindPostTool, Matcher: ".*", Injects: true},
+			{Name: "AfterTool", Kind: KindPostTool, Injects: true},
 			{Name: "AfterAgent", Kind: KindStop, Injects: true},
 		}
 	case "cursor":
 		return []EventSpec{
 			{Name: "sessionStart", Kind: KindStart, Injects: true},
-			{Name: "preToolUse", Kind: KindPreTool, Matcher: "Write|Edit|MultiEdit|StrReplace|Delete|EditNotebook"},
+			{Name: "preToolUse", Kind: KindPreTool},
 			{Name: "postToolUse", Kind: KindPostTool, Injects: true},
 			{Name: "stop", Kind: KindStop, Injects: true},
 		}
@@ -183,11 +183,22 @@ var editTools = map[string][]string{
 	"cursor": {"Write", "Edit", "MultiEdit", "StrReplace", "Delete", "EditNotebook"},
 }
 
-// IsEditTool reports whether tool writes files in client.
+// IsEditTool reports whether tool writes files in client. Cursor's
+// preToolUse fires for every tool and its docs name no fixed list of file
+// tools, so for Cursor a tool whose name speaks of writing, editing,
+// replacing or deleting counts too.
 func IsEditTool(client, tool string) bool {
 	for _, t := range editTools[client] {
 		if t == tool {
 			return true
+		}
+	}
+	if client == "cursor" {
+		l := strings.ToLower(tool)
+		for _, w := range []string{"write", "edit", "replace", "delete"} {
+			if strings.Contains(l, w) {
+				return true
+			}
 		}
 	}
 	return false

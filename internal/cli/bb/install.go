@@ -119,7 +119,7 @@ Files (project; --global: the same under your home unless noted):
   gemini  .gemini/settings.json                hooks in the same file
           events SessionStart BeforeAgent BeforeTool(write_file|replace) AfterTool AfterAgent
   cursor  .cursor/mcp.json                     hooks .cursor/hooks.json
-          events sessionStart beforeSubmitPrompt preToolUse afterFileEdit stop
+          events sessionStart preToolUse postToolUse stop
   kimi    .mcp.json, entry "blackboard-kimi" (global ~/.kimi/mcp.json)   MCP only
   kilo    .kilocode/mcp.json (global ~/.kilocode/cli/global/settings/mcp_settings.json)   MCP only
 

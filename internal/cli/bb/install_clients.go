@@ -125,19 +125,19 @@ var geminiHooks = &hookConfig{
 // Cursor: hooks in .cursor/hooks.json (project) or ~/.cursor/hooks.json,
 // {"version": 1, "hooks": {"<event>": [{"command": …}]}} with flat
 // entries. beforeSubmitPrompt cannot add context, so new mail reaches the
-// agent at session start, after edits and at stop only.
+// agent at session start, after tool calls (postToolUse additional_context)
+// and at stop only.
 // https://cursor.com/docs/hooks
 var cursorHooks = &hookConfig{
 	Local: filepath.Join(".cursor", "hooks.json"), Global: filepath.Join(".cursor", "hooks.json"),
 	Style: styleFlat, Skeleton: "{\n  \"version\": 1\n}",
 	Events: []hookEvent{
 		{Name: "sessionStart", Purpose: "identity and the session brief"},
-		{Name: "beforeSubmitPrompt", Purpose: "records the prompt turn (Cursor cannot add context here)"},
 		{Name: "preToolUse", Purpose: "edit check against other agents' reservations"},
-		{Name: "afterFileEdit", Purpose: "new mail during long autonomous runs"},
+		{Name: "postToolUse", Purpose: "new mail during long autonomous runs (additional_context)"},
 		{Name: "stop", Purpose: "end-of-turn reminder (held reservations, owed acks)"},
 	},
-	NotCovered: "no context can be added before a prompt (beforeSubmitPrompt only allows or blocks), so mail arrives at session start, after edits and at stop; Cursor also runs Claude Code's hooks from .claude/ — with both installed, events may fire twice",
+	NotCovered: "no context can be added before a prompt (beforeSubmitPrompt only allows or blocks), so mail arrives at session start, after tool calls and at stop; Cursor also runs Claude Code's hooks from .claude/ — with both installed, events may fire twice",
 }
 
 func mcpClients() []mcpClient {

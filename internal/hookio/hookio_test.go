@@ -1,0 +1,126 @@
+package hookio
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// Claude Code's PreToolUse input for Edit carries the file in
+// tool_input.file_path (https://code.claude.com/docs/en/hooks, PreToolUse).
+func TestParseClaudeEdit(t *testing.T) {
+	in, ok := Parse("claude", []byte(`{"session_id":"abc123","transcript_path":"/t.jsonl","cwd":"/p","permission_mode":"default",
+		"hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"/p/src/a.go","old_string":"a","new_string":"b"},"tool_use_id":"toolu_1"}`))
+	if !ok || in.SessionID != "abc123" || in.Cwd != "/p" || !reflect.DeepEqual(in.Paths, []string{"/p/src/a.go"}) {
+		t.Fatalf("got %+v %v", in, ok)
+	}
+	// NotebookEdit names notebook_path.
+	in, _ = Parse("claude", []byte(`{"session_id":"s","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/p/n.ipynb"}}`))
+	if !reflect.DeepEqual(in.Paths, []string{"/p/n.ipynb"}) {
+		t.Fatalf("notebook: %+v", in)
+	}
+	// Bash is not an edit tool: no paths.
+	in, _ = Parse("claude", []byte(`{"session_id":"s","tool_name":"Bash","tool_input":{"command":"rm -rf x","file_path":"/p/x"}}`))
+	if len(in.Paths) != 0 {
+		t.Fatalf("bash: %+v", in)
+	}
+}
+
+// Codex exposes the raw apply_patch body as tool_input.command
+// (https://developers.openai.com/codex/hooks).
+func TestParseCodexApplyPatch(t *testing.T) {
+	patch := "*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** Add File: src/new.go\n+x\n*** Delete File: old.go\n*** Update File: src/m.go\n*** Move to: src/n.go\n*** End Patch\n"
+	b, _ := json.Marshal(map[string]any{"session_id": "t1", "cwd": "/p", "hook_event_name": "PreToolUse", "tool_name": "apply_patch",
+		"tool_input": map[string]any{"command": patch}})
+	in, ok := Parse("codex", b)
+	want := []string{"src/a.go", "src/new.go", "old.go", "src/m.go", "src/n.go"}
+	if !ok || !reflect.DeepEqual(in.Paths, want) {
+		t.Fatalf("got %+v, want %v", in.Paths, want)
+	}
+}
+
+func TestParseCursorAndGemini(t *testing.T) {
+	// Cursor names the session conversation_id and the project workspace_roots
+	// (https://cursor.com/docs/hooks); stop's loop_count > 0 means a stop
+	// hook already made the agent continue.
+	in, _ := Parse("cursor", []byte(`{"conversation_id":"c1","generation_id":"g","workspace_roots":["/w"],"hook_event_name":"stop","status":"completed","loop_count":1}`))
+	if in.SessionID != "c1" || in.Cwd != "/w" || !in.StopActive {
+		t.Fatalf("cursor: %+v", in)
+	}
+	// Gemini's BeforeTool for write_file (https://geminicli.com/docs/hooks/reference).
+	in, _ = Parse("gemini", []byte(`{"session_id":"g1","cwd":"/p","hook_event_name":"BeforeTool","timestamp":"2026-01-01T00:00:00Z","tool_name":"write_file","tool_input":{"file_path":"a.txt","content":"x"}}`))
+	if !reflect.DeepEqual(in.Paths, []string{"a.txt"}) {
+		t.Fatalf("gemini: %+v", in)
+	}
+	in, _ = Parse("gemini", []byte(`{"session_id":"g1","hook_event_name":"AfterAgent","stop_hook_active":true}`))
+	if !in.StopActive {
+		t.Fatalf("gemini stop: %+v", in)
+	}
+}
+
+func TestParseBadInput(t *testing.T) {
+	for _, s := range []string{"", "null", "[]", "42", `"x"`, "{", `{"session_id":5,"tool_name":["Edit"],"tool_input":"nope"}`} {
+		in, ok := Parse("claude", []byte(s))
+		if ok && (in.SessionID != "" || in.ToolName != "" || len(in.Paths) != 0) {
+			t.Errorf("%q: %+v", s, in)
+		}
+	}
+}
+
+func TestRender(t *testing.T) {
+	cases := []struct {
+		got, want string
+	}{
+		{string(Context("claude", "SessionStart", "hi")), `{"hookSpecificOutput":{"additionalContext":"hi","hookEventName":"SessionStart"}}` + "\n"},
+		{string(Context("claude", "userpromptsubmit", "hi")), `{"hookSpecificOutput":{"additionalContext":"hi","hookEventName":"UserPromptSubmit"}}` + "\n"},
+		{string(Context("gemini", "BeforeAgent", "hi")), `{"hookSpecificOutput":{"additionalContext":"hi","hookEventName":"BeforeAgent"}}` + "\n"},
+		{string(Context("cursor", "postToolUse", "hi")), `{"additional_context":"hi"}` + "\n"},
+		{string(Context("claude", "SessionStart", "")), ""},
+		{string(Context("claude", "Stop", "hi")), ""},
+		{string(Context("nope", "SessionStart", "hi")), ""},
+		{string(Deny("claude", "PreToolUse", "no")), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}` + "\n"},
+		{string(Deny("gemini", "BeforeTool", "no")), `{"decision":"deny","reason":"no"}` + "\n"},
+		{string(Deny("cursor", "preToolUse", "no")), `{"agent_message":"no","permission":"deny","user_message":"no"}` + "\n"},
+		{string(Deny("claude", "Stop", "no")), ""},
+		{string(Continue("codex", "Stop", "go")), `{"decision":"block","reason":"go"}` + "\n"},
+		{string(Continue("gemini", "AfterAgent", "go")), `{"decision":"deny","reason":"go"}` + "\n"},
+		{string(Continue("cursor", "stop", "go")), `{"followup_message":"go"}` + "\n"},
+	}
+	for i, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+}
+
+// FuzzParse: any payload is answered without a panic, and what a payload
+// yields is well formed (paths without NUL, kinds of known events only).
+func FuzzParse(f *testing.F) {
+	f.Add("claude", `{"session_id":"s","tool_name":"Edit","tool_input":{"file_path":"/p/a"}}`)
+	f.Add("codex", `{"session_id":"s","tool_name":"apply_patch","tool_input":{"command":"*** Update File: a\n"}}`)
+	f.Add("cursor", `{"conversation_id":"c","tool_name":"Write","tool_input":"{\"file_path\":\"x\"}"}`)
+	f.Add("gemini", `{"session_id":1,"tool_name":"replace","tool_input":[]}`)
+	f.Add("claude", `{"tool_name":"Edit","tool_input":{"file_path":"a\u0000b"}}`)
+	f.Add("claude", `not json`)
+	f.Fuzz(func(t *testing.T, client, payload string) {
+		in, ok := Parse(client, []byte(payload))
+		if !ok && (in.SessionID != "" || len(in.Paths) != 0) {
+			t.Fatalf("rejected payload yielded %+v", in)
+		}
+		for _, p := range in.Paths {
+			if p == "" {
+				t.Fatalf("empty path from %q", payload)
+			}
+			for _, r := range p {
+				if r == 0 {
+					t.Fatalf("NUL in path from %q", payload)
+				}
+			}
+		}
+		for _, out := range [][]byte{Context(client, "SessionStart", in.SessionID), Deny(client, "PreToolUse", in.Cwd), Continue(client, "Stop", in.ToolName)} {
+			if len(out) > 0 && !json.Valid(out) {
+				t.Fatalf("invalid JSON reply %q", out)
+			}
+		}
+	})
+}
