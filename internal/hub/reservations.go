@@ -269,11 +269,11 @@ func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservati
 
 // CoordStatus is `bb agent status`.
 type CoordStatus struct {
-	Reservations   []Reservation // active (expired ones flagged by ExpiresAt)
-	Unacked        []Message     // messages requiring an ack not given
+	Reservations []Reservation // active (expired ones flagged by ExpiresAt)
+	Unacked      []Message     // messages requiring an ack not given
 	// Delivered maps an unacked direct message's id to when a hook put it
 	// into its recipient's context (absent: not delivered that way).
-	Delivered map[string]time.Time
+	Delivered      map[string]time.Time
 	ReservationsBy map[string]int64
 	MessagesBy     map[string]int64
 	Timeline       []Event // newest protocol events, oldest first
