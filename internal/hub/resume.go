@@ -416,10 +416,11 @@ func Prompt(agent string, b Brief) string {
 	}
 	t := b.Task
 	w.WriteString("\nYour current task:\n")
-	fmt.Fprintf(&w, "  Title: %s\n", t.Title)
+	// One-line fields are collapsed so a newline in them cannot forge a line.
+	fmt.Fprintf(&w, "  Title: %s\n", oneLine(t.Title, len(t.Title)))
 	fmt.Fprintf(&w, "  Status: %s\n", t.Status)
 	if t.BlockedReason != "" {
-		fmt.Fprintf(&w, "  Blocked: %s\n", t.BlockedReason)
+		fmt.Fprintf(&w, "  Blocked: %s\n", oneLine(t.BlockedReason, len(t.BlockedReason)))
 	}
 	fmt.Fprintf(&w, "  ID: %s\n", t.ID)
 	if t.Description != "" {
@@ -450,13 +451,13 @@ func Prompt(agent string, b Brief) string {
 	if len(b.Pipeline) > 0 {
 		w.WriteString("\nUp next:\n")
 		for _, p := range b.Pipeline {
-			fmt.Fprintf(&w, "  - %s (%s, priority %d)\n", p.Title, p.ID, p.Priority)
+			fmt.Fprintf(&w, "  - %s (%s, priority %d)\n", oneLine(p.Title, len(p.Title)), p.ID, p.Priority)
 		}
 	}
 	if len(b.Unlocks) > 0 {
 		w.WriteString("\nCompleting this task unlocks:\n")
 		for _, p := range b.Unlocks {
-			fmt.Fprintf(&w, "  - %s (%s)\n", p.Title, p.ID)
+			fmt.Fprintf(&w, "  - %s (%s)\n", oneLine(p.Title, len(p.Title)), p.ID)
 		}
 	}
 	w.WriteString("\n== COMMANDS (run in Bash) ==\n")

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 func (a *app) clearCmd() *cobra.Command {
@@ -55,7 +56,7 @@ every registered artifact. Shows what it will delete first. Without
 						fmt.Fprintln(w, "Nothing deleted: run again with --confirm.")
 					})
 				}
-				printPlan(a.env.Stdout, plan, before)
+				printPlan(termtext.Writer{W: a.env.Stdout}, plan, before)
 				fmt.Fprint(a.env.Stdout, "Proceed? [y/N] ")
 				ans, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
 				if s := strings.ToLower(strings.TrimSpace(ans)); s != "y" && s != "yes" {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 func (a *app) agentRegisterCmd() *cobra.Command {
@@ -36,7 +37,7 @@ Registering an id that is already registered fails with DUPLICATE_AGENT_ID;
 				if created {
 					verb = "Registered"
 				}
-				fmt.Fprintf(w, "%s %s (role %s, display %q)\n", verb, info.ID, info.Role, info.DisplayName)
+				fmt.Fprintf(w, "%s %s (role %s, display %q)\n", verb, info.ID, termtext.Line(info.Role), info.DisplayName)
 			})
 		},
 	}
@@ -75,7 +76,7 @@ func (a *app) agentListCmd() *cobra.Command {
 				}
 				fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", "AGENT", "ROLE", "STATUS", "LIVENESS", "LAST SEEN")
 				for _, i := range list {
-					fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", i.ID, dash(i.Role), i.Status, i.Presence, hub.FormatTime(i.LastSeen))
+					fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", i.ID, truncate(dash(i.Role), 40), i.Status, i.Presence, hub.FormatTime(i.LastSeen))
 				}
 			})
 		},
@@ -94,8 +95,8 @@ func dash(s string) string {
 
 func printAgentInfo(w io.Writer, i hub.AgentInfo) {
 	fmt.Fprintf(w, "Agent:      %s\n", i.ID)
-	fmt.Fprintf(w, "Display:    %s\n", dash(i.DisplayName))
-	fmt.Fprintf(w, "Role:       %s\n", dash(i.Role))
+	fmt.Fprintf(w, "Display:    %s\n", termtext.Line(dash(i.DisplayName)))
+	fmt.Fprintf(w, "Role:       %s\n", termtext.Line(dash(i.Role)))
 	fmt.Fprintf(w, "Status:     %s\n", i.Status)
 	fmt.Fprintf(w, "Liveness:   %s\n", i.Presence)
 	fmt.Fprintf(w, "Last seen:  %s\n", hub.FormatTime(i.LastSeen))

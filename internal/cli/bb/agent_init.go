@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 func (a *app) agentInitCmd() *cobra.Command {
@@ -67,7 +68,7 @@ Every answer states a deterministic reason.`,
 				case "suggest":
 					fmt.Fprintf(w, "Suggested name: %s\n", res.SuggestedName)
 					for _, c := range res.Candidates {
-						fmt.Fprintf(w, "Could resume %s: %s\n", c.AgentID, c.Evidence)
+						fmt.Fprintf(w, "Could resume %s: %s\n", c.AgentID, termtext.Line(c.Evidence))
 					}
 					fmt.Fprintf(w, "Reason: %s\nNext: %s\n", res.Reason, res.Recommendation)
 				default:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 func (a *app) agentReserveCmd() *cobra.Command {
@@ -217,7 +218,7 @@ func printCoordStatus(w io.Writer, svc hub.API, st hub.CoordStatus) {
 	if len(st.Timeline) > 0 {
 		fmt.Fprintln(w, "Protocol timeline:")
 		for _, e := range st.Timeline {
-			fmt.Fprintf(w, "  %6d %s %-9s %s\n", e.Seq, clock(e.CreatedAt), e.Type, e.Message)
+			fmt.Fprintf(w, "  %6d %s %-9s %s\n", e.Seq, clock(e.CreatedAt), e.Type, termtext.Line(e.Message))
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 func (a *app) artifactCmd() *cobra.Command {
@@ -153,7 +154,7 @@ func printArtifacts(w io.Writer, arts []hub.Artifact) {
 		}
 		fmt.Fprintf(w, "%-40s %-15s %-30s\n", p, truncate(art.ProducedBy, 15), truncate(art.Description, 30))
 		if art.Version != nil {
-			fmt.Fprintf(w, "  → Version: %s\n", *art.Version)
+			fmt.Fprintf(w, "  → Version: %s\n", termtext.Line(*art.Version))
 		}
 		if len(art.Refs) > 0 {
 			fmt.Fprintf(w, "  → Refs: %s\n", refList(art.Refs))

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 // followPoll is how often --follow probes the newest sequence number.
@@ -66,7 +67,7 @@ JSON event per line.`,
 					fmt.Fprintln(w, "No events.")
 				}
 				for _, e := range evs {
-					printEvent(w, e)
+					printEvent(termtext.Writer{W: w}, e)
 				}
 			})
 		},
@@ -82,7 +83,7 @@ JSON event per line.`,
 }
 
 func printEvent(w io.Writer, e hub.Event) {
-	fmt.Fprintf(w, "%6d %s %-22s %-16s %s\n", e.Seq, clock(e.CreatedAt), e.Type, e.Agent, e.Message)
+	fmt.Fprintf(w, "%6d %s %-22s %-16s %s\n", e.Seq, clock(e.CreatedAt), e.Type, e.Agent, termtext.Line(e.Message))
 }
 
 // followEvents prints the backlog, then polls the newest sequence number and
@@ -96,7 +97,7 @@ func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventFilter) e
 			b, _ := json.Marshal(eventView(e))
 			fmt.Fprintf(w, "%s\n", b)
 		} else {
-			printEvent(w, e)
+			printEvent(termtext.Writer{W: w}, e)
 		}
 		if fl, ok := w.(interface{ Flush() error }); ok {
 			_ = fl.Flush()

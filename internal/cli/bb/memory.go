@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 // Shared memory (seed 002) natively in bb.
@@ -36,7 +37,7 @@ func printMemory(w io.Writer, m hub.MemoryView) {
 	if m.ExpiresAt != "" {
 		exp = "  (expires " + m.ExpiresAt + ")"
 	}
-	fmt.Fprintf(w, "%s = %s  [%s, %s]%s\n", m.Key, m.Value, scope, m.ValueType, exp)
+	fmt.Fprintf(w, "%s = %s  [%s, %s]%s\n", termtext.Line(m.Key), termtext.Line(m.Value), scope, m.ValueType, exp)
 }
 
 func (a *app) memorySetCmd() *cobra.Command {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 func (a *app) postCmd() *cobra.Command {
@@ -171,7 +172,7 @@ func printMessage(w io.Writer, m hub.Message) {
 	}
 	fmt.Fprintln(w, head)
 	if m.Subject != "" {
-		fmt.Fprintf(w, "  %s\n", m.Subject)
+		fmt.Fprintf(w, "  %s\n", termtext.Line(m.Subject))
 	}
 	for _, line := range wrap(m.Body, 78) {
 		fmt.Fprintf(w, "  %s\n", line)

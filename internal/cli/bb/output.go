@@ -12,6 +12,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 	"github.com/blackboard-hub/bb/internal/view"
 )
 
@@ -44,7 +45,9 @@ func (a *app) reply(cmd *cobra.Command, data any, human func(w io.Writer)) error
 		return nil
 	}
 	if human != nil {
-		human(a.env.Stdout)
+		// Stored text may hold control characters; the safety net escapes
+		// every one that reaches the terminal but newline and tab.
+		human(termtext.Writer{W: a.env.Stdout})
 	}
 	a.noticeFooter()
 	return nil
@@ -113,7 +116,7 @@ func (a *app) fail(command string, err *hub.Error) {
 	if err.Code == hub.CodeInternal && err.Err != nil && a.env.Getenv("BB_DEBUG") != "" {
 		msg += ": " + err.Err.Error()
 	}
-	fmt.Fprintf(a.env.Stderr, "Error [%s]: %s\n", err.Code, msg)
+	fmt.Fprintf(a.env.Stderr, "Error [%s]: %s\n", err.Code, termtext.Line(msg))
 }
 
 func (a *app) usageFail(cmd *cobra.Command, command string, err error) {
@@ -126,7 +129,7 @@ func (a *app) usageFail(cmd *cobra.Command, command string, err error) {
 	if cmd != nil {
 		hint = cmd.CommandPath() + " --help"
 	}
-	fmt.Fprintf(a.env.Stderr, "Error: %s\nRun '%s' for usage.\n", strings.TrimSpace(msg), hint)
+	fmt.Fprintf(a.env.Stderr, "Error: %s\nRun '%s' for usage.\n", termtext.Line(strings.TrimSpace(msg)), termtext.Line(hint))
 }
 
 // usageArgs wraps a cobra positional-args validator so its failures are

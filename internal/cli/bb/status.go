@@ -10,6 +10,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -75,13 +76,13 @@ func (a *app) statusSetCmd() *cobra.Command {
 			return a.reply(cmd, agentView(ag), func(w io.Writer) {
 				fmt.Fprintf(w, "Updated status for %s: %s\n", ag.ID, ag.Status)
 				if ag.CurrentTask != "" {
-					fmt.Fprintf(w, "  Task: %s\n", ag.CurrentTask)
+					fmt.Fprintf(w, "  Task: %s\n", termtext.Line(ag.CurrentTask))
 				}
 				if ag.Progress > 0 {
 					fmt.Fprintf(w, "  Progress: %d%%\n", ag.Progress)
 				}
 				if ag.Blockers != nil {
-					fmt.Fprintf(w, "  Blockers: %s\n", *ag.Blockers)
+					fmt.Fprintf(w, "  Blockers: %s\n", termtext.Line(*ag.Blockers))
 				}
 			})
 		},
@@ -150,12 +151,15 @@ func printAgents(w io.Writer, agents []hub.AgentView) {
 		}
 		fmt.Fprintf(w, "%-20s %-12s %-8s %-30s %s\n", ag.ID, st, fmt.Sprintf("%d%%", ag.Progress), truncate(ag.CurrentTask, 30), ago(ag.MinutesSince))
 		if ag.Blockers != nil && *ag.Blockers != "" {
-			fmt.Fprintf(w, "  → Blockers: %s\n", *ag.Blockers)
+			fmt.Fprintf(w, "  → Blockers: %s\n", termtext.Line(*ag.Blockers))
 		}
 	}
 }
 
+// truncate makes s one line of at most n characters for a column: control
+// characters (a newline included) are escaped first.
 func truncate(s string, n int) string {
+	s = termtext.Line(s)
 	r := []rune(s)
 	if len(r) <= n {
 		return s

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 // Tasks (seed 002) natively in bb: the same core as `vybe task`, with bb's
@@ -44,12 +45,12 @@ func (a *app) taskActor() (string, error) {
 }
 
 func printTask(w io.Writer, t hub.Task) {
-	fmt.Fprintf(w, "%s  [%s] p%d  %s\n", t.ID, t.Status, t.Priority, t.Title)
+	fmt.Fprintf(w, "%s  [%s] p%d  %s\n", t.ID, t.Status, t.Priority, termtext.Line(t.Title))
 	if t.ProjectID != "" {
 		fmt.Fprintf(w, "  project: %s\n", t.ProjectID)
 	}
 	if t.BlockedReason != "" {
-		fmt.Fprintf(w, "  blocked: %s\n", t.BlockedReason)
+		fmt.Fprintf(w, "  blocked: %s\n", termtext.Line(t.BlockedReason))
 	}
 	if len(t.DependsOn) > 0 {
 		fmt.Fprintf(w, "  depends on: %s\n", strings.Join(t.DependsOn, ", "))
@@ -58,7 +59,7 @@ func printTask(w io.Writer, t hub.Task) {
 		fmt.Fprintf(w, "  owner: %s\n", t.Owner)
 	}
 	if t.Description != "" {
-		fmt.Fprintf(w, "  %s\n", t.Description)
+		fmt.Fprintf(w, "  %s\n", termtext.Line(t.Description))
 	}
 }
 
@@ -126,7 +127,7 @@ func (a *app) taskListCmd() *cobra.Command {
 					fmt.Fprintln(w, "No tasks.")
 				}
 				for _, t := range ts {
-					fmt.Fprintf(w, "%-40s %-12s p%-3d %s\n", t.ID, t.Status, t.Priority, t.Title)
+					fmt.Fprintf(w, "%-40s %-12s p%-3d %s\n", t.ID, t.Status, t.Priority, termtext.Line(t.Title))
 				}
 			})
 		},
@@ -200,7 +201,7 @@ func (a *app) taskShowCmd() *cobra.Command {
 				printTask(w, d.Task)
 				fmt.Fprintf(w, "Messages (%d):\n", len(d.Messages))
 				for _, m := range d.Messages {
-					fmt.Fprintf(w, "  #%d %s -> %s: %s\n", m.Seq, m.From, m.To, m.Subject)
+					fmt.Fprintf(w, "  #%d %s -> %s: %s\n", m.Seq, m.From, m.To, termtext.Line(m.Subject))
 				}
 				fmt.Fprintf(w, "Reservations (%d):\n", len(d.Reservations))
 				for _, r := range out.Reservations {
@@ -208,7 +209,7 @@ func (a *app) taskShowCmd() *cobra.Command {
 				}
 				fmt.Fprintf(w, "Events (%d):\n", len(d.Events))
 				for _, e := range d.Events {
-					fmt.Fprintf(w, "  %6d %s %-22s %-16s %s\n", e.Seq, hub.ViewTime(e.CreatedAt), e.Type, e.Agent, e.Message)
+					fmt.Fprintf(w, "  %6d %s %-22s %-16s %s\n", e.Seq, hub.ViewTime(e.CreatedAt), e.Type, e.Agent, termtext.Line(e.Message))
 				}
 			})
 		},

@@ -1,0 +1,77 @@
+package hardentest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// binDir holds bb, vybe and agent-mail, built once for this package.
+var binDir string
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "bb-hardentest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "github.com/blackboard-hub/bb/cmd/...")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the binaries:", err)
+		return 1
+	}
+	binDir = dir
+	return m.Run()
+}
+
+// result is one finished process.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runIn runs a binary (bb, vybe or agent-mail) in dir with a clean
+// environment plus env.
+func runIn(t testing.TB, dir string, env []string, prog string, args ...string) result {
+	t.Helper()
+	c := exec.Command(filepath.Join(binDir, prog), args...)
+	c.Dir = dir
+	c.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TZ=UTC"}, env...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s %v: %v", prog, args, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// must runs a command that has to succeed.
+func must(t testing.TB, dir string, env []string, prog string, args ...string) result {
+	t.Helper()
+	r := runIn(t, dir, env, prog, args...)
+	if r.code != 0 {
+		t.Fatalf("%s %q: exit %d\nstdout: %s\nstderr: %s", prog, args, r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// newBoard is a fresh project directory with `bb init` done.
+func newBoard(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	must(t, dir, nil, "bb", "init")
+	return dir
+}
