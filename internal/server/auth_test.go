@@ -19,8 +19,12 @@ func TestCheckBind(t *testing.T) {
 		{"0.0.0.0:7777", "", false},
 		{":7777", "", false},
 		{"192.168.1.5:7777", "", false},
-		{"0.0.0.0:7777", "s3cret", true},
+		{"0.0.0.0:7777", "s3cret-0123456789", true},
 		{"nonsense", "", false},
+		{"0.0.0.0:7777", "a", false},
+		{"127.0.0.1:7777", "short-token", false},
+		{"0.0.0.0:7777", "                ", false},
+		{"127.0.0.1:7777", "0123456789abcdef", true},
 	} {
 		err := server.CheckBind(c.addr, c.token)
 		if (err == nil) != c.ok {
@@ -44,7 +48,7 @@ func TestServeRefusesOpenBindWithoutToken(t *testing.T) {
 }
 
 func TestTokenRequired(t *testing.T) {
-	e := newEnv(t, withToken("s3cret-token"))
+	e := newEnv(t, withToken("s3cret-token-0123456789"))
 	hc := e.http.Client()
 	get := func(path string, set func(*http.Request)) *http.Response {
 		r, _ := http.NewRequest("GET", e.http.URL+path, nil)
@@ -66,7 +70,7 @@ func TestTokenRequired(t *testing.T) {
 			t.Errorf("%s with wrong token: %d", p, resp.StatusCode)
 		}
 	}
-	if resp := get("/api/v1/status", func(r *http.Request) { r.Header.Set("Authorization", "Bearer s3cret-token") }); resp.StatusCode != 200 {
+	if resp := get("/api/v1/status", func(r *http.Request) { r.Header.Set("Authorization", "Bearer s3cret-token-0123456789") }); resp.StatusCode != 200 {
 		t.Fatalf("with token: %d", resp.StatusCode)
 	}
 	status, env := e.do(req{path: "/api/v1/status", header: map[string]string{"Authorization": "Bearer nope"}})
@@ -76,7 +80,7 @@ func TestTokenRequired(t *testing.T) {
 	// Browser login: ?token= sets a cookie and redirects to the clean URL.
 	noFollow := *hc
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := noFollow.Get(e.http.URL + "/?token=s3cret-token&session=bead%3Ax")
+	resp, err := noFollow.Get(e.http.URL + "/?token=s3cret-token-0123456789&session=bead%3Ax")
 	if err != nil {
 		t.Fatal(err)
 	}

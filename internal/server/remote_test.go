@@ -10,9 +10,9 @@ import (
 // prints exactly what it prints against the local board.
 func TestRemoteModeMatchesLocal(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	e := newEnv(t, withToken("tok-123"), withClock(now))
+	e := newEnv(t, withToken("tok-123-0123456789ab"), withClock(now))
 	local := []string{"BB_NOW=" + now.Format(time.RFC3339)}
-	remote := append([]string{"BB_SERVER=" + e.http.URL, "BB_TOKEN=tok-123"}, local...)
+	remote := append([]string{"BB_SERVER=" + e.http.URL, "BB_TOKEN=tok-123-0123456789ab"}, local...)
 	// The remote client runs somewhere without a board.
 	elsewhere := t.TempDir()
 

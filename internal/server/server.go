@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"reflect"
 	"strings"
 	"time"
@@ -118,11 +119,21 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// CheckBind refuses a non-loopback address without a token.
+// MinTokenLen is the shortest --token accepted: a short token can be guessed.
+const MinTokenLen = 16
+
+// CheckBind refuses a non-loopback address without a token, and a token
+// that is blank or shorter than MinTokenLen bytes.
 func CheckBind(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return hub.FieldErr(hub.CodeInvalidInput, "addr", "invalid --addr %q: expected host:port such as %s", addr, DefaultAddr)
+	}
+	if token != "" && strings.TrimSpace(token) == "" {
+		return hub.FieldErr(hub.CodeInvalidInput, "token", "the token is blank: use at least %d random characters, e.g. from `openssl rand -hex 16`", MinTokenLen)
+	}
+	if token != "" && len(token) < MinTokenLen {
+		return hub.FieldErr(hub.CodeInvalidInput, "token", "the token is too short: %d bytes, need at least %d (e.g. from `openssl rand -hex 16`)", len(token), MinTokenLen)
 	}
 	if token == "" && !isLoopbackHost(host) {
 		return hub.FieldErr(hub.CodeUnauthorized, "token",
@@ -214,11 +225,9 @@ const tokenCookie = "bb_token"
 // accepts only loopback Host names (no DNS rebinding).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
-				writeError(w, "", hub.Errorf(hub.CodeUnauthorized, "cross-origin request refused"), http.StatusForbidden)
-				return
-			}
+		if why := crossSite(r); why != "" && !navigable(r) {
+			writeError(w, "", hub.Errorf(hub.CodeUnauthorized, "cross-site request refused (%s): call the API from the dashboard's own origin or from a non-browser client", why), http.StatusForbidden)
+			return
 		}
 		if s.cfg.Token == "" {
 			host, _, err := net.SplitHostPort(r.Host)
@@ -276,6 +285,46 @@ func (s *Server) tokenOK(got string) bool {
 		return false
 	}
 	return subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
+}
+
+// crossSite reports why a request comes from another site's page, or "" if
+// it does not. A browser says where a request comes from in Sec-Fetch-Site
+// (every current browser), else in Origin, else in Referer; a request with
+// none of them is not from a browser page (curl, scripts, the bb client) and
+// cannot be forged by one. "same-site" is refused too: another port on the
+// same host is another origin.
+func crossSite(r *http.Request) string {
+	if v := r.Header.Get("Sec-Fetch-Site"); v != "" {
+		if v == "same-origin" || v == "none" {
+			return ""
+		}
+		return "Sec-Fetch-Site: " + v
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		if sameOrigin(o, r.Host) {
+			return ""
+		}
+		return "Origin " + o
+	}
+	if ref := r.Header.Get("Referer"); ref != "" {
+		if u, err := url.Parse(ref); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == r.Host {
+			return ""
+		}
+		return "foreign Referer"
+	}
+	return ""
+}
+
+// navigable reports the requests another site may make: following a link to
+// the dashboard page or loading its static files, which read nothing and
+// change nothing. Every API, fragment and MCP request, reads included (they
+// may refresh the caller's last_seen or read cursor), needs same-origin
+// proof.
+func navigable(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	return r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/static/")
 }
 
 func sameOrigin(origin, host string) bool {

@@ -44,7 +44,7 @@ database while it runs. See docs/serve.md.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if token == "" {
-				token = strings.TrimSpace(a.env.Getenv("BB_TOKEN"))
+				token = a.env.Getenv("BB_TOKEN") // kept as given: a blank token is refused, not ignored
 			}
 			if err := server.CheckBind(addr, token); err != nil {
 				return err

@@ -2,12 +2,14 @@ package hardentest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // binDir holds bb, vybe and agent-mail, built once for this package.
@@ -42,7 +44,11 @@ type result struct {
 // environment plus env.
 func runIn(t testing.TB, dir string, env []string, prog string, args ...string) result {
 	t.Helper()
-	c := exec.Command(filepath.Join(binDir, prog), args...)
+	// A command that should end but hangs (a server that started when it
+	// should have refused) fails the test instead of blocking it.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, filepath.Join(binDir, prog), args...)
 	c.Dir = dir
 	c.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TZ=UTC"}, env...)
 	var out, errb bytes.Buffer
