@@ -446,8 +446,8 @@ func (ie *installEnv) install(cl mcpClient) (installResult, error) {
 			if !mf.existed && mf.cur == "" {
 				mf.rec.Created = true
 			}
-			if strings.HasPrefix(string(out), mf.cur) {
-				mf.rec.TOMLPrefix = strings.TrimSuffix(string(out)[len(mf.cur):], tomlTable(cl.Server, emap))
+			if added, ok := strings.CutPrefix(string(out), mf.cur); ok {
+				mf.rec.TOMLPrefix = strings.TrimSuffix(added, tomlTableIn(mf.cur, cl.Server, emap))
 			}
 			mf.cur = string(out)
 		}

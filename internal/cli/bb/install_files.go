@@ -118,6 +118,16 @@ func tomlTable(name string, entry map[string]any) string {
 	return b.String()
 }
 
+// tomlTableIn renders the table with the line endings of text (a CRLF
+// file stays CRLF).
+func tomlTableIn(text, name string, entry map[string]any) string {
+	t := tomlTable(name, entry)
+	if strings.Contains(text, "\r\n") {
+		t = strings.ReplaceAll(t, "\n", "\r\n")
+	}
+	return t
+}
+
 // tableHeader matches a TOML table header line: [a.b] or [[a.b]].
 var tableHeader = regexp.MustCompile(`^\s*\[`)
 
@@ -143,15 +153,19 @@ func mergeTOMLServer(path string, old []byte, name string, entry map[string]any)
 	if cur, ok := servers[name]; ok && reflect.DeepEqual(normalizeTOML(cur), want) {
 		return old, false, nil
 	}
-	table := tomlTable(name, entry)
+	table := tomlTableIn(string(old), name, entry)
+	nl := "\n"
+	if bytes.Contains(old, []byte("\r\n")) { // keep a CRLF file CRLF
+		nl = "\r\n"
+	}
 	var out string
 	if _, exists := servers[name]; !exists {
 		text := string(old)
 		if text != "" && !strings.HasSuffix(text, "\n") {
-			text += "\n"
+			text += nl
 		}
 		if strings.TrimSpace(text) != "" {
-			text += "\n"
+			text += nl
 		}
 		out = text + table
 	} else {

@@ -73,7 +73,7 @@ func FuzzJSONMerge(f *testing.F) {
 		`[1]`, `{"mcpServers":[]}`, `{"a":"\u00e9<>&","mcpServers":{"blackboard":{"command":"old"}}}`, `{"a":1}{"b":2}`,
 		"// c\n{\n  \"a\": 1, // x\n  /* y */ \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"z\"}]},],},\n}\n",
 		`{"hooks":{"PreToolUse":[{"hooks":[{"command":"bb hook claude PreToolUse --dir /old"}]},{"hooks":[{"command":"/x/bb hook claude PreToolUse"}]}]}}`,
-		`{"a":{"b":[1,{"c":null}]}}`, "{\"a\": \"/*\", \"b\": \"//\"}"} {
+		`{"a":{"b":[1,{"c":null}]}}`, "{\"a\": \"/*\", \"b\": \"//\"}", "{\r\n  \"a\": 1\r\n}\r\n", "{\n\t\"hooks\": {\n\t\t\"Stop\": []\n\t}\n}\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -90,6 +90,9 @@ func FuzzJSONMerge(f *testing.F) {
 		servers, _ := m["mcpServers"].(map[string]any)
 		if !jsonEqual(string(mustJSON(servers[mcpServerName])), fuzzEntry) {
 			t.Fatalf("entry missing: %s", out)
+		}
+		if strings.Contains(in, "\r\n") && strings.Count(out, "\n") != strings.Count(out, "\r\n") && strings.Count(in, "\n") == strings.Count(in, "\r\n") {
+			t.Fatalf("a CRLF file got LF lines:\n%q", out)
 		}
 		if strings.TrimSpace(in) == "" {
 			in = "{}"
@@ -115,7 +118,7 @@ func FuzzMergeTOMLServer(f *testing.F) {
 	for _, s := range []string{``, "model = \"o3\"\n", "model = \"o3\"", "# c\n[mcp_servers.x]\ncommand = \"y\"\n",
 		"[mcp_servers.blackboard]\ncommand = \"old\"\n[mcp_servers.blackboard.env]\nA = \"b\"\n[z]\nk = 1\n",
 		"[mcp_servers]\nblackboard = { command = \"x\" }\n", "mcp_servers = 3\n", "a = \"\"\"\n[mcp_servers.blackboard]\n\"\"\"\n",
-		"[[mcp_servers.blackboard]]\ncommand = \"x\"\n", "k = 1", "k = 1\n\n\n"} {
+		"[[mcp_servers.blackboard]]\ncommand = \"x\"\n", "k = 1", "k = 1\n\n\n", "k = 1\r\n# c\r\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -138,7 +141,7 @@ func FuzzMergeTOMLServer(f *testing.F) {
 			t.Fatalf("second merge: changed=%v err=%v", again, err)
 		}
 		if !strings.Contains(string(in), "blackboard") && strings.HasPrefix(string(out), string(in)) {
-			prefix := strings.TrimSuffix(string(out)[len(in):], tomlTable(mcpServerName, fuzzEntry))
+			prefix := strings.TrimSuffix(string(out)[len(in):], tomlTableIn(string(in), mcpServerName, fuzzEntry))
 			back, _, err := removeTOMLServer("f.toml", out, mcpServerName, prefix)
 			if err != nil || string(back) != string(in) {
 				t.Fatalf("remove did not restore the bytes (err %v):\n%q\n---\n%q", err, in, back)

@@ -286,28 +286,38 @@ func fileMultiline(s string) bool {
 func insertItem(s string, n *jnode, render func(prefix, unit string) string) string {
 	unit := indentUnit(s)
 	count := len(n.members) + len(n.elems)
-	if count == 0 {
-		open := n.start + 1
-		closeAt := n.end - 1
-		if n.isMultiline(s) {
-			ind := lineIndent(s, n.start)
-			return s[:open] + "\n" + ind + unit + render(ind+unit, unit) + "\n" + ind + s[closeAt:]
+	// from:to is replaced by ins.
+	var from, to int
+	var ins string
+	switch {
+	case count == 0 && n.isMultiline(s):
+		ind := lineIndent(s, n.start)
+		from, to = n.start+1, n.end-1
+		ins = "\n" + ind + unit + render(ind+unit, unit) + "\n" + ind
+	case count == 0:
+		from, to = n.start+1, n.end-1
+		ins = render("", "")
+	default:
+		var lastStart int
+		if n.kind == '{' {
+			m := n.members[count-1]
+			lastStart, from = m.keyStart, m.val.end
+		} else {
+			e := n.elems[count-1]
+			lastStart, from = e.start, e.end
 		}
-		return s[:open] + render("", "") + s[closeAt:]
+		to = from
+		if n.isMultiline(s) {
+			ind := lineIndent(s, lastStart)
+			ins = ",\n" + ind + render(ind, unit)
+		} else {
+			ins = ", " + render("", "")
+		}
 	}
-	var lastStart, lastEnd int
-	if n.kind == '{' {
-		m := n.members[count-1]
-		lastStart, lastEnd = m.keyStart, m.val.end
-	} else {
-		e := n.elems[count-1]
-		lastStart, lastEnd = e.start, e.end
+	if strings.Contains(s, "\r\n") { // keep a CRLF file CRLF
+		ins = strings.ReplaceAll(ins, "\n", "\r\n")
 	}
-	if n.isMultiline(s) {
-		ind := lineIndent(s, lastStart)
-		return s[:lastEnd] + ",\n" + ind + render(ind, unit) + s[lastEnd:]
-	}
-	return s[:lastEnd] + ", " + render("", "") + s[lastEnd:]
+	return s[:from] + ins + s[to:]
 }
 
 // removeItem removes item i of container n with the separator that joins
@@ -344,7 +354,11 @@ func replaceValue(s string, v *jnode, val any) string {
 	if fileMultiline(s) {
 		unit = indentUnit(s)
 	}
-	return s[:v.start] + renderJSON(val, lineIndent(s, v.start), unit) + s[v.end:]
+	text := renderJSON(val, lineIndent(s, v.start), unit)
+	if strings.Contains(s, "\r\n") {
+		text = strings.ReplaceAll(text, "\n", "\r\n")
+	}
+	return s[:v.start] + text + s[v.end:]
 }
 
 // memberText renders `"key": value`.
