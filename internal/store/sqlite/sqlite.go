@@ -62,16 +62,42 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	if o.BusyTimeoutMS <= 0 {
 		o.BusyTimeoutMS = 5000
 	}
-	if !o.Create {
-		if _, err := os.Stat(path); err != nil {
-			return nil, hub.Errorf(hub.CodeNotInitialized, "no database at %s", path)
+	fi, statErr := os.Stat(path)
+	switch {
+	case statErr == nil && fi.IsDir():
+		return nil, isDir(path, nil)
+	case !o.Create && statErr != nil:
+		return nil, hub.Errorf(hub.CodeNotInitialized, "no database at %s", path)
+	case !o.Create && fi.Size() == 0:
+		// SQLite would take an empty file for a new database and migrate
+		// it: a board whose file was truncated would silently restart
+		// empty. Only 'bb init' (Create) may start from an empty file.
+		return nil, &hub.Error{Code: hub.CodeIOReadFailed, Message: fmt.Sprintf(
+			"the database %s is empty (0 bytes), so the board's data is gone: restore it from a backup, or run 'bb init' to start a new, empty board", path)}
+	case o.Create:
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			if errors.Is(err, os.ErrPermission) {
+				return nil, readOnly(path, err)
+			}
+			return nil, &hub.Error{Code: hub.CodeIOWriteFailed, Message: fmt.Sprintf("cannot create %s: %v", filepath.Dir(path), errors.Unwrap(err)), Err: err}
 		}
-	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, &hub.Error{Code: hub.CodeIOWriteFailed, Message: fmt.Sprintf("cannot create %s: %v", filepath.Dir(path), errors.Unwrap(err)), Err: err}
 	}
+	readonly := !o.Create && !writable(filepath.Dir(path))
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeoutMS))
-	q.Add("_pragma", "journal_mode(WAL)")
+	if readonly {
+		// A board in a directory this process cannot write: SQLite cannot
+		// create its -wal/-shm files, so open it read-only. Reads work;
+		// a write fails with Explain's "read-only" message.
+		q.Set("mode", "ro")
+		if _, err := os.Stat(path + "-wal"); err != nil {
+			// Without a WAL file the database file is all there is, and
+			// nothing can change it under us.
+			q.Set("immutable", "1")
+		}
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+	}
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
@@ -81,9 +107,14 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	}
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
+		if e := Explain(err, path); e != nil {
+			return nil, e
+		}
 		return nil, err
 	}
-	return sqlstore.New(db, Dialect(), path), nil
+	d := Dialect()
+	d.Explain = func(err error) error { return Explain(err, path) }
+	return sqlstore.New(db, d, path), nil
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {

@@ -27,6 +27,10 @@ type Dialect struct {
 	Dollar bool
 	// IsBusy reports whether err means "locked, try again later".
 	IsBusy func(error) bool
+	// Explain, when set, turns a failure caused by the environment (read-only
+	// file, full disk, damaged file) into a clear typed error; nil means
+	// "not one of those".
+	Explain func(error) error
 	// IsRetryable reports whether the whole transaction may be retried
 	// (serialization failures on PostgreSQL).
 	IsRetryable func(error) bool
@@ -128,6 +132,11 @@ func (s *DB) run(ctx context.Context, write bool, fn func(hub.Tx) error) error {
 		retry := (s.dialect.IsBusy != nil && s.dialect.IsBusy(err)) ||
 			(s.dialect.IsRetryable != nil && s.dialect.IsRetryable(err))
 		if !retry {
+			if s.dialect.Explain != nil {
+				if e := s.dialect.Explain(err); e != nil {
+					return e
+				}
+			}
 			return hub.Internal("database operation", err)
 		}
 		select {
