@@ -152,12 +152,17 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 
 // DeliverNew returns what reached the agent since its last delivery: mail
 // addressed to it and urgent broadcasts it has not read, each delivered
-// once (recorded per recipient). Nothing new → empty Text, nothing written.
+// once (recorded per recipient). Nothing new, or delivery turned off
+// (hooks.delivery off) → empty Text, nothing written.
 func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error) {
 	if err := ValidateStoredAgentID(agent); err != nil {
 		return Delivery{}, err
 	}
 	pending := func(tx Tx) ([]Message, error) {
+		set, err := s.hookSettingsTx(ctx, tx)
+		if err != nil || !set.Delivery {
+			return nil, err
+		}
 		a, err := tx.GetAgent(ctx, agent)
 		if err != nil || a == nil {
 			return nil, err

@@ -140,9 +140,14 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 	if err != nil {
 		return nil, "", err
 	}
-	set, err := svc.GetHookSettings(ctx)
-	if err != nil {
-		return nil, "", err
+	// Settings are read here only for the events that run once a session
+	// or turn; the hot paths (prompt, tool) read them inside their own
+	// transaction.
+	var set hub.HookSettings
+	if kind == hookio.KindStart || kind == hookio.KindStop {
+		if set, err = svc.GetHookSettings(ctx); err != nil {
+			return nil, "", err
+		}
 	}
 	sin := hub.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent}
 	if kind == hookio.KindStart && agent == "" {
@@ -174,8 +179,8 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		}
 		return hookio.Context(client, event, text), note, nil
 	case hookio.KindPrompt, hookio.KindPostTool:
-		if !set.Delivery || hookio.Context(client, event, "x") == nil {
-			return nil, "", nil // off, or no documented way to inject here
+		if hookio.Context(client, event, "x") == nil {
+			return nil, "", nil // no documented way to inject here
 		}
 		d, err := svc.DeliverNew(ctx, id)
 		if err != nil || d.Text == "" {

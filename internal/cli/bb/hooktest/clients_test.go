@@ -1,7 +1,11 @@
 package hooktest
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
+	"strconv"
+	"sync"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -247,5 +251,40 @@ func TestFailOpen(t *testing.T) {
 	out, errOut = p.hook(t, nil, "claude", "PreToolUse", edit)
 	if out != nil || !strings.Contains(errOut, "holder-four") {
 		t.Fatalf("mode warn: %v %q", out, errOut)
+	}
+}
+
+// 64 writers at once (bb post processes) while 8 sessions' edit hooks run:
+// every hook still answers with exit 0 and either nothing or one JSON
+// object (a busy board fails open within the hook's own budget), and no
+// free file is denied.
+func TestHooksUnderContention(t *testing.T) {
+	p := newProject(t)
+	var wg sync.WaitGroup
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, _, _ = p.run([]string{"BB_AGENT_ID=writer-" + strconv.Itoa(i)}, "", "post", "busy "+strconv.Itoa(i))
+		}(i)
+	}
+	errs := make(chan string, 8)
+	for k := 0; k < 8; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			s := &claudeSession{p: p, id: "busy-" + strconv.Itoa(k)}
+			in, _ := json.Marshal(s.payload("PreToolUse", "tool_name", "Write",
+				"tool_input", map[string]any{"file_path": filepath.Join(p.dir, "src", "f"+strconv.Itoa(k)+".go"), "content": "x"}))
+			out, errOut, code := p.run(nil, string(in), "hook", "claude", "PreToolUse", "--dir", p.dir)
+			if code != 0 || (out != "" && !json.Valid([]byte(out))) || strings.Contains(out, "deny") {
+				errs <- fmt.Sprintf("session %d: exit %d, stdout %q, stderr %q", k, code, out, errOut)
+			}
+		}(k)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

@@ -26,20 +26,20 @@ func (s *claudeSession) payload(event string, kv ...any) map[string]any {
 	return m
 }
 
-func (s *claudeSession) start(t *testing.T, source string) string {
+func (s *claudeSession) start(t testing.TB, source string) string {
 	t.Helper()
 	out, _ := s.p.hook(t, s.env, "claude", "SessionStart", s.payload("SessionStart", "source", source))
 	return agentOf(t, str(out, "hookSpecificOutput.additionalContext"))
 }
 
-func (s *claudeSession) prompt(t *testing.T) string {
+func (s *claudeSession) prompt(t testing.TB) string {
 	t.Helper()
 	out, _ := s.p.hook(t, s.env, "claude", "UserPromptSubmit", s.payload("UserPromptSubmit", "prompt", "continue"))
 	return str(out, "hookSpecificOutput.additionalContext")
 }
 
 // edit returns "" when allowed, else the denial reason.
-func (s *claudeSession) edit(t *testing.T, rel string) string {
+func (s *claudeSession) edit(t testing.TB, rel string) string {
 	t.Helper()
 	out, _ := s.p.hook(t, s.env, "claude", "PreToolUse", s.payload("PreToolUse", "tool_name", "Edit", "tool_use_id", "toolu_x",
 		"tool_input", map[string]any{"file_path": filepath.Join(s.p.dir, rel), "old_string": "package x", "new_string": "package y"}))
