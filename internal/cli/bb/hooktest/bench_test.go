@@ -89,15 +89,18 @@ func median(ds []time.Duration) time.Duration {
 // the next one. It runs the script with the hooks (the real bb hook
 // processes) and without them (edits just happen, mail waits in the inbox
 // since agents do not poll), and reports:
+//
 //   - overlapping-edits: edits of a file while another active session holds
 //     it or last edited it (goal with hooks: 0);
+//
 //   - prompts-to-delivery: mean prompts of the recipient until a message
 //     is in its context (goal: 1, the next one; without hooks a message
 //     never arrives, reported as 0 delivered);
+//
 //   - tokens-idle-prompt: tokens injected on prompts with nothing new
 //     (bytes/4; goal 0).
 //
-//	go test ./internal/cli/bb/hooktest -run XXX -bench Team -benchtime 1x
+//     go test ./internal/cli/bb/hooktest -run XXX -bench Team -benchtime 1x
 func BenchmarkTeam(b *testing.B) {
 	const sessions, rounds, files = 8, 3, 4
 	for _, hooks := range []bool{true, false} {
