@@ -46,6 +46,11 @@ type Options struct {
 	Open func(ctx context.Context) (hub.API, error)
 	// Version is reported as the server version.
 	Version string
+	// ClientPID is the process id of the client that started the server
+	// (0: unknown). Without a fixed, environment or bb_identify identity,
+	// a tool call works as the agent of that client's most recent hook
+	// session (bb hook records it), so MCP tools and hooks are one agent.
+	ClientPID int64
 }
 
 // Server is Blackboard's MCP server. SDK returns the *sdk.Server to run on a
@@ -187,6 +192,18 @@ func (s *Server) identity(ss *sdk.ServerSession) (id, source string) {
 	return "", ""
 }
 
+// agentFor is the caller's identity, else the agent of the hook session
+// of the client process that started this server ("" when none).
+func (s *Server) agentFor(ctx context.Context, svc hub.API, ss *sdk.ServerSession) string {
+	if id, _ := s.identity(ss); id != "" || s.opts.ClientPID <= 0 {
+		return id
+	}
+	if hs, err := svc.SessionByClientPID(ctx, "", s.opts.ClientPID); err == nil {
+		return hs.AgentID
+	}
+	return ""
+}
+
 // identify applies seed 003 §7.1: a fixed identity cannot change, an
 // environment identity may only be repeated, and an identity set by
 // bb_identify is set once per session.
@@ -301,7 +318,7 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 		if err != nil {
 			return errorResult(err, nil), nil
 		}
-		agent, _ := s.identity(req.Session)
+		agent := s.agentFor(ctx, svc, req.Session)
 		if t.needsID && agent == "" {
 			return errorResult(errIdentityRequired(), nil), nil
 		}
@@ -323,7 +340,7 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 		}
 		res, herr := h(ctx, &call{svc: svc, agent: agent, session: req.Session}, args)
 		if !t.touchFirst {
-			if agent, _ = s.identity(req.Session); agent != "" {
+			if agent = s.agentFor(ctx, svc, req.Session); agent != "" {
 				checkIn(agent)
 			}
 		}

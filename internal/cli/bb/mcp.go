@@ -10,6 +10,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
+	"github.com/blackboard-hub/bb/internal/procid"
 )
 
 // mcpDrainTimeout bounds how long a shutdown waits for in-flight tool calls.
@@ -25,7 +26,8 @@ stdin/stdout (newline-delimited JSON-RPC). Clients start it from their MCP
 configuration; 'bb install <client>' writes that configuration.
 
 Identity: --agent (or the global --as) > $BB_AGENT_ID > the bb_identify
-tool. Tools that act as an agent fail with IDENTITY_REQUIRED until there is
+tool > the agent of the hook session (bb hook) of the client process that
+started this server. Tools that act as an agent fail with IDENTITY_REQUIRED until there is
 one, and bb_identify cannot change an identity given by flag or environment.
 
 The board must exist ('bb init'); the server never creates one. Until it
@@ -63,6 +65,9 @@ left unanswered at shutdown, exit 1.`,
 				EnvAgent: a.env.Getenv("BB_AGENT_ID"),
 				Tools:    tools,
 				Version:  Version,
+				// The client that started this server: its hook sessions
+				// name the agent when no identity is given.
+				ClientPID: procid.Client(),
 				// The local board, or with BB_SERVER a bb serve (so an
 				// agent on another machine gets the same tools).
 				Open: func(ctx context.Context) (hub.API, error) {

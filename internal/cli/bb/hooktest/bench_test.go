@@ -47,7 +47,9 @@ func BenchmarkHookLatency(b *testing.B) {
 		{"PostToolUse-nothing-new", "PostToolUse", payload("PostToolUse", "tool_name", "Bash", "tool_input", map[string]any{"command": "ls"})},
 		{"Stop", "Stop", payload("Stop", "stop_hook_active", false)},
 	}
-	runOnce := func(name string, args []string, stdin []byte) time.Duration {
+	// runOnce returns the wall time and the CPU time (user+system) of one
+	// process; CPU time is what the machine's load does not inflate.
+	runOnce := func(name string, args []string, stdin []byte) (time.Duration, time.Duration) {
 		c := exec.Command(name, args...)
 		c.Env = p.env
 		c.Stdin = bytes.NewReader(stdin)
@@ -55,22 +57,27 @@ func BenchmarkHookLatency(b *testing.B) {
 		if out, err := c.CombinedOutput(); err != nil {
 			b.Fatalf("%s %v: %v\n%s", name, args, err, out)
 		}
-		return time.Since(t0)
+		return time.Since(t0), c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 	}
-	baseT := []time.Duration{}
+	var baseT, baseC []time.Duration
 	evT := make([][]time.Duration, len(events))
+	evC := make([][]time.Duration, len(events))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for j, e := range events {
-			baseT = append(baseT, runOnce(base, []string{db}, nil))
-			evT[j] = append(evT[j], runOnce(bbPath(), []string{"hook", "claude", e.event, "--dir", p.dir}, e.in))
+			w, c := runOnce(base, []string{db}, nil)
+			baseT, baseC = append(baseT, w), append(baseC, c)
+			w, c = runOnce(bbPath(), []string{"hook", "claude", e.event, "--dir", p.dir}, e.in)
+			evT[j], evC[j] = append(evT[j], w), append(evC[j], c)
 		}
 	}
 	b.StopTimer()
-	mb := median(baseT)
+	mb, mc := median(baseT), median(baseC)
 	b.ReportMetric(float64(mb.Microseconds())/1000, "ms-baseline")
+	b.ReportMetric(float64(mc.Microseconds())/1000, "cpu-ms-baseline")
 	for j, e := range events {
 		b.ReportMetric(float64(median(evT[j]))/float64(mb), "x-baseline-"+e.name)
+		b.ReportMetric(float64(median(evC[j]))/float64(mc), "cpu-x-baseline-"+e.name)
 	}
 }
 

@@ -167,3 +167,20 @@ func TestSessionIdentity(t *testing.T) {
 		t.Fatal("adopted without evidence")
 	}
 }
+
+// The MCP server a client starts works as the agent of that client's hook
+// session: both are children of the client process (here, this test), and
+// the hook recorded the client's process id with the session.
+func TestMCPSharesTheSessionAgent(t *testing.T) {
+	p := newProject(t)
+	me := (&claudeSession{p: p, id: "mcp-session"}).start(t, "startup")
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bb_heartbeat","arguments":{}}}`,
+	}, "\n") + "\n"
+	out, errOut, code := p.run(nil, in, "mcp", "--dir", p.dir)
+	if code != 0 || !strings.Contains(out, `\"agent_id\":\"`+me+`\"`) && !strings.Contains(out, `"agent_id":"`+me+`"`) {
+		t.Fatalf("bb mcp did not act as %s: exit %d\n%s\n%s", me, code, out, errOut)
+	}
+}
