@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"errors"
+	"fmt"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -90,11 +92,43 @@ func CanonicalScope(root, wd, raw string) (Scope, error) {
 		if !IsWithin(r, sc.Path) {
 			return Scope{}, FieldErr(CodeInvalidArgs, "scope", "scope %q is outside the project %s", raw, r)
 		}
+		p, err := resolveScope(root, r, sc.Path)
+		if err != nil {
+			return Scope{}, FieldErr(CodePathTraversal, "scope", "scope %q %s", raw, err.Error())
+		}
+		sc.Path = p
 	}
 	if len(sc.Path) > MaxScopeLen {
 		return Scope{}, FieldErr(CodeInvalidArgs, "scope", "scope too long: %d bytes (max %d)", len(sc.Path), MaxScopeLen)
 	}
 	return sc, nil
+}
+
+// resolveScope follows the symbolic links along a canonical scope inside
+// the project the way artifact paths are checked (resolvePath: dangling
+// links are followed to their missing target) and returns the scope of the
+// place it leads to, under the project's canonical path r, so two scopes
+// naming one directory through different links overlap. A scope whose links
+// lead outside the project is an error. When the project directory itself
+// cannot be resolved (it does not exist), the scope stays as given.
+func resolveScope(root, r, scope string) (string, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return scope, nil
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(scope, r), "/")
+	real, err := resolvePath(filepath.Join(realRoot, filepath.FromSlash(rel)))
+	if err != nil {
+		if u := errors.Unwrap(err); u != nil {
+			err = u
+		}
+		return "", fmt.Errorf("cannot be checked: %v", err)
+	}
+	back, err := filepath.Rel(realRoot, real)
+	if err != nil || back == ".." || strings.HasPrefix(back, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("leads outside the project through a symbolic link (to %s)", real)
+	}
+	return CanonicalPath(r, filepath.ToSlash(back)), nil
 }
 
 // IsWithin reports whether p is dir or below it (both canonical).
