@@ -73,6 +73,16 @@ func (p *project) must(tb testing.TB, name string, args ...string) string {
 	return string(out)
 }
 
+// git runs git in the project with extra environment (the guard's hooks
+// run bb from PATH), returning combined output.
+func (p *project) git(env []string, args ...string) (string, error) {
+	c := exec.Command("git", args...)
+	c.Dir = p.dir
+	c.Env = append(append(append([]string{}, p.env...), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH")), env...)
+	out, err := c.CombinedOutput()
+	return string(out), err
+}
+
 // bb runs a bb command in the project and returns stdout (fails on error).
 func (p *project) bb(tb testing.TB, env []string, args ...string) string {
 	tb.Helper()

@@ -55,8 +55,9 @@ func (s *claudeSession) edit(t testing.TB, rel string) string {
 // The scenario: two Claude Code sessions in one git project.
 // Session 1 edits src/a.go (reserved for it); session 2's edit is denied
 // naming the holder; session 2 mails; session 1 gets the mail at its next
-// prompt exactly once and the sender sees it delivered; after session 1
-// releases, session 2's edit succeeds.
+// prompt exactly once and the sender sees it delivered; session 2's commit
+// touching src/a.go is refused by the git guard; after session 1 releases,
+// session 2's edit and commit succeed.
 func TestTwoClaudeSessions(t *testing.T) {
 	p := newProject(t)
 	s1 := &claudeSession{p: p, id: "sess-one"}
@@ -105,15 +106,30 @@ func TestTwoClaudeSessions(t *testing.T) {
 		t.Fatalf("sender's view: %v", unacked)
 	}
 
-	// Session 1 commits and releases; session 2's edit now succeeds and
-	// reserves the file for it.
-	p.must(t, "git", "commit", "-qam", "parser")
+	// The git guard refuses session 2's commit touching src/a.go (its shell
+	// carries the session's id, as CLAUDE_ENV_FILE gives it), naming the
+	// holder; session 1's own commit goes through.
+	p.bb(t, nil, "guard", "install")
+	if out, err := p.git([]string{"BB_AGENT_ID=" + a2}, "commit", "-qam", "session 2 sneaks in"); err == nil || !strings.Contains(out, a1) {
+		t.Fatalf("session 2's commit was not refused naming %s: %v\n%s", a1, err, out)
+	}
+	if out, err := p.git([]string{"BB_AGENT_ID=" + a1}, "commit", "-qam", "parser"); err != nil {
+		t.Fatalf("session 1's commit: %v\n%s", err, out)
+	}
+	// Session 1 releases; session 2's edit now succeeds and reserves the
+	// file for it, and its commit goes through.
 	p.bb(t, nil, "agent", "release", "--agent", a1, "--scope", "src/a.go")
 	if r := s2.edit(t, "src/a.go"); r != "" {
 		t.Fatalf("after release: %s", r)
 	}
 	if h := p.holders(t); h["src/a.go"] != a2 {
 		t.Fatalf("holders after release: %v", h)
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, "src/a.go"), []byte("package w\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := p.git([]string{"BB_AGENT_ID=" + a2}, "commit", "-qam", "session 2's fix"); err != nil {
+		t.Fatalf("session 2's commit after the release: %v\n%s", err, out)
 	}
 	if r := s1.edit(t, "src/b.go"); r != "" {
 		t.Fatalf("session 1 on another file: %s", r)
