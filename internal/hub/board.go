@@ -289,14 +289,26 @@ type LogQuery struct {
 	MinPriority string
 	Ref         *Ref
 	Limit       int
-	// Reader, when set, is the identified agent reading: its read cursor
-	// advances to the newest message it was shown by an unfiltered read.
+	// Before, when set, pages back: only messages older than this id.
+	Before int64
+	// MaxBytes, when set, cuts the page once its messages' text passes
+	// this many bytes (at least one message is returned), so that a
+	// surface can bound the size of a reply; a read marks only the
+	// messages of the cut page.
+	MaxBytes int
+	// Reader, when set, is the identified agent reading: an unfiltered
+	// read advances its read cursor to the newest message shown, but only
+	// when no unread message older than the page was left out, so that a
+	// read never marks read a message it did not show.
 	Reader string
 }
 
 // Log returns board messages, newest first.
 func (s *Service) Log(ctx context.Context, q LogQuery) ([]Message, error) {
-	f := MessageFilter{From: q.From, Ref: q.Ref, Limit: ClampLimit(q.Limit, DefaultLogLimit, MaxLogLimit)}
+	if q.Before < 0 {
+		return nil, FieldErr(CodeInvalidInput, "before", "before must be a message id, got %d", q.Before)
+	}
+	f := MessageFilter{From: q.From, Ref: q.Ref, Limit: ClampLimit(q.Limit, DefaultLogLimit, MaxLogLimit), BeforeSeq: q.Before}
 	if q.Since < 0 {
 		return nil, FieldErr(CodeInvalidInput, "since", "since must not be negative")
 	}
@@ -317,14 +329,34 @@ func (s *Service) Log(ctx context.Context, q LogQuery) ([]Message, error) {
 	}
 	unfiltered := q.Since == 0 && len(f.Tags) == 0 && f.From == "" && f.Priorities == nil && f.Ref == nil
 	if q.Reader == "" || !unfiltered {
-		return read(ctx, s, func(tx Tx) ([]Message, error) { return tx.ListMessages(ctx, f) })
+		return read(ctx, s, func(tx Tx) ([]Message, error) {
+			msgs, err := tx.ListMessages(ctx, f)
+			return msgs[:pageBytes(msgs, q.MaxBytes)], err
+		})
 	}
 	// An identified reader's unfiltered read advances its read cursor to
-	// the newest message shown, in the same transaction as the read.
+	// the newest message shown, in the same transaction as the read, when
+	// the page reaches back to the cursor: one message more than the page
+	// tells whether an unread one was left out.
+	limit := f.Limit
+	f.Limit++
 	return write(ctx, s, func(tx Tx) ([]Message, error) {
 		msgs, err := tx.ListMessages(ctx, f)
 		if err != nil || len(msgs) == 0 {
 			return msgs, err
+		}
+		n := pageBytes(msgs[:min(limit, len(msgs))], q.MaxBytes)
+		reaches := n == len(msgs)
+		if !reaches {
+			cursor, err := tx.ReadCursor(ctx, q.Reader)
+			if err != nil {
+				return nil, err
+			}
+			reaches = msgs[n].Seq <= cursor
+			msgs = msgs[:n]
+		}
+		if !reaches {
+			return msgs, nil
 		}
 		if err := tx.TouchAgent(ctx, q.Reader, s.Now()); err != nil {
 			return nil, err
@@ -332,6 +364,25 @@ func (s *Service) Log(ctx context.Context, q LogQuery) ([]Message, error) {
 		return msgs, tx.SetReadCursor(ctx, q.Reader, msgs[0].Seq)
 	})
 }
+
+// pageBytes is how many of msgs fit in max bytes of text (0 = no bound),
+// at least one.
+func pageBytes(msgs []Message, max int) int {
+	if max <= 0 {
+		return len(msgs)
+	}
+	used := 0
+	for i, m := range msgs {
+		used += len(m.Subject) + len(m.Body) + messageOverhead
+		if used > max && i > 0 {
+			return i
+		}
+	}
+	return len(msgs)
+}
+
+// messageOverhead estimates the bytes of a message's JSON besides its text.
+const messageOverhead = 256
 
 // Thread returns message seq and its direct replies (oldest first), at most
 // MaxThreadMessages in all.

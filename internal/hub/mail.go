@@ -206,6 +206,9 @@ type InboxQuery struct {
 	State  string
 	BeadID string
 	Limit  int // 0 = default 50; otherwise 1..500
+	// MailOnly leaves out board posts (broadcasts without a bead), which
+	// are read on the board (Log), so that mail is not buried under them.
+	MailOnly bool
 }
 
 // Inbox lists the messages addressed to an agent, newest first.
@@ -230,7 +233,7 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		entries, err := tx.Inbox(ctx, InboxFilter{Agent: q.Agent, State: q.State, BeadID: q.BeadID, Limit: q.Limit, Cursor: cursor})
+		entries, err := tx.Inbox(ctx, InboxFilter{Agent: q.Agent, State: q.State, BeadID: q.BeadID, Limit: q.Limit, Cursor: cursor, MailOnly: q.MailOnly})
 		if err != nil {
 			return nil, err
 		}

@@ -28,6 +28,9 @@ type ResumeInput struct {
 	Limit      int
 	// Focus, when set, points the agent's focus at this task first.
 	Focus string
+	// StrictFocus refuses a Focus that names no task (NOT_FOUND, as
+	// BeginTask does); without it any id is accepted (vybe's contract).
+	StrictFocus bool
 }
 
 // ResumeResult is what a session start receives.
@@ -211,6 +214,11 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 			return ResumeResult{}, err
 		}
 		if in.Focus != "" {
+			if in.StrictFocus {
+				if _, err := mustTask(ctx, tx, in.Focus); err != nil {
+					return ResumeResult{}, err
+				}
+			}
 			if _, err := s.setFocus(ctx, tx, a, in.Focus, now); err != nil {
 				return ResumeResult{}, err
 			}

@@ -65,6 +65,9 @@ type MessageFilter struct {
 	Priorities []Priority
 	Ref        *Ref
 	Limit      int
+	// BeforeSeq, when set, keeps messages older than this seq (the next
+	// page of a newest-first list).
+	BeforeSeq int64
 }
 
 // MessageTx reads and writes messages and their receipts.

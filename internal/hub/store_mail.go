@@ -49,6 +49,8 @@ type InboxFilter struct {
 	Limit  int
 	// Cursor is the agent's read cursor (see ReadCursor).
 	Cursor int64
+	// MailOnly keeps messages with a bead only (no board posts).
+	MailOnly bool
 }
 
 // InboxEntry is a message with the inbox owner's receipt.

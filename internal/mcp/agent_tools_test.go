@@ -12,31 +12,42 @@ func TestMailTools(t *testing.T) {
 	svc := newService(t)
 	s := newServer(t, svc, Options{})
 	a, b := connect(t, s), connect(t, s)
-	ok(t, a, "bb_identify", map[string]any{"agent_id": "alice"})
-	ok(t, b, "bb_identify", map[string]any{"agent_id": "bob"})
-	ok(t, b, "bb_heartbeat", nil) // bob exists from now on
+	ok(t, a, "bb_identify", map[string]any{"agent": "alice"})
+	ok(t, b, "bb_identify", map[string]any{"agent_id": "bob"}) // the earlier parameter name still works
+	ok(t, b, "bb_inbox", nil)                                  // bob exists from now on (every call checks in)
 
-	sent := ok(t, a, "bb_send", map[string]any{"to": "bob", "bead": "task-1", "category": "HANDOFF", "subject": "parser", "body": "yours now"})
+	// Board posts are not mail: 30 of them do not bury a handoff.
+	for i := 0; i < 30; i++ {
+		ok(t, a, "bb_post_message", map[string]any{"content": "board chatter"})
+	}
+	sent := ok(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "task-1", "category": "HANDOFF", "subject": "parser", "body": "yours now"})
 	if sent["requires_ack"] != true || sent["to_agent"] != "bob" || sent["thread_id"] != "bead:task-1" {
 		t.Fatalf("send: %v", sent)
 	}
 	id := sent["message_id"].(string)
+	// bb_send (earlier name) and to (earlier parameter) still work.
 	info := ok(t, a, "bb_send", map[string]any{"to": "broadcast", "bead": "task-1", "subject": "fyi", "body": "info for all"})
 	if info["category"] != "INFO" || info["to_agent"] != "broadcast" {
 		t.Fatalf("default category INFO to broadcast: %v", info)
 	}
 
-	// bob is told, lists, reads and acks.
+	// bob is told, lists (mail only), reads and acks.
 	r := callTool(t, b, "bb_inbox", map[string]any{"state": "unread"})
 	if !strings.Contains(text(r), "message awaits your ack (bb_ack)") {
 		t.Fatalf("acks owed notice: %q", text(r))
 	}
-	msgs := ok(t, b, "bb_inbox", map[string]any{"state": "unread", "bead": "task-1"})["messages"].([]any)
+	msgs := ok(t, b, "bb_inbox", map[string]any{"state": "unread"})["messages"].([]any)
 	if len(msgs) != 2 {
-		t.Fatalf("inbox: %v", msgs)
+		t.Fatalf("inbox holds the 2 mails and no board post: %d items", len(msgs))
 	}
-	if m := ok(t, b, "bb_read_mail", map[string]any{"message_id": id}); m["state"] != "read" {
-		t.Fatalf("read: %v", m)
+	// mark_read with limit 1 marks exactly the mail it shows.
+	page := ok(t, b, "bb_inbox", map[string]any{"state": "unread", "limit": 1, "mark_read": true})
+	shown := page["messages"].([]any)
+	if len(shown) != 1 || shown[0].(map[string]any)["state"] != "read" || page["next_cursor"] != "1" {
+		t.Fatalf("mark_read page: %v", page)
+	}
+	if left := ok(t, b, "bb_inbox", map[string]any{"state": "unread"})["messages"].([]any); len(left) != 1 {
+		t.Fatalf("want 1 unread mail left, got %d", len(left))
 	}
 	if m := ok(t, b, "bb_ack", map[string]any{"message_id": id}); m["state"] != "acked" || m["acked_at"] == nil {
 		t.Fatalf("ack: %v", m)
@@ -45,22 +56,19 @@ func TestMailTools(t *testing.T) {
 		t.Fatalf("ack notice after acking: %q", text(r))
 	}
 
-	// Errors carry the bb agent codes.
-	fail(t, a, "bb_send", map[string]any{"to": "bob", "bead": "", "subject": "s", "body": "b"}, hub.CodeMissingBeadID)
-	fail(t, a, "bb_send", map[string]any{"to": "bob", "bead": "t", "category": "URGENT", "subject": "s", "body": "b"}, hub.CodeInvalidCategory)
-	fail(t, a, "bb_send", map[string]any{"to": "nobody", "bead": "t", "subject": "s", "body": "b"}, hub.CodeUnknownRecipient)
-	fail(t, a, "bb_send", map[string]any{"to": "alice", "bead": "t", "subject": "s", "body": "b"}, hub.CodeInvalidArgs)
-	fail(t, a, "bb_send", map[string]any{"to": "bob", "bead": "t", "subject": "s"}, hub.CodeInvalidInput) // body missing
+	// Errors carry the bb agent codes and name the parameter.
+	fail(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "", "subject": "s", "body": "b"}, hub.CodeMissingBeadID)
+	fail(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "t", "category": "URGENT", "subject": "s", "body": "b"}, hub.CodeInvalidCategory)
+	fail(t, a, "bb_send_mail", map[string]any{"agent": "nobody", "bead": "t", "subject": "s", "body": "b"}, hub.CodeUnknownRecipient)
+	fail(t, a, "bb_send_mail", map[string]any{"agent": "alice", "bead": "t", "subject": "s", "body": "b"}, hub.CodeInvalidArgs)
+	fail(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "t", "subject": "s"}, hub.CodeInvalidInput) // body missing
 	fail(t, a, "bb_ack", map[string]any{"message_id": id}, hub.CodeAckForbidden)
-	fail(t, b, "bb_read_mail", map[string]any{"message_id": "00000000-0000-0000-0000-000000000000"}, hub.CodeMessageNotFound)
+	fail(t, b, "bb_ack", map[string]any{"message_id": "00000000-0000-0000-0000-000000000000"}, hub.CodeMessageNotFound)
 	fail(t, b, "bb_inbox", map[string]any{"state": "gone"}, hub.CodeInvalidArgs)
-	fail(t, b, "bb_inbox", map[string]any{"limit": 501}, hub.CodeInvalidArgs)
+	fail(t, b, "bb_inbox", map[string]any{"limit": 501}, hub.CodeInvalidInput)
 	anon := connect(t, s)
-	for _, tool := range []string{"bb_send", "bb_inbox", "bb_read_mail", "bb_ack", "bb_heartbeat"} {
+	for _, tool := range []string{"bb_send_mail", "bb_inbox", "bb_ack"} {
 		fail(t, anon, tool, map[string]any{}, hub.CodeIdentityRequired)
-	}
-	if h := ok(t, a, "bb_heartbeat", nil); h["agent_id"] != "alice" || h["liveness"] != "active" {
-		t.Fatalf("heartbeat: %v", h)
 	}
 }
 

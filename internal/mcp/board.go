@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 )
@@ -9,57 +10,62 @@ import (
 // The nine tools of seed 003 §7.2 (the board).
 
 type identifyIn struct {
-	AgentID string `json:"agent_id" jsonschema:"your agent id, e.g. claude-1 (max 64 bytes, no spaces)"`
+	Agent string `json:"agent" jsonschema:"e.g. claude-1"`
 }
 
 type identifyOut struct {
 	AgentID string `json:"agent_id"`
-	// Source is where the identity comes from: flag, env or identify.
+	// Source is where the identity comes from: flag, env, header or identify.
 	Source string `json:"source"`
 }
 
 type setStatusIn struct {
-	CurrentTask *string `json:"current_task,omitempty" jsonschema:"what you are working on (max 256 bytes)"`
-	Progress    *int    `json:"progress,omitempty" jsonschema:"0-100"`
-	Status      *string `json:"status,omitempty" jsonschema:"idle|planning|coding|testing|reviewing|blocked|offline"`
-	Blockers    *string `json:"blockers,omitempty" jsonschema:"what blocks you (with status blocked)"`
+	CurrentTask *string `json:"current_task,omitempty" jsonschema:"your task"`
+	Progress    *int    `json:"progress,omitempty" jsonschema:"percent"`
+	Status      *string `json:"status,omitempty" jsonschema:"your state"`
+	Blockers    *string `json:"blockers,omitempty" jsonschema:"what blocks you"`
 }
 
 type getStatusIn struct {
-	AgentID string `json:"agent_id,omitempty" jsonschema:"one agent; omit for all"`
+	Agent  string `json:"agent,omitempty" jsonschema:"one agent"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"default 50"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
 }
 
 type agentsOut struct {
-	Agents []AgentOut `json:"agents"`
+	Agents     []AgentOut `json:"agents"`
+	NextCursor string     `json:"next_cursor,omitempty"`
 }
 
 type postIn struct {
-	Content  string   `json:"content" jsonschema:"the message (max 64 KiB)"`
-	Tags     []string `json:"tags,omitempty" jsonschema:"topic tags (max 10)"`
-	Priority string   `json:"priority,omitempty" jsonschema:"low|normal|high|critical (default normal)"`
-	ReplyTo  int64    `json:"reply_to,omitempty" jsonschema:"id of the message this answers"`
-	Refs     []string `json:"refs,omitempty" jsonschema:"links where:what:ref, e.g. gh:issue:42"`
+	Content  string   `json:"content" jsonschema:"the post"`
+	Tags     []string `json:"tags,omitempty" jsonschema:"topic tags"`
+	Priority string   `json:"priority,omitempty" jsonschema:"default normal"`
+	ReplyTo  int64    `json:"reply_to,omitempty" jsonschema:"post id answered"`
+	Refs     []string `json:"refs,omitempty" jsonschema:"where:what:ref links, e.g. gh:issue:42"`
 }
 
 type readMessagesIn struct {
-	Since     string   `json:"since,omitempty" jsonschema:"only newer than this: 10m, 1h, 2d"`
+	Since     string   `json:"since,omitempty" jsonschema:"newer than 10m, 1h, 2d"`
 	Tags      []string `json:"tags,omitempty" jsonschema:"any of these tags"`
-	FromAgent string   `json:"from_agent,omitempty"`
-	Priority  string   `json:"priority,omitempty" jsonschema:"minimum priority"`
-	Ref       string   `json:"ref,omitempty" jsonschema:"where:what:ref"`
-	Thread    int64    `json:"thread,omitempty" jsonschema:"message id: that message and its replies"`
-	Limit     int      `json:"limit,omitempty" jsonschema:"default 20, max 100"`
+	Agent     string   `json:"agent,omitempty" jsonschema:"only by this agent"`
+	Priority  string   `json:"priority,omitempty" jsonschema:"at least this"`
+	Ref       string   `json:"ref,omitempty" jsonschema:"only linked to where:what:ref"`
+	RepliesTo int64    `json:"replies_to,omitempty" jsonschema:"post id: it and its replies"`
+	Limit     int      `json:"limit,omitempty" jsonschema:"default 20"`
+	Cursor    string   `json:"cursor,omitempty" jsonschema:"a next_cursor"`
 }
 
 type messagesOut struct {
-	Messages []MessageOut `json:"messages"`
+	Messages   []MessageOut `json:"messages"`
+	NextCursor string       `json:"next_cursor,omitempty"`
 }
 
 type registerArtifactIn struct {
-	Path        string   `json:"path" jsonschema:"file path relative to the project root"`
-	Description string   `json:"description" jsonschema:"what it is (max 1024 bytes)"`
-	Version     *string  `json:"version,omitempty"`
-	Refs        []string `json:"refs,omitempty" jsonschema:"where:what:ref links"`
+	Path        string   `json:"path" jsonschema:"path from project root"`
+	Description string   `json:"description" jsonschema:"what it is"`
+	Version     *string  `json:"version,omitempty" jsonschema:"version label"`
+	Refs        []string `json:"refs,omitempty" jsonschema:"links where:what:ref"`
 }
 
 type registerArtifactOut struct {
@@ -69,30 +75,34 @@ type registerArtifactOut struct {
 }
 
 type listArtifactsIn struct {
-	Path  string `json:"path,omitempty" jsonschema:"only this path"`
-	By    string `json:"by,omitempty" jsonschema:"only produced by this agent"`
-	Ref   string `json:"ref,omitempty" jsonschema:"where:what:ref"`
-	Limit int    `json:"limit,omitempty" jsonschema:"default 50, max 100"`
+	Path   string `json:"path,omitempty" jsonschema:"only this path"`
+	Agent  string `json:"agent,omitempty" jsonschema:"only by this agent"`
+	Ref    string `json:"ref,omitempty" jsonschema:"only linked to where:what:ref"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"default 50"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
 }
 
 type artifactsOut struct {
-	Artifacts []ArtifactOut `json:"artifacts"`
+	Artifacts  []ArtifactOut `json:"artifacts"`
+	NextCursor string        `json:"next_cursor,omitempty"`
 }
 
 type findRefsIn struct {
-	Ref string `json:"ref" jsonschema:"where:what:ref, e.g. gh:issue:42"`
+	Ref    string `json:"ref" jsonschema:"e.g. gh:issue:42"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
 }
 
 type refsOut struct {
-	Messages  []MessageOut  `json:"messages"`
-	Artifacts []ArtifactOut `json:"artifacts"`
+	Messages   []MessageOut  `json:"messages"`
+	Artifacts  []ArtifactOut `json:"artifacts"`
+	NextCursor string        `json:"next_cursor,omitempty"`
 }
 
 type emptyIn struct{}
 
+// summaryOut lists each agent once (its status says whether it is
+// blocked; liveness whether it is active).
 type summaryOut struct {
-	ActiveAgents         []AgentOut    `json:"active_agents"`
-	BlockedAgents        []AgentOut    `json:"blocked_agents"`
 	Agents               []AgentOut    `json:"agents"`
 	RecentMessages       []MessageOut  `json:"recent_messages"`
 	HighPriorityMessages []MessageOut  `json:"high_priority_messages"`
@@ -112,10 +122,10 @@ func parseOptRef(s string) (*hub.Ref, error) {
 }
 
 func (s *Server) addBoardTools() {
-	addTool(s, tool{name: "bb_identify", core: true,
-		desc: "Set who you are (your agent id) for this session; call it first if your identity is not configured."},
+	addTool(s, tool{name: "bb_identify", core: true, idempotent: true,
+		desc: "Set your agent id for this session (first call, unless configured)."},
 		func(ctx context.Context, c *call, in identifyIn) (identifyOut, error) {
-			src, err := s.identify(c.session, in.AgentID)
+			src, err := s.identify(c.session, in.Agent)
 			if err != nil {
 				return identifyOut{}, err
 			}
@@ -123,29 +133,37 @@ func (s *Server) addBoardTools() {
 			return identifyOut{AgentID: id, Source: src}, nil
 		})
 
-	addTool(s, tool{name: "bb_set_status", needsID: true, core: true,
-		desc: "Tell the others what you are doing: task, progress, status (blocked + blockers when stuck). Update on every change of task."},
+	addTool(s, tool{name: "bb_set_status", needsID: true, core: true, idempotent: true,
+		desc: "Tell others what you do; status blocked with blockers when stuck."},
 		func(ctx context.Context, c *call, in setStatusIn) (AgentOut, error) {
 			a, err := c.svc.SetStatus(ctx, c.agent, hub.StatusUpdate{Task: in.CurrentTask, Progress: in.Progress, Status: in.Status, Blockers: in.Blockers})
 			return agentOut(a), err
 		})
 
-	addTool(s, tool{name: "bb_get_status", readOnly: true, core: true,
-		desc: "See every agent (or one) with task, progress, status and liveness, before starting or splitting work."},
+	addTool(s, tool{name: "bb_get_status", readOnly: true,
+		desc: "Agents: task, progress, status, liveness."},
 		func(ctx context.Context, c *call, in getStatusIn) (agentsOut, error) {
-			if in.AgentID != "" {
-				a, err := c.svc.AgentStatus(ctx, in.AgentID)
+			if in.Agent != "" {
+				a, err := c.svc.AgentStatus(ctx, in.Agent)
 				if err != nil {
 					return agentsOut{}, err
 				}
 				return agentsOut{Agents: agentLiveOuts([]hub.AgentView{a})}, nil
 			}
+			off, err := offsetOf(in.Cursor)
+			if err != nil {
+				return agentsOut{}, err
+			}
 			as, err := c.svc.Board(ctx)
-			return agentsOut{Agents: agentLiveOuts(as)}, err
+			if err != nil {
+				return agentsOut{}, err
+			}
+			page, next := pageOf(agentLiveOuts(as), off, limitOr(in.Limit, defaultListLimit))
+			return agentsOut{Agents: page, NextCursor: next}, nil
 		})
 
 	addTool(s, tool{name: "bb_post_message", needsID: true, core: true,
-		desc: "Broadcast a message to every agent: decisions, findings, handoffs, questions. Use reply_to to answer one."},
+		desc: "Post to the public board, read by all agents (to address one agent, bb_send_mail)."},
 		func(ctx context.Context, c *call, in postIn) (MessageOut, error) {
 			refs, err := hub.ParseRefs(in.Refs)
 			if err != nil {
@@ -155,21 +173,18 @@ func (s *Server) addBoardTools() {
 			return messageOut(m), err
 		})
 
-	addTool(s, tool{name: "bb_read_messages", readOnly: true, core: true,
-		desc: "Read board messages, newest first, with filters (since, tags, sender, priority, ref) or one thread. Check it when told of unread messages."},
+	addTool(s, tool{name: "bb_read_messages", core: true, idempotent: true,
+		desc: "Board posts, newest first, filtered or one thread; unfiltered marks them read."},
 		func(ctx context.Context, c *call, in readMessagesIn) (messagesOut, error) {
-			if in.Thread != 0 {
-				if in.Thread < 0 {
-					return messagesOut{}, hub.FieldErr(hub.CodeInvalidInput, "thread", "thread must be a message id, got %d", in.Thread)
-				}
-				ms, err := c.svc.Thread(ctx, in.Thread)
+			if in.RepliesTo != 0 {
+				ms, err := c.svc.Thread(ctx, in.RepliesTo)
 				return messagesOut{Messages: messageOuts(ms)}, err
 			}
-			if in.Limit < 0 {
-				return messagesOut{}, hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be a positive integer (max %d), got %d", hub.MaxLogLimit, in.Limit)
+			before, err := seqOf(in.Cursor)
+			if err != nil {
+				return messagesOut{}, err
 			}
-			q := hub.LogQuery{Tags: in.Tags, From: in.FromAgent, MinPriority: in.Priority, Limit: in.Limit, Reader: c.agent}
-			var err error
+			q := hub.LogQuery{Tags: in.Tags, From: in.Agent, MinPriority: in.Priority, Limit: in.Limit, Before: before, Reader: c.agent}
 			if in.Since != "" {
 				if q.Since, err = hub.ParseDuration(in.Since); err != nil {
 					return messagesOut{}, err
@@ -178,12 +193,22 @@ func (s *Server) addBoardTools() {
 			if q.Ref, err = parseOptRef(in.Ref); err != nil {
 				return messagesOut{}, err
 			}
+			// The core cuts the page at the byte budget, so that the read
+			// marks only what the reply shows.
+			q.MaxBytes = pageBudget
 			ms, err := c.svc.Log(ctx, q)
-			return messagesOut{Messages: messageOuts(ms)}, err
+			if err != nil {
+				return messagesOut{}, err
+			}
+			out := messagesOut{Messages: messageOuts(ms)}
+			if len(ms) > 0 && (len(ms) == hub.ClampLimit(in.Limit, hub.DefaultLogLimit, hub.MaxLogLimit) || pageFull(ms, pageBudget)) {
+				out.NextCursor = strconv.FormatInt(ms[len(ms)-1].Seq, 10)
+			}
+			return out, nil
 		})
 
-	addTool(s, tool{name: "bb_register_artifact", needsID: true,
-		desc: "Record a file you produced (spec, report, build output) so others can find it; registering a path again updates it."},
+	addTool(s, tool{name: "bb_register_artifact", needsID: true, destructive: true, idempotent: true,
+		desc: "Record a file you produced; the same path again updates it."},
 		func(ctx context.Context, c *call, in registerArtifactIn) (registerArtifactOut, error) {
 			refs, err := hub.ParseRefs(in.Refs)
 			if err != nil {
@@ -194,7 +219,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_list_artifacts", readOnly: true,
-		desc: "List registered artifacts (newest first), by producer, ref or path, to find what others produced."},
+		desc: "Artifacts, newest first, by path, producer or ref."},
 		func(ctx context.Context, c *call, in listArtifactsIn) (artifactsOut, error) {
 			if in.Path != "" {
 				a, err := c.svc.ArtifactByPath(ctx, in.Path)
@@ -203,40 +228,95 @@ func (s *Server) addBoardTools() {
 				}
 				return artifactsOut{Artifacts: artifactOuts([]hub.Artifact{a})}, nil
 			}
-			if in.Limit < 0 {
-				return artifactsOut{}, hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be a positive integer (max %d), got %d", hub.MaxArtifactsLimit, in.Limit)
+			off, err := offsetOf(in.Cursor)
+			if err != nil {
+				return artifactsOut{}, err
 			}
 			ref, err := parseOptRef(in.Ref)
 			if err != nil {
 				return artifactsOut{}, err
 			}
-			as, err := c.svc.Artifacts(ctx, hub.ArtifactQuery{By: in.By, Ref: ref, Limit: in.Limit})
-			return artifactsOut{Artifacts: artifactOuts(as)}, err
+			limit := limitOr(in.Limit, hub.DefaultArtifactsLimit)
+			as, err := c.svc.Artifacts(ctx, hub.ArtifactQuery{By: in.Agent, Ref: ref, Limit: min(off+limit+1, hub.MaxArtifactsLimit)})
+			if err != nil {
+				return artifactsOut{}, err
+			}
+			page, next := pageOf(artifactOuts(as), off, limit)
+			return artifactsOut{Artifacts: page, NextCursor: next}, nil
 		})
 
 	addTool(s, tool{name: "bb_find_refs", readOnly: true,
-		desc: "Find every message and artifact linked to an issue, PR or other where:what:ref, before working on it."},
+		desc: "Posts and artifacts linked to a where:what:ref."},
 		func(ctx context.Context, c *call, in findRefsIn) (refsOut, error) {
 			r, err := hub.ParseRef(in.Ref)
 			if err != nil {
 				return refsOut{}, err
 			}
+			off, err := offsetOf(in.Cursor)
+			if err != nil {
+				return refsOut{}, err
+			}
 			m, err := c.svc.FindRefs(ctx, r)
-			return refsOut{Messages: messageOuts(m.Messages), Artifacts: artifactOuts(m.Artifacts)}, err
+			if err != nil {
+				return refsOut{}, err
+			}
+			// One page over the posts, then the artifacts.
+			all := make([]any, 0, len(m.Messages)+len(m.Artifacts))
+			for _, x := range messageOuts(m.Messages) {
+				all = append(all, x)
+			}
+			for _, x := range artifactOuts(m.Artifacts) {
+				all = append(all, x)
+			}
+			page, next := pageOf(all, off, maxListLimit)
+			out := refsOut{Messages: []MessageOut{}, Artifacts: []ArtifactOut{}, NextCursor: next}
+			for _, x := range page {
+				switch v := x.(type) {
+				case MessageOut:
+					out.Messages = append(out.Messages, v)
+				case ArtifactOut:
+					out.Artifacts = append(out.Artifacts, v)
+				}
+			}
+			return out, nil
 		})
 
 	addTool(s, tool{name: "bb_summary", readOnly: true, core: true,
-		desc: "One-glance overview: active and blocked agents, recent and urgent messages, new artifacts. Call it when you start."},
+		desc: "Overview: agents, recent and urgent posts, artifacts. Call at start."},
 		func(ctx context.Context, c *call, _ emptyIn) (summaryOut, error) {
 			sum, err := c.svc.Summary(ctx)
 			if err != nil {
 				return summaryOut{}, err
 			}
-			return summaryOut{
-				ActiveAgents: agentLiveOuts(sum.ActiveAgents), BlockedAgents: agentLiveOuts(sum.BlockedAgents),
+			out := summaryOut{
 				Agents: agentLiveOuts(sum.Agents), RecentMessages: messageOuts(sum.RecentMessages),
 				HighPriorityMessages: messageOuts(sum.HighPriorityMessages), RecentArtifacts: artifactOuts(sum.RecentArtifacts),
 				LastEventSeq: sum.LastEventSeq,
-			}, nil
+			}
+			// Keep the overview small: long lists are cut (the list tools
+			// page through everything).
+			out.Agents = out.Agents[:fit(out.Agents, pageBudget/3)]
+			out.RecentMessages = out.RecentMessages[:fit(out.RecentMessages, pageBudget/3)]
+			out.HighPriorityMessages = out.HighPriorityMessages[:fit(out.HighPriorityMessages, pageBudget/6)]
+			out.RecentArtifacts = out.RecentArtifacts[:fit(out.RecentArtifacts, pageBudget/6)]
+			return out, nil
 		})
+}
+
+// limitOr is limit, or def when none was given.
+func limitOr(limit, def int) int {
+	if limit <= 0 {
+		return def
+	}
+	return limit
+}
+
+// pageFull reports whether adding a message to ms could have passed the
+// byte budget (the core may have cut the page there).
+func pageFull(ms []hub.Message, budget int) bool {
+	used := 0
+	for _, m := range ms {
+		used += len(m.Subject) + len(m.Body) + 256
+	}
+	return used > budget/2
 }

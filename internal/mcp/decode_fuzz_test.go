@@ -20,13 +20,14 @@ func FuzzDecodeArgs(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	shapeInput("bb_post_message", schema, true)
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var in postIn
-		err := decodeArgs(json.RawMessage(raw), resolved, &in)
+		err := decodeArgs("bb_post_message", json.RawMessage(raw), resolved, &in)
 		if err == nil {
 			return
 		}

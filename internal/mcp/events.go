@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 )
@@ -13,44 +14,48 @@ const (
 )
 
 type eventsIn struct {
-	SinceSeq int64    `json:"since_seq,omitempty" jsonschema:"cursor: the next_seq of your last call (0 = from the start)"`
-	Types    []string `json:"types,omitempty" jsonschema:"only these types, e.g. message.posted"`
-	Agent    string   `json:"agent,omitempty" jsonschema:"only by or for this agent"`
-	Limit    int      `json:"limit,omitempty" jsonschema:"default 100, max 500"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"a next_cursor"`
+	Types  []string `json:"types,omitempty" jsonschema:"e.g. message.posted"`
+	Agent  string   `json:"agent,omitempty" jsonschema:"only by or for this agent"`
+	Limit  int      `json:"limit,omitempty" jsonschema:"default 100"`
 }
 
 type eventsOut struct {
 	Events []EventOut `json:"events"`
-	// NextSeq is the cursor to pass as since_seq next time.
-	NextSeq int64 `json:"next_seq"`
-	// More is true when the limit cut the list: call again with next_seq.
+	// NextCursor is the cursor to pass next time (always set: new events
+	// arrive later).
+	NextCursor string `json:"next_cursor"`
+	// More is true when this page was cut: call again with next_cursor.
 	More bool `json:"more"`
 }
 
 func (s *Server) addEventTools() {
 	addTool(s, tool{name: "bb_events", readOnly: true,
-		desc: "Catch up on everything that changed (status, messages, artifacts, reservations, tasks) since your last cursor."},
+		desc: "Everything that changed since your cursor."},
 		func(ctx context.Context, c *call, in eventsIn) (eventsOut, error) {
-			if in.SinceSeq < 0 {
-				return eventsOut{}, hub.FieldErr(hub.CodeInvalidInput, "since_seq", "since_seq must not be negative, got %d", in.SinceSeq)
-			}
-			if in.Limit < 0 {
-				return eventsOut{}, hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be a positive integer (max %d), got %d", maxEventsLimit, in.Limit)
-			}
-			limit := hub.ClampLimit(in.Limit, defaultEventsLimit, maxEventsLimit)
-			// One more than asked tells whether there is more.
-			evs, err := c.svc.Events(ctx, hub.EventFilter{AfterSeq: in.SinceSeq, Types: in.Types, Agent: in.Agent, Limit: limit + 1})
+			after, err := seqOf(in.Cursor)
 			if err != nil {
 				return eventsOut{}, err
 			}
-			out := eventsOut{NextSeq: in.SinceSeq}
+			limit := limitOr(in.Limit, defaultEventsLimit)
+			// One more than asked tells whether there is more.
+			evs, err := c.svc.Events(ctx, hub.EventFilter{AfterSeq: after, Types: in.Types, Agent: in.Agent, Limit: limit + 1})
+			if err != nil {
+				return eventsOut{}, err
+			}
+			out := eventsOut{}
 			if len(evs) > limit {
 				evs, out.More = evs[:limit], true
 			}
-			if len(evs) > 0 {
-				out.NextSeq = evs[len(evs)-1].Seq
-			}
 			out.Events = eventOuts(evs)
+			if n := fit(out.Events, pageBudget); n < len(out.Events) {
+				out.Events, evs, out.More = out.Events[:n], evs[:n], true
+			}
+			last := after
+			if len(evs) > 0 {
+				last = evs[len(evs)-1].Seq
+			}
+			out.NextCursor = strconv.FormatInt(last, 10)
 			return out, nil
 		})
 }

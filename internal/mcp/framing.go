@@ -293,44 +293,65 @@ type wireIn struct {
 	Error   json.RawMessage `json:"error"`
 }
 
-// handleMessage validates one message and queues it for the SDK. It returns
-// the error reply to send at once, or nil (queued, or a notification).
-func (c *lineConn) handleMessage(raw []byte, b *batchReply) []byte {
+// inMsg is a valid message as read: a request (id set), a notification,
+// or a response to a request of the server (isReply).
+type inMsg struct {
+	id      json.RawMessage // exactly as sent; nil for a notification
+	method  string
+	params  json.RawMessage
+	isReply bool
+}
+
+// inspect validates one JSON-RPC message (transport-independent). It
+// returns the message, or the error reply to send instead (-32600, with
+// the message's id when it has a valid one).
+func inspect(raw []byte) (inMsg, []byte) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
-		return errorReply(nil, codeInvalidRequest, "invalid request: a message must be a JSON object")
+		return inMsg{}, errorReply(nil, codeInvalidRequest, "invalid request: a message must be a JSON object")
 	}
 	var w wireIn
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return errorReply(nil, codeInvalidRequest, "invalid request: "+oneLine(err.Error()))
+		return inMsg{}, errorReply(nil, codeInvalidRequest, "invalid request: "+oneLine(err.Error()))
 	}
 	id, idOK := validID(w.ID)
 	if !idOK {
-		return errorReply(nil, codeInvalidRequest, "invalid request: id must be a string or a number")
+		return inMsg{}, errorReply(nil, codeInvalidRequest, "invalid request: id must be a string or a number")
 	}
 	if w.JSONRPC == nil || *w.JSONRPC != "2.0" {
-		return errorReply(id, codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+		return inMsg{}, errorReply(id, codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
 	}
 	if w.Method == nil {
 		if id != nil && (w.Result != nil || w.Error != nil) {
-			// A response to a request of the server: the SDK matches it.
-			m, err := jsonrpc.DecodeMessage(raw)
-			if err != nil {
-				return nil // nothing asked for it; a reply to a reply would be wrong
-			}
-			c.queue(m)
-			return nil
+			return inMsg{id: id, isReply: true}, nil
 		}
-		return errorReply(id, codeInvalidRequest, `invalid request: "method" is missing`)
+		return inMsg{}, errorReply(id, codeInvalidRequest, `invalid request: "method" is missing`)
 	}
-	method := *w.Method
 	if len(w.Params) > 0 && w.Params[0] != '{' && w.Params[0] != '[' && string(w.Params) != "null" {
-		return errorReply(id, codeInvalidRequest, `invalid request: "params" must be an object`)
+		return inMsg{}, errorReply(id, codeInvalidRequest, `invalid request: "params" must be an object`)
 	}
 	params := w.Params
 	if string(params) == "null" {
 		params = nil
 	}
+	return inMsg{id: id, method: *w.Method, params: params}, nil
+}
+
+// handleMessage validates one message and queues it for the SDK. It returns
+// the error reply to send at once, or nil (queued, or a notification).
+func (c *lineConn) handleMessage(raw []byte, b *batchReply) []byte {
+	m, reply := inspect(raw)
+	if reply != nil {
+		return reply
+	}
+	if m.isReply {
+		// A response to a request of the server: the SDK matches it.
+		if msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(raw)); err == nil {
+			c.queue(msg)
+		}
+		return nil // never a reply to a reply
+	}
+	id, method, params := m.id, m.method, m.params
 	if id == nil { // a notification
 		c.queue(&jsonrpc.Request{Method: method, Params: params})
 		return nil

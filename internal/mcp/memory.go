@@ -9,26 +9,29 @@ import (
 // Shared memory (seed 002, as bb memory).
 
 type memorySetIn struct {
-	Key       string `json:"key"`
-	Value     string `json:"value"`
-	Scope     string `json:"scope,omitempty" jsonschema:"global (default)|project|task|agent"`
+	Key       string `json:"key" jsonschema:"name of the fact"`
+	Value     string `json:"value" jsonschema:"the fact"`
+	Scope     string `json:"scope,omitempty" jsonschema:"default global"`
 	ScopeID   string `json:"scope_id,omitempty" jsonschema:"id of the project, task or agent"`
 	ExpiresIn string `json:"expires_in,omitempty" jsonschema:"time to live: 90m, 2h, 7d"`
 }
 
 type memoryGetIn struct {
-	Key     string `json:"key,omitempty" jsonschema:"omit to list the scope"`
-	Scope   string `json:"scope,omitempty"`
-	ScopeID string `json:"scope_id,omitempty"`
+	Key     string `json:"key,omitempty" jsonschema:"one fact"`
+	Scope   string `json:"scope,omitempty" jsonschema:"default global"`
+	ScopeID string `json:"scope_id,omitempty" jsonschema:"id of the project, task or agent"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"default 50"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
 }
 
 type memoriesOut struct {
-	Memories []hub.MemoryView `json:"memories"`
+	Memories   []hub.MemoryView `json:"memories"`
+	NextCursor string           `json:"next_cursor,omitempty"`
 }
 
 func (s *Server) addMemoryTools() {
-	addTool(s, tool{name: "bb_memory_set", needsID: true,
-		desc: "Remember a fact for every agent and later sessions (build command, decision, gotcha), optionally scoped or expiring."},
+	addTool(s, tool{name: "bb_memory_set", needsID: true, destructive: true, idempotent: true,
+		desc: "Remember a fact for all agents; the same key replaces it."},
 		func(ctx context.Context, c *call, in memorySetIn) (hub.MemoryWriteResult, error) {
 			mi := hub.MemoryInput{Key: in.Key, Value: in.Value, Scope: in.Scope, ScopeID: in.ScopeID}
 			if in.ExpiresIn != "" {
@@ -42,7 +45,7 @@ func (s *Server) addMemoryTools() {
 		})
 
 	addTool(s, tool{name: "bb_memory_get", readOnly: true,
-		desc: "Recall one remembered value by key, or list a scope's memory."},
+		desc: "Recall a fact by key, or list a scope."},
 		func(ctx context.Context, c *call, in memoryGetIn) (memoriesOut, error) {
 			scope := in.Scope
 			if scope == "" {
@@ -55,11 +58,15 @@ func (s *Server) addMemoryTools() {
 				}
 				return memoriesOut{Memories: []hub.MemoryView{hub.ViewMemory(m)}}, nil
 			}
-			ms, err := c.svc.ListMemory(ctx, scope, in.ScopeID)
-			out := memoriesOut{Memories: hub.ViewMemories(ms)}
-			if out.Memories == nil {
-				out.Memories = []hub.MemoryView{}
+			off, err := offsetOf(in.Cursor)
+			if err != nil {
+				return memoriesOut{}, err
 			}
-			return out, err
+			ms, err := c.svc.ListMemory(ctx, scope, in.ScopeID)
+			if err != nil {
+				return memoriesOut{}, err
+			}
+			page, next := pageOf(hub.ViewMemories(ms), off, limitOr(in.Limit, defaultListLimit))
+			return memoriesOut{Memories: page, NextCursor: next}, nil
 		})
 }

@@ -10,10 +10,10 @@ import (
 // relative to the project root.
 
 type reserveIn struct {
-	Scope         string `json:"scope" jsonschema:"file or directory relative to the project root; dir/* = everything below"`
-	Bead          string `json:"bead" jsonschema:"task/bead id the work is for"`
-	TTLMinutes    int    `json:"ttl_minutes,omitempty" jsonschema:"5-1440, default 120"`
-	TakeoverStale bool   `json:"takeover_stale,omitempty" jsonschema:"take over expired reservations or those of stale agents"`
+	Scope         string `json:"scope" jsonschema:"path from project root; dir/* = all below"`
+	Bead          string `json:"bead" jsonschema:"task/bead id of the work"`
+	TTLMinutes    int    `json:"ttl_minutes,omitempty" jsonschema:"default 120"`
+	TakeoverStale bool   `json:"takeover_stale,omitempty" jsonschema:"take over stale agents' claims"`
 }
 
 type reserveOut struct {
@@ -24,7 +24,7 @@ type reserveOut struct {
 }
 
 type scopeIn struct {
-	Scope string `json:"scope" jsonschema:"path relative to the project root"`
+	Scope string `json:"scope" jsonschema:"path from project root"`
 }
 
 type holderOut struct {
@@ -43,8 +43,8 @@ type checkOut struct {
 }
 
 func (s *Server) addReservationTools() {
-	addTool(s, tool{name: "bb_reserve", needsID: true, touchFirst: true, core: true,
-		desc: "Claim files or a directory before editing them so others keep off; conflicts name the holder. Renews your own."},
+	addTool(s, tool{name: "bb_reserve", needsID: true, touchFirst: true, core: true, destructive: true, idempotent: true,
+		desc: "Reserve files before editing; a conflict names the holder. Renews yours."},
 		func(ctx context.Context, c *call, in reserveIn) (reserveOut, error) {
 			r, err := c.svc.Reserve(ctx, hub.ReserveInput{Agent: c.agent, Scope: in.Scope, BeadID: in.Bead, TTLMinutes: in.TTLMinutes, TakeoverStale: in.TakeoverStale})
 			if err != nil {
@@ -57,15 +57,15 @@ func (s *Server) addReservationTools() {
 			return out, nil
 		})
 
-	addTool(s, tool{name: "bb_release", needsID: true, touchFirst: true, core: true,
-		desc: "Release your reservation of exactly this scope when you are done editing."},
+	addTool(s, tool{name: "bb_release", needsID: true, touchFirst: true, core: true, destructive: true, idempotent: true,
+		desc: "Release your reservation of this exact scope."},
 		func(ctx context.Context, c *call, in scopeIn) (ReservationOut, error) {
 			r, err := c.svc.Release(ctx, c.agent, "", in.Scope)
 			return reservationOut(c.svc, r), err
 		})
 
 	addTool(s, tool{name: "bb_check_scope", readOnly: true,
-		desc: "Check, without reserving, whether other agents hold a path you are about to edit."},
+		desc: "Whether others hold a path (reserves nothing)."},
 		func(ctx context.Context, c *call, in scopeIn) (checkOut, error) {
 			chk, err := c.svc.CheckScope(ctx, c.agent, "", in.Scope)
 			if err != nil {

@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -26,7 +28,7 @@ import (
 const (
 	// ProfileAll registers every tool.
 	ProfileAll = "all"
-	// ProfileCore registers the dozen most used tools only, to keep the
+	// ProfileCore registers the ten most used tools only, to keep the
 	// tool definitions an agent carries in its context small.
 	ProfileCore = "core"
 )
@@ -63,6 +65,11 @@ type Server struct {
 	svc hub.API
 	// identified holds the identity set by bb_identify, per session.
 	identified map[*sdk.ServerSession]string
+	// pins holds identities fixed when an HTTP session started, by
+	// session id (see HTTPHandler).
+	pins map[string]pin
+	// active is when each session last sent a request.
+	active map[*sdk.ServerSession]time.Time
 	// names of the registered tools, in registration order.
 	names []string
 }
@@ -97,12 +104,12 @@ func New(svc hub.API, opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{opts: opts, svc: svc, identified: map[*sdk.ServerSession]string{}}
+	s := &Server{opts: opts, svc: svc, identified: map[*sdk.ServerSession]string{}, pins: map[string]pin{}, active: map[*sdk.ServerSession]time.Time{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "blackboard", Title: "Blackboard", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
 	})
-	s.sdk.AddReceivingMiddleware(oneInitialize, plainNames)
+	s.sdk.AddReceivingMiddleware(s.trackActivity, oneInitialize, plainNames)
 	s.addBoardTools()
 	s.addMailTools()
 	s.addReservationTools()
@@ -110,6 +117,18 @@ func New(svc hub.API, opts Options) (*Server, error) {
 	s.addMemoryTools()
 	s.addEventTools()
 	return s, nil
+}
+
+// trackActivity records when each session last sent a request.
+func (s *Server) trackActivity(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+			s.mu.Lock()
+			s.active[ss] = time.Now()
+			s.mu.Unlock()
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // oneInitialize refuses a second initialize on a session with the
@@ -131,20 +150,28 @@ func oneInitialize(next sdk.MethodHandler) sdk.MethodHandler {
 // bb_ names only.
 func plainNames(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		if r, ok := req.(*sdk.CallToolRequest); ok && method == "tools/call" && r.Params != nil && seedTools[r.Params.Name] {
-			r.Params.Name = "bb_" + r.Params.Name
+		if r, ok := req.(*sdk.CallToolRequest); ok && method == "tools/call" && r.Params != nil {
+			if seedTools[r.Params.Name] {
+				r.Params.Name = "bb_" + r.Params.Name
+			} else if cur, ok := renamedTools[r.Params.Name]; ok {
+				r.Params.Name = cur
+			}
 		}
 		return next(ctx, method, req)
 	}
 }
+
+// renamedTools are earlier tool names, still accepted in tools/call.
+var renamedTools = map[string]string{"bb_send": "bb_send_mail"}
 
 var seedTools = map[string]bool{"identify": true, "set_status": true, "get_status": true, "post_message": true,
 	"read_messages": true, "register_artifact": true, "list_artifacts": true, "find_refs": true, "summary": true}
 
 const instructions = `Blackboard is the coordination hub shared by the agents working on this project. ` +
 	`Call bb_identify first (unless your identity is configured), then bb_summary to see who is doing what. ` +
-	`Keep your status current with bb_set_status, post what others must know with bb_post_message, ` +
-	`and read what others said with bb_read_messages. Replies carry notices (unread messages) when something waits for you.`
+	`Keep your status current with bb_set_status. The board is public: bb_post_message posts to everyone, bb_read_messages reads it. ` +
+	`Mail is addressed: bb_send_mail mails one agent about a bead, bb_inbox lists your mail, bb_ack acknowledges it. ` +
+	`Reserve files with bb_reserve before editing. Replies carry a notice line when something waits for you.`
 
 // ToolNames lists the tools of a profile ("all" or "core").
 func ToolNames(profile string) []string {
@@ -186,6 +213,11 @@ func (s *Server) identity(ss *sdk.ServerSession) (id, source string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ss != nil {
+		if p, ok := s.pins[ss.ID()]; ok && ss.ID() != "" {
+			return p.agent, "header"
+		}
+	}
 	if id := s.identified[ss]; id != "" {
 		return id, "identify"
 	}
@@ -202,6 +234,62 @@ func (s *Server) agentFor(ctx context.Context, svc hub.API, ss *sdk.ServerSessio
 		return hs.AgentID
 	}
 	return ""
+}
+
+// sessionAgent is a session's identity from a pin or bb_identify (s.mu held).
+func (s *Server) sessionAgent(ss *sdk.ServerSession) string {
+	if p, ok := s.pins[ss.ID()]; ok && ss.ID() != "" {
+		return p.agent
+	}
+	return s.identified[ss]
+}
+
+// claimable refuses an agent id that another live session of this server
+// holds (pinned or identified) and used within sessionIdle; a holder
+// silent for longer is closed, and the id is free. self is the session
+// asking ("" for a session still starting).
+func (s *Server) claimable(agent string, self string) error {
+	var stale []*sdk.ServerSession
+	s.mu.Lock()
+	now := time.Now()
+	var err error
+	for x := range s.sdk.Sessions() {
+		if x.ID() == self && self != "" {
+			continue
+		}
+		if s.sessionAgent(x) != agent {
+			continue
+		}
+		if now.Sub(s.active[x]) < sessionIdle {
+			err = fmt.Errorf("agent id %q is in use by another live MCP session: pick another id, or end that session (it is released after %s without requests)", agent, sessionIdle)
+			break
+		}
+		stale = append(stale, x)
+	}
+	if err == nil {
+		live := map[string]bool{}
+		for x := range s.sdk.Sessions() {
+			live[x.ID()] = true
+		}
+		for sid := range s.pins {
+			if !live[sid] {
+				delete(s.pins, sid)
+			}
+		}
+		for _, x := range stale {
+			delete(s.pins, x.ID())
+			delete(s.identified, x)
+			delete(s.active, x)
+		}
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	for _, x := range stale {
+		_ = x.Close()
+	}
+	return nil
 }
 
 // identify applies seed 003 §7.1: a fixed identity cannot change, an
@@ -224,14 +312,20 @@ func (s *Server) identify(ss *sdk.ServerSession, id string) (string, error) {
 		}
 		return "", hub.FieldErr(hub.CodeInvalidInput, "agent_id", "cannot change identity set by BB_AGENT_ID (%q)", s.opts.EnvAgent)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if cur := s.identified[ss]; cur != "" {
+	if cur, src := s.identity(ss); cur != "" {
 		if cur == id {
-			return "identify", nil
+			return src, nil
 		}
 		return "", hub.FieldErr(hub.CodeInvalidInput, "agent_id", "identity already set to %q for this session: it cannot be changed", cur)
 	}
+	if ss != nil && ss.ID() != "" {
+		// Over HTTP, one live session per agent id.
+		if err := s.claimable(id, ss.ID()); err != nil {
+			return "", hub.FieldErr(hub.CodeInvalidInput, "agent_id", "%s", err.Error())
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	// Forget sessions that have ended (streamable HTTP serves many).
 	if len(s.identified) > 0 {
 		live := map[*sdk.ServerSession]bool{}
@@ -241,6 +335,11 @@ func (s *Server) identify(ss *sdk.ServerSession, id string) (string, error) {
 		for x := range s.identified {
 			if !live[x] {
 				delete(s.identified, x)
+			}
+		}
+		for x := range s.active {
+			if !live[x] {
+				delete(s.active, x)
 			}
 		}
 	}
@@ -267,9 +366,14 @@ type tool struct {
 	// protocol need the agent to exist); others check in after it, so that
 	// the notices reflect what the call did (e.g. messages just read).
 	touchFirst bool
-	readOnly   bool
 	// core tools are part of the "core" profile.
 	core bool
+	// Annotations, for clients deciding what to ask approval for:
+	// readOnly changes nothing (the caller's last_seen aside); destructive
+	// may overwrite or remove what others rely on; idempotent: repeating
+	// the call with the same arguments changes nothing more. No tool
+	// reaches outside the board (openWorldHint false).
+	readOnly, destructive, idempotent bool
 }
 
 var schemaOpts = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
@@ -290,10 +394,6 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 	if err != nil {
 		panic(fmt.Sprintf("mcp: input schema of %s: %v", t.name, err))
 	}
-	resolved, err := in.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("mcp: input schema of %s: %v", t.name, err))
-	}
 	out, err := jsonschema.For[Out](schemaOpts)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: output schema of %s: %v", t.name, err))
@@ -307,24 +407,32 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 		out.Properties = map[string]*jsonschema.Schema{}
 	}
 	out.Properties["error"] = &jsonschema.Schema{Type: "object"}
-	compactIn(in)
-	s.names = append(s.names, t.name)
-	def := &sdk.Tool{Name: t.name, Description: t.desc, InputSchema: in, OutputSchema: out}
-	if t.readOnly {
-		def.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
+	shapeInput(t.name, in, false)
+	check, err := jsonschema.For[In](schemaOpts)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: input schema of %s: %v", t.name, err))
 	}
+	shapeInput(t.name, check, true)
+	resolved, err := check.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: input schema of %s: %v", t.name, err))
+	}
+	s.names = append(s.names, t.name)
+	def := &sdk.Tool{Name: t.name, Description: t.desc, InputSchema: in, OutputSchema: out,
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, DestructiveHint: &t.destructive,
+			IdempotentHint: t.idempotent || t.readOnly, OpenWorldHint: new(bool)}}
 	s.sdk.AddTool(def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		svc, err := s.service(ctx)
 		if err != nil {
-			return errorResult(err, nil), nil
+			return errorResult(t.name, err, nil), nil
 		}
 		agent := s.agentFor(ctx, svc, req.Session)
 		if t.needsID && agent == "" {
-			return errorResult(errIdentityRequired(), nil), nil
+			return errorResult(t.name, errIdentityRequired(), nil), nil
 		}
 		var args In
-		if err := decodeArgs(req.Params.Arguments, resolved, &args); err != nil {
-			return errorResult(err, nil), nil
+		if err := decodeArgs(t.name, req.Params.Arguments, resolved, &args); err != nil {
+			return errorResult(t.name, err, nil), nil
 		}
 		// A tool call runs to completion once started: the client going
 		// away or a shutdown must not cut a transaction in half.
@@ -345,23 +453,10 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 			}
 		}
 		if herr != nil {
-			return errorResult(herr, notices), nil
+			return errorResult(t.name, herr, notices), nil
 		}
-		return okResult(res, notices)
+		return okResult(t.name, res, notices)
 	})
-}
-
-// compactIn trims the generated input schema of what costs context and
-// says nothing (titles, property order).
-func compactIn(s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	s.Title, s.PropertyOrder = "", nil
-	for _, p := range s.Properties {
-		compactIn(p)
-	}
-	compactIn(s.Items)
 }
 
 // compactOut trims a generated output schema to keep tools/list small: it
@@ -388,7 +483,7 @@ func compactOut(s *jsonschema.Schema, depth int) {
 
 // decodeArgs validates raw arguments against the tool's input schema and
 // decodes them into v.
-func decodeArgs(raw json.RawMessage, resolved *jsonschema.Resolved, v any) error {
+func decodeArgs(tool string, raw json.RawMessage, resolved *jsonschema.Resolved, v any) error {
 	m := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -402,15 +497,35 @@ func decodeArgs(raw json.RawMessage, resolved *jsonschema.Resolved, v any) error
 			delete(m, k)
 		}
 	}
+	renameAliases(tool, m)
 	var generic any = m
 	if err := resolved.Validate(&generic); err != nil {
-		return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: %s", oneLine(err.Error()))
+		return schemaErr(err)
 	}
 	b, _ := json.Marshal(m)
 	if err := json.Unmarshal(b, v); err != nil {
 		return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: %s", oneLine(err.Error()))
 	}
 	return nil
+}
+
+var propertyRe = regexp.MustCompile(`/properties/([A-Za-z0-9_]+)(?:/items/\d+)?: (.*)$`)
+
+// schemaErr turns a schema validation error into INVALID_INPUT naming the
+// parameter: "progress: type: "40" has type "string", want "integer"".
+func schemaErr(err error) error {
+	msg := oneLine(err.Error())
+	if m := propertyRe.FindStringSubmatch(msg); m != nil {
+		return hub.FieldErr(hub.CodeInvalidInput, m[1], "invalid argument %s: %s", m[1], m[2])
+	}
+	msg = strings.TrimPrefix(msg, "validating root: ")
+	if m := regexp.MustCompile(`unexpected additional properties \["?([A-Za-z0-9_]+)`).FindStringSubmatch(msg); m != nil {
+		return hub.FieldErr(hub.CodeInvalidInput, m[1], "unknown argument %q: %s", m[1], msg)
+	}
+	if m := regexp.MustCompile(`missing properties: \["?([A-Za-z0-9_]+)`).FindStringSubmatch(msg); m != nil {
+		return hub.FieldErr(hub.CodeInvalidInput, m[1], "missing argument %s (%s)", m[1], msg)
+	}
+	return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: %s", msg)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -426,12 +541,12 @@ type ErrorBody struct {
 	Field   string `json:"field,omitempty"`
 }
 
-func errorResult(err error, n *hub.Notices) *sdk.CallToolResult {
+func errorResult(tool string, err error, n *hub.Notices) *sdk.CallToolResult {
 	code, msg := hub.CodeOf(err), hub.MessageOf(err)
 	var field string
 	var he *hub.Error
 	if errors.As(err, &he) {
-		field = he.Field
+		field = paramOf(tool, he.Field)
 	}
 	r := &sdk.CallToolResult{
 		IsError:           true,
@@ -442,10 +557,10 @@ func errorResult(err error, n *hub.Notices) *sdk.CallToolResult {
 	return r
 }
 
-func okResult(v any, n *hub.Notices) (*sdk.CallToolResult, error) {
+func okResult(tool string, v any, n *hub.Notices) (*sdk.CallToolResult, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return errorResult(hub.Internal("encode reply", err), n), nil
+		return errorResult(tool, hub.Internal("encode reply", err), n), nil
 	}
 	r := &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: string(b)}},

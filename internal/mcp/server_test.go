@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -243,29 +244,41 @@ func TestValidationErrors(t *testing.T) {
 		code  hub.Code
 		field string
 	}{
-		{"bb_post_message", map[string]any{}, hub.CodeInvalidInput, ""},                           // content missing
-		{"bb_post_message", map[string]any{"content": "x", "bogus": 1}, hub.CodeInvalidInput, ""}, // unknown argument
-		{"bb_post_message", map[string]any{"content": 42}, hub.CodeInvalidInput, ""},              // wrong type
-		{"bb_post_message", map[string]any{"content": "  "}, hub.CodeInvalidInput, "content"},     // empty
+		// Errors name the tool's parameter, whatever the core calls the field.
+		{"bb_post_message", map[string]any{}, hub.CodeInvalidInput, "content"},                         // content missing
+		{"bb_post_message", map[string]any{"content": "x", "bogus": 1}, hub.CodeInvalidInput, "bogus"}, // unknown argument
+		{"bb_post_message", map[string]any{"content": 42}, hub.CodeInvalidInput, "content"},            // wrong type
+		{"bb_post_message", map[string]any{"content": "  "}, hub.CodeInvalidInput, "content"},          // empty
 		{"bb_post_message", map[string]any{"content": "x", "priority": "urgent"}, hub.CodeInvalidInput, "priority"},
-		{"bb_post_message", map[string]any{"content": "x", "refs": []string{"gh:42"}}, hub.CodeInvalidRefFormat, "ref"},
-		{"bb_post_message", map[string]any{"content": "x", "tags": []string{"a b"}}, hub.CodeInvalidInput, "tag"},
+		{"bb_post_message", map[string]any{"content": "x", "refs": []string{"gh:42"}}, hub.CodeInvalidRefFormat, "refs"},
+		{"bb_post_message", map[string]any{"content": "x", "tags": []string{"a b"}}, hub.CodeInvalidInput, "tags"},
 		{"bb_post_message", map[string]any{"content": "x", "reply_to": 999}, hub.CodeNotFound, ""},
 		{"bb_post_message", map[string]any{"content": strings.Repeat("x", hub.MaxMessageLen+1)}, hub.CodeInvalidInput, "content"},
 		{"bb_set_status", map[string]any{"status": "sleeping"}, hub.CodeInvalidInput, "status"},
 		{"bb_set_status", map[string]any{"progress": 101}, hub.CodeInvalidInput, "progress"},
-		{"bb_set_status", map[string]any{"current_task": strings.Repeat("t", hub.MaxTaskLen+1)}, hub.CodeInvalidInput, "task"},
-		{"bb_read_messages", map[string]any{"since": "10x"}, hub.CodeInvalidInput, "duration"},
+		{"bb_set_status", map[string]any{"progress": "40"}, hub.CodeInvalidInput, "progress"}, // one type: integer
+		{"bb_set_status", map[string]any{"current_task": strings.Repeat("t", hub.MaxTaskLen+1)}, hub.CodeInvalidInput, "current_task"},
+		{"bb_read_messages", map[string]any{"since": "10x"}, hub.CodeInvalidInput, "since"},
 		{"bb_read_messages", map[string]any{"ref": "a:b"}, hub.CodeInvalidRefFormat, "ref"},
-		{"bb_read_messages", map[string]any{"thread": 7}, hub.CodeNotFound, ""},
+		{"bb_read_messages", map[string]any{"replies_to": 7}, hub.CodeNotFound, ""},
+		{"bb_read_messages", map[string]any{"thread": 7}, hub.CodeNotFound, ""}, // the earlier name
 		{"bb_read_messages", map[string]any{"limit": -1}, hub.CodeInvalidInput, "limit"},
+		{"bb_read_messages", map[string]any{"limit": hub.MaxLogLimit + 1}, hub.CodeInvalidInput, "limit"}, // refused, never capped
+		{"bb_read_messages", map[string]any{"cursor": "x"}, hub.CodeInvalidInput, "cursor"},
 		{"bb_register_artifact", map[string]any{"path": "../etc/passwd", "description": "x"}, hub.CodePathTraversal, "path"},
 		{"bb_register_artifact", map[string]any{"path": "/etc/passwd", "description": "x"}, hub.CodePathTraversal, "path"},
-		{"bb_register_artifact", map[string]any{"path": "a.txt"}, hub.CodeInvalidInput, ""}, // description missing
+		{"bb_register_artifact", map[string]any{"path": "a.txt"}, hub.CodeInvalidInput, "description"},
 		{"bb_list_artifacts", map[string]any{"path": "nope.txt"}, hub.CodeNotFound, ""},
+		{"bb_list_artifacts", map[string]any{"limit": hub.MaxArtifactsLimit + 1}, hub.CodeInvalidInput, "limit"},
 		{"bb_find_refs", map[string]any{"ref": "x"}, hub.CodeInvalidRefFormat, "ref"},
-		{"bb_get_status", map[string]any{"agent_id": "ghost"}, hub.CodeNotFound, ""},
-		{"bb_events", map[string]any{"since_seq": -1}, hub.CodeInvalidInput, "since_seq"},
+		{"bb_get_status", map[string]any{"agent": "ghost"}, hub.CodeNotFound, ""},
+		{"bb_get_status", map[string]any{"agent_id": "ghost"}, hub.CodeNotFound, ""}, // the earlier name
+		{"bb_events", map[string]any{"cursor": "-1"}, hub.CodeInvalidInput, "cursor"},
+		{"bb_events", map[string]any{"limit": 501}, hub.CodeInvalidInput, "limit"},
+		{"bb_inbox", map[string]any{"limit": hub.MaxInboxLimit + 1}, hub.CodeInvalidInput, "limit"},
+		{"bb_resume", map[string]any{"focus": "nope"}, hub.CodeNotFound, ""}, // as bb_task_begin
+		{"bb_task_begin", map[string]any{"id": "nope"}, hub.CodeNotFound, ""},
+		{"bb_reserve", map[string]any{"scope": "x", "bead": "b", "ttl_minutes": 2}, hub.CodeInvalidArgs, "ttl_minutes"},
 	}
 	for _, c := range cases {
 		r := callTool(t, cs, c.tool, c.args)
@@ -365,8 +378,25 @@ func TestBoardTools(t *testing.T) {
 		t.Fatalf("find_refs: %v", refs)
 	}
 	sum := ok(t, a, "bb_summary", nil)
-	if len(sum["blocked_agents"].([]any)) != 1 || len(sum["high_priority_messages"].([]any)) != 1 || len(sum["recent_artifacts"].([]any)) != 1 {
+	if len(sum["high_priority_messages"].([]any)) != 1 || len(sum["recent_artifacts"].([]any)) != 1 {
 		t.Fatalf("summary: %v", sum)
+	}
+	// Each agent once; a blocked one says so in its status.
+	seen := map[string]int{}
+	for _, x := range sum["agents"].([]any) {
+		ag := x.(map[string]any)
+		seen[ag["id"].(string)]++
+		if ag["id"] == "bob" && ag["status"] != "blocked" {
+			t.Fatalf("bob: %v", ag)
+		}
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("agent %s listed %d times", id, n)
+		}
+	}
+	if _, ok := sum["blocked_agents"]; ok {
+		t.Fatal("summary lists agents once, in agents")
 	}
 }
 
@@ -410,56 +440,149 @@ func TestEventsCursor(t *testing.T) {
 	if len(first["events"].([]any)) != 2 || first["more"] != true {
 		t.Fatalf("first page: %v", first)
 	}
-	next := ok(t, cs, "bb_events", map[string]any{"since_seq": first["next_seq"], "types": []string{hub.EventMessagePosted}})
+	next := ok(t, cs, "bb_events", map[string]any{"cursor": first["next_cursor"], "types": []string{hub.EventMessagePosted}})
 	if len(next["events"].([]any)) != 1 || next["more"] != false {
 		t.Fatalf("second page: %v", next)
 	}
-	empty := ok(t, cs, "bb_events", map[string]any{"since_seq": next["next_seq"], "types": []string{hub.EventMessagePosted}})
-	if len(empty["events"].([]any)) != 0 || empty["next_seq"] != next["next_seq"] {
+	empty := ok(t, cs, "bb_events", map[string]any{"cursor": next["next_cursor"], "types": []string{hub.EventMessagePosted}})
+	if len(empty["events"].([]any)) != 0 || empty["next_cursor"] != next["next_cursor"] {
 		t.Fatalf("caught up: %v", empty)
 	}
 }
 
-// toolsListSize returns the JSON size of the tools/list reply and the names.
-func toolsListSize(t *testing.T, profile string) (int, []string) {
+// modelVisible returns the tools of a profile and the size in bytes of
+// what a model reads of them: name, description and input schema of each
+// tool, as compact JSON.
+func modelVisible(t *testing.T, profile string) ([]*sdk.Tool, int) {
 	t.Helper()
 	cs := connect(t, newServer(t, newService(t), Options{Tools: profile}))
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(res)
-	var names []string
+	size := 0
 	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
-		if tl.Description == "" || strings.Contains(tl.Description, "\n") || tl.OutputSchema == nil || tl.InputSchema == nil {
-			t.Errorf("%s: needs a one-line description and input/output schemas", tl.Name)
-		}
+		b, _ := json.Marshal(map[string]any{"name": tl.Name, "description": tl.Description, "input_schema": tl.InputSchema})
+		size += len(b)
 	}
-	return len(b), names
+	return res.Tools, size
 }
 
+// approxTokens is the estimator used for every token figure of this
+// package (docs/mcp.md, BENCHMARKS.md): one token per 4 bytes of JSON,
+// rounded up.
+func approxTokens(bytes int) int { return (bytes + 3) / 4 }
+
+// TestToolsListIsCheap bounds what the tool definitions cost a model's
+// context: ≤ 1.2k tokens for the core profile, ≤ 2.5k for all tools.
 func TestToolsListIsCheap(t *testing.T) {
-	all, names := toolsListSize(t, ProfileAll)
-	core, coreNames := toolsListSize(t, ProfileCore)
-	t.Logf("tools/list: all = %d tools, %d bytes; core = %d tools, %d bytes", len(names), all, len(coreNames), core)
-	if all > 24*1024 {
-		t.Errorf("tools/list (all) is %d bytes, budget 24 KiB", all)
+	all, allBytes := modelVisible(t, ProfileAll)
+	core, coreBytes := modelVisible(t, ProfileCore)
+	t.Logf("model-visible tools/list: all = %d tools, %d bytes ≈ %d tokens; core = %d tools, %d bytes ≈ %d tokens",
+		len(all), allBytes, approxTokens(allBytes), len(core), coreBytes, approxTokens(coreBytes))
+	if approxTokens(allBytes) > 2500 {
+		t.Errorf("all tools: ≈%d tokens, budget 2.5k", approxTokens(allBytes))
 	}
-	if core >= all || len(coreNames) >= len(names) {
-		t.Errorf("core profile must be smaller: %d vs %d bytes", core, all)
+	if approxTokens(coreBytes) > 1200 {
+		t.Errorf("core tools: ≈%d tokens, budget 1.2k", approxTokens(coreBytes))
 	}
-	for _, want := range []string{"bb_identify", "bb_set_status", "bb_get_status", "bb_post_message", "bb_read_messages",
-		"bb_register_artifact", "bb_list_artifacts", "bb_find_refs", "bb_summary", "bb_events",
-		"bb_send", "bb_inbox", "bb_read_mail", "bb_ack", "bb_heartbeat", "bb_reserve", "bb_release", "bb_check_scope",
-		"bb_task_create", "bb_task_list", "bb_task_begin", "bb_task_complete", "bb_resume", "bb_memory_set", "bb_memory_get"} {
-		found := false
-		for _, n := range names {
-			found = found || n == want
+	var names []string
+	for _, tl := range all {
+		names = append(names, tl.Name)
+	}
+	want := []string{"bb_ack", "bb_check_scope", "bb_events", "bb_find_refs", "bb_get_status", "bb_identify", "bb_inbox",
+		"bb_list_artifacts", "bb_memory_get", "bb_memory_set", "bb_post_message", "bb_read_messages", "bb_register_artifact",
+		"bb_release", "bb_reserve", "bb_resume", "bb_send_mail", "bb_set_status", "bb_summary", "bb_task_begin",
+		"bb_task_complete", "bb_task_create", "bb_task_list"}
+	slices.Sort(names)
+	if !slices.Equal(names, want) {
+		t.Errorf("tools: got %v\nwant %v", names, want)
+	}
+}
+
+// TestToolSchemasEveryClientAccepts: one JSON type per property (clients
+// backed by some models reject type arrays, and form-based clients
+// convert by type), a description on every parameter, the core's rules as
+// enum/minimum/maximum/maxLength, truthful annotations, and the same
+// name and type for a parameter across tools.
+func TestToolSchemasEveryClientAccepts(t *testing.T) {
+	tools, _ := modelVisible(t, ProfileAll)
+	types := map[string]string{} // parameter → its type across tools
+	for _, tl := range tools {
+		if tl.Description == "" || strings.Contains(tl.Description, "\n") || tl.OutputSchema == nil {
+			t.Errorf("%s: needs a one-line description and an output schema", tl.Name)
 		}
-		if !found {
-			t.Errorf("tool %s missing", want)
+		b, _ := json.Marshal(tl.InputSchema)
+		var in struct {
+			Properties map[string]map[string]any `json:"properties"`
 		}
+		_ = json.Unmarshal(b, &in)
+		for name, p := range in.Properties {
+			typ, isString := p["type"].(string)
+			if !isString || typ == "" {
+				t.Errorf("%s.%s: type must be one JSON type, got %v", tl.Name, name, p["type"])
+			}
+			if d, _ := p["description"].(string); d == "" {
+				t.Errorf("%s.%s: no description", tl.Name, name)
+			}
+			if prev, seen := types[name]; seen && prev != typ && !(name == "priority" && tl.Name == "bb_task_create") {
+				t.Errorf("%s.%s is %s, elsewhere %s", tl.Name, name, typ, prev)
+			}
+			types[name] = typ
+			for _, banned := range []string{"agent_id", "from_agent", "by", "to", "since_seq", "thread_id"} {
+				if name == banned {
+					t.Errorf("%s.%s: the agent parameter is called agent everywhere (cursor for paging)", tl.Name, name)
+				}
+			}
+		}
+		a := tl.Annotations
+		if a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint || a.DestructiveHint == nil {
+			t.Errorf("%s: annotations must say openWorldHint false and destructiveHint: %+v", tl.Name, a)
+		}
+	}
+	find := func(tool, param string) map[string]any {
+		for _, tl := range tools {
+			if tl.Name == tool {
+				b, _ := json.Marshal(tl.InputSchema)
+				var in struct {
+					Properties map[string]map[string]any `json:"properties"`
+				}
+				_ = json.Unmarshal(b, &in)
+				return in.Properties[param]
+			}
+		}
+		t.Fatalf("no tool %s", tool)
+		return nil
+	}
+	if p := find("bb_set_status", "progress"); p["minimum"] != 0.0 || p["maximum"] != 100.0 {
+		t.Errorf("progress range: %v", p)
+	}
+	if p := find("bb_set_status", "status"); len(p["enum"].([]any)) != len(hub.AgentStatuses) {
+		t.Errorf("status enum: %v", p)
+	}
+	if p := find("bb_read_messages", "limit"); p["maximum"] != float64(hub.MaxLogLimit) {
+		t.Errorf("limit maximum: %v", p)
+	}
+	if p := find("bb_post_message", "content"); p["maxLength"] != float64(hub.MaxMessageLen) {
+		t.Errorf("content maxLength: %v", p)
+	}
+	// Annotations: reads are read-only; what marks mail or posts read is not.
+	ann := map[string]*sdk.ToolAnnotations{}
+	for _, tl := range tools {
+		ann[tl.Name] = tl.Annotations
+	}
+	for _, name := range []string{"bb_summary", "bb_get_status", "bb_events", "bb_list_artifacts", "bb_task_list", "bb_memory_get", "bb_check_scope", "bb_find_refs"} {
+		if !ann[name].ReadOnlyHint {
+			t.Errorf("%s is read-only", name)
+		}
+	}
+	for _, name := range []string{"bb_read_messages", "bb_inbox", "bb_post_message", "bb_send_mail", "bb_set_status", "bb_resume"} {
+		if ann[name].ReadOnlyHint || *ann[name].DestructiveHint {
+			t.Errorf("%s writes without destroying anything: %+v", name, ann[name])
+		}
+	}
+	if !*ann["bb_memory_set"].DestructiveHint || !ann["bb_memory_set"].IdempotentHint {
+		t.Error("bb_memory_set replaces a value: destructive and idempotent")
 	}
 }
 

@@ -9,50 +9,52 @@ import (
 // Tasks and resume (seed 002, as bb task / bb resume).
 
 type taskCreateIn struct {
-	Title       string `json:"title"`
-	Description string `json:"description,omitempty"`
-	Project     string `json:"project,omitempty"`
-	Priority    int    `json:"priority,omitempty" jsonschema:"higher first"`
+	Title       string `json:"title" jsonschema:"what to do"`
+	Description string `json:"description,omitempty" jsonschema:"details"`
+	Project     string `json:"project,omitempty" jsonschema:"project id"`
+	Priority    int    `json:"priority,omitempty" jsonschema:"higher first (default 0)"`
 }
 
 type taskListIn struct {
 	ID      string `json:"id,omitempty" jsonschema:"one task"`
-	Status  string `json:"status,omitempty" jsonschema:"pending|in_progress|completed|blocked"`
-	Project string `json:"project,omitempty"`
-	Limit   int    `json:"limit,omitempty"`
+	Status  string `json:"status,omitempty" jsonschema:"only this status"`
+	Project string `json:"project,omitempty" jsonschema:"only this project id"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"default 50"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
 }
 
 type tasksOut struct {
-	Tasks []hub.TaskView `json:"tasks"`
+	Tasks      []hub.TaskView `json:"tasks"`
+	NextCursor string         `json:"next_cursor,omitempty"`
 }
 
 type taskIDIn struct {
-	ID string `json:"id"`
+	ID string `json:"id" jsonschema:"task id"`
 }
 
 type taskCompleteIn struct {
-	ID            string `json:"id"`
-	Outcome       string `json:"outcome,omitempty" jsonschema:"done (default) or blocked"`
-	Summary       string `json:"summary" jsonschema:"what was done, or why it is blocked"`
-	BlockedReason string `json:"blocked_reason,omitempty"`
+	ID            string `json:"id" jsonschema:"task id"`
+	Outcome       string `json:"outcome,omitempty" jsonschema:"default done"`
+	Summary       string `json:"summary" jsonschema:"what was done or why blocked"`
+	BlockedReason string `json:"blocked_reason,omitempty" jsonschema:"reason (outcome blocked)"`
 }
 
 type resumeIn struct {
-	Project string `json:"project,omitempty" jsonschema:"scope to this project id (remembered)"`
-	Focus   string `json:"focus,omitempty" jsonschema:"task id to focus on"`
-	Peek    bool   `json:"peek,omitempty" jsonschema:"show the brief, change nothing"`
+	Project string `json:"project,omitempty" jsonschema:"project id (remembered)"`
+	Focus   string `json:"focus,omitempty" jsonschema:"task id to focus"`
+	Peek    bool   `json:"peek,omitempty" jsonschema:"change nothing"`
 }
 
 func (s *Server) addTaskTools() {
 	addTool(s, tool{name: "bb_task_create", needsID: true,
-		desc: "Create a pending task (its id is the bead id that mail and reservations name)."},
+		desc: "Create a task; its id is the bead mail and reservations name."},
 		func(ctx context.Context, c *call, in taskCreateIn) (hub.TaskView, error) {
 			r, err := c.svc.CreateTask(ctx, c.agent, hub.TaskInput{Title: in.Title, Description: in.Description, ProjectID: in.Project, Priority: in.Priority})
 			return hub.ViewTask(r.Task), err
 		})
 
 	addTool(s, tool{name: "bb_task_list", readOnly: true,
-		desc: "List tasks (highest priority, newest first) or show one by id, to pick or check work."},
+		desc: "Tasks by priority, or one by id."},
 		func(ctx context.Context, c *call, in taskListIn) (tasksOut, error) {
 			if in.ID != "" {
 				t, err := c.svc.GetTask(ctx, in.ID)
@@ -61,26 +63,28 @@ func (s *Server) addTaskTools() {
 				}
 				return tasksOut{Tasks: []hub.TaskView{hub.ViewTask(t)}}, nil
 			}
-			if in.Limit < 0 {
-				return tasksOut{}, hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be positive, got %d", in.Limit)
+			off, err := offsetOf(in.Cursor)
+			if err != nil {
+				return tasksOut{}, err
 			}
-			ts, err := c.svc.ListTasks(ctx, hub.TaskFilter{Status: in.Status, ProjectID: in.Project, Priority: -1, Limit: in.Limit})
-			out := tasksOut{Tasks: hub.ViewTasks(ts)}
-			if out.Tasks == nil {
-				out.Tasks = []hub.TaskView{}
+			limit := limitOr(in.Limit, defaultListLimit)
+			ts, err := c.svc.ListTasks(ctx, hub.TaskFilter{Status: in.Status, ProjectID: in.Project, Priority: -1, Limit: off + limit + 1})
+			if err != nil {
+				return tasksOut{}, err
 			}
-			return out, err
+			page, next := pageOf(hub.ViewTasks(ts), off, limit)
+			return tasksOut{Tasks: page, NextCursor: next}, nil
 		})
 
-	addTool(s, tool{name: "bb_task_begin", needsID: true,
-		desc: "Start a task: in_progress, owned by you, and your focus."},
+	addTool(s, tool{name: "bb_task_begin", needsID: true, idempotent: true,
+		desc: "Start a task: in progress, yours, your focus."},
 		func(ctx context.Context, c *call, in taskIDIn) (hub.TaskView, error) {
 			r, err := c.svc.BeginTask(ctx, c.agent, in.ID)
 			return hub.ViewTask(r.Task), err
 		})
 
-	addTool(s, tool{name: "bb_task_complete", needsID: true,
-		desc: "Close a task when done (or blocked), with a summary; tasks waiting on it are unblocked."},
+	addTool(s, tool{name: "bb_task_complete", needsID: true, idempotent: true,
+		desc: "Close a task done or blocked, with a summary."},
 		func(ctx context.Context, c *call, in taskCompleteIn) (hub.TaskView, error) {
 			outcome := in.Outcome
 			if outcome == "" {
@@ -90,14 +94,14 @@ func (s *Server) addTaskTools() {
 			return hub.ViewTask(r.Task), err
 		})
 
-	addTool(s, tool{name: "bb_resume", needsID: true, core: true,
-		desc: "Start or resume a session: what changed since your last resume, your focus task and a brief with memory."},
+	addTool(s, tool{name: "bb_resume", needsID: true,
+		desc: "Resume work: changes since last resume, focus task, brief with memory."},
 		func(ctx context.Context, c *call, in resumeIn) (hub.ResumeResult, error) {
 			if in.Peek {
 				p, err := c.svc.PeekResume(ctx, c.agent, in.Project)
 				return hub.ResumeResult{AgentName: p.AgentName, Brief: p.Brief, Prompt: hub.Prompt(c.agent, p.Brief), Deltas: []hub.EventView{}}, err
 			}
-			r, err := c.svc.Resume(ctx, hub.ResumeInput{Agent: c.agent, ProjectDir: in.Project, Focus: in.Focus})
+			r, err := c.svc.Resume(ctx, hub.ResumeInput{Agent: c.agent, ProjectDir: in.Project, Focus: in.Focus, StrictFocus: true})
 			if r.Deltas == nil {
 				r.Deltas = []hub.EventView{}
 			}

@@ -34,7 +34,7 @@ The board must exist ('bb init'); the server never creates one. Until it
 exists every tool answers NOT_INITIALIZED. With BB_SERVER (and BB_TOKEN)
 the tools act on that bb serve instead of a local board.
 
---tools core serves the dozen most used tools only (smaller tool
+--tools core serves the ten most used tools only (smaller tool
 definitions in the agent's context); --tools all (default) serves every
 tool. At the end of input every request already read is answered, then
 the server exits 0. SIGINT or SIGTERM stop it after the calls in progress
@@ -89,6 +89,6 @@ left unanswered at shutdown, exit 1.`,
 	}
 	f := c.Flags()
 	f.StringVar(&agent, "agent", "", "act as this agent id (fixed: bb_identify cannot change it)")
-	f.StringVar(&tools, "tools", bbmcp.ProfileAll, "tool profile: core (the dozen most used) or all")
+	f.StringVar(&tools, "tools", bbmcp.ProfileAll, "tool profile: core (the ten most used) or all")
 	return c
 }

@@ -14,8 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/blackboard-hub/bb/internal/hub"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 	"github.com/blackboard-hub/bb/internal/server"
@@ -191,8 +189,7 @@ func (a *app) runServer(ctx context.Context, svc hub.API, addr, token string) er
 	if err != nil {
 		return err
 	}
-	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return ms.SDK() },
-		&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	mcpHandler := ms.HTTPHandler(bbmcp.HTTPOptions{SessionTimeout: 30 * time.Minute})
 	srv, err := server.New(server.Config{Service: svc, Addr: addr, Token: token, Log: lg, MCP: mcpHandler,
 		Commands: a.commandRunner(svc)})
 	if err != nil {

@@ -91,6 +91,8 @@ func (t *tx) Inbox(ctx context.Context, f hub.InboxFilter) ([]hub.InboxEntry, er
 	if f.BeadID != "" {
 		where = append(where, `m.bead_id = ?`)
 		args = append(args, f.BeadID)
+	} else if f.MailOnly {
+		where = append(where, `m.bead_id <> ''`)
 	}
 	cursorRead := `(m.recipient = '*' AND m.seq <= ?)`
 	switch f.State {

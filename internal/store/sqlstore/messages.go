@@ -165,7 +165,11 @@ func (t *tx) ListMessages(ctx context.Context, f hub.MessageFilter) ([]hub.Messa
 			args = append(args, string(p))
 		}
 	}
-	onlyTags := f.Since.IsZero() && f.From == "" && len(f.Priorities) == 0 && f.Ref == nil && f.Limit > 0
+	if f.BeforeSeq > 0 {
+		where = append(where, `m.seq < ?`)
+		args = append(args, f.BeforeSeq)
+	}
+	onlyTags := f.Since.IsZero() && f.From == "" && len(f.Priorities) == 0 && f.Ref == nil && f.Limit > 0 && f.BeforeSeq == 0
 	if len(f.Tags) > 0 && onlyTags {
 		// The newest Limit messages carrying any of the tags are among the
 		// newest Limit of each tag: a bounded range of idx_message_tags_tag

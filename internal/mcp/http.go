@@ -1,0 +1,285 @@
+package mcp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// AgentHeader pins a streamable HTTP session's identity when it starts (on
+// the initialize request); the query parameter agent does the same for
+// clients that cannot set headers.
+const AgentHeader = "X-BB-Agent"
+
+// HTTPOptions configure HTTPHandler.
+type HTTPOptions struct {
+	// SessionTimeout closes sessions idle that long (0 = never).
+	SessionTimeout time.Duration
+	Logger         *slog.Logger
+}
+
+// sessionIdle is how long a session may stay silent and still hold its
+// identity against a new session claiming the same agent id.
+const sessionIdle = 5 * time.Minute
+
+// pin is an identity fixed when a session started.
+type pin struct {
+	agent string
+	token [32]byte // hash of the bearer token the session started with
+}
+
+// HTTPHandler serves MCP over streamable HTTP (the SDK's handler) with the
+// protocol rules of stdio:
+//
+//   - a body that is not JSON gets 400 with a -32700 reply, a message that
+//     is not a valid request 400 with -32600, a body over 4 MiB 413;
+//   - a POST without Mcp-Session-Id that is not initialize gets 400 (the
+//     SDK would start a session and answer code 0);
+//   - ids are echoed exactly (1.5, 12345678901234567890);
+//   - the initialize request may pin the session's identity with the
+//     X-BB-Agent header or ?agent=; a second live session claiming the same
+//     agent id is refused with 409 (one silent for 5 minutes is closed and
+//     replaced); later requests must carry the same bearer token.
+func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	next := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
+		&sdk.StreamableHTTPOptions{SessionTimeout: o.SessionTimeout, MaxRequestBodyBytes: MaxMessageBytes, Logger: logger})
+	return &httpFront{s: s, next: next}
+}
+
+type httpFront struct {
+	s      *Server
+	next   http.Handler
+	marker atomic.Int64
+}
+
+func (h *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid != "" {
+		if err := h.s.checkPin(sid, r); err != nil {
+			writeRPCError(w, http.StatusForbidden, nil, codeInvalidRequest, err.Error())
+			return
+		}
+	}
+	if r.Method != http.MethodPost {
+		h.next.ServeHTTP(w, r)
+		if r.Method == http.MethodDelete && sid != "" {
+			h.s.unpin(sid)
+		}
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("message too large: the limit is %d bytes", MaxMessageBytes))
+			return
+		}
+		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: cannot read the body")
+		return
+	}
+	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+	if !json.Valid(body) {
+		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the body is not valid JSON")
+		return
+	}
+	var rewrites map[string]json.RawMessage // marker → id as sent
+	isInit := false
+	if body[0] == '{' {
+		m, reply := inspect(body)
+		if reply != nil {
+			writeRaw(w, http.StatusBadRequest, reply)
+			return
+		}
+		isInit = m.method == "initialize"
+		if sid == "" && !isInit {
+			writeRPCError(w, http.StatusBadRequest, m.id, codeInvalidRequest,
+				"invalid request: no Mcp-Session-Id header: start a session with initialize, then send its Mcp-Session-Id with every request")
+			return
+		}
+		if m.id != nil && !exactID(m.id) {
+			marker := fmt.Sprintf("bb-id-%d-%d", time.Now().UnixNano(), h.marker.Add(1))
+			if body, err = replaceID(body, marker); err != nil {
+				writeRPCError(w, http.StatusBadRequest, m.id, codeInvalidRequest, "invalid request: "+err.Error())
+				return
+			}
+			q, _ := json.Marshal(marker)
+			rewrites = map[string]json.RawMessage{string(q): m.id}
+		}
+	} else if sid == "" {
+		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: a batch needs an initialized session (Mcp-Session-Id)")
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	var rw http.ResponseWriter = w
+	if rewrites != nil {
+		rw = &idWriter{ResponseWriter: w, rewrites: rewrites}
+	}
+	if isInit && sid == "" {
+		agent, given := requestedAgent(r)
+		if given {
+			if err := hub.ValidateBoardAgentID(agent); err != nil {
+				writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, fmt.Sprintf("%s: %s: %s", AgentHeader, hub.CodeOf(err), hub.MessageOf(err)))
+				return
+			}
+			if err := h.s.claimable(agent, ""); err != nil {
+				writeRPCError(w, http.StatusConflict, nil, codeInvalidRequest, err.Error())
+				return
+			}
+			rw = &pinWriter{ResponseWriter: rw, s: h.s, pin: pin{agent: agent, token: tokenHash(r)}}
+		}
+	}
+	h.next.ServeHTTP(rw, r)
+}
+
+// requestedAgent is the identity asked for by the header or the query.
+func requestedAgent(r *http.Request) (string, bool) {
+	if v, ok := r.Header[http.CanonicalHeaderKey(AgentHeader)]; ok && len(v) > 0 {
+		return v[0], true
+	}
+	if r.URL.Query().Has("agent") {
+		return r.URL.Query().Get("agent"), true
+	}
+	return "", false
+}
+
+func tokenHash(r *http.Request) [32]byte {
+	tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return sha256.Sum256([]byte(strings.TrimSpace(tok)))
+}
+
+// checkPin refuses a request of a pinned session that presents another
+// bearer token or claims another identity.
+func (s *Server) checkPin(sid string, r *http.Request) error {
+	s.mu.Lock()
+	p, ok := s.pins[sid]
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	if tokenHash(r) != p.token {
+		return errors.New("this session was started with another token")
+	}
+	if a, given := requestedAgent(r); given && a != p.agent {
+		return fmt.Errorf("this session's identity is %q: it cannot change", p.agent)
+	}
+	return nil
+}
+
+func (s *Server) unpin(sid string) {
+	s.mu.Lock()
+	delete(s.pins, sid)
+	s.mu.Unlock()
+}
+
+// pinWriter records the pin once the SDK has named the new session.
+type pinWriter struct {
+	http.ResponseWriter
+	s    *Server
+	pin  pin
+	done bool
+}
+
+func (p *pinWriter) WriteHeader(code int) {
+	if !p.done {
+		p.done = true
+		if sid := p.Header().Get("Mcp-Session-Id"); sid != "" && code < 300 {
+			p.s.mu.Lock()
+			p.s.pins[sid] = p.pin
+			p.s.mu.Unlock()
+		}
+	}
+	p.ResponseWriter.WriteHeader(code)
+}
+
+func (p *pinWriter) Write(b []byte) (int, error) {
+	if !p.done {
+		p.WriteHeader(http.StatusOK)
+	}
+	return p.ResponseWriter.Write(b)
+}
+
+func (p *pinWriter) Flush() {
+	if f, ok := p.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// idWriter puts back the ids the SDK could not represent: it replaces the
+// marker the request carried instead (an SSE event or a JSON body is
+// written in one piece).
+type idWriter struct {
+	http.ResponseWriter
+	rewrites map[string]json.RawMessage
+}
+
+func (w *idWriter) Write(b []byte) (int, error) {
+	out := b
+	for marker, id := range w.rewrites {
+		out = bytes.ReplaceAll(out, []byte(`"id":`+marker), append([]byte(`"id":`), id...))
+	}
+	if _, err := w.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (w *idWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+var intID = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// exactID reports whether the SDK echoes an id as sent: a string, or an
+// integer in int64 range without fraction or exponent.
+func exactID(id json.RawMessage) bool {
+	if id[0] == '"' {
+		return true
+	}
+	if !intID.Match(id) {
+		return false
+	}
+	_, err := strconv.ParseInt(string(id), 10, 64)
+	return err == nil
+}
+
+// replaceID sets a message's id to the string marker.
+func replaceID(body []byte, marker string) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	q, _ := json.Marshal(marker)
+	m["id"] = q
+	return json.Marshal(m)
+}
+
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
+	writeRaw(w, status, errorReply(id, code, msg))
+}
+
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
