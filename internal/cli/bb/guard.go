@@ -4,15 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -45,23 +42,18 @@ type guardResult struct {
 	Hooks    []guardHook `json:"hooks"`
 }
 
-// guardConflict is one staged or pushed path another agent holds.
-type guardConflict struct {
-	Path     string    `json:"path"`
-	Holder   string    `json:"holder"`
-	Scope    string    `json:"scope"`
-	Until    time.Time `json:"until"`
-	Bead     string    `json:"bead,omitempty"`
-	Blocking bool      `json:"blocking"`
-	Liveness string    `json:"liveness"`
-}
-
 // guardCheck is bb guard check's --json data.
 type guardCheck struct {
-	Stage     string          `json:"stage"`
-	Paths     int             `json:"paths"`
-	Refused   bool            `json:"refused"`
-	Conflicts []guardConflict `json:"conflicts"`
+	Stage string `json:"stage"`
+	// Paths is how many distinct paths the commit or push touches.
+	Paths int `json:"paths"`
+	// Mode is the effective mode: block, warn or off.
+	Mode    string `json:"mode"`
+	Refused bool   `json:"refused"`
+	// Held are the checked paths other agents' reservations overlap.
+	Held   []hub.PathCheck `json:"held"`
+	Reason string          `json:"reason,omitempty"`
+	Note   string          `json:"note,omitempty"`
 }
 
 func (a *app) guardCmd() *cobra.Command {
@@ -77,8 +69,9 @@ Reservations of stale or evicted agents, and expired ones, do not block.
 
 A hook that was already there is kept and run after the check (renamed
 <hook>.bb-chained); 'bb guard uninstall' puts it back. Skip the check once
-with BB_GUARD=off (or git's --no-verify, which skips every hook);
-BB_GUARD=warn reports conflicts without refusing.`,
+with BB_GUARD=off (or git's --no-verify, which skips every hook). The
+board's hook mode applies ('bb config set hooks.mode block|warn|off':
+warn reports without refusing); BB_GUARD=off|warn|block overrides it.`,
 		Example: `  bb guard install
   BB_GUARD=off git commit -m "hotfix"   # skip the check once
   bb guard check --stage commit          # what the pre-commit hook runs
@@ -152,7 +145,10 @@ holder, the reserved scope, until when, and how to proceed, when an active
 agent holds one of them; exits 0 otherwise. Acting agent: --as or
 $BB_AGENT_ID (its own reservations never conflict). Problems reading the
 board or git are reported on stderr and do not block (exit 0).
-BB_GUARD=off skips the check; BB_GUARD=warn reports without refusing.`,
+The paths go through the core's path check (CheckPaths, the rule of the
+edit hook); each overlap is recorded as an INCURSION event. The board's
+hooks.mode applies (warn: report only; off: skip); BB_GUARD=off|warn|block
+overrides it.`,
 		Example: `  bb guard check --stage commit
   echo "refs/heads/main $(git rev-parse HEAD) refs/heads/main 0000000000000000000000000000000000000000" | bb guard check --stage push origin`,
 		Args: usageArgs(cobra.MaximumNArgs(2)),
@@ -439,16 +435,20 @@ func pushedPaths(ctx context.Context, dir, remote string, in io.Reader) ([]strin
 	return paths, nil
 }
 
+// guardCheckBatch bounds the paths sent in one CheckPaths call.
+const guardCheckBatch = 500
+
 // guardCheck is bb guard check: it fails open (exit 0, note on stderr) on
 // anything but a deliberate refusal.
 func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error {
-	mode := strings.ToLower(strings.TrimSpace(a.env.Getenv("BB_GUARD")))
-	res := guardCheck{Stage: stage, Conflicts: []guardConflict{}}
+	res := guardCheck{Stage: stage, Mode: hub.ModeBlock, Held: []hub.PathCheck{}}
 	note := func(format string, v ...any) error {
 		fmt.Fprintf(a.env.Stderr, "bb guard: "+format+"\n", v...)
 		return a.reply(cmd, res, nil)
 	}
-	if mode == "off" {
+	env := strings.ToLower(strings.TrimSpace(a.env.Getenv("BB_GUARD")))
+	if env == hub.ModeOff {
+		res.Mode = hub.ModeOff
 		return note("BB_GUARD=off: check skipped")
 	}
 	ctx := cmd.Context()
@@ -478,10 +478,22 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	if err != nil {
 		return note("%s; check skipped", hub.MessageOf(err))
 	}
+	settings, err := api.GetHookSettings(ctx)
+	if err != nil {
+		return note("%s; check skipped", hub.MessageOf(err))
+	}
+	res.Mode = settings.Mode
+	if env == hub.ModeWarn || env == hub.ModeBlock {
+		res.Mode = env
+	}
+	if res.Mode == hub.ModeOff {
+		return note("hooks.mode is off: check skipped")
+	}
 	agent, explicit := a.identity()
 	if !explicit {
 		agent = ""
 	}
+	// Git names paths from the work tree's top; the board from its root.
 	root := api.Root()
 	realRoot, realTop := root, toplevel
 	if r, err := filepath.EvalSymlinks(root); err == nil {
@@ -491,6 +503,7 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 		realTop = r
 	}
 	seen := map[string]bool{}
+	var rels []string
 	for _, p := range paths {
 		if seen[p] {
 			continue
@@ -501,59 +514,43 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue // outside the board's project
 		}
-		chk, err := api.CheckScope(ctx, agent, root, rel)
+		if _, err := hub.CanonicalScope(root, root, rel); err != nil {
+			continue // a name no reservation can hold (control characters, too long)
+		}
+		rels = append(rels, rel)
+	}
+	var reasons, notes []string
+	for len(rels) > 0 {
+		batch := rels[:min(len(rels), guardCheckBatch)]
+		rels = rels[len(batch):]
+		chk, err := api.CheckPaths(ctx, hub.PathCheckInput{Agent: agent, Wd: root, Paths: batch, RecordIncursions: true})
 		if err != nil {
-			var he *hub.Error
-			if errors.As(err, &he) && (he.Code == hub.CodeInvalidArgs || he.Code == hub.CodeInvalidInput) {
-				continue // a name no reservation can hold
-			}
 			return note("%s; check skipped", hub.MessageOf(err))
 		}
-		for _, h := range chk.Holders {
-			res.Conflicts = append(res.Conflicts, guardConflict{Path: p, Holder: h.Reservation.AgentID, Scope: api.DisplayScope(h.Reservation),
-				Until: h.Reservation.ExpiresAt, Bead: h.Reservation.BeadID, Blocking: h.Blocking, Liveness: string(h.Liveness)})
-			if h.Blocking {
-				res.Refused = true
+		for _, pc := range chk.Paths {
+			if len(pc.Holders) > 0 {
+				res.Held = append(res.Held, pc)
 			}
 		}
-	}
-	sort.SliceStable(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Blocking && !res.Conflicts[j].Blocking })
-	for _, c := range res.Conflicts {
-		if !c.Blocking {
-			fmt.Fprintf(a.env.Stderr, "bb guard: note: %s is in %s, reserved by %s, who is %s: not blocking; take it over with 'bb agent reserve --scope %s --takeover-stale'\n", c.Path, c.Scope, c.Holder, c.Liveness, c.Scope)
+		if chk.Blocking {
+			res.Refused = true
+			reasons = append(reasons, chk.Reason)
 		}
+		if chk.Note != "" {
+			notes = append(notes, chk.Note)
+		}
+	}
+	res.Reason, res.Note = strings.Join(reasons, "\n"), strings.Join(notes, "\n")
+	if res.Note != "" {
+		fmt.Fprintf(a.env.Stderr, "bb guard: note: %s\n", res.Note)
 	}
 	if !res.Refused {
 		return a.reply(cmd, res, nil)
 	}
-	var b strings.Builder
-	what := map[string]string{"commit": "commit", "push": "push"}[stage]
-	fmt.Fprintf(&b, "bb guard: %s refused: it touches files another active agent has reserved:\n", what)
-	holders := map[string]bool{}
-	for _, c := range res.Conflicts {
-		if !c.Blocking {
-			continue
-		}
-		holders[c.Holder] = true
-		bead := ""
-		if c.Bead != "" {
-			bead = ", bead " + c.Bead
-		}
-		fmt.Fprintf(&b, "  %s: reserved by %s (scope %s, until %s%s)\n", c.Path, c.Holder, c.Scope, c.Until.UTC().Format(time.RFC3339), bead)
-	}
-	var names []string
-	for h := range holders {
-		names = append(names, h)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(&b, "Ask %s to release it: bb agent send --to %s --category BLOCKED --subject \"need <path>\" --body \"...\"\n", n, n)
-	}
-	fmt.Fprintf(&b, "or unstage those paths, or wait until the reservation expires.\n")
-	fmt.Fprintf(&b, "To %s anyway: BB_GUARD=off git %s ...  (or git %s --no-verify)", what, what, what)
-	if mode == "warn" {
-		fmt.Fprintln(a.env.Stderr, strings.Replace(b.String(), "refused", "would be refused (BB_GUARD=warn)", 1))
+	msg := fmt.Sprintf("bb guard: %s refused: it touches files another active agent has reserved.\n%s\nOr unstage those paths, or wait until the reservation expires.\nTo %s anyway: BB_GUARD=off git %s ...  (or git %s --no-verify)", stage, res.Reason, stage, stage, stage)
+	if res.Mode == hub.ModeWarn {
+		fmt.Fprintln(a.env.Stderr, strings.Replace(msg, "refused", "would be refused (warn mode)", 1))
 		return a.reply(cmd, res, nil)
 	}
-	return &hub.Error{Code: hub.CodeReservationConflict, Message: b.String()}
+	return &hub.Error{Code: hub.CodeReservationConflict, Message: msg}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/hookio"
 	"github.com/blackboard-hub/bb/internal/hub"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 )
@@ -466,7 +467,7 @@ func (ie *installEnv) install(cl mcpClient) (installResult, error) {
 			return r, err
 		}
 		if err := ie.jsonEdit(hf, h.Skeleton, func(d *jsonDoc) error {
-			for _, ev := range h.Events {
+			for _, ev := range hookio.Events(cl.Name) {
 				created, _, err := d.setElement([]string{"hooks", ev.Name}, h.hookEntry(ev, ie.hookCommand(cl.Name, ev.Name)), ourHookEntry(cl.Name))
 				if err != nil {
 					return err
@@ -480,7 +481,7 @@ func (ie *installEnv) install(cl mcpClient) (installResult, error) {
 		if !slices.Contains(touched, hf) {
 			touched = append(touched, hf)
 		}
-		r.Hooks = eventNames(h)
+		r.Hooks = eventNames(cl.Name)
 		r.NotCovered = h.NotCovered
 	} else if cl.Hooks != nil {
 		r.NotCovered = "hooks not installed (--no-hooks): no per-session identity, no mail delivery into the context, no edit check"

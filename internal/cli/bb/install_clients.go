@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/blackboard-hub/bb/internal/hookio"
 )
 
 // mcpServerName is the key of Blackboard's MCP entry in a client's config.
@@ -26,19 +28,11 @@ const (
 	styleFlat
 )
 
-// hookEvent is one client event bb wires to `bb hook <client> <Event>`.
-type hookEvent struct {
-	Name    string
-	Matcher string // tools the event is limited to ("" = all)
-	// Purpose is what the runtime does on this event (for --help and docs).
-	Purpose string
-}
-
-// hookConfig is where and how a client reads its hooks.
+// hookConfig is where and how a client reads its hooks. The events wired
+// are the ones the hook runtime acts on, hookio.Events(client).
 type hookConfig struct {
 	Local, Global string // relative to the project / to $HOME
 	Style         hookStyle
-	Events        []hookEvent
 	// Skeleton is the content of a file bb creates ("{}" when empty).
 	Skeleton string
 	// NotCovered says what the client's hook events cannot do for
@@ -76,13 +70,6 @@ type mcpClient struct {
 var claudeHooks = &hookConfig{
 	Local: filepath.Join(".claude", "settings.local.json"), Global: filepath.Join(".claude", "settings.json"),
 	Style: styleMatcherGroups, Skeleton: "{}",
-	Events: []hookEvent{
-		{Name: "SessionStart", Purpose: "identity and the session brief"},
-		{Name: "UserPromptSubmit", Purpose: "new mail before each prompt"},
-		{Name: "PreToolUse", Matcher: "Edit|Write|MultiEdit|NotebookEdit", Purpose: "edit check against other agents' reservations"},
-		{Name: "PostToolUse", Purpose: "new mail during long autonomous runs"},
-		{Name: "Stop", Purpose: "end-of-turn reminder (held reservations, owed acks)"},
-	},
 }
 
 // Codex CLI: hooks in hooks.json next to an active config layer
@@ -94,13 +81,6 @@ var claudeHooks = &hookConfig{
 var codexHooks = &hookConfig{
 	Local: filepath.Join(".codex", "hooks.json"), Global: filepath.Join(".codex", "hooks.json"),
 	Style: styleMatcherGroups, Skeleton: "{}",
-	Events: []hookEvent{
-		{Name: "SessionStart", Purpose: "identity and the session brief"},
-		{Name: "UserPromptSubmit", Purpose: "new mail before each prompt"},
-		{Name: "PreToolUse", Matcher: "apply_patch|Edit|Write", Purpose: "edit check against other agents' reservations"},
-		{Name: "PostToolUse", Purpose: "new mail during long autonomous runs"},
-		{Name: "Stop", Purpose: "end-of-turn reminder (held reservations, owed acks)"},
-	},
 	NotCovered: "edits Codex makes through shell commands rather than apply_patch are not checked before they happen (the git guard still catches them at commit)",
 }
 
@@ -112,13 +92,6 @@ var codexHooks = &hookConfig{
 var geminiHooks = &hookConfig{
 	Local: filepath.Join(".gemini", "settings.json"), Global: filepath.Join(".gemini", "settings.json"),
 	Style: styleGemini, Skeleton: "{}",
-	Events: []hookEvent{
-		{Name: "SessionStart", Purpose: "identity and the session brief"},
-		{Name: "BeforeAgent", Purpose: "new mail before each prompt"},
-		{Name: "BeforeTool", Matcher: "write_file|replace", Purpose: "edit check against other agents' reservations"},
-		{Name: "AfterTool", Purpose: "new mail during long autonomous runs"},
-		{Name: "AfterAgent", Purpose: "end-of-turn reminder (held reservations, owed acks)"},
-	},
 	NotCovered: "files changed by run_shell_command are not checked before they happen (the git guard still catches them at commit)",
 }
 
@@ -131,12 +104,6 @@ var geminiHooks = &hookConfig{
 var cursorHooks = &hookConfig{
 	Local: filepath.Join(".cursor", "hooks.json"), Global: filepath.Join(".cursor", "hooks.json"),
 	Style: styleFlat, Skeleton: "{\n  \"version\": 1\n}",
-	Events: []hookEvent{
-		{Name: "sessionStart", Purpose: "identity and the session brief"},
-		{Name: "preToolUse", Purpose: "edit check against other agents' reservations"},
-		{Name: "postToolUse", Purpose: "new mail during long autonomous runs (additional_context)"},
-		{Name: "stop", Purpose: "end-of-turn reminder (held reservations, owed acks)"},
-	},
 	NotCovered: "no context can be added before a prompt (beforeSubmitPrompt only allows or blocks), so mail arrives at session start, after tool calls and at stop; Cursor also runs Claude Code's hooks from .claude/ — with both installed, events may fire twice",
 }
 
@@ -166,16 +133,16 @@ func clientNames() []string {
 	return out
 }
 
-func eventNames(h *hookConfig) []string {
+func eventNames(client string) []string {
 	var out []string
-	for _, e := range h.Events {
+	for _, e := range hookio.Events(client) {
 		out = append(out, e.Name)
 	}
 	return out
 }
 
 // hookEntry is the array element bb adds under hooks.<event>.
-func (h *hookConfig) hookEntry(ev hookEvent, command string) any {
+func (h *hookConfig) hookEntry(ev hookio.EventSpec, command string) any {
 	switch h.Style {
 	case styleFlat:
 		e := map[string]any{"command": command}

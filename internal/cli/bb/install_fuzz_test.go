@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/blackboard-hub/bb/internal/hookio"
 )
 
 var fuzzEntry = map[string]any{"command": "bb", "args": []any{"mcp", "--dir", "/p"}}
@@ -24,7 +26,7 @@ func fuzzInstall(text string) (string, [][]string, error) {
 		return "", nil, err
 	}
 	created = append(created, c...)
-	for _, ev := range claudeHooks.Events {
+	for _, ev := range hookio.Events("claude") {
 		c, _, err := d.setElement([]string{"hooks", ev.Name}, claudeHooks.hookEntry(ev, "bb hook claude "+ev.Name+" --dir /p"), ourHookEntry("claude"))
 		if err != nil {
 			return "", nil, err
@@ -43,7 +45,7 @@ func fuzzUninstall(t *testing.T, text string, created [][]string) string {
 	if _, err := d.removeMember([]string{"mcpServers"}, mcpServerName); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range claudeHooks.Events {
+	for _, ev := range hookio.Events("claude") {
 		if _, err := d.removeElements([]string{"hooks", ev.Name}, ourHookEntry("claude")); err != nil {
 			t.Fatal(err)
 		}
