@@ -93,6 +93,7 @@ type API interface {
 	Resume(ctx context.Context, in ResumeInput) (ResumeResult, error)
 	SendAgentMail(ctx context.Context, in MailSendInput) (MailRow, error)
 	SendMail(ctx context.Context, in SendInput) (MailItem, error)
+	Search(ctx context.Context, q SearchQuery) (SearchResult, error)
 	Sessions(ctx context.Context, viewer string) (Sessions, error)
 	SessionBrief(ctx context.Context, agent string) (Delivery, error)
 	SessionByClientPID(ctx context.Context, client string, pid int64) (HookSession, error)

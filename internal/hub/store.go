@@ -37,6 +37,7 @@ type Tx interface {
 	TaskTx
 	MemoryTx
 	HookTx
+	SearchTx
 }
 
 // AgentTx reads and writes the agents table.

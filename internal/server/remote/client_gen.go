@@ -432,6 +432,13 @@ func (c *Client) SendMail(ctx context.Context, in hub.SendInput) (hub.MailItem, 
 	return r0, err
 }
 
+// Search calls hub.Service.Search on the server.
+func (c *Client) Search(ctx context.Context, q hub.SearchQuery) (hub.SearchResult, error) {
+	var r0 hub.SearchResult
+	err := c.call(ctx, "Search", []any{q}, []any{&r0})
+	return r0, err
+}
+
 // Sessions calls hub.Service.Sessions on the server.
 func (c *Client) Sessions(ctx context.Context, viewer string) (hub.Sessions, error) {
 	var r0 hub.Sessions

@@ -101,7 +101,9 @@ func quote(id string) string { return `"` + strings.ReplaceAll(id, `"`, `""`) + 
 
 // tables lists the store's data tables (not its bookkeeping ones).
 func (s side) tables(ctx context.Context, q querier) ([]string, error) {
-	query := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+	// Plain tables only: the full-text indexes (virtual tables and their
+	// shadow tables) are rebuilt by the target's own triggers.
+	query := `SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'`
 	if s.pg() {
 		query = `SELECT table_name FROM information_schema.tables
 			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'schema_version'`

@@ -36,6 +36,7 @@ func groups() []group {
 		{"Events", testEvents},
 		{"Idempotency", testIdempotency},
 		{"Transactions", testTransactions},
+		{"Search", testSearch},
 	}
 }
 
