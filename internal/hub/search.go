@@ -81,9 +81,9 @@ type SearchRow struct {
 	Key string
 	// Scope and ScopeID place a memory entry.
 	Scope, ScopeID string
-	Seq   int64 // messages only
-	Title string
-	Body  string
+	Seq            int64 // messages only
+	Title          string
+	Body           string
 	// Agent is who wrote it (sender, owner, producer, memory scope id);
 	// To is a message's recipient.
 	Agent string

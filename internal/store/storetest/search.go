@@ -129,7 +129,7 @@ func testSearch(t *testing.T, open Opener) {
 	})
 	t.Run("IndexFollowsUpdatesAndDeletes", func(t *testing.T) {
 		_, err = svc.SetMemory(ctx, "ana", hub.MemoryInput{Key: "deploy-window", Value: "Mondays only"})
-	check(t, err)
+		check(t, err)
 		if got := searchIDs(t, f, hub.SearchQuery{Text: "fridays"}); len(got) != 0 {
 			t.Errorf("old memory value still found: %v", got)
 		}
