@@ -221,20 +221,16 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) (SearchResult, erro
 	if q.Since > 0 {
 		st.Since = s.Now().Add(-q.Since)
 	}
-	for _, k := range q.Kinds {
-		k = strings.ToLower(strings.TrimSpace(k))
-		if k == "mail" || k == "messages" {
+	for _, typed := range q.Kinds {
+		k := strings.ToLower(strings.TrimSpace(typed))
+		if k == "mail" {
 			k = SearchMessage
 		}
-		k = strings.TrimSuffix(k, "s")
-		ok := false
-		for _, known := range searchKinds {
-			if k == known {
-				ok = true
-			}
+		if k != SearchMemory { // "tasks", "messages", "artifacts"
+			k = strings.TrimSuffix(k, "s")
 		}
-		if !ok {
-			return SearchResult{}, FieldErr(CodeInvalidInput, "kind", "unknown kind %q: use one of %s", k, strings.Join(searchKinds, ", "))
+		if !containsString(searchKinds, k) {
+			return SearchResult{}, FieldErr(CodeInvalidInput, "kind", "unknown kind %q: use one of %s", typed, strings.Join(searchKinds, ", "))
 		}
 		if !containsString(st.Kinds, k) {
 			st.Kinds = append(st.Kinds, k)

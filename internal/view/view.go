@@ -279,3 +279,31 @@ func ReservationOf(r hub.Reservation, display string, now time.Time) Reservation
 		BeadID: r.BeadID, State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, ReleasedAt: r.ReleasedAt,
 		Expired: r.State == hub.ResActive && !now.Before(r.ExpiresAt)}
 }
+
+// Part is a piece of a search snippet or title: matched words or the text
+// between them.
+type Part struct {
+	Text  string
+	Match bool
+}
+
+// Parts splits s at the byte ranges marks (sorted, not overlapping, as
+// hub.Search returns them); ranges outside s are ignored.
+func Parts(s string, marks [][2]int) []Part {
+	var out []Part
+	at := 0
+	for _, m := range marks {
+		if m[0] < at || m[1] > len(s) || m[0] >= m[1] {
+			continue
+		}
+		if m[0] > at {
+			out = append(out, Part{Text: s[at:m[0]]})
+		}
+		out = append(out, Part{Text: s[m[0]:m[1]], Match: true})
+		at = m[1]
+	}
+	if at < len(s) {
+		out = append(out, Part{Text: s[at:]})
+	}
+	return out
+}

@@ -215,7 +215,7 @@ reports its unread messages (notices).`,
 	root.AddCommand(
 		a.initCmd(), a.destroyCmd(),
 		a.statusCmd(),
-		a.postCmd(), a.logCmd(), a.messageCmd(),
+		a.postCmd(), a.logCmd(), a.messageCmd(), a.searchCmd(),
 		a.artifactCmd(), a.artifactsCmd(), a.artifactAddAlias(), a.artifactShowAlias(),
 		a.refsCmd(), a.clearCmd(), a.exportCmd(), a.summaryCmd(), a.eventsCmd(),
 		a.installCmd(), a.uninstallCmd(), a.guardCmd(), a.demoCmd(),
