@@ -35,6 +35,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/v1/events", s.api("events", s.listEvents))
 	m.HandleFunc("GET /api/v1/events/stream", s.stream)
 	m.HandleFunc("GET /api/v1/summary", s.api("summary", s.summary))
+	m.HandleFunc("GET /api/v1/search", s.api("search", s.search))
 	m.HandleFunc("GET /api/v1/export", s.export)
 	m.HandleFunc("POST /api/v1/rpc/{method}", s.rpc)
 	m.HandleFunc("GET /api/v1/info", s.api("info", s.info))
@@ -389,4 +390,21 @@ func longLived(h http.Handler) http.Handler {
 // info describes the server: the project it serves and its store.
 func (s *Server) info(c *call) (any, error) {
 	return s.svc.Info(c.ctx)
+}
+
+// search answers GET /api/v1/search?q=…&kind=…&agent=…&since=…&limit=…
+// with the ranked hits of hub.Search.
+func (s *Server) search(c *call) (any, error) {
+	qs := c.r.URL.Query()
+	q := hub.SearchQuery{Text: c.q("q"), Kinds: qs["kind"], Agent: c.q("agent")}
+	var err error
+	if v := c.q("since"); v != "" {
+		if q.Since, err = hub.ParseDuration(v); err != nil {
+			return nil, err
+		}
+	}
+	if q.Limit, err = limitParam(c.q("limit"), hub.DefaultSearchLimit, hub.MaxSearchLimit); err != nil {
+		return nil, err
+	}
+	return s.svc.Search(c.ctx, q)
 }
