@@ -115,6 +115,7 @@ func New(svc hub.API, opts Options) (*Server, error) {
 	s.addReservationTools()
 	s.addTaskTools()
 	s.addMemoryTools()
+	s.addSearchTools()
 	s.addEventTools()
 	return s, nil
 }
