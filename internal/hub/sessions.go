@@ -68,6 +68,23 @@ type Sessions struct {
 	Unread       int
 	PendingAck   int
 	LastEventSeq int64
+	Counts       SessionCounts
+}
+
+// SessionCounts are the numbers a person watching the team reads at a
+// glance (over the dashboard's window of recent messages and events).
+type SessionCounts struct {
+	// ActiveAgents are agents seen within the active window.
+	ActiveAgents int
+	// NeedsInput counts sessions waiting on an answer (an open blocker or
+	// a blocked status).
+	NeedsInput int
+	// UnackedHandoffs are HANDOFF messages their recipient has not accepted.
+	UnackedHandoffs int
+	// IncursionsToday are incursions recorded since midnight (UTC).
+	IncursionsToday int
+	// OpenTasks are tasks not completed.
+	OpenTasks int
 }
 
 // TimelineItem is one row of a conversation: a message, or an event shown
@@ -132,18 +149,57 @@ func EventLabel(e *Event) (label string, protocol bool) {
 		return "", false
 	case strings.Contains(t, "RESERV") && (strings.Contains(t, "RELEASE") || strings.Contains(t, "EXPIRE")):
 		return "Released", false
+	case strings.Contains(t, "RESERV") && strings.Contains(t, "RENEW"):
+		return "Renewed", false
 	case strings.Contains(t, "RESERV"):
 		return "Reserved", false
 	case strings.Contains(t, "STATUS_CLEARED"):
 		return "Cleared status", false
+	case strings.HasPrefix(t, "TASK"):
+		return taskEventLabel(t), false
 	case strings.Contains(t, "STATUS"):
-		return "Status", false
+		return "Working on", false
+	case strings.Contains(t, "REGISTERED") && strings.HasPrefix(t, "AGENT"):
+		return "Joined", false
+	case strings.Contains(t, "FOCUS"):
+		return "Focus", false
 	case strings.Contains(t, "ARTIFACT"):
 		return "Artifact", false
-	case strings.Contains(t, "TASK"):
-		return "Task", false
+	case strings.HasPrefix(t, "MEMORY"):
+		return "Memory", false
 	}
-	return e.Type, false
+	return humanWords(e.Type), false
+}
+
+// taskEventLabel names a task event in a person's words.
+func taskEventLabel(t string) string {
+	switch {
+	case strings.Contains(t, "CREATED"):
+		return "New task"
+	case strings.Contains(t, "CLOSED"):
+		return "Task closed"
+	case strings.Contains(t, "ASSIGNED"):
+		return "Task taken"
+	case strings.Contains(t, "STATUS"):
+		return "Task status"
+	case strings.Contains(t, "PRIORITY"):
+		return "Task priority"
+	case strings.Contains(t, "DEPENDENCY"):
+		return "Task depends"
+	case strings.Contains(t, "DELETED"):
+		return "Task deleted"
+	}
+	return "Task"
+}
+
+// humanWords turns an event type ("agent.updated", "board_cleared") into
+// words ("Agent updated").
+func humanWords(t string) string {
+	w := strings.ToLower(strings.NewReplacer(".", " ", "_", " ").Replace(t))
+	if w == "" {
+		return ""
+	}
+	return strings.ToUpper(w[:1]) + w[1:]
 }
 
 // sessionData is what one read of the store gives the read model.
@@ -228,6 +284,9 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 	for _, a := range d.agents {
 		v := agentView(a, LiveOf(a.LastSeen, now, stale))
 		out.Agents = append(out.Agents, v)
+		if v.Presence == PresActive {
+			out.Counts.ActiveAgents++
+		}
 		live[a.ID] = v
 	}
 	cards := map[string]*FeedCard{}
@@ -262,6 +321,9 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		if pend {
 			out.PendingAck++
 		}
+		if strings.EqualFold(m.Category, "HANDOFF") && !m.IsBroadcast() && m.AckedAt == nil {
+			out.Counts.UnackedHandoffs++
+		}
 		if m.BeadID == "" {
 			continue
 		}
@@ -285,8 +347,12 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 			}
 		}
 	}
+	midnight := now.Truncate(24 * time.Hour)
 	for i := range d.events {
 		e := &d.events[i]
+		if label, _ := EventLabel(e); label == LabelIncursion && !e.CreatedAt.Before(midnight) {
+			out.Counts.IncursionsToday++
+		}
 		bead := e.BeadID
 		if bead == "" {
 			bead = e.TaskID
@@ -304,6 +370,9 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 	// Tasks are beads too: their title, status and owner lead the card.
 	taskStatus := map[string]string{}
 	for _, t := range d.tasks {
+		if t.Status != TaskCompleted {
+			out.Counts.OpenTasks++
+		}
 		c := card("bead:" + t.ID)
 		c.BeadID, c.Title, c.Status = t.ID, t.Title, t.Status
 		taskStatus[c.Key] = t.Status
@@ -367,6 +436,9 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		}
 		slices.SortStableFunc(fg.Cards, func(a, b FeedCard) int { return b.LastAt.Compare(a.LastAt) })
 		out.Feed = append(out.Feed, fg)
+		if g == GroupNeedsInput {
+			out.Counts.NeedsInput = len(fg.Cards)
+		}
 	}
 	return out, nil
 }

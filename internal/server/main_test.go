@@ -68,6 +68,9 @@ type opt func(*envConfig)
 
 func withToken(tok string) opt { return func(c *envConfig) { c.Token = tok } }
 
+// withDir serves the board of an existing project directory.
+func withDir(dir string) opt { return func(c *envConfig) { c.dir = dir } }
+
 // withClock fixes the service's clock (what BB_NOW does for a CLI process).
 func withClock(t time.Time) opt {
 	return func(c *envConfig) { c.clock = hub.FixedClock{T: t} }
@@ -122,11 +125,13 @@ func newEnvWithCommands(t testing.TB) *env {
 
 func newEnv(t testing.TB, opts ...opt) *env {
 	t.Helper()
-	dir := t.TempDir()
-	run(t, dir, "init")
-	cfg := envConfig{Config: server.Config{PollInterval: 20 * time.Millisecond}, dir: dir}
+	cfg := envConfig{Config: server.Config{PollInterval: 20 * time.Millisecond}, dir: t.TempDir()}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	dir := cfg.dir
+	if _, err := os.Stat(filepath.Join(dir, ".bb")); err != nil {
+		run(t, dir, "init")
 	}
 	svc := openBoard(t, dir, cfg.clock)
 	cfg.Service = svc

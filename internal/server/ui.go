@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"hash/fnv"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 )
@@ -40,6 +44,10 @@ func newUI(s *Server) (*ui, error) {
 		"lower":   strings.ToLower,
 		"hue":     hue,
 		"deref":   func(p *string) string { return deref(p) },
+		"marked":  marked,
+		"words":   statusWord,
+		"base":    baseName,
+		"isTo":    func(m *hub.Message, who string) bool { return m.To == who },
 	}).ParseFS(assetFS, "assets/templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("dashboard templates: %w", err)
@@ -56,12 +64,20 @@ func (u *ui) routes(m *http.ServeMux) {
 	m.Handle("GET /static/", u.static())
 	m.HandleFunc("GET /ui/agents", u.fragment("agents", u.agentsData))
 	m.HandleFunc("GET /ui/feed", u.fragment("feed", u.feedData))
-	m.HandleFunc("GET /ui/conversation", u.fragment("conversation", u.conversationData))
+	m.HandleFunc("GET /ui/conversation", u.fragment("conversation", func(r *http.Request, d *pageData) error {
+		if err := u.feedData(r, d); err != nil {
+			return err
+		}
+		return u.conversationData(r, d)
+	}))
 	m.HandleFunc("GET /ui/timeline", u.fragment("timeline", u.conversationData))
 	m.HandleFunc("POST /ui/post", u.post)
 	m.HandleFunc("POST /ui/read/{id}", u.receipt(false))
 	m.HandleFunc("POST /ui/ack/{id}", u.receipt(true))
 	m.HandleFunc("POST /ui/identity", u.identity)
+	m.HandleFunc("GET /ui/counts", u.fragment("counts", u.feedData))
+	m.HandleFunc("POST /ui/send", u.send)
+	m.HandleFunc("POST /ui/answer/{id}", u.answer)
 }
 
 func (u *ui) static() http.Handler {
@@ -91,6 +107,15 @@ type pageData struct {
 	Root     string
 	Backend  string
 	Reserv   []reservationRow
+	// Query is the search box's text; Results its answer (the search view).
+	Query   string
+	Results *hub.SearchResult
+	// Attention are the rows of the conversation that wait on someone:
+	// open blockers, handoffs not accepted, incursions, urgent posts.
+	Attention []hub.TimelineItem
+	// Hide hides stale and offline agents; Tab is the phone tab shown.
+	Hide bool
+	Tab  string
 }
 
 // reservationRow is one active reservation shown on the dashboard.
@@ -106,7 +131,13 @@ type reservationRow struct {
 }
 
 func (u *ui) base(r *http.Request) *pageData {
-	return &pageData{Viewer: u.viewer(r), Session: r.URL.Query().Get("session"),
+	q := r.URL.Query()
+	tab := q.Get("tab")
+	if tab != "agents" && tab != "work" {
+		tab = "convo"
+	}
+	return &pageData{Viewer: u.viewer(r), Session: q.Get("session"), Query: strings.TrimSpace(q.Get("q")),
+		Hide: q.Get("hide") == "stale", Tab: tab,
 		Root: u.s.svc.Root(), Backend: u.s.local.Store.Backend()}
 }
 
@@ -131,8 +162,19 @@ func (u *ui) conversationData(r *http.Request, d *pageData) error {
 	if err != nil {
 		return err
 	}
+	// Newest first: what just happened is on top, where the reader starts.
+	slices.Reverse(items)
 	d.Items = items
+	d.Attention = attention(items, d.Viewer, u.s.svc.Now())
 	d.Title = sessionTitle(d.Session)
+	// A work item reads by its title (the task's or its latest subject).
+	for _, g := range d.Sessions.Feed {
+		for _, c := range g.Cards {
+			if c.Key == d.Session && c.Title != "" {
+				d.Title = c.Title
+			}
+		}
+	}
 	return nil
 }
 
@@ -153,9 +195,12 @@ func (u *ui) page(w http.ResponseWriter, r *http.Request) {
 	if err = u.agentsData(r, d); err == nil {
 		err = u.conversationData(r, d)
 	}
+	if err == nil && d.Query != "" {
+		err = u.searchData(r, d)
+	}
 	if err != nil {
 		d.Error = hub.MessageOf(err)
-		d.Session = ""
+		d.Session, d.Results = "", nil
 		_ = u.conversationData(r, d)
 	}
 	u.render(w, "page", d)
@@ -295,20 +340,36 @@ func ago(now, t time.Time) string {
 	}
 }
 
+// initial is an agent's avatar text: the first letters of its first two
+// words ("amber-otter" → "AO"), else its first two letters ("bob" → "BO").
 func initial(s string) string {
-	for _, r := range s {
-		return strings.ToUpper(string(r))
+	words := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	var out []rune
+	for _, w := range words {
+		r, _ := utf8.DecodeRuneInString(w)
+		out = append(out, r)
+		if len(out) == 2 {
+			break
+		}
 	}
-	return "?"
+	if len(out) < 2 && len(words) > 0 {
+		out = []rune(words[0])
+		if len(out) > 2 {
+			out = out[:2]
+		}
+	}
+	if len(out) == 0 {
+		return "?"
+	}
+	return strings.ToUpper(string(out))
 }
 
-// hue gives each agent a stable avatar colour.
+// hue gives each agent a stable avatar colour: a hash of the whole name
+// spread over the colour wheel in 24 well-separated steps.
 func hue(s string) int {
-	h := 0
-	for _, c := range s {
-		h = (h*31 + int(c)) % 360
-	}
-	return h
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(s))
+	return int(h.Sum32()%24) * 15
 }
 
 func deref(p *string) string {

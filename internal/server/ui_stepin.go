@@ -1,0 +1,200 @@
+package server
+
+import (
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/view"
+)
+
+// The person steps in: writes to one agent or everyone, passes work,
+// answers a blocker. Every write goes through the core under the person's
+// name, so agents see it on every surface (inbox, hooks, MCP).
+
+// humanRole is the role the dashboard registers its person under.
+const humanRole = "human"
+
+// ensureHuman registers the viewer as an agent of role human the first time
+// they send mail (mail needs a known sender).
+func (u *ui) ensureHuman(r *http.Request, name string) error {
+	_, _, err := u.s.svc.RegisterAgent(r.Context(), hub.RegisterInput{ID: name, Role: humanRole})
+	if err != nil && hub.CodeOf(err) != hub.CodeDuplicateAgentID {
+		return err
+	}
+	return nil
+}
+
+// send is the composer: to everyone it posts on the board (with priority);
+// to one agent it sends mail of the chosen kind (a message, a handoff, a
+// decision) about the session's work item.
+func (u *ui) send(w http.ResponseWriter, r *http.Request) {
+	if err := u.form(w, r); err != nil {
+		u.fail(w, err)
+		return
+	}
+	to := strings.TrimSpace(r.PostForm.Get("to"))
+	if to == "" || to == hub.Broadcast || to == hub.BroadcastName {
+		u.post(w, r)
+		return
+	}
+	d := u.base(r)
+	d.Session = r.PostForm.Get("session")
+	content := strings.TrimSpace(r.PostForm.Get("content"))
+	bead := strings.TrimSpace(r.PostForm.Get("bead"))
+	if bead == "" {
+		if kind, id, _ := strings.Cut(d.Session, ":"); kind == "bead" {
+			bead = id
+		}
+	}
+	if bead == "" {
+		u.fail(w, hub.FieldErr(hub.CodeMissingBeadID, "bead", "Name the work item this message is about (for example bb-12)."))
+		return
+	}
+	if content == "" {
+		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "content", "Write a message first."))
+		return
+	}
+	category := r.PostForm.Get("kind")
+	if category == "" {
+		category = "INFO"
+	}
+	in := hub.SendInput{From: d.Viewer, To: to, BeadID: bead, Category: category, Subject: subjectOf(content), Body: content}
+	if category == "HANDOFF" {
+		in.NextAction = subjectOf(content)
+	}
+	if err := u.mail(r, in); err != nil {
+		u.fail(w, err)
+		return
+	}
+	u.timeline(w, r, d)
+}
+
+// answer replies to a blocker (BLOCKED) with a DECISION to the agent that
+// asked, on the same work item, and accepts the blocker when it was
+// addressed to the person.
+func (u *ui) answer(w http.ResponseWriter, r *http.Request) {
+	if err := u.form(w, r); err != nil {
+		u.fail(w, err)
+		return
+	}
+	d := u.base(r)
+	d.Session = r.PostForm.Get("session")
+	content := strings.TrimSpace(r.PostForm.Get("content"))
+	if content == "" {
+		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "content", "Write the answer first."))
+		return
+	}
+	subject := strings.TrimSpace(r.PostForm.Get("subject"))
+	if subject == "" {
+		subject = subjectOf(content)
+	} else if !strings.HasPrefix(subject, "Re: ") {
+		subject = "Re: " + subject
+	}
+	in := hub.SendInput{From: d.Viewer, To: r.PostForm.Get("to"), BeadID: r.PostForm.Get("bead"), Category: "DECISION",
+		Subject: subject, Body: content}
+	if err := u.mail(r, in); err != nil {
+		u.fail(w, err)
+		return
+	}
+	if r.PostForm.Get("ack") == "1" {
+		if err := u.s.ack(r.Context(), d.Viewer, r.PathValue("id")); err != nil {
+			u.fail(w, err)
+			return
+		}
+	}
+	u.timeline(w, r, d)
+}
+
+func (u *ui) mail(r *http.Request, in hub.SendInput) error {
+	if err := u.ensureHuman(r, in.From); err != nil {
+		return err
+	}
+	if _, err := u.s.svc.CheckIn(r.Context(), in.From); err != nil {
+		return err
+	}
+	_, err := u.s.svc.SendMail(r.Context(), in)
+	return err
+}
+
+// timeline answers a write with the refreshed timeline of the session.
+func (u *ui) timeline(w http.ResponseWriter, r *http.Request, d *pageData) {
+	if err := u.conversationData(r, d); err != nil {
+		u.fail(w, err)
+		return
+	}
+	u.render(w, "timeline", d)
+}
+
+// subjectOf is the first line of a message, cut to 80 characters.
+func subjectOf(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if utf8.RuneCountInString(s) > 80 {
+		s = string([]rune(s)[:79]) + "…"
+	}
+	return s
+}
+
+// searchData fills the search view from the box's query.
+func (u *ui) searchData(r *http.Request, d *pageData) error {
+	q := hub.SearchQuery{Text: d.Query, Limit: 50}
+	if k := r.URL.Query().Get("kind"); k != "" {
+		q.Kinds = []string{k}
+	}
+	res, err := u.s.svc.Search(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	d.Results = &res
+	return nil
+}
+
+// attention picks, newest first, the rows that wait on someone: blockers
+// and handoffs not accepted yet, incursions and urgent posts of the last
+// day. A session opens on them.
+func attention(items []hub.TimelineItem, viewer string, now time.Time) []hub.TimelineItem {
+	var out []hub.TimelineItem
+	for _, it := range items {
+		recent := now.Sub(it.At) < 24*time.Hour
+		switch {
+		case it.Message != nil:
+			m := it.Message
+			open := m.RequiresAck && m.AckedAt == nil
+			if m.IsBroadcast() {
+				open = m.RequiresAck && it.Receipt != nil && it.Receipt.AckedAt == nil
+			}
+			urgent := recent && (m.Priority == hub.PriorityHigh || m.Priority == hub.PriorityCritical)
+			if (open && it.Label != "") || urgent {
+				out = append(out, it)
+			}
+		case it.Label == hub.LabelIncursion && recent:
+			out = append(out, it)
+		}
+		if len(out) == 5 {
+			break
+		}
+	}
+	return out
+}
+
+// marked splits a search snippet or title into plain and matched parts.
+func marked(s string, marks [][2]int) []view.Part { return view.Parts(s, marks) }
+
+// statusWord is a status in a person's words.
+func statusWord(s string) string {
+	switch s {
+	case hub.TaskPending:
+		return "to do"
+	case hub.TaskInProgress:
+		return "in progress"
+	case hub.TaskCompleted:
+		return "done"
+	}
+	return strings.ReplaceAll(s, "_", " ")
+}
+
+// baseName shows the project folder's name, not its full path.
+func baseName(p string) string { return filepath.Base(p) }
