@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -229,10 +230,10 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) (SearchResult, erro
 		if k != SearchMemory { // "tasks", "messages", "artifacts"
 			k = strings.TrimSuffix(k, "s")
 		}
-		if !containsString(searchKinds, k) {
+		if !slices.Contains(searchKinds, k) {
 			return SearchResult{}, FieldErr(CodeInvalidInput, "kind", "unknown kind %q: use one of %s", typed, strings.Join(searchKinds, ", "))
 		}
-		if !containsString(st.Kinds, k) {
+		if !slices.Contains(st.Kinds, k) {
 			st.Kinds = append(st.Kinds, k)
 		}
 	}
@@ -262,15 +263,6 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) (SearchResult, erro
 	}
 	sort.SliceStable(res.Hits, func(i, j int) bool { return res.Hits[i].Score > res.Hits[j].Score })
 	return res, nil
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func firstLine(s string, max int) string {

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -57,7 +58,7 @@ func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, er
 	var parts []string
 	var args []any
 	for _, src := range searchSources {
-		if len(q.Kinds) > 0 && !contains(q.Kinds, src.kind) {
+		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, src.kind) {
 			continue
 		}
 		var where []string
@@ -132,15 +133,6 @@ func ftsKeyCol(src searchSource) string {
 		return "id, "
 	}
 	return ""
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // fts5Query renders terms as an FTS5 query: each term a quoted phrase whose
