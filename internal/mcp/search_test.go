@@ -22,7 +22,7 @@ func TestSearchTool(t *testing.T) {
 	if len(hits) != 2 || hits[0].(map[string]any)["kind"] != "task" {
 		t.Fatalf("hits: %v", hits)
 	}
-	out = ok(t, cs, "bb_search", map[string]any{"query": `"session cookie`, "kind": []string{"message"}, "agent": "alice", "since": "1h"})
+	out = ok(t, cs, "bb_search", map[string]any{"query": `"session cookie`, "kind": "message", "agent": "alice", "since": "1h"})
 	hits = out["hits"].([]any)
 	if len(hits) != 1 || len(hits[0].(map[string]any)["marks"].([]any)) != 2 {
 		t.Fatalf("filtered hits: %v", hits)
