@@ -434,7 +434,7 @@ type MailReadInput struct {
 	Agent      string
 	All        bool
 	From       string
-	Limit      int // < 0 = no limit
+	Limit      int // at least 0 (a negative limit is refused)
 	Thread     string
 	NoMarkRead bool
 }
@@ -445,6 +445,9 @@ type MailReadInput struct {
 func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRow, error) {
 	if err := ValidateMailIdentity(in.Agent); err != nil {
 		return nil, err
+	}
+	if in.Limit < 0 {
+		return nil, FieldErr(CodeInvalidArgs, "limit", "Invalid --limit: %d. Must be 0 or more.", in.Limit)
 	}
 	if in.Thread != "" {
 		if err := ValidateMailUUID(in.Thread); err != nil {

@@ -426,6 +426,9 @@ func CleanArtifactPath(root, p string) (string, error) {
 	if hasControl(p) || strings.ContainsRune(p, 0) {
 		return "", FieldErr(CodeInvalidInput, "path", "artifact path contains control characters")
 	}
+	if err := CheckUTF8("path", p); err != nil {
+		return "", err
+	}
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || filepath.VolumeName(p) != "" {
 		return "", FieldErr(CodePathTraversal, "path", "absolute path not allowed: %s (give a path relative to the project root)", p)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -87,8 +88,8 @@ func validateBead(bead string) error {
 	if strings.TrimSpace(bead) == "" {
 		return FieldErr(CodeMissingBeadID, "bead", "--bead is required: every message and reservation names the bead (task) it is about")
 	}
-	if len(bead) > MaxBeadIDLen || hasControl(bead) || strings.ContainsAny(bead, " \t") {
-		return FieldErr(CodeInvalidArgs, "bead", "invalid bead id %q: at most %d bytes, no whitespace or control characters", bead, MaxBeadIDLen)
+	if len(bead) > MaxBeadIDLen || hasControl(bead) || strings.ContainsAny(bead, " \t") || !utf8.ValidString(bead) {
+		return FieldErr(CodeInvalidArgs, "bead", "invalid bead id %q: at most %d bytes of UTF-8 text, no whitespace or control characters", bead, MaxBeadIDLen)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // MaxPushInput bounds the JSON document of one push (1 MiB).
@@ -93,6 +94,10 @@ func ParsePushInput(b []byte) (PushInput, error) {
 	}
 	if len(b) > MaxPushInput {
 		return in, FieldErr(CodeInvalidInput, "json", "invalid JSON input: document is %d bytes (max %d)", len(b), MaxPushInput)
+	}
+	if !utf8.Valid(b) {
+		// The decoder would turn bad bytes into U+FFFD and store that.
+		return in, FieldErr(CodeInvalidInput, "json", "invalid JSON input: not valid UTF-8 text")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&in); err != nil {
@@ -189,6 +194,13 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 		}
 		mems[i] = mi
 	}
+	// Task artifact paths follow the rules of `bb artifact add`: relative,
+	// no "..", and inside the project once symlinks are followed.
+	for _, a := range in.Artifacts {
+		if _, err := CleanArtifactPath(s.ProjectRoot, a.FilePath); err != nil {
+			return PushResult{}, err
+		}
+	}
 	return write(ctx, s, func(tx Tx) (PushResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
@@ -199,6 +211,11 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 		if in.TaskID != "" {
 			if task, err = tx.GetTask(ctx, in.TaskID); err != nil {
 				return PushResult{}, err
+			}
+			if task == nil && len(in.Artifacts) == 0 {
+				// Nothing may be recorded against a task that does not
+				// exist (with artifacts, their own error below applies).
+				return PushResult{}, taskNotFound(in.TaskID)
 			}
 		}
 		projectID := ""

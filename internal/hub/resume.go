@@ -197,8 +197,11 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 	if err := checkAgent(in.Agent); err != nil {
 		return ResumeResult{}, err
 	}
+	if in.Limit < 0 {
+		return ResumeResult{}, FieldErr(CodeInvalidInput, "limit", "limit must be between 1 and %d (0 for the default), got %d", MaxResumeLimit, in.Limit)
+	}
 	limit := in.Limit
-	if limit <= 0 {
+	if limit == 0 {
 		limit = DefaultResumeLimit
 	}
 	if limit > MaxResumeLimit {

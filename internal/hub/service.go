@@ -77,6 +77,11 @@ func (e *errReplay) Error() string { return "replay" }
 func write[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (T, error) {
 	var out T
 	k, idem := IdemFrom(ctx)
+	if idem {
+		if err := CheckUTF8("request_id", k.RequestID); err != nil {
+			return out, err
+		}
+	}
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		if idem {
 			cmd, reply, found, err := tx.GetIdempotent(ctx, k.Agent, k.RequestID)

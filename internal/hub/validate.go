@@ -244,6 +244,16 @@ func ParseLimit(s string, max int) (int, error) {
 	return min(n, max), nil
 }
 
+// CheckUTF8 refuses text that is not valid UTF-8 (every store keeps text
+// as UTF-8; PostgreSQL refuses anything else, so such a board could not be
+// migrated). field names the input in the error.
+func CheckUTF8(field, s string) error {
+	if !utf8.ValidString(s) {
+		return FieldErr(CodeInvalidInput, field, "%s is not valid UTF-8 text: %q", field, s)
+	}
+	return nil
+}
+
 func hasControl(s string) bool {
 	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }

@@ -256,8 +256,12 @@ func TestAC19_ReadLimit(t *testing.T) {
 	eqList(t, "limit 1", ids(b.list("read", "proj:receiver", "--all", "--limit", "1", "--no-mark-read")), []string{first["id"].(string)})
 	eqList(t, "limit 2", ids(b.list("read", "proj:receiver", "--limit", "2", "--no-mark-read")), []string{first["id"].(string), second["id"].(string)})
 	eq(t, "limit 0", b.ok("read", "proj:receiver", "--limit", "0").stdout, "[]\n")
-	// A negative limit is SQLite's "no limit", as in the original.
-	eqList(t, "limit -1", ids(b.list("read", "proj:receiver", "--limit", "-1", "--no-mark-read")), []string{first["id"].(string), second["id"].(string), bcast["id"].(string)})
+	// A negative limit is refused (the original passed it to SQLite, where
+	// it meant "no limit"; the hub refuses negative limits on every surface).
+	if msg := b.fail("read", "proj:receiver", "--limit", "-1", "--no-mark-read"); msg != "Invalid --limit: -1. Must be 0 or more." {
+		t.Fatal(msg)
+	}
+	_ = bcast
 	// The limit applies to what is marked read.
 	b.ok("read", "proj:receiver", "--limit", "1")
 	eqList(t, "rest", ids(b.list("read", "proj:receiver")), []string{second["id"].(string), bcast["id"].(string)})

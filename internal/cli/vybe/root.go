@@ -257,6 +257,10 @@ func (a *app) agentName() (string, error) {
 	if strings.TrimSpace(n) == "" {
 		n = a.env.Getenv("VYBE_AGENT")
 	}
+	// Checked before lowercasing, which would turn a bad byte into U+FFFD.
+	if err := hub.CheckUTF8("agent", n); err != nil {
+		return "", err
+	}
 	n = strings.ToLower(strings.TrimSpace(n))
 	if n == "" {
 		return "", hub.FieldErr(hub.CodeIdentityRequired, "agent", "agent is required (set --agent or VYBE_AGENT)")

@@ -1,0 +1,115 @@
+package hardentest
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// vybeEnv points vybe at dir's board.
+func vybeEnv(dir string) []string {
+	return []string{"VYBE_DB_PATH=" + filepath.Join(dir, ".bb", "blackboard.db")}
+}
+
+// TestSamePathAndLimitRulesOnEverySurface reproduces the report: task
+// artifact paths that `bb artifact add` refuses were accepted by bb push and
+// vybe push, vybe push recorded an event for a task that does not exist, and
+// negative limits were accepted by agent-mail read and vybe resume.
+func TestSamePathAndLimitRulesOnEverySurface(t *testing.T) {
+	dir := newBoard(t)
+	venv := vybeEnv(dir)
+	task := jsonField(t, must(t, dir, venv, "vybe", "--agent", "amber", "--request-id", "c1", "task", "create", "--title", "t").stdout, "data.task.id")
+	events := func() string {
+		return jsonField(t, must(t, dir, nil, "bb", "--json", "events").stdout, "data")
+	}
+	before := events()
+	for i, p := range []string{"../../../etc/shadow", "/home/someone/.ssh/id_rsa", "src/../../x", "a/\xff.go"} {
+		body := `{"task_id":"` + task + `","artifacts":[{"file_path":` + quote(p) + `}]}`
+		r := runIn(t, dir, venv, "vybe", "--agent", "amber", "--request-id", "p"+string(rune('a'+i)), "push", "--json", body)
+		if r.code != 1 || jsonField(t, r.stdout, "success") != "false" {
+			t.Errorf("vybe push %q: exit %d %s", p, r.code, r.stdout)
+		}
+		b := runIn(t, dir, nil, "bb", "--json", "--as", "amber", "push", "--data", body)
+		if b.code != 1 || (jsonField(t, b.stdout, "error.code") != "PATH_TRAVERSAL" && jsonField(t, b.stdout, "error.code") != "INVALID_INPUT") {
+			t.Errorf("bb push %q: exit %d %s", p, b.code, b.stdout)
+		}
+		a := runIn(t, dir, nil, "bb", "--json", "--as", "amber", "artifact", "add", p, "d")
+		if a.code != 1 || (i < 3 && jsonField(t, a.stdout, "error.code") != jsonField(t, b.stdout, "error.code")) {
+			t.Errorf("bb artifact add %q and bb push disagree: %s / %s", p, a.stdout, b.stdout)
+		}
+	}
+	r := runIn(t, dir, venv, "vybe", "--agent", "amber", "--request-id", "n1", "push", "--json", `{"task_id":"nope","event":{"kind":"progress","message":"x"}}`)
+	if r.code != 1 || !strings.Contains(r.stdout, "task not found") {
+		t.Errorf("vybe push to a missing task: exit %d %s", r.code, r.stdout)
+	}
+	if after := events(); after != before {
+		t.Fatalf("refused pushes recorded events:\nbefore %s\nafter  %s", before, after)
+	}
+	// A path inside the project still works on both.
+	must(t, dir, venv, "vybe", "--agent", "amber", "--request-id", "ok1", "push", "--json", `{"task_id":"`+task+`","artifacts":[{"file_path":"out/report.md"}]}`)
+
+	// Negative limits.
+	if r := runIn(t, dir, venv, "vybe", "--agent", "amber", "--request-id", "r1", "resume", "--limit", "-1"); r.code != 1 || !strings.Contains(r.stdout, "limit must be between 1 and 1000") {
+		t.Errorf("vybe resume --limit -1: exit %d %s", r.code, r.stdout)
+	}
+	am := []string{"AGENT_MAIL_DB=" + filepath.Join(dir, ".bb", "blackboard.db")}
+	if r := runIn(t, dir, am, "agent-mail", "read", "proj:bob", "--limit", "-1"); r.code != 1 || !strings.Contains(r.stdout+r.stderr, "Invalid --limit: -1") {
+		t.Errorf("agent-mail read --limit -1: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestInvalidUTF8RefusedEverywhere: the core refuses invalid UTF-8 in every
+// field, whichever surface it comes from.
+func TestInvalidUTF8RefusedEverywhere(t *testing.T) {
+	dir := newBoard(t)
+	x := "a\xffb"
+	must(t, dir, nil, "bb", "agent", "register", "--name", "amber-otter", "--role", "r")
+	must(t, dir, nil, "bb", "agent", "register", "--name", "blue-heron", "--role", "r")
+	for _, args := range [][]string{
+		{"--as", "abc", "post", x},
+		{"--as", "abc", "status", "set", x},
+		{"--as", "abc", "task", "create", x},
+		{"--as", "abc", "memory", "set", "k", x},
+		{"--as", "abc", "artifact", "add", "src/" + x + ".go", "d"},
+		{"agent", "send", "--from", "amber-otter", "--to", "blue-heron", "--bead", "b" + x, "--category", "INFO", "--subject", "s", "--body", "b"},
+		{"agent", "send", "--from", "amber-otter", "--to", "blue-heron", "--bead", "b", "--category", "INFO", "--subject", x, "--body", "b"},
+		{"agent", "reserve", "--agent", "amber-otter", "--scope", x, "--bead", "b"},
+		{"--as", "abc", "--request-id", x, "post", "hi"},
+	} {
+		r := runIn(t, dir, nil, "bb", append([]string{"--json"}, args...)...)
+		if r.code != 1 || !strings.Contains(r.stdout, "UTF-8") {
+			t.Errorf("bb %q: exit %d %s", args, r.code, r.stdout)
+		}
+	}
+	venv := vybeEnv(dir)
+	for _, args := range [][]string{
+		{"--agent", "al" + x, "--request-id", "v1", "task", "create", "--title", "t"},
+		{"--agent", "al", "--request-id", "v" + x, "task", "create", "--title", "t"},
+		{"--agent", "al", "--request-id", "v2", "task", "create", "--title", x},
+	} {
+		r := runIn(t, dir, venv, "vybe", args...)
+		if r.code != 1 || !strings.Contains(r.stdout, "UTF-8") {
+			t.Errorf("vybe %q: exit %d %s", args, r.code, r.stdout)
+		}
+	}
+	if out := must(t, dir, nil, "bb", "--json", "export").stdout; strings.Contains(out, "\ufffd") {
+		t.Fatalf("a replacement character was stored:\n%s", out)
+	}
+}
+
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c) // invalid bytes pass through raw on purpose
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
