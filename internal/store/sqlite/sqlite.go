@@ -36,6 +36,12 @@ func Dialect() sqlstore.Dialect {
 		BeginWrite:      "BEGIN IMMEDIATE",
 		IsBusy:          IsBusy,
 		CacheStatements: true,
+		// SQLite has one writer at a time: writers of one process (bb
+		// serve, bb mcp serving concurrent calls) queue in the process
+		// instead of each opening a connection and polling the lock in
+		// SQLite's busy handler, which made 50 concurrent posts cost ~3x
+		// the CPU of 50 sequential ones (BENCHMARKS.md, MCP pipelining).
+		QueueWritesInProcess: true,
 	}
 }
 
