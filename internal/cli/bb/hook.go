@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -192,7 +193,11 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if wd == "" {
 			wd = svc.Root()
 		}
-		dec, err := svc.CheckEdit(ctx, hub.EditInput{Agent: id, Wd: wd, Paths: in.Paths, Tool: in.ToolName})
+		paths := inProject(svc.Root(), wd, in.Paths)
+		if len(paths) == 0 {
+			return nil, "", nil // nothing the board's reservations can cover
+		}
+		dec, err := svc.CheckEdit(ctx, hub.EditInput{Agent: id, Wd: wd, Paths: paths, Tool: in.ToolName})
 		if err != nil {
 			return nil, "", err
 		}
@@ -306,4 +311,22 @@ func (a *app) configSet(cmd *cobra.Command, key, value string) error {
 			fmt.Fprintf(w, "note: $%s is set and wins over the stored value\n", e.Env)
 		}
 	})
+}
+
+// inProject keeps the paths inside the project (relative ones resolve
+// against wd): files elsewhere (the client's own settings, /tmp) are not
+// the board's to check.
+func inProject(root, wd string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(wd, p)
+		}
+		rel, err := filepath.Rel(root, filepath.Clean(p))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }

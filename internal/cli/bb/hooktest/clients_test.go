@@ -226,6 +226,7 @@ func TestFailOpen(t *testing.T) {
 		{"claude", "Notification", `{"session_id":"s","message":"hi"}`},
 		{"nosuch", "SessionStart", `{"session_id":"s"}`},
 		{"gemini", "BeforeTool", `{"session_id":"s","tool_name":"write_file","tool_input":{"file_path":"a"},"extra":{"future":[1,2]}}`},
+		{"claude", "PreToolUse", `{"session_id":"s","tool_name":"Write","tool_input":{"file_path":"/tmp/outside-the-project.txt"}}`},
 	} {
 		out, errOut := p.hook(t, nil, c.client, c.event, c.in)
 		if out != nil {
