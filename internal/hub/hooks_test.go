@@ -1,0 +1,171 @@
+package hub_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/store/sqlite"
+)
+
+type movingClock struct{ t time.Time }
+
+func (c *movingClock) Now() time.Time { return c.t }
+
+func hookBoard(t *testing.T, env map[string]string) (*hub.Service, *movingClock) {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bb.db"), sqlite.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clk := &movingClock{t: t0}
+	svc := hub.NewService(st, clk, "/proj")
+	svc.Env = func(k string) string { return env[k] }
+	return svc, clk
+}
+
+func session(t *testing.T, svc *hub.Service, id string) string {
+	t.Helper()
+	r, err := svc.ResolveSession(context.Background(), hub.SessionInput{Client: "claude", SessionID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.AgentID
+}
+
+// The edit rule: a held file (exact or under a wildcard) blocks while its
+// owner is active, only notes once the owner is stale; one's own
+// reservations never block; every free file is reserved for the editor.
+func TestCheckPathsAndEdit(t *testing.T) {
+	ctx := context.Background()
+	svc, clk := hookBoard(t, nil)
+	a, b := session(t, svc, "s-a"), session(t, svc, "s-b")
+	if a == b {
+		t.Fatal("two sessions, one agent")
+	}
+	if _, err := svc.Reserve(ctx, hub.ReserveInput{Agent: a, Scope: "src/*", BeadID: "bd-1"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.CheckPaths(ctx, hub.PathCheckInput{Agent: b, Paths: []string{"src/x.go", "docs/y.md"}})
+	if err != nil || !res.Blocking || res.Paths[0].Outcome != hub.CheckConflict || res.Paths[1].Outcome != hub.CheckClear {
+		t.Fatalf("check: %+v %v", res, err)
+	}
+	if !strings.Contains(res.Reason, a) || !strings.Contains(res.Reason, "src/*") || !strings.Contains(res.Reason, "bd-1") {
+		t.Fatalf("reason: %s", res.Reason)
+	}
+	own, _ := svc.CheckPaths(ctx, hub.PathCheckInput{Agent: a, Paths: []string{"src/x.go"}})
+	if own.Blocking || !own.Paths[0].Held {
+		t.Fatalf("own reservation: %+v", own)
+	}
+	d, err := svc.CheckEdit(ctx, hub.EditInput{Agent: b, Paths: []string{"src/x.go"}})
+	if err != nil || d.Decision != hub.EditDeny {
+		t.Fatalf("edit of a held file: %+v %v", d, err)
+	}
+	d, _ = svc.CheckEdit(ctx, hub.EditInput{Agent: b, Paths: []string{"docs/y.md"}})
+	if d.Decision != hub.EditAllow || len(d.Reserved) != 1 {
+		t.Fatalf("edit of a free file: %+v", d)
+	}
+	// 20 minutes on, only b has been seen: a is stale, its hold may be taken.
+	clk.t = t0.Add(20 * time.Minute)
+	if _, err := svc.Heartbeat(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = svc.CheckEdit(ctx, hub.EditInput{Agent: b, Paths: []string{"src/x.go"}})
+	if d.Decision != hub.EditAllow || !strings.Contains(d.Note, "taken over") {
+		t.Fatalf("stale holder: %+v", d)
+	}
+	evs, _ := svc.Events(ctx, hub.EventFilter{Types: []string{hub.EventIncursion}, Limit: 10})
+	if len(evs) < 2 {
+		t.Fatalf("every overlap records an INCURSION: %d", len(evs))
+	}
+}
+
+// Mail reaches the agent's context once; non-urgent broadcasts are left to
+// the inbox; nothing new yields nothing.
+func TestDeliverOnce(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := hookBoard(t, nil)
+	a, b := session(t, svc, "s-a"), session(t, svc, "s-b")
+	if d, _ := svc.DeliverNew(ctx, a); d.Text != "" {
+		t.Fatalf("nothing new: %q", d.Text)
+	}
+	m, err := svc.SendMail(ctx, hub.SendInput{From: b, To: a, BeadID: "bd", Category: hub.CategoryInfo, Subject: "hello", Body: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Post(ctx, hub.PostInput{From: b, Content: "fyi"}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := svc.DeliverNew(ctx, a)
+	if err != nil || !strings.Contains(d.Text, "hello") || strings.Contains(d.Text, "fyi") || len(d.Delivered) != 1 {
+		t.Fatalf("first delivery: %+v %v", d, err)
+	}
+	if again, _ := svc.DeliverNew(ctx, a); again.Text != "" {
+		t.Fatalf("twice: %q", again.Text)
+	}
+	rs, _ := svc.DeliveredTo(ctx, a, []string{m.UUID})
+	if len(rs) != 1 {
+		t.Fatalf("delivered_to: %+v", rs)
+	}
+	items, _ := svc.Inbox(ctx, hub.InboxQuery{Agent: a})
+	for _, it := range items {
+		if it.UUID == m.UUID && (it.DeliveredAt == nil || it.State != hub.StateUnread) {
+			t.Fatalf("inbox item: %+v", it)
+		}
+	}
+	// hooks.delivery off: nothing is delivered.
+	if _, err := svc.SetConfig(ctx, b, hub.ConfigHooksDelivery, "off"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SendMail(ctx, hub.SendInput{From: b, To: a, BeadID: "bd", Category: hub.CategoryInfo, Subject: "later", Body: "y"}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := svc.DeliverNew(ctx, a); d.Text != "" {
+		t.Fatalf("delivery off: %q", d.Text)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := hookBoard(t, map[string]string{"BB_HOOKS_AUTO_RESERVE": "off"})
+	if _, err := svc.SetConfig(ctx, "human", hub.ConfigHooksMode, "sometimes"); !hub.IsCode(err, hub.CodeInvalidInput) {
+		t.Fatalf("bad value: %v", err)
+	}
+	if _, err := svc.SetConfig(ctx, "human", "hooks.nope", "on"); !hub.IsCode(err, hub.CodeInvalidInput) {
+		t.Fatalf("bad key: %v", err)
+	}
+	e, err := svc.SetConfig(ctx, "human", hub.ConfigHooksMode, "WARN")
+	if err != nil || e.Value != "warn" || e.Source != "board" {
+		t.Fatalf("set: %+v %v", e, err)
+	}
+	set, _ := svc.GetHookSettings(ctx)
+	if set.Mode != hub.ModeWarn || set.AutoReserve || set.ReserveTTL != 15 {
+		t.Fatalf("settings (env wins for auto_reserve): %+v", set)
+	}
+}
+
+// The end-of-turn reminder is given once, and never while the client's
+// stop hook is already active.
+func TestStopReminderOnce(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := hookBoard(t, nil)
+	a, b := session(t, svc, "s-a"), session(t, svc, "s-b")
+	if _, err := svc.SendMail(ctx, hub.SendInput{From: b, To: a, BeadID: "bd", Category: hub.CategoryHandoff, Subject: "yours", Body: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	in := hub.StopInput{Client: "claude", SessionID: "s-a", Agent: a, ChangesKnown: true}
+	if r, _ := svc.StopReminder(ctx, hub.StopInput{Client: "claude", SessionID: "s-a", Agent: a, HookActive: true}); r.Text != "" {
+		t.Fatalf("stop hook active: %q", r.Text)
+	}
+	r, err := svc.StopReminder(ctx, in)
+	if err != nil || !strings.Contains(r.Text, "owe acks") {
+		t.Fatalf("first: %q %v", r.Text, err)
+	}
+	if r, _ := svc.StopReminder(ctx, in); r.Text != "" {
+		t.Fatalf("second: %q", r.Text)
+	}
+}
