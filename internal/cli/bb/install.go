@@ -113,16 +113,7 @@ or, with $BB_SERVER, the working directory. --global writes the files in
 your home instead, without a pinned directory.
 
 Files (project; --global: the same under your home unless noted):
-  claude  .mcp.json (global ~/.claude.json)   hooks .claude/settings.local.json (global ~/.claude/settings.json)
-          events SessionStart UserPromptSubmit PreToolUse(Edit|Write|MultiEdit|NotebookEdit) PostToolUse Stop
-  codex   .codex/config.toml ($CODEX_HOME)     hooks .codex/hooks.json
-          events SessionStart UserPromptSubmit PreToolUse(apply_patch) PostToolUse Stop
-  gemini  .gemini/settings.json                hooks in the same file
-          events SessionStart BeforeAgent BeforeTool(write_file|replace) AfterTool AfterAgent
-  cursor  .cursor/mcp.json                     hooks .cursor/hooks.json
-          events sessionStart preToolUse postToolUse stop
-  kimi    .mcp.json, entry "blackboard-kimi" (global ~/.kimi/mcp.json)   MCP only
-  kilo    .kilocode/mcp.json (global ~/.kilocode/cli/global/settings/mcp_settings.json)   MCP only
+` + clientFilesHelp() + `
 
 --guard also installs the git guard ('bb guard install'); on a terminal,
 bb install asks whether to.`,
@@ -269,6 +260,33 @@ uninstall').`,
 	f.BoolVar(&o.global, "global", false, "remove it from the files in your home")
 	f.BoolVar(&o.printOnly, "print", false, "print the files as they would become; write nothing")
 	return c
+}
+
+// clientFilesHelp lists, per client, the files bb install writes and the
+// events it wires (from the same tables install uses).
+func clientFilesHelp() string {
+	var b strings.Builder
+	for _, cl := range mcpClients() {
+		global := cl.GlobalPath
+		if cl.Name == "codex" {
+			global += " or $CODEX_HOME"
+		}
+		fmt.Fprintf(&b, "  %-7s MCP %s (global ~/%s), entry %q\n", cl.Name, cl.LocalPath, global, cl.Server)
+		if cl.Hooks == nil {
+			fmt.Fprintf(&b, "          MCP only: %s\n", cl.NoHooks)
+			continue
+		}
+		var evs []string
+		for _, e := range hookio.Events(cl.Name) {
+			if e.Matcher != "" {
+				evs = append(evs, e.Name+"("+e.Matcher+")")
+			} else {
+				evs = append(evs, e.Name)
+			}
+		}
+		fmt.Fprintf(&b, "          hooks %s (global ~/%s): %s\n", cl.Hooks.Local, cl.Hooks.Global, strings.Join(evs, " "))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func selectClients(name string) ([]mcpClient, error) {
