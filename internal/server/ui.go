@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"html/template"
@@ -246,7 +247,12 @@ func (u *ui) fail(w http.ResponseWriter, err error) {
 func (u *ui) form(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	if err := r.ParseForm(); err != nil {
-		return hub.Errorf(hub.CodeInvalidInput, "cannot read the form: %v", err)
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return hub.FieldErr(hub.CodeInvalidInput, "content", "the post is too large: at most %d bytes", mbe.Limit)
+		}
+		// The form parser's own text is not for people.
+		return hub.Errorf(hub.CodeInvalidInput, "cannot read the form: send it as application/x-www-form-urlencoded")
 	}
 	return nil
 }

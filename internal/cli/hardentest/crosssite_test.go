@@ -148,3 +148,26 @@ func TestServeRefusesWeakTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestOversizedDashboardPost: a post larger than the server accepts is
+// answered with the limit, not the HTTP library's "request body too large".
+func TestOversizedDashboardPost(t *testing.T) {
+	dir := newBoard(t)
+	base := serve(t, dir)
+	body := "content=" + strings.Repeat("x", 2<<20)
+	r, err := http.NewRequest("POST", base+"/ui/post", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "the post is too large: at most") || strings.Contains(string(b), "http:") {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+}
