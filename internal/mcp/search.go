@@ -10,7 +10,7 @@ import (
 
 type searchIn struct {
 	Query string `json:"query" jsonschema:"all these words"`
-	Kind  string `json:"kind,omitempty" jsonschema:"message|task|memory|artifact"`
+	Kind  string `json:"kind,omitempty" jsonschema:"only this kind"`
 	Agent string `json:"agent,omitempty" jsonschema:"by or for"`
 	Since string `json:"since,omitempty" jsonschema:"e.g. 2d"`
 	Limit int    `json:"limit,omitempty" jsonschema:"default 20"`

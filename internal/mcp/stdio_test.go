@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -198,32 +197,11 @@ func TestStdioNotInitializedThenInit(t *testing.T) {
 // output lines once it has exited by itself (stdin closed after the input).
 func rawSession(t *testing.T, dir string, lines ...string) []string {
 	t.Helper()
-	cmd := exec.Command(bbBin, "mcp", "--agent", "raw-1")
-	cmd.Dir, cmd.Env = dir, bbEnv()
-	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	out, code := rawRun(t, dir, strings.Join(lines, "\n")+"\n")
+	if code != 0 {
+		t.Fatalf("bb mcp exited with status %d", code)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("bb mcp exited with %v (stderr %s)", err, stderr.String())
-		}
-	case <-time.After(20 * time.Second): // a hang detector, not a speed assertion
-		_ = cmd.Process.Kill()
-		t.Fatal("bb mcp did not exit after its input ended")
-	}
-	var res []string
-	sc := bufio.NewScanner(&out)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		res = append(res, sc.Text())
-	}
-	return res
+	return out
 }
 
 const initReq = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`

@@ -42,8 +42,3 @@ func mailOut(m hub.MailItem) MailOut { return view.MailOf(m) }
 func reservationOut(svc hub.API, r hub.Reservation) ReservationOut {
 	return view.ReservationOf(r, svc.DisplayScope(r), svc.Now())
 }
-
-// AgentInfoOut is an agent with its liveness (seed 000 names).
-type AgentInfoOut = view.AgentInfo
-
-func agentInfoOut(i hub.AgentInfo) AgentInfoOut { return view.AgentInfoOf(i) }

@@ -99,6 +99,7 @@ await call(client, "bb_resume", {});
 await call(client, "bb_memory_set", { key: "build", value: "go build ./...", expires_in: "2h" });
 await call(client, "bb_memory_get", { key: "build" });
 await call(client, "bb_events", { limit: 10 });
+if (tools.some((t) => t.name === "bb_search")) await call(client, "bb_search", { query: "hello", kind: "message", limit: 5 });
 for (const t of tools) if (!called.has(t.name)) fail(t.name, "not called with valid arguments");
 
 // 3. Invalid arguments: a tool error with INVALID_INPUT naming the
