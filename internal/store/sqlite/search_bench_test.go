@@ -33,6 +33,15 @@ var bench1M struct {
 	err  error
 }
 
+// TestMain removes the seeded board of BenchmarkSearch1M when the run ends.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bench1M.dir != "" {
+		os.RemoveAll(bench1M.dir)
+	}
+	os.Exit(code)
+}
+
 func seed1M(b *testing.B) string {
 	n := 1_000_000
 	if v := os.Getenv("BB_BENCH_MESSAGES"); v != "" {
