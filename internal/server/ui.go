@@ -49,6 +49,12 @@ func newUI(s *Server) (*ui, error) {
 		"words":   statusWord,
 		"base":    baseName,
 		"isTo":    func(m *hub.Message, who string) bool { return m.To == who },
+		"deliveredAt": func(d map[string]time.Time, id string) *time.Time {
+			if t, ok := d[id]; ok {
+				return &t
+			}
+			return nil
+		},
 	}).ParseFS(assetFS, "assets/templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("dashboard templates: %w", err)
@@ -114,6 +120,9 @@ type pageData struct {
 	// Attention are the rows of the conversation that wait on someone:
 	// open blockers, handoffs not accepted, incursions, urgent posts.
 	Attention []hub.TimelineItem
+	// Delivered holds, by message id, when a hook put a direct message
+	// into its recipient's context (shown until the recipient reads it).
+	Delivered map[string]time.Time
 	// Hide hides stale and offline agents; Tab is the phone tab shown.
 	Hide bool
 	Tab  string
@@ -167,6 +176,9 @@ func (u *ui) conversationData(r *http.Request, d *pageData) error {
 	slices.Reverse(items)
 	d.Items = items
 	d.Attention = attention(items, d.Viewer, u.s.svc.Now())
+	if d.Delivered, err = u.delivered(r, items, d.Viewer); err != nil {
+		return err
+	}
 	d.Title = sessionTitle(d.Session)
 	// A work item reads by its title (the task's or its latest subject).
 	for _, g := range d.Sessions.Feed {

@@ -198,3 +198,25 @@ func statusWord(s string) string {
 
 // baseName shows the project folder's name, not its full path.
 func baseName(p string) string { return filepath.Base(p) }
+
+// delivered asks the core which of the unread direct messages shown (not
+// addressed to the viewer) a hook has delivered to their recipient.
+func (u *ui) delivered(r *http.Request, items []hub.TimelineItem, viewer string) (map[string]time.Time, error) {
+	byTo := map[string][]string{}
+	for _, it := range items {
+		if m := it.Message; m != nil && !m.IsBroadcast() && m.To != viewer && m.ReadAt == nil && m.AckedAt == nil {
+			byTo[m.To] = append(byTo[m.To], m.UUID)
+		}
+	}
+	out := map[string]time.Time{}
+	for to, ids := range byTo {
+		rs, err := u.s.svc.DeliveredTo(r.Context(), to, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range rs {
+			out[d.MessageID] = d.DeliveredAt
+		}
+	}
+	return out, nil
+}

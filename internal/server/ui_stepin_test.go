@@ -1,0 +1,59 @@
+package server_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// Stepping in without a browser: links are encoded once, mail to one agent
+// reaches its inbox as the person, the sender sees "Delivered" once a hook
+// put it in the recipient's context, and the search view marks matches.
+func TestDashboardStepIn(t *testing.T) {
+	e := newEnv(t)
+	run(t, e.dir, "agent", "register", "--name", "amber-otter", "--role", "worker")
+	run(t, e.dir, "agent", "register", "--name", "cobalt-harbor", "--role", "worker")
+	run(t, e.dir, "agent", "send", "--from", "amber-otter", "--to", "cobalt-harbor", "--bead", "bb-1",
+		"--category", "INFO", "--subject", "Lexer spans", "--body", "spans are byte offsets")
+	cookie := "bb_human=ada-human"
+
+	_, page := e.html("GET", "/", nil, cookie)
+	if !strings.Contains(page, `hx-push-url="/?session=bead%3abb-1"`) || strings.Contains(page, "%253") {
+		t.Fatalf("session links not encoded once:\n%s", page)
+	}
+	_, tl := e.html("GET", "/ui/timeline?session=bead%3Abb-1", nil, cookie)
+	if !strings.Contains(tl, "Not seen yet") {
+		t.Fatalf("no receipt state on mail between agents:\n%s", tl)
+	}
+	if _, err := e.svc.DeliverNew(context.Background(), "cobalt-harbor"); err != nil {
+		t.Fatal(err)
+	}
+	_, tl = e.html("GET", "/ui/timeline?session=bead%3Abb-1", nil, cookie)
+	if !strings.Contains(tl, "Delivered to cobalt-harbor") {
+		t.Fatalf("delivered state not shown:\n%s", tl)
+	}
+
+	code, body := e.html("POST", "/ui/send", url.Values{"session": {"bead:bb-1"}, "to": {"amber-otter"}, "kind": {"HANDOFF"},
+		"content": {"Take the lexer over, please"}}, cookie)
+	if code != 200 || !strings.Contains(body, "Take the lexer over, please") {
+		t.Fatalf("send: %d %s", code, body)
+	}
+	if in := run(t, e.dir, "--json", "agent", "inbox", "--agent", "amber-otter"); !strings.Contains(in, "Take the lexer over, please") ||
+		!strings.Contains(in, `"from_agent": "ada-human"`) && !strings.Contains(in, "ada-human") {
+		t.Fatalf("not in amber-otter's inbox as ada-human: %s", in)
+	}
+	code, body = e.html("POST", "/ui/send", url.Values{"to": {"amber-otter"}, "content": {"no work item"}}, cookie)
+	if code == 200 || !strings.Contains(body, "Name the work item") || strings.Contains(body, "--bead") {
+		t.Fatalf("missing work item: %d %s", code, body)
+	}
+
+	_, page = e.html("GET", "/?q=lexer", nil, cookie)
+	if !strings.Contains(page, "<mark>lexer</mark>") && !strings.Contains(page, "<mark>Lexer</mark>") {
+		t.Fatalf("search view:\n%s", page)
+	}
+	_, page = e.html("GET", "/?q="+url.QueryEscape(`"()`), nil, cookie)
+	if !strings.Contains(page, "has no words") || strings.Contains(page, "fts5") {
+		t.Fatalf("bad query:\n%s", page)
+	}
+}
