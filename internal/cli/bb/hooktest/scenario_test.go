@@ -193,10 +193,10 @@ func TestMCPSharesTheSessionAgent(t *testing.T) {
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bb_heartbeat","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bb_set_status","arguments":{"status":"coding"}}}`,
 	}, "\n") + "\n"
 	out, errOut, code := p.run(nil, in, "mcp", "--dir", p.dir)
-	if code != 0 || !strings.Contains(out, `\"agent_id\":\"`+me+`\"`) && !strings.Contains(out, `"agent_id":"`+me+`"`) {
+	if code != 0 || !strings.Contains(out, `"structuredContent":{"id":"`+me+`"`) {
 		t.Fatalf("bb mcp did not act as %s: exit %d\n%s\n%s", me, code, out, errOut)
 	}
 }
