@@ -84,30 +84,15 @@ func InferValueType(v string) string {
 	return "string"
 }
 
-// ValidateValueType checks an explicit value type ("" = infer) against the
-// value and returns the type to store.
+// ValidateValueType checks an explicit value type ("" = infer) and returns
+// the type to store. An explicit type is stored as given, whatever the
+// value looks like, as the original vybe does (`-v 1 -t boolean`).
 func ValidateValueType(typ, value string) (string, error) {
 	if typ == "" {
 		return InferValueType(value), nil
 	}
 	if !slices.Contains(MemoryValueTypes, typ) {
 		return "", FieldErr(CodeInvalidInput, "value_type", "invalid value_type: %q (must be one of: string, number, boolean, json, array)", typ)
-	}
-	t := strings.TrimSpace(value)
-	ok := true
-	switch typ {
-	case "number":
-		_, err := strconv.ParseFloat(t, 64)
-		ok = err == nil
-	case "boolean":
-		ok = t == "true" || t == "false"
-	case "json":
-		ok = json.Valid([]byte(t))
-	case "array":
-		ok = strings.HasPrefix(t, "[") && json.Valid([]byte(t))
-	}
-	if !ok {
-		return "", FieldErr(CodeInvalidInput, "value", "value %q is not a valid %s", preview(value, 40), typ)
 	}
 	return typ, nil
 }

@@ -44,3 +44,15 @@ func TestAgentMailTimestampsCarryTheLocalOffset(t *testing.T) {
 	}
 	check("read acked_at", rows[0]["acked_at"].(string))
 }
+
+// TestVybeMemoryExplicitTypeStoredAsGiven: an explicit --type is stored as
+// given, as the original does (`-v 1 -t boolean` was refused).
+func TestVybeMemoryExplicitTypeStoredAsGiven(t *testing.T) {
+	dir := newBoard(t)
+	env := vybeEnv(dir)
+	must(t, dir, env, "vybe", "--agent", "amber", "--request-id", "m1", "memory", "set", "-k", "flag", "-v", "1", "-t", "boolean")
+	got := must(t, dir, env, "vybe", "--agent", "amber", "memory", "get", "-k", "flag").stdout
+	if jsonField(t, got, "data.value") != "1" || jsonField(t, got, "data.value_type") != "boolean" {
+		t.Fatalf("memory get: %s", got)
+	}
+}
