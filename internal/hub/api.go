@@ -65,6 +65,7 @@ type API interface {
 	GetTaskDetail(ctx context.Context, id string) (TaskDetail, error)
 	Heartbeat(ctx context.Context, id string) (AgentInfo, error)
 	Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error)
+	InboxCounts(ctx context.Context, agent string) (Notices, error)
 	// Info describes the board: its project directory and storage backend.
 	Info(ctx context.Context) (Info, error)
 	InitSession(ctx context.Context, in InitInput) (InitResult, error)

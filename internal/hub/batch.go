@@ -72,11 +72,11 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 				if err := tx.TouchAgent(ctx, op.In.From, s.Now()); err != nil {
 					return err
 				}
-				c, err := tx.UnreadCount(ctx, op.In.From, NoticeCap)
+				c, err := s.giveNotices(ctx, tx, op.In.From)
 				if err != nil {
 					return err
 				}
-				n = &Notices{Unread: c}
+				n = &c
 				notices[op.In.From] = n
 			}
 			out[i].Notices = n

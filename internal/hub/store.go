@@ -86,9 +86,13 @@ type MessageTx interface {
 	// DeleteMessagesBefore removes messages created before cutoff with
 	// their receipts, tags and refs.
 	DeleteMessagesBefore(ctx context.Context, cutoff time.Time) (int64, error)
-	// UnreadCount counts messages addressed to agent (directly, or as a
-	// broadcast newer than its read cursor) that it has not read, up to cap.
-	UnreadCount(ctx context.Context, agent string, cap int) (int64, error)
+	// UnreadCounts counts agent's unread inbox items, each kind up to cap:
+	// messages addressed to it and broadcasts newer than its read cursor.
+	UnreadCounts(ctx context.Context, agent string, cap int) (UnreadCounts, error)
+	// NoticeMark is the fingerprint of the notices agent was last given
+	// ("" before the first); SetNoticeMark replaces it.
+	NoticeMark(ctx context.Context, agent string) (string, error)
+	SetNoticeMark(ctx context.Context, agent, mark string) error
 	// LastMessageSeq returns the highest message seq (0 when empty).
 	LastMessageSeq(ctx context.Context) (int64, error)
 }

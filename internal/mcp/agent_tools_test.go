@@ -33,7 +33,7 @@ func TestMailTools(t *testing.T) {
 
 	// bob is told, lists (mail only), reads and acks.
 	r := callTool(t, b, "bb_inbox", map[string]any{"state": "unread"})
-	if !strings.Contains(text(r), "message awaits your ack (bb_ack)") {
+	if !strings.Contains(text(r), "message awaiting your ack (bb_ack)") {
 		t.Fatalf("acks owed notice: %q", text(r))
 	}
 	msgs := ok(t, b, "bb_inbox", map[string]any{"state": "unread"})["messages"].([]any)
@@ -111,7 +111,7 @@ func TestReservationTools(t *testing.T) {
 		t.Fatalf("conflict must name the holder: %q", msg)
 	}
 	// alice is told about the incursion.
-	if r := callTool(t, a, "bb_get_status", nil); !strings.Contains(text(r), "attempt by another agent to reserve your files") {
+	if r := callTool(t, a, "bb_get_status", nil); !strings.Contains(text(r), "incursion on your reservations (bb_events)") {
 		t.Fatalf("incursion notice: %q", text(r))
 	}
 	fail(t, b, "bb_release", map[string]any{"scope": "src/parser/*"}, hub.CodeReleaseForbidden)

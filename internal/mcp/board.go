@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 // The nine tools of seed 003 §7.2 (the board).
@@ -108,6 +109,8 @@ type summaryOut struct {
 	HighPriorityMessages []MessageOut  `json:"high_priority_messages"`
 	RecentArtifacts      []ArtifactOut `json:"recent_artifacts"`
 	LastEventSeq         int64         `json:"last_event_seq"`
+	// Inbox is the caller's unread inbox (omitted when not identified).
+	Inbox *view.Inbox `json:"inbox,omitempty"`
 }
 
 func parseOptRef(s string) (*hub.Ref, error) {
@@ -299,6 +302,13 @@ func (s *Server) addBoardTools() {
 			out.RecentMessages = out.RecentMessages[:fit(out.RecentMessages, pageBudget/3)]
 			out.HighPriorityMessages = out.HighPriorityMessages[:fit(out.HighPriorityMessages, pageBudget/6)]
 			out.RecentArtifacts = out.RecentArtifacts[:fit(out.RecentArtifacts, pageBudget/6)]
+			if c.agent != "" {
+				n, err := c.svc.InboxCounts(ctx, c.agent)
+				if err != nil {
+					return summaryOut{}, err
+				}
+				out.Inbox = view.InboxOf(c.agent, n)
+			}
 			return out, nil
 		})
 }

@@ -571,41 +571,26 @@ func okResult(tool string, v any, n *hub.Notices) (*sdk.CallToolResult, error) {
 	return r, nil
 }
 
+// mcpNotices names the tool that clears each kind of notice.
+var mcpNotices = hub.NoticeCommands{
+	Addressed:  "bb_inbox, then bb_read_mail",
+	Board:      "bb_read_messages",
+	Acks:       "bb_ack",
+	Incursions: "bb_events",
+}
+
 // attachNotices puts the caller's notices in _meta (for programs) and, when
-// something waits for the agent, in a short text line (for the model).
+// they changed since the agent was last told on any surface, in a short
+// text line (for the model).
 func attachNotices(r *sdk.CallToolResult, n *hub.Notices) {
 	if n == nil {
 		return
 	}
 	r.Meta = sdk.Meta{"bb/notices": n}
-	if t := noticeText(*n); t != "" {
-		r.Content = append(r.Content, &sdk.TextContent{Text: t})
+	if !n.Changed {
+		return
 	}
-}
-
-func noticeText(n hub.Notices) string {
-	count := func(v int64, one, many string) string {
-		more := ""
-		if v >= hub.NoticeCap {
-			more = "+"
-		}
-		if v == 1 {
-			return fmt.Sprintf("%d%s %s", v, more, one)
-		}
-		return fmt.Sprintf("%d%s %s", v, more, many)
+	if t := n.Text(mcpNotices); t != "" {
+		r.Content = append(r.Content, &sdk.TextContent{Text: "notice: " + t})
 	}
-	var parts []string
-	if n.Unread > 0 {
-		parts = append(parts, count(n.Unread, "unread message for you (bb_inbox, bb_read_messages)", "unread messages for you (bb_inbox, bb_read_messages)"))
-	}
-	if n.AcksOwed > 0 {
-		parts = append(parts, count(n.AcksOwed, "message awaits your ack (bb_ack)", "messages await your ack (bb_ack)"))
-	}
-	if n.Incursions > 0 {
-		parts = append(parts, count(n.Incursions, "attempt by another agent to reserve your files (bb_events)", "attempts by other agents to reserve your files (bb_events)"))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "notice: " + strings.Join(parts, "; ")
 }

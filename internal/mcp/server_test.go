@@ -408,12 +408,16 @@ func TestNoticesAndCheckIn(t *testing.T) {
 	ok(t, b, "bb_identify", map[string]any{"agent_id": "bob"})
 	ok(t, b, "bb_post_message", map[string]any{"content": "look at this"})
 	r := callTool(t, a, "bb_get_status", nil)
-	if !strings.Contains(text(r), "notice: 1 unread message for you") {
+	if !strings.Contains(text(r), "notice: 1 unread board post (bb_read_messages)") {
 		t.Fatalf("notice text missing: %q", text(r))
 	}
 	meta, _ := json.Marshal(r.Meta["bb/notices"])
-	if string(meta) != `{"unread":1}` {
+	if string(meta) != `{"unread":1,"addressed":0,"board":1,"changed":true}` {
 		t.Fatalf("notices in _meta: %s", meta)
+	}
+	// Told once: the same notices again carry no text.
+	if r := callTool(t, a, "bb_get_status", nil); strings.Contains(text(r), "notice:") {
+		t.Fatalf("unchanged notice repeated: %q", text(r))
 	}
 	// Reading the board clears the notice.
 	ok(t, a, "bb_read_messages", nil)

@@ -134,7 +134,7 @@ func TestStdioRoundTripWithCLI(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].(map[string]any)["content"] != "posted from the CLI" || msgs[0].(map[string]any)["priority"] != "high" {
 		t.Fatalf("MCP read after CLI post: %v", msgs)
 	}
-	if !strings.Contains(text(r), "notice: 1 unread message") {
+	if !strings.Contains(text(r), "notice: 1 unread board post") {
 		t.Fatalf("the CLI post must be noticed: %q", text(r))
 	}
 

@@ -24,6 +24,20 @@ type Agent struct {
 	MinutesSinceLastSeen *int      `json:"minutes_since_last_seen,omitempty"`
 }
 
+// Inbox is one agent's unread inbox: items addressed to it and board
+// traffic (broadcasts), as every surface counts them.
+type Inbox struct {
+	Agent     string `json:"agent"`
+	Addressed int64  `json:"addressed"`
+	Board     int64  `json:"board"`
+	AcksOwed  int64  `json:"acks_owed"`
+}
+
+// InboxOf renders agent's counts.
+func InboxOf(agent string, n hub.Notices) *Inbox {
+	return &Inbox{Agent: agent, Addressed: n.Addressed, Board: n.Board, AcksOwed: n.AcksOwed}
+}
+
 // AgentInfo is a registered agent (seed 000 field names) with its liveness:
 // `liveness` in the agent protocol's words (active, stale, evicted) and
 // `presence` in the shared vocabulary (active, quiet, stale, offline).

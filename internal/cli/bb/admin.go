@@ -11,6 +11,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 func (a *app) clearCmd() *cobra.Command {
@@ -154,7 +155,22 @@ func (a *app) summaryCmd() *cobra.Command {
 				"high_priority_messages": messageViews(s.HighPriorityMessages), "recent_artifacts": artifactViews(s.RecentArtifacts),
 				"last_event_seq": s.LastEventSeq,
 			}
-			return a.reply(cmd, data, func(w io.Writer) { printSummary(w, s) })
+			var inbox *view.Inbox
+			if id, explicit := a.identity(); explicit && hub.ValidateBoardAgentID(id) == nil {
+				n, err := svc.InboxCounts(cmd.Context(), id)
+				if err != nil {
+					return err
+				}
+				inbox = view.InboxOf(id, n)
+				data["inbox"] = inbox
+			}
+			return a.reply(cmd, data, func(w io.Writer) {
+				printSummary(w, s)
+				if inbox != nil {
+					fmt.Fprintf(w, "\nYour inbox (%s): %d unread addressed to you, %d unread board posts, %d awaiting your ack\n",
+						inbox.Agent, inbox.Addressed, inbox.Board, inbox.AcksOwed)
+				}
+			})
 		},
 	}
 }

@@ -75,36 +75,23 @@ func (a *app) checkIn(ctx context.Context) {
 	a.notices = &n
 }
 
-func (a *app) noticeFooter() {
-	if a.notices == nil || a.g.quiet {
-		return
-	}
-	more := func(n int64) string {
-		if n >= hub.NoticeCap {
-			return "+"
-		}
-		return ""
-	}
-	var parts []string
-	if n := a.notices.Unread; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d%s unread message%s for you (bb log)", n, more(n), plural(n)))
-	}
-	if n := a.notices.AcksOwed; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d%s message%s awaiting your ack (bb agent inbox)", n, more(n), plural(n)))
-	}
-	if n := a.notices.Incursions; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d%s incursion%s on your reservations (bb events --type INCURSION)", n, more(n), plural(n)))
-	}
-	if len(parts) > 0 {
-		fmt.Fprintf(a.env.Stderr, "bb: %s\n", strings.Join(parts, "; "))
-	}
+// cliNotices names the bb command that clears each kind of notice.
+var cliNotices = hub.NoticeCommands{
+	Addressed:  "bb agent inbox, then bb agent read --message <id>",
+	Board:      "bb log",
+	Acks:       "bb agent ack --message <id>",
+	Incursions: "bb events --type INCURSION",
 }
 
-func plural(n int64) string {
-	if n == 1 {
-		return ""
+// noticeFooter prints the caller's notices on stderr when they changed
+// since the agent was last told (on any surface); -q silences it.
+func (a *app) noticeFooter() {
+	if a.notices == nil || a.g.quiet || !a.notices.Changed {
+		return
 	}
-	return "s"
+	if t := a.notices.Text(cliNotices); t != "" {
+		fmt.Fprintf(a.env.Stderr, "bb: %s\n", t)
+	}
 }
 
 func (a *app) fail(command string, err *hub.Error) {

@@ -263,6 +263,13 @@ func (c *Client) Inbox(ctx context.Context, q hub.InboxQuery) ([]hub.MailItem, e
 	return r0, err
 }
 
+// InboxCounts calls hub.Service.InboxCounts on the server.
+func (c *Client) InboxCounts(ctx context.Context, agent string) (hub.Notices, error) {
+	var r0 hub.Notices
+	err := c.call(ctx, "InboxCounts", []any{agent}, []any{&r0})
+	return r0, err
+}
+
 // Info calls hub.Service.Info on the server.
 func (c *Client) Info(ctx context.Context) (hub.Info, error) {
 	var r0 hub.Info

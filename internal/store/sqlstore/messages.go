@@ -297,29 +297,39 @@ func (t *tx) DeleteMessagesBefore(ctx context.Context, cutoff time.Time) (int64,
 	return res.RowsAffected()
 }
 
-func (t *tx) UnreadCount(ctx context.Context, agent string, limit int) (int64, error) {
-	var direct, bcast int64
-	if err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE recipient = ? AND sender <> ?
-		AND read_at IS NULL AND acked_at IS NULL LIMIT ?) x`, agent, agent, limit).Scan(&direct); err != nil {
-		return 0, err
+func (t *tx) UnreadCounts(ctx context.Context, agent string, limit int) (hub.UnreadCounts, error) {
+	var c hub.UnreadCounts
+	if err := t.row(ctx, `SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM (SELECT seq FROM messages WHERE recipient = ? AND sender <> ?
+		AND read_at IS NULL AND acked_at IS NULL LIMIT ?) x`, agent, agent, limit).Scan(&c.Addressed, &c.NewestAddressed); err != nil {
+		return c, err
 	}
 	// Broadcasts newer than the agent's read cursor: two ranges of
 	// idx_messages_recipient_ack_seq (requires_ack is 0 or 1), never a
 	// walk over the whole board.
-	if err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM messages m
+	if err := t.row(ctx, `SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM (SELECT m.seq FROM messages m
 		WHERE m.recipient = '*' AND m.requires_ack IN (0, 1)
 		AND m.seq > COALESCE((SELECT read_cursor FROM agents WHERE id = ?), 0)
 		AND m.sender <> ?
 		AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ?
 			AND (b.read_at IS NOT NULL OR b.acked_at IS NOT NULL))
-		LIMIT ?) x`, agent, agent, agent, limit).Scan(&bcast); err != nil {
-		return 0, err
+		LIMIT ?) x`, agent, agent, agent, limit).Scan(&c.Board, &c.NewestBoard); err != nil {
+		return c, err
 	}
-	n := direct + bcast
-	if n > int64(limit) {
-		n = int64(limit)
+	return c, nil
+}
+
+func (t *tx) NoticeMark(ctx context.Context, agent string) (string, error) {
+	var m string
+	err := t.row(ctx, `SELECT notice_mark FROM agents WHERE id = ?`, agent).Scan(&m)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
 	}
-	return n, nil
+	return m, err
+}
+
+func (t *tx) SetNoticeMark(ctx context.Context, agent, mark string) error {
+	_, err := t.exec(ctx, `UPDATE agents SET notice_mark = ? WHERE id = ?`, mark, agent)
+	return err
 }
 
 func (t *tx) LastMessageSeq(ctx context.Context) (int64, error) {

@@ -348,9 +348,9 @@ func testMessages(t *testing.T, open Opener) {
 		direct := hub.Message{UUID: "22222222-2222-4222-8222-222222222222", From: "alice", To: "bob", Body: "direct", CreatedAt: T0()}
 		f.Write(func(tx hub.Tx) error { return tx.InsertMessage(f.Ctx, &direct) })
 		unread := func(agent string, limit int) int64 {
-			var n int64
-			f.Read(func(tx hub.Tx) (err error) { n, err = tx.UnreadCount(f.Ctx, agent, limit); return })
-			return n
+			var c hub.UnreadCounts
+			f.Read(func(tx hub.Tx) (err error) { c, err = tx.UnreadCounts(f.Ctx, agent, limit); return })
+			return min(c.Addressed+c.Board, int64(limit))
 		}
 		if n := unread("bob", 100); n != 4 {
 			t.Errorf("bob unread = %d, want 4 (3 broadcasts + 1 direct, not his own)", n)
@@ -373,8 +373,27 @@ func testMessages(t *testing.T, open Opener) {
 		}
 		n, err := f.Svc.CheckIn(f.Ctx, "alice")
 		Ok(t, err)
-		if n.Unread != 1 {
-			t.Errorf("CheckIn notices = %+v, want 1 unread", n)
+		if n.Unread != 1 || n.Board != 1 || n.Addressed != 0 || !n.Changed {
+			t.Errorf("CheckIn notices = %+v, want 1 unread board post, changed", n)
+		}
+		// The same notices again are not a change; a new item is.
+		n, err = f.Svc.CheckIn(f.Ctx, "alice")
+		Ok(t, err)
+		if n.Unread != 1 || n.Changed {
+			t.Errorf("second CheckIn notices = %+v, want unchanged", n)
+		}
+		f.Write(func(tx hub.Tx) error {
+			return tx.InsertMessage(f.Ctx, &hub.Message{UUID: "33333333-3333-4333-8333-333333333333", From: "bob", To: "alice", Body: "direct", CreatedAt: T0()})
+		})
+		n, err = f.Svc.CheckIn(f.Ctx, "alice")
+		Ok(t, err)
+		if n.Addressed != 1 || n.Board != 1 || !n.Changed {
+			t.Errorf("CheckIn after new mail = %+v, want 1 addressed + 1 board, changed", n)
+		}
+		c, err := f.Svc.InboxCounts(f.Ctx, "alice")
+		Ok(t, err)
+		if c.Addressed != 1 || c.Board != 1 || c.Changed {
+			t.Errorf("InboxCounts = %+v", c)
 		}
 	})
 

@@ -30,6 +30,8 @@ import (
 //	                                (dot-separated keys / array indexes, a final
 //	                                "@len" for a length) equals want (strings raw,
 //	                                anything else as compact JSON)
+//	jenv <name> <path>              set $name to the value at path of the last
+//	                                JSON stdout (as jget renders it)
 //	dbq [-db file] <sql> <want>     one-value query on the board database
 //	                                (default $WORK/.bb/blackboard.db)
 //	seed [-db f] [-from a] [-to b] [-reply-to n] [-tag t] [-priority p] [-ago d] <n>
@@ -53,6 +55,7 @@ func runScripts(t *testing.T, dir string) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": cmdExits,
 			"jget":  cmdJget,
+			"jenv":  cmdJenv,
 			"dbq":   cmdDBQ,
 			"seed":  cmdSeed,
 		},
@@ -101,6 +104,23 @@ func cmdJget(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		ts.Fatalf("%s = %s, want %s", args[0], got, args[1])
 	}
+}
+
+func cmdJenv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: jenv <name> <path>")
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile("stdout")))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		ts.Fatalf("stdout is not JSON: %v", err)
+	}
+	got, err := jsonAt(v, args[1])
+	if err != nil {
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	ts.Setenv(args[0], got)
 }
 
 // jsonAt renders the value at a dotted path of v.

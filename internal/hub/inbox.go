@@ -1,0 +1,150 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// One inbox per agent, two kinds of item: what is addressed to it (direct
+// mail, handoffs, blockers, decisions — from bb agent send, agent-mail or
+// MCP) and board traffic (broadcasts: bb post, agent-mail --to '*', bb
+// agent send --to broadcast). Every surface counts them here, and reading an
+// item on any surface clears it everywhere: an addressed item is read by
+// bb agent read, agent-mail read or MCP bb_read_mail; board traffic by
+// bb log or MCP bb_read_messages (which advance the reader's cursor), or
+// by reading the one broadcast.
+
+// UnreadCounts are an agent's unread inbox items by kind, each capped, with
+// the newest message seq of each kind (0 when none).
+type UnreadCounts struct {
+	Addressed       int64
+	Board           int64
+	NewestAddressed int64
+	NewestBoard     int64
+}
+
+// Notices is what an identified caller should know without asking: it is
+// attached to every reply made for an agent (the "agents don't poll" rule).
+// Every count is capped at NoticeCap and computed by index-driven queries,
+// so checking in stays cheap whatever the size of the board.
+type Notices struct {
+	// Unread is Addressed + Board (capped at NoticeCap).
+	Unread int64 `json:"unread"`
+	// Addressed counts unread messages addressed to the agent (direct
+	// mail, HANDOFF, BLOCKED, DECISION).
+	Addressed int64 `json:"addressed"`
+	// Board counts unread broadcasts.
+	Board int64 `json:"board"`
+	// AcksOwed (omitted when 0) counts messages addressed to the agent that require an ack
+	// (HANDOFF, BLOCKED) it has not given.
+	AcksOwed int64 `json:"acks_owed,omitempty"`
+	// Incursions (omitted when 0) counts attempts by other agents to reserve scopes
+	// overlapping the agent's active reservations, since the oldest of them
+	// was made.
+	Incursions int64 `json:"incursions,omitempty"`
+	// Changed reports that these notices differ from the last ones the
+	// agent was given (on any surface): human renderers show them only then.
+	Changed bool `json:"changed"`
+}
+
+// NoticeCap bounds the counting work done for notices on every command.
+const NoticeCap = 100
+
+// Empty reports whether there is nothing to tell.
+func (n Notices) Empty() bool { return n.Unread == 0 && n.AcksOwed == 0 && n.Incursions == 0 }
+
+// NoticeCommands name, for one surface, what clears each kind of notice.
+type NoticeCommands struct {
+	Addressed, Board, Acks, Incursions string
+}
+
+// Text renders the notices as one line (without a prefix): each count with
+// the command that clears it; "" when there is nothing to tell.
+func (n Notices) Text(c NoticeCommands) string {
+	count := func(v int64, one, many, cmd string) string {
+		more, what := "", many
+		if v >= NoticeCap {
+			more = "+"
+		}
+		if v == 1 {
+			what = one
+		}
+		return fmt.Sprintf("%d%s %s (%s)", v, more, what, cmd)
+	}
+	var parts []string
+	if n.Addressed > 0 {
+		parts = append(parts, count(n.Addressed, "unread message addressed to you", "unread messages addressed to you", c.Addressed))
+	}
+	if n.Board > 0 {
+		parts = append(parts, count(n.Board, "unread board post", "unread board posts", c.Board))
+	}
+	if n.AcksOwed > 0 {
+		parts = append(parts, count(n.AcksOwed, "message awaiting your ack", "messages awaiting your ack", c.Acks))
+	}
+	if n.Incursions > 0 {
+		parts = append(parts, count(n.Incursions, "incursion on your reservations", "incursions on your reservations", c.Incursions))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// CheckIn refreshes agent's last_seen (the passive heartbeat every command
+// made by an identified agent gives) and returns its notices, marking them
+// given.
+func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
+	if err := ValidateStoredAgentID(agent); err != nil {
+		return Notices{}, err
+	}
+	ctx = context.WithValue(ctx, idemCtxKey{}, nil) // never part of a replayed reply
+	return write(ctx, s, func(tx Tx) (Notices, error) {
+		if err := tx.TouchAgent(ctx, agent, s.Now()); err != nil {
+			return Notices{}, err
+		}
+		return s.giveNotices(ctx, tx, agent)
+	})
+}
+
+// InboxCounts returns agent's notices without refreshing its last_seen or
+// marking them given (for views that look at an agent: the dashboard, bb
+// agent inbox, summaries).
+func (s *Service) InboxCounts(ctx context.Context, agent string) (Notices, error) {
+	if err := ValidateStoredAgentID(agent); err != nil {
+		return Notices{}, err
+	}
+	return read(ctx, s, func(tx Tx) (Notices, error) {
+		n, _, err := countNotices(ctx, tx, agent)
+		return n, err
+	})
+}
+
+// giveNotices counts agent's notices inside tx and records them as given.
+func (s *Service) giveNotices(ctx context.Context, tx Tx, agent string) (Notices, error) {
+	n, mark, err := countNotices(ctx, tx, agent)
+	if err != nil {
+		return n, err
+	}
+	old, err := tx.NoticeMark(ctx, agent)
+	if err != nil || old == mark {
+		return n, err
+	}
+	n.Changed = !n.Empty()
+	return n, tx.SetNoticeMark(ctx, agent, mark)
+}
+
+func countNotices(ctx context.Context, tx Tx, agent string) (Notices, string, error) {
+	var n Notices
+	c, err := tx.UnreadCounts(ctx, agent, NoticeCap)
+	if err != nil {
+		return n, "", err
+	}
+	n.Addressed, n.Board = c.Addressed, c.Board
+	n.Unread = min(c.Addressed+c.Board, NoticeCap)
+	if n.AcksOwed, err = tx.AcksOwed(ctx, agent, NoticeCap); err != nil {
+		return n, "", err
+	}
+	if n.Incursions, err = tx.IncursionsOnActive(ctx, agent, NoticeCap); err != nil {
+		return n, "", err
+	}
+	mark := fmt.Sprintf("a%d@%d b%d@%d k%d i%d", n.Addressed, c.NewestAddressed, n.Board, c.NewestBoard, n.AcksOwed, n.Incursions)
+	return n, mark, nil
+}
