@@ -162,6 +162,22 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 			Category: in.Category, ThreadID: thread, BeadID: in.BeadID, RequiresAck: RequiresAck(in.Category),
 			CreatedAt: now,
 		}
+		// The intent travels with the message (the recipient sees it on
+		// every surface) and in the protocol event of the timeline.
+		switch in.Category {
+		case CategoryHandoff:
+			next := in.NextAction
+			if next == "" {
+				next = fmt.Sprintf("Read the handoff and acknowledge it: bb agent ack --message %s", ShortID(m.UUID))
+			}
+			m.Intent = &Intent{NextAction: next}
+		case CategoryBlocked:
+			req := in.RequestedAction
+			if req == "" {
+				req = fmt.Sprintf("Answer %s on thread %s (bb agent send --to %s --thread %s) and acknowledge", m.From, thread, m.From, thread)
+			}
+			m.Intent = &Intent{RequestedAction: req, Urgency: urgency}
+		}
 		if err := tx.InsertMessage(ctx, &m); err != nil {
 			return MailItem{}, err
 		}
@@ -173,20 +189,12 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		var e *Event
 		switch in.Category {
 		case CategoryHandoff:
-			next := in.NextAction
-			if next == "" {
-				next = fmt.Sprintf("Read the handoff and acknowledge it: bb agent ack --agent <you> --message %s", m.UUID)
-			}
 			e = s.protocolEvent(EventHandoff, m.BeadID, m.From, to, "", HandoffPayload{
-				Subject: m.Subject, Summary: m.Body, NextAction: next, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
+				Subject: m.Subject, Summary: m.Body, NextAction: m.Intent.NextAction, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
 			}, summary)
 		case CategoryBlocked:
-			req := in.RequestedAction
-			if req == "" {
-				req = fmt.Sprintf("Answer %s on thread %s (bb agent send --to %s --thread %s) and acknowledge", m.From, thread, m.From, thread)
-			}
 			e = s.protocolEvent(EventBlocked, m.BeadID, m.From, to, "", BlockedPayload{
-				Subject: m.Subject, Blocker: m.Body, RequestedAction: req, Urgency: urgency, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
+				Subject: m.Subject, Blocker: m.Body, RequestedAction: m.Intent.RequestedAction, Urgency: urgency, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
 			}, summary)
 		default:
 			e = s.event(EventAgentMessageSent, m.From, map[string]any{
@@ -259,6 +267,10 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 // forbidden is set, which then becomes the code for "exists, not yours".
 func (s *Service) mailFor(ctx context.Context, tx Tx, agent, id string, forbidden Code) (*Message, error) {
 	if _, err := requireAgent(ctx, tx, agent, CodeAgentNotFound, "agent"); err != nil {
+		return nil, err
+	}
+	id, err := resolveID(ctx, tx, "messages", "message", id)
+	if err != nil {
 		return nil, err
 	}
 	m, err := tx.MessageByUUID(ctx, id)

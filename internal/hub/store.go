@@ -78,6 +78,9 @@ type MessageTx interface {
 	// MessageBySeq and MessageByUUID return nil, nil when absent.
 	MessageBySeq(ctx context.Context, seq int64) (*Message, error)
 	MessageByUUID(ctx context.Context, id string) (*Message, error)
+	// IDsWithPrefix returns up to limit ids of table ("messages" or
+	// "tasks") that start with prefix, in id order.
+	IDsWithPrefix(ctx context.Context, table, prefix string, limit int) ([]string, error)
 	// ListMessages returns messages newest first.
 	ListMessages(ctx context.Context, f MessageFilter) ([]Message, error)
 	// Replies returns the direct replies of a message, oldest first.

@@ -115,7 +115,17 @@ type Message struct {
 	ThreadID    string
 	BeadID      string
 	RequiresAck bool
-	CreatedAt   time.Time
+	// Intent is what the sender wants from the recipient (HANDOFF,
+	// BLOCKED); nil for other messages.
+	Intent    *Intent
+	CreatedAt time.Time
+}
+
+// Intent is what a HANDOFF or BLOCKED message asks of its recipient.
+type Intent struct {
+	NextAction      string `json:"next_action,omitempty"`      // HANDOFF
+	RequestedAction string `json:"requested_action,omitempty"` // BLOCKED
+	Urgency         string `json:"urgency,omitempty"`          // BLOCKED: low, medium, high
 }
 
 // IsBroadcast reports whether m was addressed to everyone.

@@ -573,7 +573,7 @@ func okResult(tool string, v any, n *hub.Notices) (*sdk.CallToolResult, error) {
 
 // mcpNotices names the tool that clears each kind of notice.
 var mcpNotices = hub.NoticeCommands{
-	Addressed:  "bb_inbox, then bb_read_mail",
+	Addressed:  "bb_inbox mark_read",
 	Board:      "bb_read_messages",
 	Acks:       "bb_ack",
 	Incursions: "bb_events",

@@ -263,13 +263,26 @@ type Mail struct {
 	// DeliveredAt is when a hook put the message into the recipient's
 	// context (null: not delivered that way yet).
 	DeliveredAt *time.Time `json:"delivered_at"`
+	// Intent: a HANDOFF's next action and who it was passed to, a BLOCKED
+	// message's requested action and urgency (omitted for other messages).
+	NextAction      string `json:"next_action,omitempty"`
+	PassedTo        string `json:"passed_to,omitempty"`
+	RequestedAction string `json:"requested_action,omitempty"`
+	Urgency         string `json:"urgency,omitempty"`
 }
 
 // MailOf renders one mail item.
 func MailOf(m hub.MailItem) Mail {
-	return Mail{MessageID: m.UUID, ThreadID: m.ThreadID, BeadID: m.BeadID, FromAgent: m.From, ToAgent: RecipientName(m.To),
+	v := Mail{MessageID: m.UUID, ThreadID: m.ThreadID, BeadID: m.BeadID, FromAgent: m.From, ToAgent: RecipientName(m.To),
 		Category: m.Category, Subject: m.Subject, Body: m.Body, State: m.State, RequiresAck: m.RequiresAck,
 		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt, AckedAt: m.AckedAt, DeliveredAt: m.DeliveredAt}
+	if in := m.Intent; in != nil {
+		v.NextAction, v.RequestedAction, v.Urgency = in.NextAction, in.RequestedAction, in.Urgency
+	}
+	if m.Category == hub.CategoryHandoff {
+		v.PassedTo = v.ToAgent
+	}
+	return v
 }
 
 // Reservation is a file reservation (seed 000 names).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 func (a *app) agentSendCmd() *cobra.Command {
@@ -101,8 +102,9 @@ func (a *app) agentInboxCmd() *cobra.Command {
 					if m.DeliveredAt != nil && m.State == hub.StateUnread {
 						ack += " [delivered " + clock(*m.DeliveredAt) + "]"
 					}
-					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s%s\n", m.State, dash(m.Category), m.UUID, m.From, dash(m.BeadID), ack)
-					fmt.Fprintf(w, "       %s\n", preview(m.Subject, m.Body))
+					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s%s\n", m.State, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(dash(m.BeadID)), ack)
+					fmt.Fprintf(w, "       %s\n", termtext.Line(preview(m.Subject, m.Body)))
+					printIntent(w, "       ", m)
 				}
 			})
 		},
@@ -114,6 +116,24 @@ func (a *app) agentInboxCmd() *cobra.Command {
 	f.IntVar(&q.Limit, "limit", hub.DefaultInboxLimit, "at most this many (1..500)")
 	flagerr.SetRange(f, "limit", 1, hub.MaxInboxLimit)
 	return c
+}
+
+// printIntent shows what a HANDOFF or BLOCKED message asks of its
+// recipient (the same fields as --json).
+func printIntent(w io.Writer, indent string, m hub.MailItem) {
+	v := mailView(m)
+	if v.PassedTo != "" {
+		fmt.Fprintf(w, "%sPassed to: %s\n", indent, termtext.Line(v.PassedTo))
+	}
+	if v.NextAction != "" {
+		fmt.Fprintf(w, "%sNext action: %s\n", indent, termtext.Line(v.NextAction))
+	}
+	if v.RequestedAction != "" {
+		fmt.Fprintf(w, "%sNeeds input: %s (urgency %s)\n", indent, termtext.Line(v.RequestedAction), termtext.Line(v.Urgency))
+	}
+	if m.RequiresAck && m.State != hub.StateAcked {
+		fmt.Fprintf(w, "%sRequires ack: bb agent ack --message %s\n", indent, hub.ShortID(m.UUID))
+	}
 }
 
 func preview(subject, body string) string {
@@ -144,11 +164,12 @@ func (a *app) mailActCmd(use, short string, act func(svc hub.API, cmd *cobra.Com
 				return err
 			}
 			return a.reply(cmd, mailView(m), func(w io.Writer) {
-				fmt.Fprintf(w, "%s %s from %s: %s (state %s)\n", verb, dash(m.Category), m.From, preview(m.Subject, m.Body), m.State)
+				fmt.Fprintf(w, "%s %s %s from %s: %s (state %s)\n", verb, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(preview(m.Subject, m.Body)), m.State)
 				if verb == "Read" {
 					for _, line := range wrap(m.Body, 78) {
-						fmt.Fprintf(w, "  %s\n", line)
+						fmt.Fprintf(w, "  %s\n", termtext.Line(line))
 					}
+					printIntent(w, "  ", m)
 				}
 			})
 		},

@@ -95,7 +95,7 @@ func TestBoardQueriesAreIndexDriven(t *testing.T) {
 		"refs":              func() error { _, err := svc.FindRefs(ctx, ref); return err },
 		"thread":            func() error { _, err := svc.Thread(ctx, 42); return err },
 		"unread": func() error {
-			return st.Read(ctx, func(tx hub.Tx) error { _, err := tx.UnreadCount(ctx, "agent-1", hub.NoticeCap); return err })
+			return st.Read(ctx, func(tx hub.Tx) error { _, err := tx.UnreadCounts(ctx, "agent-1", hub.NoticeCap); return err })
 		},
 		"post": func() error {
 			_, err := svc.Post(ctx, hub.PostInput{From: "agent-1", Content: "x", ReplyTo: 7, Tags: []string{"a"}})

@@ -14,7 +14,7 @@ import (
 
 const messageCols = `m.id, m.sender, m.recipient, m.subject, m.body, m.refs, m.reply_to, m.type, m.ttl_hours,
 	m.created, m.read_at, m.acked_at, m.seq, m.tags, m.priority, m.bb_refs, m.category, m.thread_id,
-	m.bead_id, m.requires_ack, p.seq`
+	m.bead_id, m.requires_ack, m.intent, p.seq`
 
 const messageFrom = ` FROM messages m LEFT JOIN messages p ON p.id = m.reply_to`
 
@@ -22,11 +22,11 @@ func scanMessage(sc interface{ Scan(...any) error }) (*hub.Message, error) {
 	var m hub.Message
 	var refs, replyTo, readAt, ackedAt sql.NullString
 	var ttl, seq, parentSeq sql.NullInt64
-	var created, tags, prio, bbRefs string
+	var created, tags, prio, bbRefs, intent string
 	var reqAck int
 	if err := sc.Scan(&m.UUID, &m.From, &m.To, &m.Subject, &m.Body, &refs, &replyTo, &m.Type, &ttl,
 		&created, &readAt, &ackedAt, &seq, &tags, &prio, &bbRefs, &m.Category, &m.ThreadID,
-		&m.BeadID, &reqAck, &parentSeq); err != nil {
+		&m.BeadID, &reqAck, &intent, &parentSeq); err != nil {
 		return nil, err
 	}
 	if refs.Valid {
@@ -57,6 +57,10 @@ func scanMessage(sc interface{ Scan(...any) error }) (*hub.Message, error) {
 		m.Refs = []hub.Ref{}
 	}
 	m.RequiresAck = reqAck != 0
+	if intent != "" {
+		m.Intent = &hub.Intent{}
+		_ = json.Unmarshal([]byte(intent), m.Intent)
+	}
 	return &m, nil
 }
 
@@ -84,6 +88,11 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 	tags, _ := json.Marshal(m.Tags)
 	refs, _ := json.Marshal(m.Refs)
 	var ttl, mailRefs, replyTo any
+	intent := ""
+	if m.Intent != nil {
+		b, _ := json.Marshal(m.Intent)
+		intent = string(b)
+	}
 	if m.TTLHours != nil {
 		ttl = *m.TTLHours
 	}
@@ -94,11 +103,11 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 		replyTo = m.ReplyTo
 	}
 	_, err := t.exec(ctx, `INSERT INTO messages (id, sender, recipient, subject, body, refs, reply_to, type, ttl_hours,
-		created, read_at, acked_at, seq, tags, priority, bb_refs, category, thread_id, bead_id, requires_ack)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created, read_at, acked_at, seq, tags, priority, bb_refs, category, thread_id, bead_id, requires_ack, intent)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.UUID, m.From, m.To, m.Subject, m.Body, mailRefs, replyTo, m.Type, ttl,
 		ts(m.CreatedAt), nullTS(m.ReadAt), nullTS(m.AckedAt), m.Seq, string(tags), string(m.Priority), string(refs),
-		m.Category, m.ThreadID, m.BeadID, b2i(m.RequiresAck))
+		m.Category, m.ThreadID, m.BeadID, b2i(m.RequiresAck), intent)
 	if err != nil {
 		return err
 	}
@@ -120,6 +129,28 @@ func (t *tx) oneMessage(ctx context.Context, where string, arg any) (*hub.Messag
 
 func (t *tx) MessageBySeq(ctx context.Context, seq int64) (*hub.Message, error) {
 	return t.oneMessage(ctx, `m.seq = ?`, seq)
+}
+
+func (t *tx) IDsWithPrefix(ctx context.Context, table, prefix string, limit int) ([]string, error) {
+	if table != "messages" && table != "tasks" {
+		return nil, fmt.Errorf("no id prefixes for table %q", table)
+	}
+	// A range of the primary key (ids are ASCII), checked exactly.
+	rows, err := t.query(ctx, `SELECT id FROM `+table+` WHERE id >= ? AND id < ? AND substr(id, 1, ?) = ? ORDER BY id LIMIT ?`,
+		prefix, prefix+"\x7f", len(prefix), prefix, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 func (t *tx) MessageByUUID(ctx context.Context, id string) (*hub.Message, error) {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -336,6 +337,33 @@ func testMessages(t *testing.T, open Opener) {
 		evs := f.Events()
 		if last := evs[len(evs)-1]; last.Type != hub.EventBoardCleared {
 			t.Errorf("last event %s, want %s", last.Type, hub.EventBoardCleared)
+		}
+	})
+
+	t.Run("MessageIDPrefix", func(t *testing.T) {
+		f := New(t, open)
+		for _, id := range []string{"alice", "bob"} {
+			_, _, err := f.Svc.RegisterAgent(f.Ctx, hub.RegisterInput{ID: id, Role: "worker"})
+			Ok(t, err)
+		}
+		for _, id := range []string{"abcd1111-0000-4000-8000-000000000000", "abcd2222-0000-4000-8000-000000000000"} {
+			m := hub.Message{UUID: id, From: "alice", To: "bob", Body: "x", BeadID: "b-1", CreatedAt: T0()}
+			f.Write(func(tx hub.Tx) error { return tx.InsertMessage(f.Ctx, &m) })
+		}
+		_, err := f.Svc.ReadMail(f.Ctx, "bob", "abcd")
+		if !hub.IsCode(err, hub.CodeInvalidArgs) || !strings.Contains(err.Error(), "abcd1111-0000-4000-8000-000000000000, abcd2222-0000-4000-8000-000000000000") {
+			t.Errorf("ambiguous prefix: %v", err)
+		}
+		m, err := f.Svc.ReadMail(f.Ctx, "bob", "abcd2")
+		Ok(t, err)
+		if m.UUID != "abcd2222-0000-4000-8000-000000000000" || m.State != hub.StateRead {
+			t.Errorf("unique prefix read %s (%s)", m.UUID, m.State)
+		}
+		if _, err := f.Svc.ReadMail(f.Ctx, "bob", "abc"); !hub.IsCode(err, hub.CodeMessageNotFound) {
+			t.Errorf("a prefix under 4 characters is never expanded: %v", err)
+		}
+		if _, err := f.Svc.ReadMail(f.Ctx, "bob", "abce"); !hub.IsCode(err, hub.CodeMessageNotFound) {
+			t.Errorf("no match: %v", err)
 		}
 	})
 

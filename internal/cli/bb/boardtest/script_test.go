@@ -30,8 +30,9 @@ import (
 //	                                (dot-separated keys / array indexes, a final
 //	                                "@len" for a length) equals want (strings raw,
 //	                                anything else as compact JSON)
-//	jenv <name> <path>              set $name to the value at path of the last
-//	                                JSON stdout (as jget renders it)
+//	jenv <name> <path> [n]          set $name to the value at path of the last
+//	                                JSON stdout (as jget renders it; its first
+//	                                n characters with n)
 //	dbq [-db file] <sql> <want>     one-value query on the board database
 //	                                (default $WORK/.bb/blackboard.db)
 //	seed [-db f] [-from a] [-to b] [-reply-to n] [-tag t] [-priority p] [-ago d] <n>
@@ -107,8 +108,8 @@ func cmdJget(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func cmdJenv(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: jenv <name> <path>")
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: jenv <name> <path> [n]")
 	}
 	var v any
 	dec := json.NewDecoder(strings.NewReader(ts.ReadFile("stdout")))
@@ -119,6 +120,11 @@ func cmdJenv(ts *testscript.TestScript, neg bool, args []string) {
 	got, err := jsonAt(v, args[1])
 	if err != nil {
 		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if len(args) == 3 {
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		got = got[:min(n, len(got))]
 	}
 	ts.Setenv(args[0], got)
 }

@@ -1,0 +1,55 @@
+package hub
+
+import (
+	"context"
+	"strings"
+)
+
+// Short handles: a message or task may be named by any unique prefix of
+// its id (git style), on every surface that takes one. An exact id always
+// wins; a prefix shorter than MinPrefixLen is never expanded; an ambiguous
+// prefix is refused with the candidates listed.
+
+// ShortIDLen is how many leading characters of a message id human views
+// show.
+const ShortIDLen = 8
+
+// MinPrefixLen is the shortest prefix that is expanded.
+const MinPrefixLen = 4
+
+// maxCandidates bounds the candidates an ambiguity error lists.
+const maxCandidates = 5
+
+// ShortID is the short handle of a message id shown to humans.
+func ShortID(id string) string {
+	if len(id) <= ShortIDLen {
+		return id
+	}
+	return id[:ShortIDLen]
+}
+
+// resolveID expands a unique prefix of an id of table ("messages" or
+// "tasks") into the full id. An id that exists is returned as is; so is a
+// prefix that matches nothing (the caller then reports it not found).
+// field names the argument in errors.
+func resolveID(ctx context.Context, tx Tx, table, field, id string) (string, error) {
+	if len(id) < MinPrefixLen || strings.ContainsAny(id, " \t") {
+		return id, nil
+	}
+	ids, err := tx.IDsWithPrefix(ctx, table, id, maxCandidates+1)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case len(ids) == 0:
+		return id, nil
+	case len(ids) == 1 || ids[0] == id:
+		return ids[0], nil
+	}
+	list := ids
+	more := ""
+	if len(ids) > maxCandidates {
+		list, more = ids[:maxCandidates], ", …"
+	}
+	return "", FieldErr(CodeInvalidArgs, field, "%s %q is ambiguous: it starts %s%s; give more characters", field, id, strings.Join(list, ", "), more)
+}
