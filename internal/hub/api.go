@@ -42,6 +42,7 @@ type API interface {
 	CheckEdit(ctx context.Context, in EditInput) (EditDecision, error)
 	CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckResult, error)
 	CheckScope(ctx context.Context, agent, wd, raw string) (ScopeCheck, error)
+	ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, error)
 	Config(ctx context.Context) ([]ConfigEntry, error)
 	Clear(ctx context.Context, in ClearInput) (ClearPlan, error)
 	CleanAgentMail(ctx context.Context, dryRun bool) (MailCleanupResult, error)

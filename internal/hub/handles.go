@@ -53,3 +53,14 @@ func resolveID(ctx context.Context, tx Tx, table, field, id string) (string, err
 	}
 	return "", FieldErr(CodeInvalidArgs, field, "%s %q is ambiguous: it starts %s%s; give more characters", field, id, strings.Join(list, ", "), more)
 }
+
+// TaskHandle is the short handle of a task id shown to humans: the first
+// ShortIDLen characters of its random part (task_<time>_<random>), or the
+// id itself when it has no such part.
+func TaskHandle(id string) string {
+	i := strings.LastIndexByte(id, '_')
+	if i < 0 || len(id)-i-1 < ShortIDLen {
+		return id
+	}
+	return id[i+1 : i+1+ShortIDLen]
+}

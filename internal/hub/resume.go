@@ -31,6 +31,10 @@ type ResumeInput struct {
 	// StrictFocus refuses a Focus that names no task (NOT_FOUND, as
 	// BeginTask does); without it any id is accepted (vybe's contract).
 	StrictFocus bool
+	// OwnInProgress makes focus selection fall back to a task in progress
+	// the agent owns before any other choice (bb resume; vybe keeps its
+	// contract's order without it).
+	OwnInProgress bool
 }
 
 // ResumeResult is what a session start receives.
@@ -100,6 +104,9 @@ type FocusState struct {
 	// ProjectID and Scoped restrict step 2 to one project.
 	ProjectID string
 	Scoped    bool
+	// Own is a task in progress owned by the agent (only looked up when
+	// asked for: bb resume's fallback).
+	Own *Task
 }
 
 // AssignedTask is a task named by a task_assigned event.
@@ -112,6 +119,7 @@ type AssignedTask struct {
 //  1. keep the current focus if it is in progress;
 //     1.5. keep it if it is blocked on dependencies (not a failure) that
 //     are still unresolved;
+//     1.7. when asked for, a task in progress the agent owns;
 //  2. the first task_assigned delta whose task is pending, has no
 //     unresolved dependencies and is in the project (when scoped);
 //  3. keep the current focus if it is pending;
@@ -128,6 +136,9 @@ func SelectFocus(st FocusState) string {
 			return c.ID
 		}
 	}
+	if st.Own != nil {
+		return st.Own.ID
+	}
 	for _, a := range st.Assigned {
 		if a.Task != nil && a.Task.Status == TaskPending && a.Unresolved == 0 && (!st.Scoped || a.Task.ProjectID == st.ProjectID) {
 			return a.Task.ID
@@ -143,7 +154,8 @@ func SelectFocus(st FocusState) string {
 }
 
 // focusState gathers what SelectFocus needs with bounded, indexed reads.
-func focusState(ctx context.Context, tx Tx, focusID, projectID string, scoped bool, deltas []Event) (FocusState, error) {
+// own names the agent whose own in-progress task is a fallback ("" for none).
+func focusState(ctx context.Context, tx Tx, focusID, projectID string, scoped bool, deltas []Event, own string) (FocusState, error) {
 	st := FocusState{ProjectID: projectID, Scoped: scoped}
 	var err error
 	if focusID != "" {
@@ -158,6 +170,16 @@ func focusState(ctx context.Context, tx Tx, focusID, projectID string, scoped bo
 	}
 	if st.Current != nil && st.Current.Status == TaskInProgress {
 		return st, nil // step 1 decides; skip the other reads
+	}
+	if own != "" {
+		mine, err := tx.ListTasks(ctx, TaskFilter{Status: TaskInProgress, Owner: own, Priority: -1, Limit: 1})
+		if err != nil {
+			return st, err
+		}
+		if len(mine) > 0 {
+			st.Own = &mine[0]
+			return st, nil
+		}
 	}
 	for _, e := range deltas {
 		if e.Type != KindTaskAssigned || e.TaskID == "" {
@@ -242,7 +264,11 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 			}
 			res.Deltas = ViewEvents(deltas)
 		}
-		st, err := focusState(ctx, tx, a.FocusTaskID, p, scoped, deltas)
+		own := ""
+		if in.OwnInProgress {
+			own = a.ID
+		}
+		st, err := focusState(ctx, tx, a.FocusTaskID, p, scoped, deltas, own)
 		if err != nil {
 			return ResumeResult{}, err
 		}
@@ -288,7 +314,7 @@ func (s *Service) PeekResume(ctx context.Context, agent, projectDir string) (Pee
 		if err != nil {
 			return PeekResult{}, err
 		}
-		st, err := focusState(ctx, tx, a.FocusTaskID, p, scoped, deltas)
+		st, err := focusState(ctx, tx, a.FocusTaskID, p, scoped, deltas, "")
 		if err != nil {
 			return PeekResult{}, err
 		}

@@ -140,4 +140,3 @@ func (s *Service) event(typ, agent string, payload any) *Event {
 	}
 	return e
 }
-

@@ -9,6 +9,7 @@ import (
 // Priority < 0 means "any priority".
 type TaskFilter struct {
 	Status    string
+	Owner     string
 	ProjectID string
 	Priority  int
 	Limit     int

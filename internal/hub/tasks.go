@@ -238,12 +238,9 @@ func (s *Service) GetTask(ctx context.Context, id string) (Task, error) {
 		return Task{}, FieldErr(CodeInvalidInput, "id", "--id is required")
 	}
 	return read(ctx, s, func(tx Tx) (Task, error) {
-		t, err := tx.GetTask(ctx, id)
+		t, err := mustTask(ctx, tx, id)
 		if err != nil {
 			return Task{}, err
-		}
-		if t == nil {
-			return Task{}, taskNotFound(id)
 		}
 		return *t, nil
 	})
@@ -262,6 +259,10 @@ func (s *Service) ListTasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 func mustTask(ctx context.Context, tx Tx, id string) (*Task, error) {
 	if id == "" {
 		return nil, FieldErr(CodeInvalidInput, "id", "--id is required")
+	}
+	id, err := resolveID(ctx, tx, "tasks", "id", id)
+	if err != nil {
+		return nil, err
 	}
 	t, err := tx.GetTask(ctx, id)
 	if err != nil {
@@ -349,22 +350,28 @@ func (s *Service) BeginTask(ctx context.Context, agent, id string) (TaskResult, 
 		if err != nil {
 			return taskReply{}, err
 		}
-		rep := taskReply{TaskID: t.ID}
-		if t.Status != TaskInProgress || t.Owner != agent {
-			t.Owner = agent
-			if t.Status == TaskInProgress {
-				t.Version++
-				t.UpdatedAt = now
-				if err := tx.UpdateTask(ctx, t); err != nil {
-					return rep, err
-				}
-			} else if rep.StatusEventID, err = s.setStatus(ctx, tx, a, t, TaskInProgress, "", now); err != nil {
+		return s.beginTx(ctx, tx, a, t, now)
+	})
+}
+
+// beginTx makes a the owner of t, in progress, and its focus.
+func (s *Service) beginTx(ctx context.Context, tx Tx, a *Agent, t *Task, now time.Time) (taskReply, error) {
+	var err error
+	rep := taskReply{TaskID: t.ID}
+	if t.Status != TaskInProgress || t.Owner != a.ID {
+		t.Owner = a.ID
+		if t.Status == TaskInProgress {
+			t.Version++
+			t.UpdatedAt = now
+			if err := tx.UpdateTask(ctx, t); err != nil {
 				return rep, err
 			}
+		} else if rep.StatusEventID, err = s.setStatus(ctx, tx, a, t, TaskInProgress, "", now); err != nil {
+			return rep, err
 		}
-		rep.FocusEventID, err = s.setFocus(ctx, tx, a, t.ID, now)
-		return rep, err
-	})
+	}
+	rep.FocusEventID, err = s.setFocus(ctx, tx, a, t.ID, now)
+	return rep, err
 }
 
 // setFocus points the agent's focus at taskID and records agent_focus.
@@ -610,6 +617,7 @@ func (s *Service) GetTaskDetail(ctx context.Context, id string) (TaskDetail, err
 			return TaskDetail{}, err
 		}
 		d := TaskDetail{Task: *t}
+		id := t.ID
 		if d.Messages, err = tx.MessagesForBead(ctx, id, TaskDetailLimit); err != nil {
 			return d, err
 		}

@@ -412,7 +412,7 @@ func TestNoticesAndCheckIn(t *testing.T) {
 		t.Fatalf("notice text missing: %q", text(r))
 	}
 	meta, _ := json.Marshal(r.Meta["bb/notices"])
-	if string(meta) != `{"unread":1,"addressed":0,"board":1,"changed":true}` {
+	if string(meta) != `{"addressed":0,"board":1,"changed":true,"unread":1}` {
 		t.Fatalf("notices in _meta: %s", meta)
 	}
 	// Told once: the same notices again carry no text.

@@ -54,6 +54,9 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 			a := append(append([]string{}, mode...), args...)
 			lo, le, lc := do(local, e.dir, a...)
 			ro, re, rc := do(remote, elsewhere, a...)
+			// Notices are shown once, when they change: whichever run came
+			// first told the agent.
+			le, re = withoutNotices(le), withoutNotices(re)
 			if lo != ro || le != re || lc != rc {
 				t.Errorf("bb %s differs\nlocal  (exit %d):\n%s%s\nremote (exit %d):\n%s%s", strings.Join(a, " "), lc, lo, le, rc, ro, re)
 			}
@@ -67,6 +70,7 @@ func TestRemoteModeMatchesLocal(t *testing.T) {
 	}
 	ro, re, rc := do(remote, elsewhere, "agent", "ack", "--agent", "cobalt-harbor", "--message", id)
 	lo, le, lc := do(local, e.dir, "agent", "ack", "--agent", "cobalt-harbor", "--message", id) // acked already: same reply
+	le, re = withoutNotices(le), withoutNotices(re)
 	if ro != lo || re != le || rc != lc || rc != 0 {
 		t.Errorf("ack differs:\nremote %d %s%s\nlocal %d %s%s", rc, ro, re, lc, lo, le)
 	}
@@ -97,4 +101,16 @@ func between(s, a, b string) string {
 		return ""
 	}
 	return s[:j]
+}
+
+// withoutNotices drops the notice footer ("bb: 2 unread board posts …")
+// from a human command's stderr.
+func withoutNotices(stderr string) string {
+	var keep []string
+	for _, line := range strings.SplitAfter(stderr, "\n") {
+		if !strings.HasPrefix(line, "bb: ") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "")
 }

@@ -3,11 +3,18 @@ package bb
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 )
+
+// bbPrompt is the resume prompt without vybe's heading (vybe prints it as
+// its contract says; bb is not vybe).
+func bbPrompt(p string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(p, hub.PromptHeader+"\n"), "\n")
+}
 
 func (a *app) resumeCmd() *cobra.Command {
 	var in hub.ResumeInput
@@ -17,9 +24,10 @@ func (a *app) resumeCmd() *cobra.Command {
 		Short: "Start a session: what changed since last time, your focus task, the brief",
 		Long: `resume answers "what were we working on?" for the acting agent (--as): it
 reads the events since the agent's cursor, chooses its focus task (keep the
-one in progress, else an assigned or the best pending task), advances the
-cursor and prints the brief. --peek shows the brief and changes nothing.
-The same rules as 'vybe resume'.`,
+one in progress, else a task in progress you own, else an assigned or the
+best pending task), advances the cursor and prints the brief. --peek shows
+the brief and changes nothing. The rules of 'vybe resume', plus the
+fallback to your own task in progress.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			agent, err := a.taskActor()
@@ -35,15 +43,15 @@ The same rules as 'vybe resume'.`,
 				if err != nil {
 					return err
 				}
-				return a.reply(cmd, r, func(w io.Writer) { fmt.Fprint(w, hub.Prompt(agent, r.Brief)) })
+				return a.reply(cmd, r, func(w io.Writer) { fmt.Fprint(w, bbPrompt(hub.Prompt(agent, r.Brief))) })
 			}
-			in.Agent = agent
+			in.Agent, in.OwnInProgress = agent, true
 			r, err := svc.Resume(cmd.Context(), in)
 			if err != nil {
 				return err
 			}
 			return a.reply(cmd, r, func(w io.Writer) {
-				fmt.Fprint(w, r.Prompt)
+				fmt.Fprint(w, bbPrompt(r.Prompt))
 				fmt.Fprintf(w, "\n(%d new event(s) since your last resume; cursor %d -> %d)\n", len(r.Deltas), r.OldCursor, r.NewCursor)
 			})
 		},

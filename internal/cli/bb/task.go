@@ -45,7 +45,7 @@ func (a *app) taskActor() (string, error) {
 }
 
 func printTask(w io.Writer, t hub.Task) {
-	fmt.Fprintf(w, "%s  [%s] p%d  %s\n", t.ID, t.Status, t.Priority, termtext.Line(t.Title))
+	fmt.Fprintf(w, "%s  [%s] p%d  %s\n", termtext.Line(t.ID), t.Status, t.Priority, termtext.Line(t.Title))
 	if t.ProjectID != "" {
 		fmt.Fprintf(w, "  project: %s\n", t.ProjectID)
 	}
@@ -127,7 +127,11 @@ func (a *app) taskListCmd() *cobra.Command {
 					fmt.Fprintln(w, "No tasks.")
 				}
 				for _, t := range ts {
-					fmt.Fprintf(w, "%-40s %-12s p%-3d %s\n", t.ID, t.Status, t.Priority, termtext.Line(t.Title))
+					owner := ""
+					if t.Owner != "" {
+						owner = "  (" + termtext.Line(t.Owner) + ")"
+					}
+					fmt.Fprintf(w, "%-8s  %-11s p%-3d %s%s\n", termtext.Line(hub.TaskHandle(t.ID)), t.Status, t.Priority, termtext.Line(t.Title), owner)
 				}
 			})
 		},
@@ -217,11 +221,23 @@ func (a *app) taskShowCmd() *cobra.Command {
 }
 
 func (a *app) taskBeginCmd() *cobra.Command {
-	return &cobra.Command{
+	var takeover bool
+	c := &cobra.Command{
 		Use:     "begin <id>",
 		Aliases: []string{"claim", "start"},
 		Short:   "Start a task: in_progress, owned by you, and your focus",
-		Args:    usageArgs(cobra.ExactArgs(1)),
+		Long: `Start a task: it becomes in_progress, owned by you, and your focus. The id
+may be any unique prefix of the task id (or of its random part).
+
+Claims hold: a task whose dependencies are not all completed is refused
+(the error names them), and so is a task in progress owned by another agent
+that is active or quiet (the error names the owner). A stale or offline
+owner's task is taken over only with --takeover-stale, which records a
+task_takeover event. (vybe task begin keeps vybe's contract and moves any
+task.)`,
+		Example: `  bb task begin 1da57670
+  bb --as bob task begin 1da57670 --takeover-stale`,
+		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agent, err := a.taskActor()
 			if err != nil {
@@ -231,13 +247,15 @@ func (a *app) taskBeginCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r, err := svc.BeginTask(cmd.Context(), agent, args[0])
+			r, err := svc.ClaimTask(cmd.Context(), hub.ClaimInput{Agent: agent, ID: args[0], TakeoverStale: takeover})
 			if err != nil {
 				return err
 			}
 			return a.taskResultReply(cmd, r, "Began")
 		},
 	}
+	c.Flags().BoolVar(&takeover, "takeover-stale", false, "take over a task whose owner is stale or offline")
+	return c
 }
 
 func (a *app) taskStatusCmd() *cobra.Command {

@@ -109,6 +109,13 @@ func (c *Client) CheckScope(ctx context.Context, agent string, wd string, raw st
 	return r0, err
 }
 
+// ClaimTask calls hub.Service.ClaimTask on the server.
+func (c *Client) ClaimTask(ctx context.Context, in hub.ClaimInput) (hub.TaskResult, error) {
+	var r0 hub.TaskResult
+	err := c.call(ctx, "ClaimTask", []any{in}, []any{&r0})
+	return r0, err
+}
+
 // Config calls hub.Service.Config on the server.
 func (c *Client) Config(ctx context.Context) ([]hub.ConfigEntry, error) {
 	var r0 []hub.ConfigEntry

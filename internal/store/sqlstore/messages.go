@@ -135,9 +135,16 @@ func (t *tx) IDsWithPrefix(ctx context.Context, table, prefix string, limit int)
 	if table != "messages" && table != "tasks" {
 		return nil, fmt.Errorf("no id prefixes for table %q", table)
 	}
-	// A range of the primary key (ids are ASCII), checked exactly.
-	rows, err := t.query(ctx, `SELECT id FROM `+table+` WHERE id >= ? AND id < ? AND substr(id, 1, ?) = ? ORDER BY id LIMIT ?`,
-		prefix, prefix+"\x7f", len(prefix), prefix, limit)
+	// A range of the primary key (ids are ASCII), checked exactly; a task
+	// may also be named by a prefix of a later _-separated part of its id
+	// (task_<time>_<random>: the random part).
+	q := `SELECT id FROM ` + table + ` WHERE id >= ? AND id < ? AND substr(id, 1, ?) = ?`
+	args := []any{prefix, prefix + "\x7f", len(prefix), prefix}
+	if table == "tasks" && !strings.ContainsAny(prefix, "%_!") {
+		q += ` OR id LIKE ? ESCAPE '!'`
+		args = append(args, "%!_"+prefix+"%")
+	}
+	rows, err := t.query(ctx, q+` ORDER BY id LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}

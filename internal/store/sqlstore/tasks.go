@@ -64,6 +64,10 @@ func (t *tx) ListTasks(ctx context.Context, f hub.TaskFilter) ([]hub.Task, error
 		where = append(where, `status = ?`)
 		args = append(args, f.Status)
 	}
+	if f.Owner != "" {
+		where = append(where, `owner = ?`)
+		args = append(args, f.Owner)
+	}
 	if f.ProjectID != "" {
 		where = append(where, `project_id = ?`)
 		args = append(args, f.ProjectID)

@@ -32,7 +32,7 @@ import (
 //	                                anything else as compact JSON)
 //	jenv <name> <path> [n]          set $name to the value at path of the last
 //	                                JSON stdout (as jget renders it; its first
-//	                                n characters with n)
+//	                                n characters with n, its last -n with n < 0)
 //	dbq [-db file] <sql> <want>     one-value query on the board database
 //	                                (default $WORK/.bb/blackboard.db)
 //	seed [-db f] [-from a] [-to b] [-reply-to n] [-tag t] [-priority p] [-ago d] <n>
@@ -124,7 +124,11 @@ func cmdJenv(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 3 {
 		n, err := strconv.Atoi(args[2])
 		ts.Check(err)
-		got = got[:min(n, len(got))]
+		if n < 0 {
+			got = got[max(0, len(got)+n):]
+		} else {
+			got = got[:min(n, len(got))]
+		}
 	}
 	ts.Setenv(args[0], got)
 }
