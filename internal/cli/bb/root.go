@@ -218,7 +218,7 @@ reports its unread messages (notices).`,
 		a.postCmd(), a.logCmd(), a.messageCmd(), a.searchCmd(),
 		a.artifactCmd(), a.artifactsCmd(), a.artifactAddAlias(), a.artifactShowAlias(),
 		a.refsCmd(), a.clearCmd(), a.exportCmd(), a.summaryCmd(), a.eventsCmd(),
-		a.installCmd(), a.uninstallCmd(), a.guardCmd(), a.demoCmd(),
+		a.installCmd(), a.uninstallCmd(), a.guardCmd(), a.demoCmd(), a.envCmd(),
 	)
 	for _, add := range a.extraCommands() {
 		root.AddCommand(add)
