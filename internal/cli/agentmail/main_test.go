@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/testkit"
 	_ "modernc.org/sqlite"
 )
 
@@ -23,23 +24,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agentmail-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	amBin = filepath.Join(dir, "agent-mail")
-	bbBin = filepath.Join(dir, "bb")
-	for bin, pkg := range map[string]string{amBin: "../../../cmd/agent-mail", bbBin: "../../../cmd/bb"} {
-		out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testkit.Main(m, testkit.Options{Commands: []string{"agent-mail", "bb"}, Built: func(dir string) {
+		amBin, bbBin = filepath.Join(dir, "agent-mail"), filepath.Join(dir, "bb")
+	}})
 }
 
 // box is one isolated mailbox: its own HOME, database and time zone.

@@ -14,24 +14,15 @@ import (
 	"testing"
 
 	"github.com/blackboard-hub/bb/internal/store/postgres/pgtest"
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 var amBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agentmail-pg-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	amBin = filepath.Join(dir, "agent-mail")
-	if out, err := exec.Command("go", "build", "-o", amBin, "../../../../cmd/agent-mail").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := pgtest.Run(m)
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testkit.Main(m, testkit.Options{Commands: []string{"agent-mail"}, Postgres: true, Built: func(dir string) {
+		amBin = filepath.Join(dir, "agent-mail")
+	}})
 }
 
 type pg struct {
