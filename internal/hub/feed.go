@@ -61,7 +61,7 @@ func (s *Service) Follow(ctx context.Context, in FollowInput, emit func(Event) e
 	f := in.Filter
 	sub, pos, err := s.feed.subscribe(ctx)
 	if err != nil {
-		return nil // ctx ended before the feed started
+		return ignoreDone(ctx, err)
 	}
 	defer func() { s.feed.unsubscribe(sub) }()
 	sent := pos
@@ -119,7 +119,7 @@ func (s *Service) Follow(ctx context.Context, in FollowInput, emit func(Event) e
 					return nil
 				}
 				if sub, pos, err = s.feed.subscribe(ctx); err != nil {
-					return nil
+					return ignoreDone(ctx, err)
 				}
 				if err := replay(pos, 0); err != nil {
 					return ignoreDone(ctx, err)
@@ -232,12 +232,6 @@ func (f *feed) unsubscribe(s *follower) {
 		f.stop()
 		f.stop = nil
 	}
-}
-
-func (f *feed) followers() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.subs)
 }
 
 func (f *feed) run(ctx context.Context) {

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -145,16 +144,8 @@ func runCode(t testing.TB, dir string, extraEnv []string, args ...string) (strin
 	cmd := exec.Command(bbBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(filteredEnv(), extraEnv...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run bb: %v", err)
-	}
-	return out.String(), errb.String(), code
+	out, errb, code := testkit.Run(t, cmd)
+	return out, errb, code
 }
 
 func filteredEnv() []string {

@@ -228,3 +228,19 @@ func DBQ(defaultDB func(ts *testscript.TestScript) string) Cmd {
 func BoardDB(ts *testscript.TestScript) string {
 	return filepath.Join(ts.Getenv("WORK"), ".bb", "blackboard.db")
 }
+
+// Run runs cmd and returns its stdout, stderr and exit status; a command
+// that cannot start fails tb.
+func Run(tb testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	tb.Helper()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		tb.Fatalf("run %s: %v", cmd.Path, err)
+	}
+	return out.String(), errb.String(), code
+}

@@ -1,7 +1,6 @@
 package agentmail_test
 
 import (
-	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -64,16 +63,8 @@ func (b *box) run(args ...string) result {
 	cmd := exec.Command(amBin, args...)
 	cmd.Env = b.environ()
 	cmd.Dir = b.dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		b.t.Fatalf("run %v: %v", args, err)
-	}
-	return result{out.String(), errb.String(), code}
+	out, errb, code := testkit.Run(b.t, cmd)
+	return result{out, errb, code}
 }
 
 // ok runs a command that must succeed: exit 0, empty stderr, JSON stdout

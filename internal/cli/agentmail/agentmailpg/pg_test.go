@@ -4,7 +4,6 @@
 package agentmailpg
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -38,16 +37,8 @@ func (p *pg) run(args ...string) (string, string, int) {
 	if p.now != "" {
 		cmd.Env = append(cmd.Env, "BB_NOW="+p.now)
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		p.t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	out, errb, code := testkit.Run(p.t, cmd)
+	return out, errb, code
 }
 
 func (p *pg) ok(v any, args ...string) {
