@@ -121,7 +121,29 @@ func openStore(ctx context.Context, c Config) (*sqlstore.DB, error) {
 type lazyStore struct {
 	cfg Config
 	mu  sync.Mutex
-	st  hub.Store
+	st  *sqlstore.DB
+	// onCommit are handed to the store once it is open.
+	onCommit []func()
+}
+
+// OnCommit implements hub.CommitSignaler.
+func (l *lazyStore) OnCommit(fn func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.st != nil {
+		l.st.OnCommit(fn)
+		return
+	}
+	l.onCommit = append(l.onCommit, fn)
+}
+
+// WatchCommits implements hub.CommitSignaler.
+func (l *lazyStore) WatchCommits(ctx context.Context, wake func()) error {
+	st, err := l.open(ctx)
+	if err != nil {
+		return err
+	}
+	return st.(*sqlstore.DB).WatchCommits(ctx, wake)
 }
 
 func (l *lazyStore) open(ctx context.Context) (hub.Store, error) {
@@ -133,6 +155,9 @@ func (l *lazyStore) open(ctx context.Context) (hub.Store, error) {
 	st, err := openStore(ctx, l.cfg)
 	if err != nil {
 		return nil, err
+	}
+	for _, fn := range l.onCommit {
+		st.OnCommit(fn)
 	}
 	l.st = st
 	return st, nil
@@ -157,6 +182,9 @@ func (l *lazyStore) Write(ctx context.Context, fn func(hub.Tx) error) error {
 func (l *lazyStore) opened() hub.Store {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.st == nil {
+		return nil
+	}
 	return l.st
 }
 

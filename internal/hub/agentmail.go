@@ -34,12 +34,6 @@ const (
 	EventMailExpired = "mail.expired"
 )
 
-// Message types of Agent Mail.
-const (
-	MailDirect    = "direct"
-	MailBroadcast = "broadcast"
-)
-
 func mailErr(field, format string, args ...any) *Error {
 	return FieldErr(CodeInvalidInput, field, format, args...)
 }
@@ -392,9 +386,9 @@ func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (MailRow,
 			return MailRow{}, err
 		}
 	}
-	typ := MailDirect
+	typ := TypeDirect
 	if in.To == Broadcast {
-		typ = MailBroadcast
+		typ = BroadcastName
 	}
 	return write(ctx, s, func(tx Tx) (MailRow, error) {
 		now := s.Now()

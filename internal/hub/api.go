@@ -58,6 +58,9 @@ type API interface {
 	DisplayScope(r Reservation) string
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
 	Export(ctx context.Context) (Export, error)
+	// Follow streams timeline events to emit until ctx ends (see
+	// Service.Follow); the remote client polls.
+	Follow(ctx context.Context, in FollowInput, emit func(Event) error) error
 	FindRefs(ctx context.Context, ref Ref) (RefMatches, error)
 	GCMemory(ctx context.Context, agent string, limit int) (GCResult, error)
 	GetHookSettings(ctx context.Context) (HookSettings, error)

@@ -246,7 +246,7 @@ func (s *Service) postTx(ctx context.Context, tx Tx, p postFields) (Message, err
 	in := p.in
 	now := s.Now()
 	m := Message{
-		UUID: uuid.NewString(), From: in.From, To: Broadcast, Type: "broadcast", Body: in.Content,
+		UUID: uuid.NewString(), From: in.From, To: Broadcast, Type: BroadcastName, Body: in.Content,
 		Tags: p.tags, Priority: p.prio, Refs: p.refs, CreatedAt: now,
 	}
 	if in.ReplyTo > 0 {

@@ -34,9 +34,6 @@ const (
 	StateAcked  = "acked"
 )
 
-// BroadcastName is what bb agent calls the broadcast recipient.
-const BroadcastName = "broadcast"
-
 // Inbox limits (seed 000 §6.2).
 const (
 	DefaultInboxLimit = 50

@@ -18,6 +18,8 @@ type Service struct {
 	ProjectRoot string
 	// Env reads configuration (BB_AGENT_STALE_MINUTES…); nil means empty.
 	Env func(string) string
+	// feed fans new timeline events out to Follow callers.
+	feed *feed
 }
 
 // NewService builds a Service; clock defaults to the system clock.
@@ -25,7 +27,7 @@ func NewService(st Store, clock Clock, projectRoot string) *Service {
 	if clock == nil {
 		clock = SystemClock{}
 	}
-	return &Service{Store: st, Clock: clock, ProjectRoot: projectRoot}
+	return &Service{Store: st, Clock: clock, ProjectRoot: projectRoot, feed: newFeed(st)}
 }
 
 // Now is the service's current time (UTC, truncated to microseconds so that

@@ -280,34 +280,77 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		return Sessions{}, err
 	}
 	out := Sessions{Now: now, Viewer: viewer, LastEventSeq: d.lastSeq}
-	live := map[string]AgentView{}
+	f := &feedBuilder{cards: map[string]*FeedCard{}, live: map[string]AgentView{},
+		blockedOpen: map[string]bool{}, taskStatus: map[string]string{}}
 	for _, a := range d.agents {
 		v := agentView(a, LiveOf(a.LastSeen, now, stale))
 		out.Agents = append(out.Agents, v)
 		if v.Presence == PresActive {
 			out.Counts.ActiveAgents++
 		}
-		live[a.ID] = v
+		f.live[a.ID] = v
 	}
-	cards := map[string]*FeedCard{}
-	var order []string
-	card := func(key string) *FeedCard {
-		c, ok := cards[key]
-		if !ok {
-			c = &FeedCard{Key: key}
-			cards[key] = c
-			order = append(order, key)
-		}
-		return c
-	}
-	blockedOpen := map[string]bool{}
-	join := func(c *FeedCard, who ...string) {
-		for _, w := range who {
-			if w != "" && w != Broadcast && !slices.Contains(c.Agents, w) {
-				c.Agents = append(c.Agents, w)
-			}
+	f.addMessages(d, &out)
+	f.addEvents(d.events)
+	out.Counts.IncursionsToday = incursionsSince(d.events, now.Truncate(24*time.Hour))
+	out.Counts.OpenTasks = f.addTasks(d.tasks)
+	f.addAgents(out.Agents)
+	f.classify()
+	out.Feed = f.groups()
+	for _, g := range out.Feed {
+		if g.Name == GroupNeedsInput {
+			out.Counts.NeedsInput = len(g.Cards)
 		}
 	}
+	return out, nil
+}
+
+// incursionsSince counts the INCURSION events made since t.
+func incursionsSince(events []Event, t time.Time) int {
+	n := 0
+	for i := range events {
+		if label, _ := EventLabel(&events[i]); label == LabelIncursion && !events[i].CreatedAt.Before(t) {
+			n++
+		}
+	}
+	return n
+}
+
+// feedBuilder gathers the dashboard's cards, one per bead (its messages,
+// events and task) and one per busy agent, in order of first sight.
+type feedBuilder struct {
+	cards map[string]*FeedCard
+	order []string
+	live  map[string]AgentView
+	// blockedOpen marks cards with a BLOCKED message still waiting for
+	// its ack; taskStatus holds the status of cards that are tasks.
+	blockedOpen map[string]bool
+	taskStatus  map[string]string
+}
+
+func (f *feedBuilder) card(key string) *FeedCard {
+	c, ok := f.cards[key]
+	if !ok {
+		c = &FeedCard{Key: key}
+		f.cards[key] = c
+		f.order = append(f.order, key)
+	}
+	return c
+}
+
+// join adds the named agents (not the broadcast address) to c.
+func join(c *FeedCard, who ...string) {
+	for _, w := range who {
+		if w != "" && w != Broadcast && !slices.Contains(c.Agents, w) {
+			c.Agents = append(c.Agents, w)
+		}
+	}
+}
+
+// addMessages files the messages (newest first) on their bead's card and
+// counts the viewer's unread and pending-ack messages and the unacked
+// handoffs into out.
+func (f *feedBuilder) addMessages(d sessionData, out *Sessions) {
 	for i := range d.msgs {
 		m := &d.msgs[i]
 		var rc *Receipt
@@ -327,7 +370,7 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		if m.BeadID == "" {
 			continue
 		}
-		c := card("bead:" + m.BeadID)
+		c := f.card("bead:" + m.BeadID)
 		c.BeadID = m.BeadID
 		join(c, m.From, m.To)
 		if c.LastAt.IsZero() { // newest first: the first message seen is the latest
@@ -343,16 +386,16 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		if pend {
 			c.PendingAck++
 			if strings.EqualFold(m.Category, "BLOCKED") {
-				blockedOpen[c.Key] = true
+				f.blockedOpen[c.Key] = true
 			}
 		}
 	}
-	midnight := now.Truncate(24 * time.Hour)
-	for i := range d.events {
-		e := &d.events[i]
-		if label, _ := EventLabel(e); label == LabelIncursion && !e.CreatedAt.Before(midnight) {
-			out.Counts.IncursionsToday++
-		}
+}
+
+// addEvents files events that name a bead or task on its card.
+func (f *feedBuilder) addEvents(events []Event) {
+	for i := range events {
+		e := &events[i]
 		bead := e.BeadID
 		if bead == "" {
 			bead = e.TaskID
@@ -360,22 +403,25 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		if bead == "" {
 			continue
 		}
-		c := card("bead:" + bead)
+		c := f.card("bead:" + bead)
 		c.BeadID = bead
 		join(c, e.Agent, e.ToAgent)
 		if e.CreatedAt.After(c.LastAt) {
 			c.LastAt, c.Agent = e.CreatedAt, e.Agent
 		}
 	}
-	// Tasks are beads too: their title, status and owner lead the card.
-	taskStatus := map[string]string{}
-	for _, t := range d.tasks {
+}
+
+// addTasks: tasks are beads too; their title, status and owner lead the
+// card. It returns how many are not completed.
+func (f *feedBuilder) addTasks(tasks []Task) (open int) {
+	for _, t := range tasks {
 		if t.Status != TaskCompleted {
-			out.Counts.OpenTasks++
+			open++
 		}
-		c := card("bead:" + t.ID)
+		c := f.card("bead:" + t.ID)
 		c.BeadID, c.Title, c.Status = t.ID, t.Title, t.Status
-		taskStatus[c.Key] = t.Status
+		f.taskStatus[c.Key] = t.Status
 		if t.Owner != "" {
 			c.Agent = t.Owner
 			join(c, t.Owner)
@@ -387,11 +433,17 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 			c.LastAt = t.UpdatedAt
 		}
 	}
-	for _, a := range out.Agents {
+	return open
+}
+
+// addAgents gives every agent that is busy (not idle without a task) a
+// card of its own status.
+func (f *feedBuilder) addAgents(agents []AgentView) {
+	for _, a := range agents {
 		if a.CurrentTask == "" && a.Status == "idle" {
 			continue
 		}
-		c := card("agent:" + a.ID)
+		c := f.card("agent:" + a.ID)
 		c.Agent, c.Title = a.ID, a.CurrentTask
 		c.Agents = []string{a.ID}
 		c.Status, c.Progress, c.LastAt = a.Status, a.Progress, a.UpdatedAt
@@ -399,21 +451,26 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 			c.Blockers = *a.Blockers
 		}
 	}
-	for _, key := range order {
-		c := cards[key]
+}
+
+// classify sets each card's presence (that of its liveliest participant)
+// and its group.
+func (f *feedBuilder) classify() {
+	for _, key := range f.order {
+		c := f.cards[key]
 		if c.Title == "" {
 			c.Title = c.BeadID
 		}
 		// A session is as alive as its liveliest participant.
 		c.Presence = PresOffline
 		for _, id := range c.Agents {
-			if v, ok := live[id]; ok && slices.Index(Presences, v.Presence) < slices.Index(Presences, c.Presence) {
+			if v, ok := f.live[id]; ok && slices.Index(Presences, v.Presence) < slices.Index(Presences, c.Presence) {
 				c.Presence = v.Presence
 			}
 		}
-		ts, isTask := taskStatus[key]
+		ts, isTask := f.taskStatus[key]
 		switch {
-		case blockedOpen[key] || c.Status == "blocked":
+		case f.blockedOpen[key] || c.Status == "blocked":
 			c.Group = GroupNeedsInput
 		case isTask && ts == TaskCompleted:
 			c.Group = GroupDone
@@ -427,20 +484,22 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 			c.Group = GroupIdle
 		}
 	}
+}
+
+// groups returns the cards by group, most recent first within a group.
+func (f *feedBuilder) groups() []FeedGroup {
+	var out []FeedGroup
 	for _, g := range FeedGroups {
 		fg := FeedGroup{Name: g}
-		for _, key := range order {
-			if cards[key].Group == g {
-				fg.Cards = append(fg.Cards, *cards[key])
+		for _, key := range f.order {
+			if f.cards[key].Group == g {
+				fg.Cards = append(fg.Cards, *f.cards[key])
 			}
 		}
 		slices.SortStableFunc(fg.Cards, func(a, b FeedCard) int { return b.LastAt.Compare(a.LastAt) })
-		out.Feed = append(out.Feed, fg)
-		if g == GroupNeedsInput {
-			out.Counts.NeedsInput = len(fg.Cards)
-		}
+		out = append(out, fg)
 	}
-	return out, nil
+	return out
 }
 
 // Conversation returns the timeline of one session (key "bead:<id>" or

@@ -77,8 +77,14 @@ func (p Priority) AtLeast() []Priority {
 	return append([]Priority(nil), Priorities[l:]...)
 }
 
-// Broadcast is the recipient of a message addressed to everyone.
-const Broadcast = "*"
+// One word per idea for messages addressed to everyone: Broadcast is their
+// stored recipient; BroadcastName is what every surface calls that
+// recipient and is also the type of such a message (TypeDirect otherwise).
+const (
+	Broadcast     = "*"
+	BroadcastName = "broadcast"
+	TypeDirect    = "direct"
+)
 
 // Message is one row of the shared messages table (seed 004 TC9 columns plus
 // the extra columns other surfaces need). A broadcast is stored once with

@@ -95,9 +95,6 @@ func New(svc hub.API, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("BB_AGENT_ID: %w", err)
 		}
 	}
-	if ls, ok := svc.(*hub.Service); ok && ls == nil {
-		svc = nil // a typed nil is no service
-	}
 	if svc == nil && opts.Open == nil {
 		return nil, errors.New("mcp.New: no service and no Open function")
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/testkit"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,21 +23,7 @@ import (
 var bbBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "bb-mcp-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bbBin = filepath.Join(dir, "bb")
-	build := exec.Command("go", "build", "-o", bbBin, "github.com/blackboard-hub/bb/cmd/bb")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building bb:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	testkit.Main(m, testkit.Options{Commands: []string{"bb"}, Built: func(dir string) { bbBin = filepath.Join(dir, "bb") }})
 }
 
 // bbEnv is a clean environment for the binary (no inherited BB_*).

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blackboard-hub/bb/internal/server"
+	"github.com/blackboard-hub/bb/internal/loadgen"
 )
 
 // BenchmarkServeLoad runs the load generator of `bb serve bench` against an
@@ -15,7 +15,7 @@ import (
 func BenchmarkServeLoad(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		e := newEnvB(b)
-		rep, err := server.LoadTest(context.Background(), server.LoadConfig{URL: e.URL, Clients: 50, Duration: 3 * time.Second})
+		rep, err := loadgen.Run(context.Background(), loadgen.Config{URL: e.URL, Clients: 50, Duration: 3 * time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}

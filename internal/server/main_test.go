@@ -1,17 +1,14 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -19,29 +16,14 @@ import (
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/server"
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 // bbBin is the real bb binary, built once for the package.
 var bbBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "bb-server-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bbBin = filepath.Join(dir, "bb")
-	if runtime.GOOS == "windows" {
-		bbBin += ".exe"
-	}
-	out, err := exec.Command("go", "build", "-o", bbBin, "github.com/blackboard-hub/bb/cmd/bb").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build bb: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testkit.Main(m, testkit.Options{Commands: []string{"bb"}, Built: func(dir string) { bbBin = filepath.Join(dir, "bb") }})
 }
 
 // env is one test's board, service and running server.
@@ -125,7 +107,7 @@ func newEnvWithCommands(t testing.TB) *env {
 
 func newEnv(t testing.TB, opts ...opt) *env {
 	t.Helper()
-	cfg := envConfig{Config: server.Config{PollInterval: 20 * time.Millisecond}, dir: t.TempDir()}
+	cfg := envConfig{dir: t.TempDir()}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -162,16 +144,8 @@ func runCode(t testing.TB, dir string, extraEnv []string, args ...string) (strin
 	cmd := exec.Command(bbBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(filteredEnv(), extraEnv...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run bb: %v", err)
-	}
-	return out.String(), errb.String(), code
+	out, errb, code := testkit.Run(t, cmd)
+	return out, errb, code
 }
 
 func filteredEnv() []string {

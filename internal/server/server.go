@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/store/sqlstore"
 )
 
 // DefaultAddr is where bb serve listens unless told otherwise.
@@ -49,9 +48,6 @@ type Config struct {
 	Token string
 	// Log receives one line per notable server event (nil: discard).
 	Log *slog.Logger
-	// PollInterval is how often the event broker looks for events written
-	// by other processes (default 50ms).
-	PollInterval time.Duration
 	// MCP, when set, is mounted at /mcp (behind the same token check).
 	MCP http.Handler
 	// Commands, when set, runs bb commands for POST /api/v1/command.
@@ -62,18 +58,14 @@ type Config struct {
 type Server struct {
 	cfg Config
 	svc hub.API
-	// local is the local service behind svc (the event broker still reads
-	// its store; to be replaced by a core subscription).
-	local  *hub.Service
-	log    *slog.Logger
-	broker *Broker
-	posts  *committer
-	ui     *ui
-	mux    *http.ServeMux
+	// backend names the board's storage (shown on the dashboard).
+	backend string
+	log     *slog.Logger
+	posts   *committer
+	ui      *ui
+	mux     *http.ServeMux
 	// rpcs are the hub.API methods callable over /api/v1/rpc/.
 	rpcs map[string]reflect.Method
-	// watch signals commits made by other processes (nil: poll only).
-	watch func(ctx context.Context, wake func()) error
 }
 
 // New builds a server; Run starts its background work and listener.
@@ -87,26 +79,15 @@ func New(cfg Config) (*Server, error) {
 	if err := CheckBind(cfg.Addr, cfg.Token); err != nil {
 		return nil, err
 	}
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = 50 * time.Millisecond
-	}
 	lg := cfg.Log
 	if lg == nil {
 		lg = discardLog()
 	}
-	local, ok := cfg.Service.(*hub.Service)
-	if !ok {
-		return nil, errors.New("server: serves a local board only")
+	info, err := cfg.Service.Info(context.Background())
+	if err != nil {
+		return nil, err
 	}
-	s := &Server{cfg: cfg, svc: cfg.Service, local: local, log: lg}
-	s.broker = newBroker(local.Store, cfg.PollInterval, lg)
-	if db, ok := local.Store.(*sqlstore.DB); ok {
-		// In-process writes wake the broker at once; other processes'
-		// writes are signalled by the backend when it can (PostgreSQL
-		// LISTEN/NOTIFY), else found by the broker's poll.
-		db.Notify = s.broker.Wake
-		s.watch = db.Watch
-	}
+	s := &Server{cfg: cfg, svc: cfg.Service, backend: info.Backend, log: lg}
 	s.posts = newCommitter(cfg.Service)
 	ui, err := newUI(s)
 	if err != nil {
@@ -153,18 +134,10 @@ func isLoopbackHost(host string) bool {
 // Handler is the full HTTP handler (auth included), for tests and embedding.
 func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
 
-// Start runs the background goroutines (event broker, group committer)
+// Start runs the background goroutine (the group committer of posts)
 // until ctx ends. Run calls it; tests using Handler directly call it too.
 func (s *Server) Start(ctx context.Context) {
-	go s.broker.run(ctx)
 	go s.posts.run(ctx)
-	if s.watch != nil {
-		go func() {
-			if err := s.watch(ctx, s.broker.Wake); err != nil && ctx.Err() == nil {
-				s.log.Warn("commit notifications stopped; events are found by polling", "err", err)
-			}
-		}()
-	}
 }
 
 // Run listens on the configured address and serves until ctx ends. ready,

@@ -2,12 +2,13 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -17,10 +18,6 @@ import (
 // keepAlive is how often an idle stream sends a comment line, so proxies
 // and the per-write deadline notice dead clients.
 const keepAlive = 15 * time.Second
-
-// replayLimit bounds the events replayed from the database per query when
-// a client resumes.
-const replayLimit = 500
 
 // stream serves GET /api/v1/events/stream: Server-Sent Events, one event
 // per timeline entry, "id:" = seq. A client resumes with the Last-Event-ID
@@ -42,121 +39,62 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		after = n
 		break
 	}
-	var types []string
+	f := hub.EventFilter{AfterSeq: max(after, 0), Agent: r.URL.Query().Get("agent")}
 	if v := r.URL.Query().Get("type"); v != "" {
-		types = strings.Split(v, ",")
+		f.Types = strings.Split(v, ",")
 	}
-	agent := r.URL.Query().Get("agent")
-	match := func(e hub.Event) bool {
-		if len(types) > 0 && !slices.Contains(types, e.Type) {
-			return false
+
+	// Writes come from Follow (events) and the keep-alive ticker.
+	var mu sync.Mutex
+	write := func(b []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if _, err := w.Write(b); err != nil {
+			return err
 		}
-		return agent == "" || e.Agent == agent || e.ToAgent == agent
+		return rc.Flush()
 	}
-
-	sub, pos, err := s.broker.subscribe(ctx)
-	if err != nil {
-		return
-	}
-	defer s.broker.unsubscribe(sub)
-
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-
 	var buf bytes.Buffer
 	send := func(e hub.Event) error {
 		buf.Reset()
 		b, _ := json.Marshal(view.EventOf(e))
 		fmt.Fprintf(&buf, "id: %d\ndata: %s\n\n", e.Seq, b)
-		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-		if _, err := w.Write(buf.Bytes()); err != nil {
+		return write(buf.Bytes())
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	started := func(from int64) error {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Accel-Buffering", "no")
+		w.WriteHeader(http.StatusOK)
+		// A stream outlives the server's ReadTimeout: clear the read
+		// deadline (else the server's background read times out and
+		// cancels the request); writes get their own deadlines. Tell the
+		// client how fast to retry.
+		_ = rc.SetReadDeadline(time.Time{})
+		if err := write(fmt.Appendf(nil, "retry: 1000\n: bb events after seq %d\n\n", from)); err != nil {
 			return err
 		}
-		return rc.Flush()
-	}
-	comment := func(c string) error {
-		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-		if _, err := fmt.Fprintf(w, ": %s\n\n", c); err != nil {
-			return err
-		}
-		return rc.Flush()
-	}
-	// The server's WriteTimeout does not apply to a stream: each write
-	// gets its own deadline instead. Tell the client how fast to retry.
-	// A stream outlives the server's ReadTimeout: clear the read deadline
-	// (else the server's background read times out and cancels the
-	// request); writes get their own deadlines below.
-	_ = rc.SetReadDeadline(time.Time{})
-	from := pos
-	if after >= 0 {
-		from = after
-	}
-	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	if _, err := fmt.Fprintf(w, "retry: 1000\n: bb events after seq %d\n\n", from); err != nil {
-		return
-	}
-	if rc.Flush() != nil {
-		return
-	}
-
-	sent := pos
-	if after >= 0 {
-		// Replay what the client missed, from the database, up to the
-		// broker's position; newer events come from the subscription.
-		sent = after
-		for sent < pos {
-			var evs []hub.Event
-			err := s.local.Store.Read(ctx, func(tx hub.Tx) error {
-				var err error
-				evs, err = tx.ListEvents(ctx, hub.EventFilter{AfterSeq: sent, Limit: replayLimit})
-				return err
-			})
-			if err != nil || len(evs) == 0 {
-				break
-			}
-			for _, e := range evs {
-				if e.Seq > pos {
-					break
-				}
-				if match(e) {
-					if send(e) != nil {
+		go func() {
+			tick := time.NewTicker(keepAlive)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					if write([]byte(": keep-alive\n\n")) != nil {
+						cancel()
 						return
 					}
 				}
-				sent = e.Seq
 			}
-			if len(evs) < replayLimit {
-				break
-			}
-		}
-		sent = max(sent, pos)
+		}()
+		return nil
 	}
-
-	tick := time.NewTicker(keepAlive)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			if comment("keep-alive") != nil {
-				return
-			}
-		case e, ok := <-sub.ch:
-			if !ok {
-				// Dropped for lagging (or shutting down): the client
-				// reconnects with Last-Event-ID and replays the gap.
-				return
-			}
-			if e.Seq <= sent {
-				continue
-			}
-			sent = e.Seq
-			if match(e) && send(e) != nil {
-				return
-			}
-		}
-	}
+	// Replay what the client missed (after a Last-Event-ID), then every
+	// new matching event, until the client leaves.
+	_ = s.svc.Follow(ctx, hub.FollowInput{Filter: f, Backlog: after >= 0, Started: started}, send)
 }

@@ -148,7 +148,7 @@ func (u *ui) base(r *http.Request) *pageData {
 	}
 	return &pageData{Viewer: u.viewer(r), Session: q.Get("session"), Query: strings.TrimSpace(q.Get("q")),
 		Hide: q.Get("hide") == "stale", Tab: tab,
-		Root: u.s.svc.Root(), Backend: u.s.local.Store.Backend()}
+		Root: u.s.svc.Root(), Backend: u.s.backend}
 }
 
 func (u *ui) agentsData(r *http.Request, d *pageData) error {

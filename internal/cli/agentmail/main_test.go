@@ -1,7 +1,6 @@
 package agentmail_test
 
 import (
-	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/testkit"
 	_ "modernc.org/sqlite"
 )
 
@@ -23,23 +23,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agentmail-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	amBin = filepath.Join(dir, "agent-mail")
-	bbBin = filepath.Join(dir, "bb")
-	for bin, pkg := range map[string]string{amBin: "../../../cmd/agent-mail", bbBin: "../../../cmd/bb"} {
-		out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testkit.Main(m, testkit.Options{Commands: []string{"agent-mail", "bb"}, Built: func(dir string) {
+		amBin, bbBin = filepath.Join(dir, "agent-mail"), filepath.Join(dir, "bb")
+	}})
 }
 
 // box is one isolated mailbox: its own HOME, database and time zone.
@@ -77,16 +63,8 @@ func (b *box) run(args ...string) result {
 	cmd := exec.Command(amBin, args...)
 	cmd.Env = b.environ()
 	cmd.Dir = b.dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		b.t.Fatalf("run %v: %v", args, err)
-	}
-	return result{out.String(), errb.String(), code}
+	out, errb, code := testkit.Run(b.t, cmd)
+	return result{out, errb, code}
 }
 
 // ok runs a command that must succeed: exit 0, empty stderr, JSON stdout

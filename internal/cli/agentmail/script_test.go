@@ -1,13 +1,11 @@
 package agentmail_test
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 
+	"github.com/blackboard-hub/bb/internal/testkit"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -27,24 +25,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) < 2 {
-					ts.Fatalf("usage: exits <code> <prog> [args...]")
-				}
-				want, err := strconv.Atoi(args[0])
-				ts.Check(err)
-				err = ts.Exec(args[1], args[2:]...)
-				got := 0
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					got = ee.ExitCode()
-				} else if err != nil {
-					ts.Fatalf("exec %s: %v", args[1], err)
-				}
-				if got != want {
-					ts.Fatalf("exit status %d, want %d", got, want)
-				}
-			},
+			"exits": testkit.Exits,
 		},
 	})
 }

@@ -5,16 +5,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
 )
-
-// followPoll is how often --follow probes the newest sequence number.
-const followPoll = 150 * time.Millisecond
 
 func (a *app) eventsCmd() *cobra.Command {
 	var typ, agent, bead string
@@ -86,13 +82,11 @@ func printEvent(w io.Writer, e hub.Event) {
 	fmt.Fprintf(w, "%6d %s %-22s %-16s %s\n", e.Seq, clock(e.CreatedAt), e.Type, e.Agent, termtext.Line(e.Message))
 }
 
-// followEvents prints the backlog, then polls the newest sequence number and
-// prints each new matching event, until the context ends (Ctrl-C), which
-// is a normal exit.
+// followEvents prints the backlog, then each new matching event as it is
+// committed, until the context ends (Ctrl-C), which is a normal exit.
 func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventFilter) error {
-	ctx := cmd.Context()
 	w := a.env.Stdout
-	emit := func(e hub.Event) {
+	emit := func(e hub.Event) error {
 		if a.g.json {
 			b, _ := json.Marshal(eventView(e))
 			fmt.Fprintf(w, "%s\n", b)
@@ -102,55 +96,7 @@ func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventFilter) e
 		if fl, ok := w.(interface{ Flush() error }); ok {
 			_ = fl.Flush()
 		}
+		return nil
 	}
-	last := f.AfterSeq
-	evs, err := svc.Events(ctx, f)
-	if err != nil {
-		return err
-	}
-	for _, e := range evs {
-		emit(e)
-	}
-	head, err := svc.LatestEventSeq(ctx)
-	if err != nil {
-		return err
-	}
-	if head > last {
-		last = head // from here on, only what is new
-	}
-	f.Limit = 500
-	t := time.NewTicker(followPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		head, err := svc.LatestEventSeq(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		for head > last {
-			f.AfterSeq = last
-			evs, err := svc.Events(ctx, f)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return err
-			}
-			for _, e := range evs {
-				emit(e)
-			}
-			if len(evs) < f.Limit {
-				last = head
-			} else {
-				last = evs[len(evs)-1].Seq
-			}
-		}
-	}
+	return svc.Follow(cmd.Context(), hub.FollowInput{Filter: f, Backlog: true}, emit)
 }

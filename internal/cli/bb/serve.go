@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/loadgen"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 	"github.com/blackboard-hub/bb/internal/server"
 )
@@ -108,7 +109,7 @@ func (a *app) serveBenchCmd() *cobra.Command {
 				}
 			}
 			fmt.Fprintf(a.env.Stderr, "bench: %d clients for %s against %s\n", clients, dur, url)
-			rep, err := server.LoadTest(ctx, server.LoadConfig{URL: url, Token: token, Clients: clients, Duration: dur})
+			rep, err := loadgen.Run(ctx, loadgen.Config{URL: url, Token: token, Clients: clients, Duration: dur})
 			if err != nil {
 				return hub.Errorf(hub.CodeInternal, "load test: %v", err)
 			}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
+	"github.com/blackboard-hub/bb/internal/testkit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,23 +15,8 @@ import (
 // binDir holds bb, vybe and agent-mail, built once for this package.
 var binDir string
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "bb-hardentest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "github.com/blackboard-hub/bb/cmd/...")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the binaries:", err)
-		return 1
-	}
-	binDir = dir
-	return m.Run()
+func TestMain(m *testing.M) {
+	testkit.Main(m, testkit.Options{Commands: []string{"bb", "vybe", "agent-mail"}, BinDir: &binDir})
 }
 
 // result is one finished process.

@@ -192,3 +192,84 @@ func (c *Client) PostMany(ctx context.Context, ops []hub.PostOp) []hub.PostResul
 	}
 	return out
 }
+
+// followPoll is how often Follow asks the server for its newest event.
+const followPoll = 150 * time.Millisecond
+
+// Follow streams the server's timeline like a local board's Follow, by
+// polling: the backlog when asked, then every new matching event, until
+// ctx ends.
+func (c *Client) Follow(ctx context.Context, in hub.FollowInput, emit func(hub.Event) error) error {
+	f := in.Filter
+	f.Desc = false
+	started := func(after int64) error {
+		if in.Started == nil {
+			return nil
+		}
+		return in.Started(after)
+	}
+	last := f.AfterSeq
+	if in.Backlog {
+		if err := started(last); err != nil {
+			return err
+		}
+		evs, err := c.Events(ctx, f)
+		if err != nil {
+			return ignoreDone(ctx, err)
+		}
+		for _, e := range evs {
+			if err := emit(e); err != nil {
+				return err
+			}
+		}
+	}
+	head, err := c.LatestEventSeq(ctx)
+	if err != nil {
+		return ignoreDone(ctx, err)
+	}
+	if !in.Backlog {
+		if err := started(head); err != nil {
+			return err
+		}
+	}
+	last = max(last, head) // from here on, only what is new
+	f.Limit = 500
+	t := time.NewTicker(followPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		head, err := c.LatestEventSeq(ctx)
+		if err != nil {
+			return ignoreDone(ctx, err)
+		}
+		for head > last {
+			f.AfterSeq = last
+			evs, err := c.Events(ctx, f)
+			if err != nil {
+				return ignoreDone(ctx, err)
+			}
+			for _, e := range evs {
+				if err := emit(e); err != nil {
+					return err
+				}
+			}
+			if len(evs) < f.Limit {
+				last = head
+			} else {
+				last = evs[len(evs)-1].Seq
+			}
+		}
+	}
+}
+
+// ignoreDone turns an error caused by ctx ending into the normal end.
+func ignoreDone(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

@@ -26,8 +26,9 @@ func scanAgent(sc interface{ Scan(...any) error }) (*hub.Agent, error) {
 		b := blockers.String
 		a.Blockers = &b
 	}
-	a.CreatedAt, a.LastSeen, a.UpdatedAt = parseTS(created), parseTS(seen), parseTS(updated)
-	return &a, nil
+	d := decodeRow("agents", func() string { return a.ID })
+	a.CreatedAt, a.LastSeen, a.UpdatedAt = d.time("created_at", created), d.time("last_seen", seen), d.time("updated_at", updated)
+	return &a, d.Err()
 }
 
 func (t *tx) GetAgent(ctx context.Context, id string) (*hub.Agent, error) {

@@ -24,13 +24,14 @@ func scanArtifact(sc interface{ Scan(...any) error }) (*hub.Artifact, error) {
 		v := version.String
 		a.Version = &v
 	}
+	d := decodeRow("artifacts", func() string { return itoa(a.ID) })
 	a.Refs = []hub.Ref{}
-	_ = json.Unmarshal([]byte(refs), &a.Refs)
+	d.json("bb_refs", refs, &a.Refs)
 	if a.Refs == nil {
 		a.Refs = []hub.Ref{}
 	}
-	a.CreatedAt, a.UpdatedAt = parseTS(created), parseTS(updated)
-	return &a, nil
+	a.CreatedAt, a.UpdatedAt = d.time("created_at", created), d.time("updated_at", updated)
+	return &a, d.Err()
 }
 
 func (t *tx) UpsertBoardArtifact(ctx context.Context, a *hub.Artifact) (bool, error) {

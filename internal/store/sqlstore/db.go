@@ -7,9 +7,11 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -51,8 +53,9 @@ type DB struct {
 	db       *sql.DB
 	dialect  Dialect
 	location string
-	// Notify, when set, is called after every committed write.
-	Notify func()
+	// notify are called after every committed write (OnCommit).
+	notifyMu sync.Mutex
+	notify   []func()
 	// writeTurn is the in-process queue of QueueWritesInProcess.
 	writeTurn chan struct{}
 	// idle holds connections kept open between transactions, each with
@@ -110,10 +113,33 @@ func (s *DB) Write(ctx context.Context, fn func(hub.Tx) error) error {
 		defer func() { <-s.writeTurn }()
 	}
 	err := s.run(ctx, true, fn)
-	if err == nil && s.Notify != nil {
-		s.Notify()
+	if err == nil {
+		s.notifyMu.Lock()
+		fns := s.notify
+		s.notifyMu.Unlock()
+		for _, f := range fns {
+			f()
+		}
 	}
 	return err
+}
+
+// OnCommit adds fn to what is called after every write this process
+// commits (hub.CommitSignaler).
+func (s *DB) OnCommit(fn func()) {
+	s.notifyMu.Lock()
+	defer s.notifyMu.Unlock()
+	s.notify = append(s.notify, fn)
+}
+
+// WatchCommits calls wake after commits made by other processes until ctx
+// ends, when the backend can signal them (Watch); otherwise it returns nil
+// at once and followers poll (hub.CommitSignaler).
+func (s *DB) WatchCommits(ctx context.Context, wake func()) error {
+	if s.Watch == nil {
+		return nil
+	}
+	return s.Watch(ctx, wake)
 }
 
 const maxAttempts = 8
@@ -270,21 +296,59 @@ func nullTS(t *time.Time) any {
 	return hub.FormatTime(*t)
 }
 
-func parseTS(s string) time.Time {
+// rowDecoder reads a row's stored text (timestamps, JSON lists) and keeps
+// the first value it cannot read, so that a damaged row becomes an
+// internal error naming its table, row and column instead of a zero time
+// or a silently empty list.
+type rowDecoder struct {
+	table string
+	row   func() string
+	err   error
+}
+
+// decodeRow starts decoding one row of table; row names it (its id) once
+// scanned.
+func decodeRow(table string, row func() string) *rowDecoder {
+	return &rowDecoder{table: table, row: row}
+}
+
+func (d *rowDecoder) fail(col string, err error) {
+	if d.err == nil {
+		d.err = &hub.Error{Code: hub.CodeInternal,
+			Message: fmt.Sprintf("stored %s row %s has an unreadable %s", d.table, d.row(), col), Err: err}
+	}
+}
+
+// time parses a NOT NULL timestamp column.
+func (d *rowDecoder) time(col, s string) time.Time {
 	t, err := hub.ParseTime(s)
 	if err != nil {
-		return time.Time{}
+		d.fail(col, err)
 	}
 	return t
 }
 
-func parseNullTS(s sql.NullString) *time.Time {
+// nullTime parses a nullable timestamp column (NULL or "" is nil).
+func (d *rowDecoder) nullTime(col string, s sql.NullString) *time.Time {
 	if !s.Valid || s.String == "" {
 		return nil
 	}
-	t := parseTS(s.String)
+	t := d.time(col, s.String)
 	return &t
 }
+
+// json decodes a JSON column into into ("" leaves it as it is).
+func (d *rowDecoder) json(col, s string, into any) {
+	if s == "" {
+		return
+	}
+	if err := json.Unmarshal([]byte(s), into); err != nil {
+		d.fail(col, err)
+	}
+}
+
+// Err is the first failure, or nil.
+func (d *rowDecoder) Err() error { return d.err }
 
 func b2i(b bool) int {
 	if b {

@@ -65,19 +65,29 @@ func (t *tx) ListEvents(ctx context.Context, f hub.EventFilter) ([]hub.Event, er
 	defer rows.Close()
 	out := []hub.Event{}
 	for rows.Next() {
-		var e hub.Event
-		var payload, created string
-		var archived int
-		if err := rows.Scan(&e.Seq, &e.ID, &e.Type, &e.Agent, &e.ToAgent, &e.BeadID, &e.TaskID, &e.ProjectID,
-			&e.Scope, &e.Message, &payload, &created, &archived); err != nil {
+		e, err := scanEvent(rows)
+		if err != nil {
 			return nil, err
 		}
-		e.Payload = []byte(payload)
-		e.CreatedAt = parseTS(created)
-		e.Archived = archived != 0
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// scanEvent reads one row of eventCols.
+func scanEvent(sc interface{ Scan(...any) error }) (hub.Event, error) {
+	var e hub.Event
+	var payload, created string
+	var archived int
+	if err := sc.Scan(&e.Seq, &e.ID, &e.Type, &e.Agent, &e.ToAgent, &e.BeadID, &e.TaskID, &e.ProjectID,
+		&e.Scope, &e.Message, &payload, &created, &archived); err != nil {
+		return e, err
+	}
+	d := decodeRow("events", func() string { return itoa(e.Seq) })
+	e.Payload = []byte(payload)
+	e.CreatedAt = d.time("created_at", created)
+	e.Archived = archived != 0
+	return e, d.Err()
 }
 
 func (t *tx) LastEventSeq(ctx context.Context) (int64, error) {

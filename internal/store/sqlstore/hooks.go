@@ -22,8 +22,9 @@ func scanHookSession(sc interface{ Scan(...any) error }) (*hub.HookSession, erro
 		}
 		return nil, err
 	}
-	hs.CreatedAt, hs.LastSeen = parseTS(created), parseTS(seen)
-	return &hs, nil
+	d := decodeRow("hook_sessions", func() string { return hs.Client + "/" + hs.SessionID })
+	hs.CreatedAt, hs.LastSeen = d.time("created_at", created), d.time("last_seen", seen)
+	return &hs, d.Err()
 }
 
 func (t *tx) GetHookSession(ctx context.Context, client, sessionID string) (*hub.HookSession, error) {
@@ -119,7 +120,12 @@ func (t *tx) DeliveredAt(ctx context.Context, agent string, messageIDs []string)
 				rows.Close()
 				return nil, err
 			}
-			out[id] = parseTS(at)
+			d := decodeRow("mail_deliveries", func() string { return id + "/" + agent })
+			out[id] = d.time("delivered_at", at)
+			if err := d.Err(); err != nil {
+				rows.Close()
+				return nil, err
+			}
 		}
 		if err := rows.Close(); err != nil {
 			return nil, err

@@ -22,7 +22,9 @@ func (t *tx) ReceiptOf(ctx context.Context, m *hub.Message, agent string) (hub.R
 			return r, err
 		}
 		if agent == m.To {
-			r.ReadAt, r.AckedAt = parseNullTS(readAt), parseNullTS(ackedAt)
+			d := decodeRow("messages", func() string { return m.UUID })
+			r.ReadAt, r.AckedAt = d.nullTime("read_at", readAt), d.nullTime("acked_at", ackedAt)
+			return r, d.Err()
 		}
 		return r, nil
 	}
@@ -34,8 +36,9 @@ func (t *tx) ReceiptOf(ctx context.Context, m *hub.Message, agent string) (hub.R
 	if err != nil {
 		return r, err
 	}
-	r.ReadAt, r.AckedAt = parseNullTS(readAt), parseNullTS(ackedAt)
-	return r, nil
+	d := decodeRow("broadcast_acks", func() string { return m.UUID + "/" + agent })
+	r.ReadAt, r.AckedAt = d.nullTime("read_at", readAt), d.nullTime("acked_at", ackedAt)
+	return r, d.Err()
 }
 
 func (t *tx) MarkRead(ctx context.Context, m *hub.Message, agent string, at time.Time) error {
@@ -121,8 +124,12 @@ func (t *tx) Inbox(ctx context.Context, f hub.InboxFilter) ([]hub.InboxEntry, er
 		if err != nil {
 			return nil, err
 		}
+		d := decodeRow("messages", func() string { return m.UUID })
 		out = append(out, hub.InboxEntry{Message: *m, Receipt: hub.Receipt{MessageUUID: m.UUID, Agent: f.Agent,
-			ReadAt: parseNullTS(readAt), AckedAt: parseNullTS(ackedAt)}})
+			ReadAt: d.nullTime("read_at", readAt), AckedAt: d.nullTime("acked_at", ackedAt)}})
+		if err := d.Err(); err != nil {
+			return nil, err
+		}
 	}
 	return out, rows.Err()
 }

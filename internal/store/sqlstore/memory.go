@@ -18,9 +18,10 @@ func scanMemory(sc interface{ Scan(...any) error }) (*hub.Memory, error) {
 	if err := sc.Scan(&m.ID, &m.Key, &m.Value, &m.ValueType, &m.Scope, &m.ScopeID, &expires, &created, &updated); err != nil {
 		return nil, err
 	}
-	m.ExpiresAt = parseNullTS(expires)
-	m.CreatedAt, m.UpdatedAt = parseTS(created), parseTS(updated)
-	return &m, nil
+	d := decodeRow("memory", func() string { return itoa(m.ID) })
+	m.ExpiresAt = d.nullTime("expires_at", expires)
+	m.CreatedAt, m.UpdatedAt = d.time("created_at", created), d.time("updated_at", updated)
+	return &m, d.Err()
 }
 
 func (t *tx) UpsertMemory(ctx context.Context, m *hub.Memory) error {
@@ -34,8 +35,9 @@ func (t *tx) UpsertMemory(ctx context.Context, m *hub.Memory) error {
 	if err != nil {
 		return err
 	}
-	m.CreatedAt = parseTS(created)
-	return nil
+	d := decodeRow("memory", func() string { return itoa(m.ID) })
+	m.CreatedAt = d.time("created_at", created)
+	return d.Err()
 }
 
 // unexpired is the condition "not expired at ?".

@@ -38,21 +38,22 @@ func scanMessage(sc interface{ Scan(...any) error }) (*hub.Message, error) {
 		h := int(ttl.Int64)
 		m.TTLHours = &h
 	}
-	m.CreatedAt = parseTS(created)
-	m.ReadAt, m.AckedAt = parseNullTS(readAt), parseNullTS(ackedAt)
+	d := decodeRow("messages", func() string { return m.UUID })
+	m.CreatedAt = d.time("created", created)
+	m.ReadAt, m.AckedAt = d.nullTime("read_at", readAt), d.nullTime("acked_at", ackedAt)
 	m.Seq = seq.Int64
 	if parentSeq.Valid {
 		ps := parentSeq.Int64
 		m.ReplyToSeq = &ps
 	}
 	m.Tags = []string{}
-	_ = json.Unmarshal([]byte(tags), &m.Tags)
+	d.json("tags", tags, &m.Tags)
 	if m.Tags == nil {
 		m.Tags = []string{}
 	}
 	m.Priority = hub.Priority(prio)
 	m.Refs = []hub.Ref{}
-	_ = json.Unmarshal([]byte(bbRefs), &m.Refs)
+	d.json("bb_refs", bbRefs, &m.Refs)
 	if m.Refs == nil {
 		m.Refs = []hub.Ref{}
 	}
@@ -61,7 +62,7 @@ func scanMessage(sc interface{ Scan(...any) error }) (*hub.Message, error) {
 		m.Intent = &hub.Intent{}
 		_ = json.Unmarshal([]byte(intent), m.Intent)
 	}
-	return &m, nil
+	return &m, d.Err()
 }
 
 func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
@@ -80,9 +81,9 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 		m.Priority = hub.PriorityNormal
 	}
 	if m.Type == "" {
-		m.Type = "direct"
+		m.Type = hub.TypeDirect
 		if m.IsBroadcast() {
-			m.Type = "broadcast"
+			m.Type = hub.BroadcastName
 		}
 	}
 	tags, _ := json.Marshal(m.Tags)

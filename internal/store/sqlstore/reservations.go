@@ -26,7 +26,11 @@ func (t *tx) reservations(ctx context.Context, q string, args ...any) ([]hub.Res
 			return nil, err
 		}
 		r.Wildcard = wild != 0
-		r.CreatedAt, r.ExpiresAt, r.ReleasedAt = parseTS(created), parseTS(expires), parseNullTS(released)
+		d := decodeRow("reservations", func() string { return r.ID })
+		r.CreatedAt, r.ExpiresAt, r.ReleasedAt = d.time("created_at", created), d.time("expires_at", expires), d.nullTime("released_at", released)
+		if err := d.Err(); err != nil {
+			return nil, err
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()

@@ -121,7 +121,11 @@ func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, er
 		if err := rows.Scan(&r.Kind, &r.Key, &r.Seq, &r.Scope, &r.ScopeID, &r.Title, &r.Body, &r.Agent, &r.To, &at, &r.Score); err != nil {
 			return nil, err
 		}
-		r.At = parseTS(at)
+		d := decodeRow(r.Kind, func() string { return r.Key })
+		r.At = d.time("time", at)
+		if err := d.Err(); err != nil {
+			return nil, err
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()

@@ -27,7 +27,11 @@ func (t *tx) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([
 		if err := rows.Scan(&a.ID, &a.UID, &a.Path, &a.ProducedBy, &a.TaskID, &a.EventID, &a.ContentType, &created, &updated); err != nil {
 			return nil, err
 		}
-		a.CreatedAt, a.UpdatedAt = parseTS(created), parseTS(updated)
+		d := decodeRow("artifacts", func() string { return itoa(a.ID) })
+		a.CreatedAt, a.UpdatedAt = d.time("created_at", created), d.time("updated_at", updated)
+		if err := d.Err(); err != nil {
+			return nil, err
+		}
 		out = append(out, a)
 	}
 	return out, rows.Err()
@@ -41,16 +45,10 @@ func (t *tx) scanEvents(ctx context.Context, q string, args ...any) ([]hub.Event
 	defer rows.Close()
 	out := []hub.Event{}
 	for rows.Next() {
-		var e hub.Event
-		var payload, created string
-		var archived int
-		if err := rows.Scan(&e.Seq, &e.ID, &e.Type, &e.Agent, &e.ToAgent, &e.BeadID, &e.TaskID, &e.ProjectID,
-			&e.Scope, &e.Message, &payload, &created, &archived); err != nil {
+		e, err := scanEvent(rows)
+		if err != nil {
 			return nil, err
 		}
-		e.Payload = []byte(payload)
-		e.CreatedAt = parseTS(created)
-		e.Archived = archived != 0
 		out = append(out, e)
 	}
 	return out, rows.Err()

@@ -19,8 +19,9 @@ func scanTask(sc interface{ Scan(...any) error }) (*hub.Task, error) {
 		&t.Owner, &t.Version, &created, &updated); err != nil {
 		return nil, err
 	}
-	t.CreatedAt, t.UpdatedAt = parseTS(created), parseTS(updated)
-	return &t, nil
+	d := decodeRow("tasks", func() string { return t.ID })
+	t.CreatedAt, t.UpdatedAt = d.time("created_at", created), d.time("updated_at", updated)
+	return &t, d.Err()
 }
 
 func (t *tx) InsertTask(ctx context.Context, k *hub.Task) error {
@@ -237,7 +238,11 @@ func (t *tx) MessagesForBead(ctx context.Context, beadID string, limit int) ([]h
 		if err := rows.Scan(&m.UUID, &m.Seq, &m.From, &m.To, &m.Subject, &created); err != nil {
 			return nil, err
 		}
-		m.CreatedAt = parseTS(created)
+		d := decodeRow("messages", func() string { return m.UUID })
+		m.CreatedAt = d.time("created", created)
+		if err := d.Err(); err != nil {
+			return nil, err
+		}
 		out = append(out, m)
 	}
 	return out, rows.Err()
@@ -259,7 +264,11 @@ func (t *tx) ReservationsForBead(ctx context.Context, beadID string, limit int) 
 			return nil, err
 		}
 		r.Wildcard = wild != 0
-		r.CreatedAt, r.ExpiresAt = parseTS(created), parseTS(expires)
+		d := decodeRow("reservations", func() string { return r.ID })
+		r.CreatedAt, r.ExpiresAt = d.time("created_at", created), d.time("expires_at", expires)
+		if err := d.Err(); err != nil {
+			return nil, err
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()

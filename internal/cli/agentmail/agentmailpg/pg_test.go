@@ -4,7 +4,6 @@
 package agentmailpg
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,24 +13,15 @@ import (
 	"testing"
 
 	"github.com/blackboard-hub/bb/internal/store/postgres/pgtest"
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 var amBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agentmail-pg-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	amBin = filepath.Join(dir, "agent-mail")
-	if out, err := exec.Command("go", "build", "-o", amBin, "../../../../cmd/agent-mail").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := pgtest.Run(m)
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testkit.Main(m, testkit.Options{Commands: []string{"agent-mail"}, Postgres: true, Built: func(dir string) {
+		amBin = filepath.Join(dir, "agent-mail")
+	}})
 }
 
 type pg struct {
@@ -47,16 +37,8 @@ func (p *pg) run(args ...string) (string, string, int) {
 	if p.now != "" {
 		cmd.Env = append(cmd.Env, "BB_NOW="+p.now)
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		p.t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	out, errb, code := testkit.Run(p.t, cmd)
+	return out, errb, code
 }
 
 func (p *pg) ok(v any, args ...string) {

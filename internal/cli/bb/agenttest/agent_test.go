@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 // board is a temporary project with an initialized board.
@@ -41,16 +41,8 @@ func (b *board) run(args ...string) result {
 	cmd := exec.Command(bbPath(), args...)
 	cmd.Dir = b.dir
 	cmd.Env = b.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		b.t.Fatalf("bb %v: %v", args, err)
-	}
-	return result{code, out.String(), errb.String()}
+	out, errb, code := testkit.Run(b.t, cmd)
+	return result{code, out, errb}
 }
 
 func (b *board) ok(args ...string) result {

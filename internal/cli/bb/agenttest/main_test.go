@@ -3,42 +3,22 @@
 package agenttest
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/blackboard-hub/bb/internal/store/postgres/pgtest"
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 var binDir string
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "bb-agenttest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "bb"), "github.com/blackboard-hub/bb/cmd/bb").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building bb: %v\n%s", err, out)
-		return 1
-	}
-	binDir = dir
 	// A throwaway PostgreSQL cluster for TestScriptsPostgres (skipped, with
 	// the reason, when PostgreSQL is not installed).
-	return pgtest.Run(m)
+	testkit.Main(m, testkit.Options{Commands: []string{"bb"}, BinDir: &binDir, Postgres: true})
 }
 
 func bbPath() string { return filepath.Join(binDir, "bb") }
@@ -77,74 +57,8 @@ func scriptParams(extra func(*testscript.Env) error) testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"jsonget":  cmdJSONGet,
-			"exitcode": cmdExitCode,
+			"jsonget":  testkit.Jset,
+			"exitcode": testkit.Exits,
 		},
-	}
-}
-
-// cmdExitCode is `exitcode N prog args...`: runs prog and requires exit
-// status N (its stdout and stderr are then checked as usual).
-func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: exitcode N prog args...")
-	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		ts.Fatalf("bad exit status %q", args[0])
-	}
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		got = ee.ExitCode()
-	} else if err != nil {
-		ts.Fatalf("%s: %v", args[1], err)
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
-	}
-}
-
-// cmdJSONGet is `jsonget VAR path` : sets $VAR to the value at path
-// (dot-separated keys and list indexes) in the last command's stdout.
-func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: jsonget VAR path")
-	}
-	v, err := jsonPath([]byte(ts.ReadFile("stdout")), args[1])
-	if err != nil {
-		ts.Fatalf("jsonget %s: %v", args[1], err)
-	}
-	ts.Setenv(args[0], v)
-}
-
-func jsonPath(b []byte, path string) (string, error) {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return "", fmt.Errorf("stdout is not JSON: %v", err)
-	}
-	for _, k := range strings.Split(path, ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[k]; !ok {
-				return "", fmt.Errorf("no key %q", k)
-			}
-		case []any:
-			i, err := strconv.Atoi(k)
-			if err != nil || i < 0 || i >= len(x) {
-				return "", fmt.Errorf("bad index %q (len %d)", k, len(x))
-			}
-			v = x[i]
-		default:
-			return "", fmt.Errorf("cannot index %T with %q", v, k)
-		}
-	}
-	switch x := v.(type) {
-	case string:
-		return x, nil
-	default:
-		b, _ := json.Marshal(x)
-		return string(b), nil
 	}
 }

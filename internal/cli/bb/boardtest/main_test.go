@@ -14,34 +14,16 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 // binDir holds the bb binary built once for this package.
 var binDir string
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "bb-boardtest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
 	// bb, plus the drop-ins for the cross-surface scripts of
 	// testdata/script/product.
-	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "github.com/blackboard-hub/bb/cmd/bb",
-		"github.com/blackboard-hub/bb/cmd/agent-mail", "github.com/blackboard-hub/bb/cmd/vybe")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building bb, agent-mail and vybe:", err)
-		return 1
-	}
-	binDir = dir
-	defer removeSizeBoards()
-	return m.Run()
+	testkit.Main(m, testkit.Options{Commands: []string{"bb", "agent-mail", "vybe"}, BinDir: &binDir, After: removeSizeBoards})
 }
 
 func bbPath() string { return filepath.Join(binDir, "bb") }

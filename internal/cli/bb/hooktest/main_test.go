@@ -5,7 +5,7 @@ package hooktest
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"github.com/blackboard-hub/bb/internal/testkit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,23 +15,8 @@ import (
 
 var binDir string
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "bb-hooktest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "github.com/blackboard-hub/bb/cmd/bb")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building bb:", err)
-		return 1
-	}
-	binDir = dir
-	return m.Run()
+func TestMain(m *testing.M) {
+	testkit.Main(m, testkit.Options{Commands: []string{"bb"}, BinDir: &binDir})
 }
 
 func bbPath() string { return filepath.Join(binDir, "bb") }

@@ -1,39 +1,21 @@
 package pgscript
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/blackboard-hub/bb/internal/store/postgres/pgtest"
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 // binDir holds the binaries built once for this package.
 var binDir string
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "bb-pgscript-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	cmd := exec.Command("go", "build", "-o", dir, "github.com/blackboard-hub/bb/cmd/...")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the binaries:", err)
-		return 1
-	}
-	binDir = dir
-	return pgtest.Run(m)
+	testkit.Main(m, testkit.Options{Commands: []string{"bb", "vybe", "agent-mail"}, BinDir: &binDir, Postgres: true})
 }
 
 func bin(name string) string { return filepath.Join(binDir, name) }

@@ -19,6 +19,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/blackboard-hub/bb/internal/loadgen"
 	"github.com/blackboard-hub/bb/internal/server"
 	"github.com/blackboard-hub/bb/internal/store/postgres"
 	"github.com/blackboard-hub/bb/internal/store/postgres/pgtest"
@@ -347,7 +348,7 @@ func BenchmarkScaleOut(b *testing.B) {
 		}
 	}
 	run := func(b *testing.B, lb string) {
-		rep, err := server.LoadTest(context.Background(), server.LoadConfig{URL: lb, Clients: 50, Duration: dur})
+		rep, err := loadgen.Run(context.Background(), loadgen.Config{URL: lb, Clients: 50, Duration: dur})
 		if err != nil {
 			b.Fatal(err)
 		}

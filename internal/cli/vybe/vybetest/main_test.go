@@ -20,31 +20,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	_ "modernc.org/sqlite"
 
-	"github.com/blackboard-hub/bb/internal/store/postgres/pgtest"
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 var binDir string
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "vybetest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	for _, name := range []string{"vybe", "bb"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "github.com/blackboard-hub/bb/cmd/"+name)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building", name+":", err)
-			return 1
-		}
-	}
-	binDir = dir
-	// A throwaway PostgreSQL for TestTasksOnPostgres (skips without one).
-	return pgtest.Run(m)
+// TestMain builds vybe and bb, with a throwaway PostgreSQL for
+// TestTasksOnPostgres (which skips without one).
+func TestMain(m *testing.M) {
+	testkit.Main(m, testkit.Options{Commands: []string{"vybe", "bb"}, BinDir: &binDir, Postgres: true})
 }
 
 func vybePath() string { return filepath.Join(binDir, "vybe") }
@@ -196,93 +180,23 @@ func TestScripts(t *testing.T) {
 					return nil
 				},
 				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-					"exits": cmdExits, "jget": cmdJget, "jset": cmdJset, "dbq": cmdDBQ,
+					"exits": testkit.Exits, "jget": testkit.Jget, "jset": testkit.Jset, "dbq": testkit.DBQ(vybeDB),
 				},
 			})
 		})
 	}
 }
 
-func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: exits <code> <prog> [args...]")
+// vybeDB is the database dbq reads: the board's when the script made one,
+// else $VYBE_DB_PATH.
+func vybeDB(ts *testscript.TestScript) string {
+	if p := testkit.BoardDB(ts); fileExists(p) {
+		return p
 	}
-	want, err := strconv.Atoi(args[0])
-	ts.Check(err)
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		got = ee.ExitCode()
-	} else if err != nil {
-		ts.Fatalf("exec %s: %v", args[1], err)
-	}
-	if got != want {
-		ts.Fatalf("exit status %d, want %d", got, want)
-	}
+	return ts.Getenv("VYBE_DB_PATH")
 }
 
-func lastJSON(ts *testscript.TestScript) any {
-	var v any
-	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &v); err != nil {
-		ts.Fatalf("stdout is not JSON: %v", err)
-	}
-	return v
-}
-
-func jsonAt(ts *testscript.TestScript, p string) any {
-	v := lastJSON(ts)
-	if strings.HasSuffix(p, "@len") {
-		base := strings.TrimSuffix(strings.TrimSuffix(p, "@len"), ".")
-		switch x := path(v, base).(type) {
-		case []any:
-			return float64(len(x))
-		case map[string]any:
-			return float64(len(x))
-		case nil:
-			return float64(0)
-		}
-		ts.Fatalf("%s is not a list", base)
-	}
-	return path(v, p)
-}
-
-func cmdJget(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: jget <path> <want>")
-	}
-	got := str(jsonAt(ts, args[0]))
-	if (got == args[1]) == neg {
-		ts.Fatalf("%s = %s, want %s%s", args[0], got, map[bool]string{true: "not ", false: ""}[neg], args[1])
-	}
-}
-
-func cmdJset(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: jset <VAR> <path>")
-	}
-	v := jsonAt(ts, args[1])
-	if v == nil {
-		ts.Fatalf("%s: no value", args[1])
-	}
-	ts.Setenv(args[0], str(v))
-}
-
-func cmdDBQ(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: dbq <sql> <want>")
-	}
-	p := ts.Getenv("VYBE_DB_PATH")
-	if _, err := os.Stat(filepath.Join(ts.Getenv("WORK"), ".bb", "blackboard.db")); err == nil {
-		p = filepath.Join(ts.Getenv("WORK"), ".bb", "blackboard.db")
-	}
-	db, err := sql.Open("sqlite", p)
-	ts.Check(err)
-	defer db.Close()
-	var v any
-	ts.Check(db.QueryRow(args[0]).Scan(&v))
-	got := fmt.Sprint(v)
-	if (got == args[1]) == neg {
-		ts.Fatalf("%s = %s, want %s", args[0], got, args[1])
-	}
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

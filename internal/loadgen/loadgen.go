@@ -1,4 +1,8 @@
-package server
+// Package loadgen is the load generator behind `bb serve bench`: concurrent
+// HTTP clients posting to and reading from a running bb serve, with one SSE
+// subscriber measuring event delivery. It talks to the server over HTTP
+// only.
+package loadgen
 
 import (
 	"bufio"
@@ -14,10 +18,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/server"
 )
 
-// LoadConfig drives LoadTest, the load generator behind `bb serve bench`.
-type LoadConfig struct {
+// Config drives Run, the load generator behind `bb serve bench`.
+type Config struct {
 	URL      string // base URL of a running bb serve
 	Token    string
 	Clients  int           // concurrent clients (default 50)
@@ -27,8 +33,8 @@ type LoadConfig struct {
 	ReadEvery int
 }
 
-// LoadReport is what LoadTest measured.
-type LoadReport struct {
+// Report is what Run measured.
+type Report struct {
 	Clients       int           `json:"clients"`
 	Duration      time.Duration `json:"duration_ns"`
 	Posts         int64         `json:"posts"`
@@ -46,7 +52,7 @@ type LoadReport struct {
 	FirstErrorMsg string        `json:"first_error,omitempty"`
 }
 
-func (r LoadReport) String() string {
+func (r Report) String() string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 	s := fmt.Sprintf("clients %d, %s: %d posts (%.0f/s), %d reads, %d errors\n", r.Clients, r.Duration.Round(time.Millisecond), r.Posts, r.PostsPerSec, r.Reads, r.Errors)
 	s += fmt.Sprintf("write latency  p50 %s  p99 %s  max %s\n", ms(r.WriteP50), ms(r.WriteP99), ms(r.WriteMax))
@@ -58,11 +64,11 @@ func (r LoadReport) String() string {
 	return s
 }
 
-// LoadTest runs Clients concurrent clients against cfg.URL: each posts
+// Run runs Clients concurrent clients against cfg.URL: each posts
 // messages (and reads the log every ReadEvery posts) for Duration, while
 // one SSE subscriber measures the delay from a post being sent to its
 // event arriving. Each post's content carries its send time.
-func LoadTest(ctx context.Context, cfg LoadConfig) (LoadReport, error) {
+func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.Clients <= 0 {
 		cfg.Clients = 50
 	}
@@ -89,11 +95,11 @@ func LoadTest(ctx context.Context, cfg LoadConfig) (LoadReport, error) {
 	auth(sreq)
 	sresp, err := (&http.Client{Transport: tr}).Do(sreq)
 	if err != nil {
-		return LoadReport{}, fmt.Errorf("subscribe: %w", err)
+		return Report{}, fmt.Errorf("subscribe: %w", err)
 	}
 	if sresp.StatusCode != 200 {
 		sresp.Body.Close()
-		return LoadReport{}, fmt.Errorf("subscribe: HTTP %d", sresp.StatusCode)
+		return Report{}, fmt.Errorf("subscribe: HTTP %d", sresp.StatusCode)
 	}
 	var deliveries []time.Duration
 	var delivered atomic.Int64
@@ -149,7 +155,7 @@ func LoadTest(ctx context.Context, cfg LoadConfig) (LoadReport, error) {
 				body := fmt.Sprintf(`{"content":"load %d %d","tags":["load"]}`, c, t0.UnixNano())
 				r, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/v1/messages", strings.NewReader(body))
 				r.Header.Set("Content-Type", "application/json")
-				r.Header.Set(AgentHeader, agent)
+				r.Header.Set(server.AgentHeader, agent)
 				auth(r)
 				resp, err := hc.Do(r)
 				if err != nil {
@@ -197,7 +203,7 @@ func LoadTest(ctx context.Context, cfg LoadConfig) (LoadReport, error) {
 	scancel()
 	<-subDone
 
-	rep := LoadReport{Clients: cfg.Clients, Duration: elapsed, Posts: posts.Load(), Reads: reads.Load(), Errors: errs.Load()}
+	rep := Report{Clients: cfg.Clients, Duration: elapsed, Posts: posts.Load(), Reads: reads.Load(), Errors: errs.Load()}
 	rep.PostsPerSec = float64(rep.Posts) / elapsed.Seconds()
 	var wl, rl []time.Duration
 	for c := range writeLat {

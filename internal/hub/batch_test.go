@@ -1,0 +1,51 @@
+package hub_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// PostMany commits many posts in one transaction with per-post results.
+func TestPostManyPerOpResults(t *testing.T) {
+	svc := openBoard(t)
+	res := svc.PostMany(context.Background(), []hub.PostOp{
+		{In: hub.PostInput{From: "a", Content: "one"}, CheckIn: true},
+		{In: hub.PostInput{From: "a", Content: ""}},
+		{In: hub.PostInput{From: "a", Content: "orphan", ReplyTo: 42}},
+		{In: hub.PostInput{From: "b", Content: "reply", ReplyTo: 1}},
+	})
+	if res[0].Err != nil || res[0].Message.Seq != 1 || res[0].Notices == nil {
+		t.Fatalf("op 0: %+v", res[0])
+	}
+	if hub.CodeOf(res[1].Err) != hub.CodeInvalidInput || hub.CodeOf(res[2].Err) != hub.CodeNotFound {
+		t.Fatalf("ops 1,2: %v %v", res[1].Err, res[2].Err)
+	}
+	if res[3].Err != nil || res[3].Message.ReplyToSeq == nil || *res[3].Message.ReplyToSeq != 1 {
+		t.Fatalf("op 3: %+v", res[3])
+	}
+	evs, _ := svc.Events(context.Background(), hub.EventFilter{})
+	if len(evs) != 2 {
+		t.Fatalf("events: %d, want 2 (failed ops write nothing)", len(evs))
+	}
+}
+
+// BenchmarkPostMany measures the store side of group commit: batches of
+// 50 posts (with check-ins) per transaction.
+func BenchmarkPostMany(b *testing.B) {
+	svc := openBoard(b)
+	ops := make([]hub.PostOp, 50)
+	for i := range ops {
+		ops[i] = hub.PostOp{In: hub.PostInput{From: "agent-" + string(rune('a'+i%26)) + string(rune('a'+i/26)), Content: "load 1 2", Tags: []string{"load"}}, CheckIn: true}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, r := range svc.PostMany(context.Background(), ops) {
+			if r.Err != nil {
+				b.Fatal(r.Err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*len(ops))/b.Elapsed().Seconds(), "posts/s")
+}
