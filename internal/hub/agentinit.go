@@ -79,7 +79,7 @@ func (s *Service) suggestName(ctx context.Context, tx Tx) (string, error) {
 			return name, nil
 		}
 	}
-	return "", Errorf(CodeInvalidArgs, "every suggested name is taken: register one with --register <name>")
+	return "", FieldErr(CodeInvalidArgs, "register", "every suggested name is taken: register one with {field} <name>")
 }
 
 // evidenceFor checks seed 001 §3.2 for one identity: uncommitted changes
@@ -173,7 +173,7 @@ func (s *Service) candidates(ctx context.Context, tx Tx, changes []string) ([]Ad
 // Every outcome carries a deterministic reason.
 func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, error) {
 	if in.Adopt != "" && in.Register != "" {
-		return InitResult{}, FieldErr(CodeInvalidArgs, "adopt", "give either --adopt or --register, not both")
+		return InitResult{}, FieldErr(CodeInvalidArgs, "adopt", "give either {adopt} or {register}, not both")
 	}
 	if in.Register != "" {
 		role := in.Role
@@ -182,7 +182,7 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 		}
 		info, _, err := s.RegisterAgent(ctx, RegisterInput{ID: in.Register, Display: in.Display, Role: role})
 		if IsCode(err, CodeDuplicateAgentID) {
-			return InitResult{}, FieldErr(CodeDuplicateAgentID, "register", "agent %q is already registered: a new session needs a new name (try --register <another-name>), or --adopt %s if you are resuming its work", in.Register, in.Register)
+			return InitResult{}, FieldErr(CodeDuplicateAgentID, "register", "agent %q is already registered: a new session needs a new name (try {register} <another-name>), or {adopt} %s if you are resuming its work", in.Register, in.Register)
 		}
 		if err != nil {
 			return InitResult{}, err
@@ -223,7 +223,7 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 		res.Recommendation = fmt.Sprintf("bb agent init --adopt %s (or start fresh: bb agent init --register %s --role worker)", c.AgentID, res.SuggestedName)
 	}
 	if in.NonInteractive {
-		return res, FieldErr(CodeAmbiguousSession, "", "cannot choose an identity without --adopt or --register in non-interactive mode: %s; recommendation: %s", res.Reason, res.Recommendation)
+		return res, FieldErr(CodeAmbiguousSession, "", "cannot choose an identity without {adopt} or {register} in non-interactive mode: %s; recommendation: %s", res.Reason, res.Recommendation)
 	}
 	return res, nil
 }
@@ -236,7 +236,7 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 	if err != nil {
 		return InitResult{}, err
 	}
-	return write(ctx, s, func(tx Tx) (InitResult, error) {
+	return write(ctx, s, in, func(tx Tx) (InitResult, error) {
 		if _, err := requireAgent(ctx, tx, in.Adopt, CodeAgentNotFound, "adopt"); err != nil {
 			return InitResult{}, err
 		}

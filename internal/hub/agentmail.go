@@ -75,7 +75,7 @@ func ValidateMailIdentity(s string) error {
 	return nil
 }
 
-// ValidateMailRecipient is TC2 for --to: an identity or "*".
+// ValidateMailRecipient is TC2 for the recipient: an identity or "*".
 func ValidateMailRecipient(s string) error {
 	if s == Broadcast {
 		return nil
@@ -134,24 +134,24 @@ func ParseMailRefs(raw string) (string, error) {
 	var extra json.RawMessage
 	dec := json.NewDecoder(strings.NewReader(raw))
 	if !utf8.ValidString(raw) || dec.Decode(&v) != nil || !errors.Is(dec.Decode(&extra), io.EOF) {
-		return "", mailErr("refs", "Invalid --refs JSON: %s. Expected JSON array of strings.", pyjson.Repr(raw))
+		return "", mailErr("refs", "Invalid {field} JSON: %s. Expected JSON array of strings.", pyjson.Repr(raw))
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return "", mailErr("refs", "--refs must be a JSON array of strings, got: %s", pyjson.Repr(raw))
+		return "", mailErr("refs", "{field} must be a JSON array of strings, got: %s", pyjson.Repr(raw))
 	}
 	out := make([]string, 0, len(list))
 	for _, e := range list {
 		s, ok := e.(string)
 		if !ok {
-			return "", mailErr("refs", "--refs must be a JSON array of strings, got: %s", pyjson.Repr(raw))
+			return "", mailErr("refs", "{field} must be a JSON array of strings, got: %s", pyjson.Repr(raw))
 		}
 		out = append(out, s)
 	}
 	return pyjson.DumpStrings(out), nil
 }
 
-// ReadMailBodyFile reads --body-file (TC6): an existing regular file of
+// ReadMailBodyFile reads the body file of a mail (TC6): an existing regular file of
 // UTF-8 text, returned byte for byte.
 func ReadMailBodyFile(path string) (string, error) {
 	p := path
@@ -161,19 +161,19 @@ func ReadMailBodyFile(path string) (string, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
-			return "", mailErr("body-file", "--body-file not found: %s", path)
+			return "", mailErr("body_file", "{field} not found: %s", path)
 		}
-		return "", mailErr("body-file", "Cannot read --body-file %s: %v", path, unwrapPathErr(err))
+		return "", mailErr("body_file", "Cannot read {field} %s: %v", path, unwrapPathErr(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return "", mailErr("body-file", "--body-file is not a regular file: %s", path)
+		return "", mailErr("body_file", "{field} is not a regular file: %s", path)
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
-		return "", mailErr("body-file", "Cannot read --body-file %s: %v", path, unwrapPathErr(err))
+		return "", mailErr("body_file", "Cannot read {field} %s: %v", path, unwrapPathErr(err))
 	}
 	if !utf8.Valid(b) {
-		return "", mailErr("body-file", "--body-file is not valid UTF-8: %s", path)
+		return "", mailErr("body_file", "{field} is not valid UTF-8: %s", path)
 	}
 	return string(b), nil
 }
@@ -358,7 +358,7 @@ func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (MailRow,
 		return MailRow{}, err
 	}
 	if in.Body != nil && in.BodyFile != nil {
-		return MailRow{}, mailErr("body", "Cannot use both --body and --body-file. Choose one.")
+		return MailRow{}, mailErr("body", "Cannot use both {body} and {body_file}. Choose one.")
 	}
 	body := ""
 	if in.BodyFile != nil {
@@ -390,7 +390,7 @@ func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (MailRow,
 	if in.To == Broadcast {
 		typ = BroadcastName
 	}
-	return write(ctx, s, func(tx Tx) (MailRow, error) {
+	return write(ctx, s, in, func(tx Tx) (MailRow, error) {
 		now := s.Now()
 		if _, err := s.purgeExpiredMail(ctx, tx, now, false); err != nil {
 			return MailRow{}, err
@@ -452,7 +452,7 @@ func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRo
 			return nil, err
 		}
 	}
-	return write(ctx, s, func(tx Tx) ([]MailRow, error) {
+	return write(ctx, s, sideEffectRead{}, func(tx Tx) ([]MailRow, error) {
 		now := s.Now()
 		if _, err := s.purgeExpiredMail(ctx, tx, now, false); err != nil {
 			return nil, err
@@ -548,7 +548,7 @@ func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckRe
 	if err := ValidateMailUUID(id); err != nil {
 		return MailAckResult{}, err
 	}
-	return write(ctx, s, func(tx Tx) (MailAckResult, error) {
+	return write(ctx, s, []string{agent, id}, func(tx Tx) (MailAckResult, error) {
 		m, err := tx.MailByID(ctx, id)
 		if err != nil {
 			return MailAckResult{}, err
@@ -579,7 +579,7 @@ func (s *Service) AgentMailStatus(ctx context.Context, agent, project string) ([
 			return nil, err
 		}
 	}
-	return write(ctx, s, func(tx Tx) ([]MailCounts, error) {
+	return write(ctx, s, sideEffectRead{}, func(tx Tx) ([]MailCounts, error) {
 		if _, err := s.purgeExpiredMail(ctx, tx, s.Now(), false); err != nil {
 			return nil, err
 		}
@@ -625,6 +625,6 @@ func (s *Service) CleanAgentMail(ctx context.Context, dryRun bool) (MailCleanupR
 		})
 		return MailCleanupResult{DryRun: true, Expired: rows}, err
 	}
-	rows, err := write(ctx, s, func(tx Tx) ([]MailRow, error) { return s.purgeExpiredMail(ctx, tx, s.Now(), true) })
+	rows, err := write(ctx, s, dryRun, func(tx Tx) ([]MailRow, error) { return s.purgeExpiredMail(ctx, tx, s.Now(), true) })
 	return MailCleanupResult{Expired: rows}, err
 }

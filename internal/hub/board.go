@@ -68,7 +68,7 @@ func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (
 			return Agent{}, err
 		}
 	}
-	return write(ctx, s, func(tx Tx) (Agent, error) {
+	return write(ctx, s, []any{agent, u}, func(tx Tx) (Agent, error) {
 		now := s.Now()
 		a, err := loadOrNewAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -110,7 +110,7 @@ func (s *Service) ClearStatus(ctx context.Context, agent string) (Agent, error) 
 	if err := ValidateBoardAgentID(agent); err != nil {
 		return Agent{}, err
 	}
-	return write(ctx, s, func(tx Tx) (Agent, error) {
+	return write(ctx, s, agent, func(tx Tx) (Agent, error) {
 		now := s.Now()
 		a, err := loadOrNewAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -144,7 +144,7 @@ func (s *Service) Board(ctx context.Context) ([]AgentView, error) {
 	if err != nil {
 		return nil, err
 	}
-	agents, err := write(ctx, s, func(tx Tx) ([]Agent, error) {
+	agents, err := write(ctx, s, sideEffectRead{}, func(tx Tx) ([]Agent, error) {
 		if _, err := tx.MarkOfflineBefore(ctx, offlineBefore(now, stale)); err != nil {
 			return nil, err
 		}
@@ -200,7 +200,7 @@ func (s *Service) Post(ctx context.Context, in PostInput) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	return write(ctx, s, func(tx Tx) (Message, error) { return s.postTx(ctx, tx, p) })
+	return write(ctx, s, in, func(tx Tx) (Message, error) { return s.postTx(ctx, tx, p) })
 }
 
 // checkPost validates a post before any transaction; the returned input
@@ -340,7 +340,7 @@ func (s *Service) Log(ctx context.Context, q LogQuery) ([]Message, error) {
 	// tells whether an unread one was left out.
 	limit := f.Limit
 	f.Limit++
-	return write(ctx, s, func(tx Tx) ([]Message, error) {
+	return write(ctx, s, sideEffectRead{}, func(tx Tx) ([]Message, error) {
 		msgs, err := tx.ListMessages(ctx, f)
 		if err != nil || len(msgs) == 0 {
 			return msgs, err
@@ -539,7 +539,7 @@ func (s *Service) AddArtifact(ctx context.Context, in ArtifactInput) (Artifact, 
 		A   Artifact
 		New bool
 	}
-	r, err := write(ctx, s, func(tx Tx) (res, error) {
+	r, err := write(ctx, s, in, func(tx Tx) (res, error) {
 		now := s.Now()
 		a := Artifact{Path: path, ProducedBy: in.Agent, Description: in.Description, Version: in.Version, Refs: refs, CreatedAt: now, UpdatedAt: now}
 		created, err := tx.UpsertBoardArtifact(ctx, &a)
@@ -665,7 +665,7 @@ func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
 	if err != nil {
 		return ClearPlan{}, err
 	}
-	return write(ctx, s, func(tx Tx) (ClearPlan, error) {
+	return write(ctx, s, in, func(tx Tx) (ClearPlan, error) {
 		now := s.Now()
 		var done ClearPlan
 		var err error

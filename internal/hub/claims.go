@@ -31,7 +31,7 @@ func (s *Service) ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, err
 	if err != nil {
 		return TaskResult{}, err
 	}
-	return s.taskMutation(ctx, in.Agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+	return s.taskMutation(ctx, in.Agent, in, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
 		t, err := mustTask(ctx, tx, in.ID)
 		if err != nil {
 			return taskReply{}, err

@@ -56,15 +56,15 @@ func (s *Service) AddTaskDep(ctx context.Context, agent, id, dep string) (DepRes
 		return DepResult{}, err
 	}
 	if id == "" {
-		return DepResult{}, FieldErr(CodeInvalidInput, "id", "--id is required")
+		return DepResult{}, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
 	if dep == "" {
-		return DepResult{}, FieldErr(CodeInvalidInput, "depends_on", "--depends-on is required")
+		return DepResult{}, FieldErr(CodeInvalidInput, "depends_on", "{field} is required")
 	}
 	if id == dep {
 		return DepResult{}, FieldErr(CodeInvalidInput, "depends_on", "task cannot depend on itself")
 	}
-	return write(ctx, s, func(tx Tx) (DepResult, error) {
+	return write(ctx, s, []string{agent, id, dep}, func(tx Tx) (DepResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -112,12 +112,12 @@ func (s *Service) RemoveTaskDep(ctx context.Context, agent, id, dep string) (Dep
 		return DepResult{}, err
 	}
 	if id == "" {
-		return DepResult{}, FieldErr(CodeInvalidInput, "id", "--id is required")
+		return DepResult{}, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
 	if dep == "" {
-		return DepResult{}, FieldErr(CodeInvalidInput, "depends_on", "--depends-on is required")
+		return DepResult{}, FieldErr(CodeInvalidInput, "depends_on", "{field} is required")
 	}
-	return write(ctx, s, func(tx Tx) (DepResult, error) {
+	return write(ctx, s, []string{agent, id, dep}, func(tx Tx) (DepResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {

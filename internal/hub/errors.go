@@ -6,6 +6,7 @@ package hub
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code is a stable, machine-readable error code. Codes are part of the
@@ -59,11 +60,53 @@ const (
 type Error struct {
 	Code    Code
 	Message string
-	// Field names the offending input, when there is one.
+	// Field names the offending input, when there is one, by its domain
+	// name (ttl_minutes, bead, request_id…).
 	Field string
+	// Template is Message with the domain names of the fields it names
+	// enclosed in FieldMarks, so that each surface renders them in its own
+	// vocabulary (Render). Empty when the message names no field.
+	Template string
 	// Err is an underlying cause (never shown to users verbatim if it is
 	// a driver error; see Internal).
 	Err error
+}
+
+// FieldMark encloses the domain name of a field in Error.Template
+// ("\ue000ttl_minutes\ue000"): a private-use character, never typed by a
+// user.
+const FieldMark = "\ue000"
+
+// FieldNamer names a domain field in a surface's vocabulary: a flag in a
+// command line (--ttl), a parameter in MCP (ttl_minutes), a JSON field in
+// HTTP. Each surface has one.
+type FieldNamer func(field string) string
+
+// Render returns the message of e with every field it names rendered by
+// name. Messages that name no field are returned unchanged.
+func (e *Error) Render(name FieldNamer) string {
+	if e.Template == "" || name == nil {
+		return e.Error()
+	}
+	return renderFields(e.Template, name)
+}
+
+func renderFields(t string, name FieldNamer) string {
+	parts := strings.Split(t, FieldMark)
+	for i := 1; i < len(parts); i += 2 {
+		parts[i] = name(parts[i])
+	}
+	return strings.Join(parts, "")
+}
+
+// RenderMessage is the user-facing message of err in a surface's
+// vocabulary (see Error.Render); untyped errors are "internal error".
+func RenderMessage(err error, name FieldNamer) string {
+	var he *Error
+	if errors.As(err, &he) {
+		return he.Render(name)
+	}
+	return "internal error"
 }
 
 func (e *Error) Error() string {
@@ -83,9 +126,49 @@ func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// FieldErr builds an INVALID_INPUT-style error naming a field.
+// FieldErr builds an error about one input field. The format refers to
+// fields by their domain names in braces, {field} being the error's own
+// field ("{field} must be between 5 and 1440, got 2", "give either {adopt}
+// or {register}"): Message shows the domain names and each surface renders
+// its own (Error.Render). Arguments are never scanned for braces.
 func FieldErr(code Code, field, format string, args ...any) *Error {
-	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+	marked, ok := markFields(format, field)
+	if !ok {
+		return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+	}
+	t := fmt.Sprintf(marked, args...)
+	return &Error{Code: code, Field: field, Message: renderFields(t, func(f string) string { return f }), Template: t}
+}
+
+// markFields replaces each {name} (lower-case letters, digits and
+// underscores) of format by the name between FieldMarks; {field} is field.
+func markFields(format, field string) (string, bool) {
+	var b strings.Builder
+	found := false
+	for {
+		i := strings.IndexByte(format, '{')
+		if i < 0 {
+			b.WriteString(format)
+			return b.String(), found
+		}
+		j := strings.IndexByte(format[i:], '}')
+		name := ""
+		if j > 1 {
+			name = format[i+1 : i+j]
+		}
+		if name == "" || strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" || name[0] < 'a' || name[0] > 'z' {
+			b.WriteString(format[:i+1])
+			format = format[i+1:]
+			continue
+		}
+		if name == "field" {
+			name = field
+		}
+		b.WriteString(format[:i])
+		b.WriteString(FieldMark + name + FieldMark)
+		format = format[i+j+1:]
+		found = true
+	}
 }
 
 // Internal wraps an unexpected failure (driver error, I/O) so that users see

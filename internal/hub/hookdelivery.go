@@ -41,7 +41,7 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 	if err != nil {
 		return Delivery{}, err
 	}
-	return write(ctx, s, func(tx Tx) (Delivery, error) {
+	return write(ctx, s, sideEffectRead{}, func(tx Tx) (Delivery, error) {
 		now := s.Now()
 		me, err := tx.GetAgent(ctx, agent)
 		if err != nil {
@@ -178,7 +178,7 @@ func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error
 	if err != nil || len(ms) == 0 {
 		return Delivery{AgentID: agent, Delivered: []string{}}, err
 	}
-	return write(ctx, s, func(tx Tx) (Delivery, error) {
+	return write(ctx, s, sideEffectRead{}, func(tx Tx) (Delivery, error) {
 		ms, err := pending(tx) // again, under the write lock: never twice
 		if err != nil || len(ms) == 0 {
 			return Delivery{AgentID: agent, Delivered: []string{}}, err

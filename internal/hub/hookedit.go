@@ -313,8 +313,9 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 		if pc.scope.Wildcard {
 			raw += "/*"
 		}
+		ttlMinutes := sn.set.ReserveTTL
 		r, err := s.Reserve(ctx, ReserveInput{Agent: in.Agent, Scope: raw, Wd: s.ProjectRoot, BeadID: orDefault(sn.bead, "edit"),
-			TTLMinutes: sn.set.ReserveTTL, TakeoverStale: true})
+			TTLMinutes: &ttlMinutes, TakeoverStale: true})
 		if IsCode(err, CodeReservationConflict) {
 			// Taken by another agent since the check: the rule of block mode.
 			if sn.set.Mode == ModeBlock {

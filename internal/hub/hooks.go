@@ -120,7 +120,7 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 	if err != nil {
 		return SessionResult{}, err
 	}
-	return write(ctx, s, func(tx Tx) (SessionResult, error) {
+	return write(ctx, s, in, func(tx Tx) (SessionResult, error) {
 		if cur, err := tx.GetHookSession(ctx, in.Client, key); err != nil {
 			return SessionResult{}, err
 		} else if cur != nil && (in.Explicit == "" || in.Explicit == cur.AgentID) {
@@ -317,7 +317,7 @@ func (s *Service) SetConfig(ctx context.Context, agent, key, value string) (Conf
 		if value != "" && !k.Valid(value) {
 			return ConfigEntry{}, FieldErr(CodeInvalidInput, "value", "invalid value %q for %s: %s", value, key, k.Help)
 		}
-		stored, err := write(ctx, s, func(tx Tx) (map[string]string, error) {
+		stored, err := write(ctx, s, []string{agent, key, value}, func(tx Tx) (map[string]string, error) {
 			if err := tx.SetConfig(ctx, key, value, s.Now()); err != nil {
 				return nil, err
 			}

@@ -106,7 +106,7 @@ func (s *Service) RegisterAgent(ctx context.Context, in RegisterInput) (AgentInf
 	if err != nil {
 		return AgentInfo{}, false, err
 	}
-	r, err := write(ctx, s, func(tx Tx) (registerResult, error) {
+	r, err := write(ctx, s, in, func(tx Tx) (registerResult, error) {
 		return s.registerTx(ctx, tx, in)
 	})
 	if err != nil {
@@ -133,7 +133,7 @@ func (s *Service) registerTx(ctx context.Context, tx Tx, in RegisterInput) (regi
 	case a == nil:
 		a = &Agent{ID: in.ID, Status: "idle", CreatedAt: now, Version: 1}
 	case a.Registered && !in.ForceUpdate:
-		return res{}, FieldErr(CodeDuplicateAgentID, "name", "agent %q is already registered (use --force-update to change its display name or role, or pick another name)", in.ID)
+		return res{}, FieldErr(CodeDuplicateAgentID, "name", "agent %q is already registered (use {force_update} to change its display name or role, or pick another name)", in.ID)
 	case a.Registered:
 		typ = EventAgentUpdated
 		a.Version++
@@ -242,7 +242,7 @@ func (s *Service) Heartbeat(ctx context.Context, id string) (AgentInfo, error) {
 	if err != nil {
 		return AgentInfo{}, err
 	}
-	a, err := write(ctx, s, func(tx Tx) (Agent, error) {
+	a, err := write(ctx, s, id, func(tx Tx) (Agent, error) {
 		if _, err := requireAgent(ctx, tx, id, CodeAgentNotFound, "agent"); err != nil {
 			return Agent{}, err
 		}

@@ -95,8 +95,7 @@ func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
 	if err := ValidateStoredAgentID(agent); err != nil {
 		return Notices{}, err
 	}
-	ctx = context.WithValue(ctx, idemCtxKey{}, nil) // never part of a replayed reply
-	return write(ctx, s, func(tx Tx) (Notices, error) {
+	return write(ctx, s, sideEffectRead{}, func(tx Tx) (Notices, error) {
 		if err := tx.TouchAgent(ctx, agent, s.Now()); err != nil {
 			return Notices{}, err
 		}

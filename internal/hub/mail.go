@@ -83,7 +83,7 @@ type SendInput struct {
 
 func validateBead(bead string) error {
 	if strings.TrimSpace(bead) == "" {
-		return FieldErr(CodeMissingBeadID, "bead", "--bead is required: every message and reservation names the bead (task) it is about")
+		return FieldErr(CodeMissingBeadID, "bead", "{field} is required: every message and reservation names the bead (task) it is about")
 	}
 	if len(bead) > MaxBeadIDLen || hasControl(bead) || strings.ContainsAny(bead, " \t") || !utf8.ValidString(bead) {
 		return FieldErr(CodeInvalidArgs, "bead", "invalid bead id %q: at most %d bytes of UTF-8 text, no whitespace or control characters", bead, MaxBeadIDLen)
@@ -144,7 +144,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 	if to == in.From {
 		return MailItem{}, FieldErr(CodeInvalidArgs, "to", "cannot send a message to yourself (%s)", in.From)
 	}
-	return write(ctx, s, func(tx Tx) (MailItem, error) {
+	return write(ctx, s, in, func(tx Tx) (MailItem, error) {
 		if _, err := requireAgent(ctx, tx, in.From, CodeUnknownSender, "from"); err != nil {
 			return MailItem{}, err
 		}
@@ -229,7 +229,7 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 		q.Limit = DefaultInboxLimit
 	}
 	if q.Limit < 1 || q.Limit > MaxInboxLimit {
-		return nil, FieldErr(CodeInvalidArgs, "limit", "--limit must be between 1 and %d, got %d", MaxInboxLimit, q.Limit)
+		return nil, FieldErr(CodeInvalidArgs, "limit", "{field} must be between 1 and %d, got %d", MaxInboxLimit, q.Limit)
 	}
 	return read(ctx, s, func(tx Tx) ([]MailItem, error) {
 		if _, err := requireAgent(ctx, tx, q.Agent, CodeAgentNotFound, "agent"); err != nil {
@@ -300,7 +300,7 @@ func (s *Service) itemOf(ctx context.Context, tx Tx, m *Message, agent string) (
 
 func validateMessageID(id string) error {
 	if strings.TrimSpace(id) == "" {
-		return FieldErr(CodeInvalidArgs, "message", "--message cannot be empty")
+		return FieldErr(CodeInvalidArgs, "message", "{field} cannot be empty")
 	}
 	if len(id) > 128 || hasControl(id) {
 		return FieldErr(CodeMessageNotFound, "message", "message %q not found", id)
@@ -316,7 +316,7 @@ func (s *Service) ReadMail(ctx context.Context, agent, id string) (MailItem, err
 	if err := validateMessageID(id); err != nil {
 		return MailItem{}, err
 	}
-	return write(ctx, s, func(tx Tx) (MailItem, error) {
+	return write(ctx, s, []string{agent, id}, func(tx Tx) (MailItem, error) {
 		m, err := s.mailFor(ctx, tx, agent, id, "")
 		if err != nil {
 			return MailItem{}, err
@@ -350,7 +350,7 @@ func (s *Service) AckMail(ctx context.Context, agent, id string) (MailItem, erro
 	if err := validateMessageID(id); err != nil {
 		return MailItem{}, err
 	}
-	return write(ctx, s, func(tx Tx) (MailItem, error) {
+	return write(ctx, s, []string{agent, id}, func(tx Tx) (MailItem, error) {
 		m, err := s.mailFor(ctx, tx, agent, id, CodeAckForbidden)
 		if err != nil {
 			return MailItem{}, err

@@ -90,7 +90,7 @@ type PushStatusResult struct {
 func ParsePushInput(b []byte) (PushInput, error) {
 	var in PushInput
 	if len(bytes.TrimSpace(b)) == 0 {
-		return in, FieldErr(CodeInvalidInput, "json", "JSON input required via --json flag or stdin pipe")
+		return in, FieldErr(CodeInvalidInput, "json", "JSON input required via {field} flag or stdin pipe")
 	}
 	if len(b) > MaxPushInput {
 		return in, FieldErr(CodeInvalidInput, "json", "invalid JSON input: document is %d bytes (max %d)", len(b), MaxPushInput)
@@ -201,7 +201,7 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 			return PushResult{}, err
 		}
 	}
-	return write(ctx, s, func(tx Tx) (PushResult, error) {
+	return write(ctx, s, []any{agent, in}, func(tx Tx) (PushResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,10 +25,11 @@ const (
 type ReserveInput struct {
 	Agent string
 	// Scope as typed; relative scopes resolve against Wd.
-	Scope         string
-	Wd            string
-	BeadID        string
-	TTLMinutes    int // 0 = default 120
+	Scope  string
+	Wd     string
+	BeadID string
+	// TTLMinutes is nil when not given: DefaultReserveTTL.
+	TTLMinutes    *int
 	TakeoverStale bool
 }
 
@@ -81,29 +83,35 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 	if err := validateBead(in.BeadID); err != nil {
 		return ReserveResult{}, err
 	}
-	ttl := in.TTLMinutes
-	if ttl == 0 {
-		ttl = DefaultReserveTTL
+	ttl := DefaultReserveTTL
+	if in.TTLMinutes != nil {
+		ttl = *in.TTLMinutes
 	}
 	if ttl < MinReserveTTL || ttl > MaxReserveTTL {
-		return ReserveResult{}, FieldErr(CodeInvalidArgs, "ttl", "--ttl must be between %d and %d minutes, got %d", MinReserveTTL, MaxReserveTTL, in.TTLMinutes)
+		return ReserveResult{}, FieldErr(CodeInvalidArgs, "ttl_minutes", "{field} must be between %d and %d minutes, got %d", MinReserveTTL, MaxReserveTTL, ttl)
 	}
 	stale, err := s.StaleMinutes()
 	if err != nil {
 		return ReserveResult{}, err
 	}
 	shown := sc.Display(s.ProjectRoot)
-	var out ReserveResult
-	var refusal error // a domain refusal whose INCURSION events still commit
-	err = s.Store.Write(ctx, func(tx Tx) error {
-		out, refusal = ReserveResult{}, nil
+	// The request, normalized: the same scope from another directory is the
+	// same request.
+	req := struct {
+		Agent, Scope, BeadID string
+		Wildcard, Takeover   bool
+		TTL                  int
+	}{in.Agent, sc.Path, in.BeadID, sc.Wildcard, in.TakeoverStale, ttl}
+	// A refusal (conflict, stale found) still commits its INCURSION events.
+	return write(ctx, s, req, func(tx Tx) (ReserveResult, error) {
+		var out ReserveResult
 		if _, err := requireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
-			return err
+			return out, err
 		}
 		now := s.Now()
 		mine, others, err := s.overlaps(ctx, tx, in.Agent, sc, now, stale)
 		if err != nil {
-			return err
+			return out, err
 		}
 		outcome := "takeover"
 		for _, d := range others {
@@ -121,7 +129,7 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 			}
 			e := s.incursionEvent(in, sc, shown, d, outcome)
 			if err := tx.AppendEvent(ctx, e); err != nil {
-				return err
+				return out, err
 			}
 			out.Incursions = append(out.Incursions, *e)
 		}
@@ -136,23 +144,21 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 					break
 				}
 			}
-			refusal = FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; "))
-			return nil
+			return out, commitRefusal(FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; ")))
 		case "stale_found":
 			d := others[0]
 			why := "its owner is " + string(d.liveness)
 			if d.expired {
 				why = "it expired at " + FormatTime(d.res.ExpiresAt)
 			}
-			refusal = FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with --takeover-stale to take it over", shown, d.res.AgentID, s.DisplayScope(d.res), why)
-			return nil
+			return out, commitRefusal(FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.res.AgentID, s.DisplayScope(d.res), why))
 		}
 		for _, d := range others {
 			r := d.res
 			r.State = ResExpired
 			r.ReleasedAt = &now
 			if err := tx.UpdateReservation(ctx, &r); err != nil {
-				return err
+				return out, err
 			}
 			out.TakenOver = append(out.TakenOver, r)
 		}
@@ -161,7 +167,7 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 		if mine != nil {
 			mine.Wildcard, mine.BeadID, mine.ExpiresAt = sc.Wildcard, in.BeadID, exp
 			if err := tx.UpdateReservation(ctx, mine); err != nil {
-				return err
+				return out, err
 			}
 			out.Reservation, out.Renewed = *mine, true
 			typ = EventReservationRenewed
@@ -169,7 +175,7 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 			r := Reservation{ID: uuid.NewString(), Scope: sc.Path, Wildcard: sc.Wildcard, AgentID: in.Agent, BeadID: in.BeadID,
 				State: ResActive, CreatedAt: now, ExpiresAt: exp}
 			if err := tx.InsertReservation(ctx, &r); err != nil {
-				return err
+				return out, err
 			}
 			out.Reservation = r
 		}
@@ -187,15 +193,8 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 		if len(taken) > 0 {
 			e.Message += fmt.Sprintf(" (took over %d stale reservation%s)", len(taken), map[bool]string{true: "", false: "s"}[len(taken) == 1])
 		}
-		return tx.AppendEvent(ctx, e)
+		return out, tx.AppendEvent(ctx, e)
 	})
-	if err != nil {
-		return ReserveResult{}, err
-	}
-	if refusal != nil {
-		return out, refusal
-	}
-	return out, nil
 }
 
 func clockText(t time.Time) string { return t.UTC().Format("15:04 UTC") }
@@ -234,7 +233,7 @@ func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservati
 		return Reservation{}, err
 	}
 	shown := sc.Display(s.ProjectRoot)
-	return write(ctx, s, func(tx Tx) (Reservation, error) {
+	return write(ctx, s, []string{agent, sc.Path, strconv.FormatBool(sc.Wildcard)}, func(tx Tx) (Reservation, error) {
 		if _, err := requireAgent(ctx, tx, agent, CodeAgentNotFound, "agent"); err != nil {
 			return Reservation{}, err
 		}
@@ -269,11 +268,8 @@ func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservati
 
 // CoordStatus is `bb agent status`.
 type CoordStatus struct {
-	Reservations []Reservation // active (expired ones flagged by ExpiresAt)
-	Unacked      []Message     // messages requiring an ack not given
-	// Delivered maps an unacked direct message's id to when a hook put it
-	// into its recipient's context (absent: not delivered that way).
-	Delivered      map[string]time.Time
+	Reservations   []Reservation // active (expired ones flagged by ExpiresAt)
+	Unacked        []MailItem    // messages requiring an ack not given, with their state
 	ReservationsBy map[string]int64
 	MessagesBy     map[string]int64
 	Timeline       []Event // newest protocol events, oldest first
@@ -316,21 +312,25 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 			return st, err
 		}
 		mf := MailFilter{BeadID: bead, Agent: agent, Limit: StatusLimit}
-		if st.Unacked, err = tx.UnackedRequired(ctx, mf); err != nil {
+		unacked, err := tx.UnackedRequired(ctx, mf)
+		if err != nil {
 			return st, err
 		}
-		st.Delivered = map[string]time.Time{}
-		for _, m := range st.Unacked {
-			if m.IsBroadcast() {
-				continue
+		for _, m := range unacked {
+			// The state stored on the row: the recipient's receipt of a
+			// direct message (a broadcast's state is per agent).
+			it := MailItem{Message: m, State: StateOf(&m, Receipt{ReadAt: m.ReadAt, AckedAt: m.AckedAt}, 0), ReadAt: m.ReadAt, AckedAt: m.AckedAt}
+			if !m.IsBroadcast() {
+				// When a hook put it into its recipient's context.
+				at, err := tx.DeliveredAt(ctx, m.To, []string{m.UUID})
+				if err != nil {
+					return st, err
+				}
+				if t, ok := at[m.UUID]; ok {
+					it.DeliveredAt = &t
+				}
 			}
-			at, err := tx.DeliveredAt(ctx, m.To, []string{m.UUID})
-			if err != nil {
-				return st, err
-			}
-			if t, ok := at[m.UUID]; ok {
-				st.Delivered[m.UUID] = t
-			}
+			st.Unacked = append(st.Unacked, it)
 		}
 		st.MessagesBy, err = tx.MailStateCounts(ctx, mf)
 		return st, err

@@ -232,7 +232,7 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 	if err := checkLen("project_dir", in.ProjectDir, MaxProjectIDLen); err != nil {
 		return ResumeResult{}, err
 	}
-	return write(ctx, s, func(tx Tx) (ResumeResult, error) {
+	return write(ctx, s, in, func(tx Tx) (ResumeResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, in.Agent, now)
 		if err != nil {
@@ -581,7 +581,7 @@ func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventVie
 // ListTaskArtifacts lists the files attached to a task, newest first.
 func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]ArtifactView, error) {
 	if taskID == "" {
-		return nil, FieldErr(CodeInvalidInput, "task_id", "--task-id is required")
+		return nil, FieldErr(CodeInvalidInput, "task_id", "{field} is required")
 	}
 	if limit <= 0 {
 		return nil, FieldErr(CodeInvalidInput, "limit", "limit must be > 0")

@@ -69,7 +69,7 @@ func CanonicalPath(wd, p string) string {
 func CanonicalScope(root, wd, raw string) (Scope, error) {
 	s := raw // not trimmed: a name may begin or end with a space
 	if strings.TrimSpace(s) == "" {
-		return Scope{}, FieldErr(CodeInvalidArgs, "scope", "--scope cannot be empty")
+		return Scope{}, FieldErr(CodeInvalidArgs, "scope", "{field} cannot be empty")
 	}
 	if len(s) > MaxScopeLen || !utf8.ValidString(s) || hasControl(s) {
 		return Scope{}, FieldErr(CodeInvalidArgs, "scope", "invalid scope: at most %d bytes of UTF-8 text without control characters", MaxScopeLen)

@@ -37,7 +37,7 @@ func (s *Service) overlaps(ctx context.Context, tx Tx, agent string, sc Scope, n
 		if owner != nil {
 			live = LiveOf(owner.LastSeen, now, stale).Agent
 		}
-		expired := !now.Before(r.ExpiresAt)
+		expired := r.Expired(now)
 		others = append(others, overlapDecision{res: r, kind: ClassifyOverlap(r.Scope, sc.Path), liveness: live,
 			expired: expired, blocking: !expired && live == LiveActive})
 	}

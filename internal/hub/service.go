@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
@@ -48,13 +50,20 @@ type IdemKey struct {
 	// Command names the operation ("task.create", "agent send"…); reusing
 	// a request id for another command is an error.
 	Command string
+	// AnyRequest replays the stored reply for any request of the same
+	// command, whatever its arguments. Only vybe sets it: its contract
+	// answers a retry "with new args" with the original result. Everywhere
+	// else the same request id with a different request is refused
+	// (IDEMPOTENCY_KEY_COLLISION).
+	AnyRequest bool
 }
 
 type idemCtxKey struct{}
 
 // WithIdempotency attaches a request id to ctx: the next mutation made with
 // ctx stores its reply under the key, and a retry returns that reply
-// unchanged without doing the work again.
+// unchanged without doing the work again. The request id is checked first
+// (ValidateRequestID); an invalid one is refused by the mutation.
 func WithIdempotency(ctx context.Context, k IdemKey) context.Context {
 	if k.RequestID == "" {
 		return ctx
@@ -73,31 +82,78 @@ type errReplay struct{ reply []byte }
 
 func (e *errReplay) Error() string { return "replay" }
 
-// write runs fn in a write transaction. When ctx carries an idempotency key,
-// a stored reply for it is returned instead (decoded into T), and a fresh
-// reply is stored in the same transaction as the work.
-func write[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (T, error) {
+// refusal is a domain error whose transaction still commits (the INCURSION
+// events of a refused reserve): write commits, stores no reply (a failure
+// is retryable with the same request id) and returns err.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+
+// commitRefusal marks err as a refusal whose transaction commits.
+func commitRefusal(err error) error { return &refusal{err: err} }
+
+// fingerprint identifies a request by its normalized input: the same
+// request gives the same fingerprint, any other argument another one.
+func fingerprint(command string, req any) (string, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return "", Internal("encode request", err)
+	}
+	h := sha256.New()
+	h.Write([]byte(command))
+	h.Write([]byte{0})
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// write runs fn in a write transaction: the one path of every mutation.
+// When ctx carries an idempotency key, a reply stored for the same request
+// (same command, same req) is returned instead (decoded into T); a stored
+// reply of another command or of a different request under that key is
+// IDEMPOTENCY_KEY_COLLISION; otherwise the fresh reply is stored in the
+// same transaction as the work. req is the mutation's normalized input
+// (what makes two requests the same); it is only read when ctx carries a
+// key.
+func write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, error)) (T, error) {
 	var out T
 	k, idem := IdemFrom(ctx)
+	if _, ok := req.(sideEffectRead); ok {
+		idem = false
+	}
+	var fp string
 	if idem {
-		if err := CheckUTF8("request_id", k.RequestID); err != nil {
+		if err := ValidateRequestID(k.RequestID); err != nil {
+			return out, err
+		}
+		var err error
+		if fp, err = fingerprint(k.Command, req); err != nil {
 			return out, err
 		}
 	}
+	var refused error
 	err := s.Store.Write(ctx, func(tx Tx) error {
+		refused = nil
 		if idem {
-			cmd, reply, found, err := tx.GetIdempotent(ctx, k.Agent, k.RequestID)
+			rec, err := tx.GetIdempotent(ctx, k.Agent, k.RequestID)
 			if err != nil {
 				return err
 			}
-			if found {
-				if cmd != k.Command {
-					return Errorf(CodeIdempotencyMismatch, "idempotency key collision: request_id %q already used for command %q (new: %q)", k.RequestID, cmd, k.Command)
+			if rec != nil {
+				if rec.Command != k.Command {
+					return Errorf(CodeIdempotencyMismatch, "idempotency key collision: request_id %q already used for command %q (new: %q)", k.RequestID, rec.Command, k.Command)
 				}
-				return &errReplay{reply: reply}
+				if !k.AnyRequest && rec.Fingerprint != "" && rec.Fingerprint != fp {
+					return Errorf(CodeIdempotencyMismatch, "idempotency key collision: request_id %q already used for a different %q request; use a new request id for a new request", k.RequestID, k.Command)
+				}
+				return &errReplay{reply: rec.Reply}
 			}
 		}
 		v, err := fn(tx)
+		var r *refusal
+		if errors.As(err, &r) {
+			out, refused = v, r.err
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -107,7 +163,7 @@ func write[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (T
 			if err != nil {
 				return Internal("encode reply", err)
 			}
-			return tx.PutIdempotent(ctx, k.Agent, k.RequestID, k.Command, b, s.Now())
+			return tx.PutIdempotent(ctx, k.Agent, k.RequestID, IdemRecord{Command: k.Command, Fingerprint: fp, Reply: b}, s.Now())
 		}
 		return nil
 	})
@@ -118,6 +174,9 @@ func write[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (T
 			return zero, Internal("decode stored reply", err)
 		}
 		return zero, nil
+	}
+	if err == nil && refused != nil {
+		return out, refused
 	}
 	return out, err
 }
@@ -142,3 +201,8 @@ func (s *Service) event(typ, agent string, payload any) *Event {
 	}
 	return e
 }
+
+// sideEffectRead is the req of a read that writes as a side effect (marks
+// agents offline, mail read, purges expired mail): it is never replayed,
+// whatever request id its context carries.
+type sideEffectRead struct{}

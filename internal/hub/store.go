@@ -152,9 +152,20 @@ type EventTx interface {
 	LastEventSeq(ctx context.Context) (int64, error)
 }
 
+// IdemRecord is the stored outcome of a mutation made with a request id.
+type IdemRecord struct {
+	// Command names the operation the request id was first used for.
+	Command string
+	// Fingerprint identifies the request itself (a hash of its normalized
+	// input); empty on records stored before fingerprints existed.
+	Fingerprint string
+	// Reply is the JSON of the reply returned to the first request.
+	Reply []byte
+}
+
 // IdempotencyTx stores replies of mutations made with a request id.
 type IdempotencyTx interface {
-	// GetIdempotent returns found=false when (agent, requestID) is unused.
-	GetIdempotent(ctx context.Context, agent, requestID string) (command string, reply []byte, found bool, err error)
-	PutIdempotent(ctx context.Context, agent, requestID, command string, reply []byte, now time.Time) error
+	// GetIdempotent returns nil when (agent, requestID) is unused.
+	GetIdempotent(ctx context.Context, agent, requestID string) (*IdemRecord, error)
+	PutIdempotent(ctx context.Context, agent, requestID string, rec IdemRecord, now time.Time) error
 }

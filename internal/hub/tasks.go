@@ -132,7 +132,7 @@ type TaskInput struct {
 
 func validateTaskInput(in TaskInput) error {
 	if strings.TrimSpace(in.Title) == "" {
-		return FieldErr(CodeInvalidInput, "title", "--title is required")
+		return FieldErr(CodeInvalidInput, "title", "{field} is required")
 	}
 	if err := checkLen("title", in.Title, MaxTaskTitleLen); err != nil {
 		return err
@@ -182,12 +182,12 @@ func checkAgent(agent string) error { return ValidateStoredAgentID(agent) }
 
 // taskMutation runs fn in one write transaction with the acting agent
 // loaded, then re-reads the task it names (so a replay shows current state).
-func (s *Service) taskMutation(ctx context.Context, agent string, fn func(tx Tx, a *Agent, now time.Time) (taskReply, error)) (TaskResult, error) {
+func (s *Service) taskMutation(ctx context.Context, agent string, req any, fn func(tx Tx, a *Agent, now time.Time) (taskReply, error)) (TaskResult, error) {
 	if err := checkAgent(agent); err != nil {
 		return TaskResult{}, err
 	}
 	var fresh *Task // the task as this transaction left it (nil on a replay)
-	rep, err := write(ctx, s, func(tx Tx) (taskReply, error) {
+	rep, err := write(ctx, s, []any{agent, req}, func(tx Tx) (taskReply, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -221,7 +221,7 @@ func (s *Service) CreateTask(ctx context.Context, agent string, in TaskInput) (T
 	if err := validateTaskInput(in); err != nil {
 		return TaskResult{}, err
 	}
-	return s.taskMutation(ctx, agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+	return s.taskMutation(ctx, agent, in, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
 		t := &Task{ID: NewEntityID("task", now), Title: in.Title, Description: in.Description, Status: TaskPending,
 			Priority: in.Priority, ProjectID: in.ProjectID, Version: 1, CreatedAt: now, UpdatedAt: now}
 		if err := tx.InsertTask(ctx, t); err != nil {
@@ -235,7 +235,7 @@ func (s *Service) CreateTask(ctx context.Context, agent string, in TaskInput) (T
 // GetTask returns one task with its dependencies.
 func (s *Service) GetTask(ctx context.Context, id string) (Task, error) {
 	if id == "" {
-		return Task{}, FieldErr(CodeInvalidInput, "id", "--id is required")
+		return Task{}, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
 	return read(ctx, s, func(tx Tx) (Task, error) {
 		t, err := mustTask(ctx, tx, id)
@@ -258,7 +258,7 @@ func (s *Service) ListTasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 
 func mustTask(ctx context.Context, tx Tx, id string) (*Task, error) {
 	if id == "" {
-		return nil, FieldErr(CodeInvalidInput, "id", "--id is required")
+		return nil, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
 	id, err := resolveID(ctx, tx, "tasks", "id", id)
 	if err != nil {
@@ -305,12 +305,12 @@ func (s *Service) setStatus(ctx context.Context, tx Tx, a *Agent, t *Task, statu
 // SetTaskStatus is the low-level status transition.
 func (s *Service) SetTaskStatus(ctx context.Context, agent, id, status string) (TaskResult, error) {
 	if status == "" {
-		return TaskResult{}, FieldErr(CodeInvalidInput, "status", "--status is required")
+		return TaskResult{}, FieldErr(CodeInvalidInput, "status", "{field} is required")
 	}
 	if err := ValidateTaskStatus(status); err != nil {
 		return TaskResult{}, err
 	}
-	return s.taskMutation(ctx, agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+	return s.taskMutation(ctx, agent, []string{id, status}, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
 		t, err := mustTask(ctx, tx, id)
 		if err != nil {
 			return taskReply{}, err
@@ -326,7 +326,7 @@ func (s *Service) SetTaskStatus(ctx context.Context, agent, id, status string) (
 
 // SetTaskPriority changes a task's priority (any integer).
 func (s *Service) SetTaskPriority(ctx context.Context, agent, id string, priority int) (TaskResult, error) {
-	return s.taskMutation(ctx, agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+	return s.taskMutation(ctx, agent, []any{id, priority}, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
 		t, err := mustTask(ctx, tx, id)
 		if err != nil {
 			return taskReply{}, err
@@ -345,7 +345,7 @@ func (s *Service) SetTaskPriority(ctx context.Context, agent, id string, priorit
 // BeginTask moves a task to in_progress (from any status), makes the agent
 // its owner and sets the agent's focus on it.
 func (s *Service) BeginTask(ctx context.Context, agent, id string) (TaskResult, error) {
-	return s.taskMutation(ctx, agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+	return s.taskMutation(ctx, agent, id, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
 		t, err := mustTask(ctx, tx, id)
 		if err != nil {
 			return taskReply{}, err
@@ -406,22 +406,22 @@ type CloseInput struct {
 // "failure:<summary>").
 func (s *Service) CompleteTask(ctx context.Context, agent string, in CloseInput) (TaskResult, error) {
 	if in.ID == "" {
-		return TaskResult{}, FieldErr(CodeInvalidInput, "id", "--id is required")
+		return TaskResult{}, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
 	if in.Outcome == "" {
-		return TaskResult{}, FieldErr(CodeInvalidInput, "outcome", "--outcome is required (done|blocked)")
+		return TaskResult{}, FieldErr(CodeInvalidInput, "outcome", "{field} is required (done|blocked)")
 	}
 	status, err := OutcomeStatus(in.Outcome)
 	if err != nil {
 		return TaskResult{}, err
 	}
 	if strings.TrimSpace(in.Summary) == "" {
-		return TaskResult{}, FieldErr(CodeInvalidInput, "summary", "--summary is required")
+		return TaskResult{}, FieldErr(CodeInvalidInput, "summary", "{field} is required")
 	}
 	if err := checkLen("summary", in.Summary, MaxSummaryLen); err != nil {
 		return TaskResult{}, err
 	}
-	return s.taskMutation(ctx, agent, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+	return s.taskMutation(ctx, agent, in, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
 		t, err := mustTask(ctx, tx, in.ID)
 		if err != nil {
 			return taskReply{}, err
@@ -465,9 +465,9 @@ func (s *Service) DeleteTask(ctx context.Context, agent, id string) (DeleteResul
 		return DeleteResult{}, err
 	}
 	if id == "" {
-		return DeleteResult{}, FieldErr(CodeInvalidInput, "id", "--id is required")
+		return DeleteResult{}, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
-	return write(ctx, s, func(tx Tx) (DeleteResult, error) {
+	return write(ctx, s, []string{agent, id}, func(tx Tx) (DeleteResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -520,7 +520,7 @@ func (s *Service) TaskStoreStatus(ctx context.Context, agent string) (TaskStatus
 		if err := checkAgent(agent); err != nil {
 			return out, err
 		}
-		st, err := write(context.WithValue(ctx, idemCtxKey{}, nil), s, func(tx Tx) (AgentStateView, error) {
+		st, err := write(ctx, s, sideEffectRead{}, func(tx Tx) (AgentStateView, error) {
 			a, err := s.actingAgent(ctx, tx, agent, s.Now())
 			if err != nil {
 				return AgentStateView{}, err

@@ -167,7 +167,7 @@ func TestParsePushInput(t *testing.T) {
 		t.Fatalf("%+v %v", in, err)
 	}
 	for doc, msg := range map[string]string{
-		``:                                       "JSON input required via --json flag or stdin pipe",
+		``:                                       "JSON input required via json flag or stdin pipe",
 		`{}`:                                     "push requires at least one operation (event, memories, artifacts, or task_status)",
 		`{"artifacts":[{"file_path":"a"}]}`:      "task_id is required when artifacts are provided",
 		`{"task_status":{"status":"completed"}}`: "task_id is required when task_status is provided",
@@ -181,6 +181,10 @@ func TestParsePushInput(t *testing.T) {
 		if err == nil || err.Error() != msg {
 			t.Errorf("%.40q: got %v, want %s", doc, err, msg)
 		}
+	}
+	_, err = ParsePushInput(nil)
+	if got := RenderMessage(err, func(f string) string { return "--" + f }); got != "JSON input required via --json flag or stdin pipe" {
+		t.Errorf("vybe's rendering: %q", got)
 	}
 	if _, err := ParsePushInput([]byte(`{"event":`)); err == nil || !strings.HasPrefix(err.Error(), "invalid JSON input: ") {
 		t.Errorf("truncated: %v", err)

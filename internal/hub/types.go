@@ -189,3 +189,7 @@ const (
 	EventBoardCleared       = "board.cleared"
 	EventBoardInitialized   = "board.initialized"
 )
+
+// Expired reports whether r's time is up at now (at or after ExpiresAt):
+// the one definition of an expired reservation for every surface.
+func (r Reservation) Expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }

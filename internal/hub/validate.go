@@ -293,3 +293,26 @@ func checkLen(field string, s string, max int) error {
 	}
 	return nil
 }
+
+// MaxRequestIDLen bounds a request id (--request-id, the Idempotency-Key
+// header), on every surface.
+const MaxRequestIDLen = 128
+
+// ValidateRequestID is the one rule for request ids, whatever the surface:
+// 1 to MaxRequestIDLen bytes of printable ASCII without spaces (letters,
+// digits and punctuation such as "oc_task_set_1739373000456_b72a9d" or a
+// UUID).
+func ValidateRequestID(id string) error {
+	if id == "" {
+		return FieldErr(CodeInvalidInput, "request_id", "{field} cannot be empty")
+	}
+	if len(id) > MaxRequestIDLen {
+		return FieldErr(CodeInvalidInput, "request_id", "{field} too long: %d bytes (max %d)", len(id), MaxRequestIDLen)
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return FieldErr(CodeInvalidInput, "request_id", "{field} %q must be printable ASCII without spaces (letters, digits, punctuation)", id)
+		}
+	}
+	return nil
+}

@@ -12,7 +12,7 @@ import (
 type reserveIn struct {
 	Scope         string `json:"scope" jsonschema:"path from project root; dir/* = all below"`
 	Bead          string `json:"bead" jsonschema:"task/bead id of the work"`
-	TTLMinutes    int    `json:"ttl_minutes,omitempty" jsonschema:"default 120"`
+	TTLMinutes    *int   `json:"ttl_minutes,omitempty" jsonschema:"default 120"`
 	TakeoverStale bool   `json:"takeover_stale,omitempty" jsonschema:"take over stale agents' claims"`
 }
 

@@ -540,7 +540,7 @@ type ErrorBody struct {
 }
 
 func errorResult(tool string, err error, n *hub.Notices) *sdk.CallToolResult {
-	code, msg := hub.CodeOf(err), hub.MessageOf(err)
+	code, msg := hub.CodeOf(err), hub.RenderMessage(err, func(f string) string { return paramOf(tool, f) })
 	var field string
 	var he *hub.Error
 	if errors.As(err, &he) {

@@ -92,8 +92,8 @@ func (s *Server) api(command string, h handler) http.HandlerFunc {
 			c.agent = "human"
 		}
 		if rid := r.Header.Get(RequestIDHeader); rid != "" && r.Method != http.MethodGet {
-			if len(rid) > 128 {
-				writeError(w, command, hub.FieldErr(hub.CodeInvalidInput, "request_id", "%s is too long (max 128 bytes)", RequestIDHeader), 0)
+			if err := hub.ValidateRequestID(rid); err != nil {
+				writeError(w, command, err, 0)
 				return
 			}
 			c.requestID = rid

@@ -33,7 +33,7 @@ type commandBody struct {
 // that bb command on the server's board and replies with exactly what
 // `bb --json <args>` prints — every capability of the hub with the CLI's
 // names, flags, shapes and codes. The acting agent is X-BB-Agent (or
-// ?as=), like --as.
+// ?as=), like --as; an Idempotency-Key header is its --request-id.
 func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Commands == nil {
 		writeError(w, "", hub.Errorf(hub.CodeNotFound, "commands are not enabled on this server"), http.StatusNotFound)
@@ -73,7 +73,29 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out := s.cfg.Commands(r.Context(), agent, b.Args)
+	args := b.Args
+	if rid := r.Header.Get(RequestIDHeader); rid != "" {
+		// The key makes the command's mutation idempotent, exactly like
+		// bb --request-id: a retry replays the stored reply.
+		if err := hub.ValidateRequestID(rid); err != nil {
+			writeError(w, b.Args[0], err, 0)
+			return
+		}
+		for i, a := range b.Args {
+			if a == "--request-id" || strings.HasPrefix(a, "--request-id=") {
+				given := strings.TrimPrefix(a, "--request-id=")
+				if a == "--request-id" && i+1 < len(b.Args) {
+					given = b.Args[i+1]
+				}
+				if given != rid {
+					writeError(w, b.Args[0], hub.FieldErr(hub.CodeInvalidInput, "args", "args give --request-id %q but the %s header is %q: give one", given, RequestIDHeader, rid), 0)
+					return
+				}
+			}
+		}
+		args = append([]string{"--request-id", rid}, b.Args...)
+	}
+	out := s.cfg.Commands(r.Context(), agent, args)
 	status := http.StatusOK
 	var env struct {
 		OK    bool `json:"ok"`

@@ -72,7 +72,17 @@ func writeError(w http.ResponseWriter, command string, err error, status int) {
 	if status == 0 {
 		status = StatusOf(he.Code)
 	}
-	writeJSON(w, status, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(he.Code), Message: he.Error(), Field: he.Field}})
+	writeJSON(w, status, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(he.Code), Message: he.Render(jsonName), Field: he.Field}})
+}
+
+// jsonName names the field of a core error as the API names it: the JSON
+// field of the request body or query (the domain's snake_case names), or
+// the header that carries it.
+func jsonName(field string) string {
+	if field == "request_id" {
+		return RequestIDHeader
+	}
+	return field
 }
 
 // decodeBody reads a JSON request body into v: at most MaxBodyBytes,

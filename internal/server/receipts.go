@@ -42,7 +42,7 @@ func (s *Server) reservations(ctx context.Context, agents []hub.AgentView) ([]re
 	rows := make([]reservationRow, 0, len(st.Reservations))
 	for _, r := range st.Reservations {
 		row := reservationRow{Agent: r.AgentID, Scope: s.svc.DisplayScope(r), BeadID: r.BeadID, Expires: r.ExpiresAt,
-			Expired: !r.ExpiresAt.After(now), Presence: live[r.AgentID]}
+			Expired: r.Expired(now), Presence: live[r.AgentID]}
 		if row.Presence == "" {
 			row.Presence = hub.PresOffline
 		}

@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 // The RPC surface is what BB_SERVER clients (internal/server/remote) call:
@@ -93,7 +95,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 	last := out[len(out)-1]
 	if m.Type.Out(m.Type.NumOut()-1) == errType {
 		if !last.IsNil() {
-			writeError(w, name, last.Interface().(error), 0)
+			writeRPCError(w, name, last.Interface().(error))
 			return
 		}
 		out = out[:len(out)-1]
@@ -103,4 +105,17 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		res = append(res, v.Interface())
 	}
 	writeOK(w, name, res, nil)
+}
+
+// writeRPCError replies with the envelope of a method's error, with the
+// message's template so that the remote client renders its fields in its
+// own vocabulary (bb flags), like a local call.
+func writeRPCError(w http.ResponseWriter, method string, err error) {
+	var he *hub.Error
+	if !errors.As(err, &he) {
+		writeError(w, method, err, 0)
+		return
+	}
+	writeJSON(w, StatusOf(he.Code), view.Envelope{OK: false, Command: method,
+		Error: &view.ErrorBody{Code: string(he.Code), Message: he.Error(), Field: he.Field, Template: he.Template}})
 }

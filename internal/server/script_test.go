@@ -42,20 +42,22 @@ func TestServeScripts(t *testing.T) {
 }
 
 func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
-	var token, as string
+	var token, as, key string
 	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-token":
 			token = args[1]
 		case "-as":
 			as = args[1]
+		case "-key":
+			key = args[1]
 		default:
 			ts.Fatalf("http: unknown flag %s", args[0])
 		}
 		args = args[2:]
 	}
 	if len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: http [-token t] [-as agent] <method> <path> [body]")
+		ts.Fatalf("usage: http [-token t] [-as agent] [-key idempotency-key] <method> <path> [body]")
 	}
 	url := "http://127.0.0.1:" + ts.Getenv("PORT") + args[1]
 	var resp *http.Response
@@ -74,6 +76,9 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if as != "" {
 			req.Header.Set("X-BB-Agent", as)
+		}
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
 		}
 		resp, err = http.DefaultClient.Do(req)
 		if err == nil || time.Now().After(deadline) {

@@ -233,6 +233,10 @@ type ErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	// Template is the message with its fields marked (hub.Error.Template),
+	// sent only to remote bb clients (the RPC surface) so that they name
+	// the fields as flags.
+	Template string `json:"template,omitempty"`
 }
 
 // RecipientName renders a message's recipient as bb agent and MCP show it
@@ -304,7 +308,7 @@ type Reservation struct {
 func ReservationOf(r hub.Reservation, display string, now time.Time) Reservation {
 	return Reservation{ReservationID: r.ID, Scope: display, CanonicalScope: r.Scope, AgentID: r.AgentID,
 		BeadID: r.BeadID, State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, ReleasedAt: r.ReleasedAt,
-		Expired: r.State == hub.ResActive && !now.Before(r.ExpiresAt)}
+		Expired: r.State == hub.ResActive && r.Expired(now)}
 }
 
 // Part is a piece of a search snippet or title: matched words or the text

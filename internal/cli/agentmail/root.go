@@ -20,6 +20,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/pyjson"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 // Prog is the program name shown in usage messages.
@@ -87,7 +88,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 	}
 	var he *hub.Error
 	if errors.As(err, &he) {
-		a.fail(he.Error())
+		a.fail(he.Render(view.FlagName))
 		return ExitError
 	}
 	if errors.Is(err, context.Canceled) {

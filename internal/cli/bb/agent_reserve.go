@@ -15,6 +15,7 @@ import (
 
 func (a *app) agentReserveCmd() *cobra.Command {
 	var in hub.ReserveInput
+	var ttl int
 	c := &cobra.Command{
 		Use:   "reserve",
 		Short: "Reserve a file or directory scope for an agent",
@@ -43,8 +44,8 @@ fails. Reserving your own scope again renews it.`,
 			if in.Wd, err = a.scopeDir(); err != nil {
 				return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
 			}
-			if cmd.Flags().Changed("ttl") && in.TTLMinutes == 0 {
-				return hub.FieldErr(hub.CodeInvalidArgs, "ttl", "--ttl must be between %d and %d minutes, got 0", hub.MinReserveTTL, hub.MaxReserveTTL)
+			if cmd.Flags().Changed("ttl") {
+				in.TTLMinutes = &ttl
 			}
 			svc, err := a.service(cmd.Context())
 			if err != nil {
@@ -80,7 +81,7 @@ fails. Reserving your own scope again renews it.`,
 	f.StringVar(&in.Agent, "agent", "", "agent id (default --as / $BB_AGENT_ID)")
 	f.StringVar(&in.Scope, "scope", "", "file or directory; a trailing /* covers everything below (required)")
 	f.StringVar(&in.BeadID, "bead", "", "bead (task) id the work is for (required)")
-	f.IntVar(&in.TTLMinutes, "ttl", hub.DefaultReserveTTL, "minutes until the reservation expires (5..1440)")
+	f.IntVar(&ttl, "ttl", hub.DefaultReserveTTL, "minutes until the reservation expires (5..1440)")
 	flagerr.SetRange(f, "ttl", hub.MinReserveTTL, hub.MaxReserveTTL)
 	f.BoolVar(&in.TakeoverStale, "takeover-stale", false, "take over expired reservations or those of stale/evicted owners")
 	required(c, "scope")
@@ -151,11 +152,7 @@ func (a *app) agentStatusCmd() *cobra.Command {
 			}
 			unacked := make([]mailJSON, 0, len(st.Unacked))
 			for _, m := range st.Unacked {
-				it := hub.MailItem{Message: m, State: mailRowState(m)}
-				if at, ok := st.Delivered[m.UUID]; ok {
-					it.DeliveredAt = &at
-				}
-				unacked = append(unacked, mailView(it))
+				unacked = append(unacked, mailView(m))
 			}
 			data := map[string]any{
 				"bead_id": bead, "agent_id": agent,
@@ -169,18 +166,6 @@ func (a *app) agentStatusCmd() *cobra.Command {
 	c.Flags().StringVar(&bead, "bead", "", "only this bead")
 	c.Flags().StringVar(&agent, "agent", "", "only this agent's reservations and messages")
 	return c
-}
-
-// mailRowState is the state of a message as stored on its row (the
-// recipient's receipt for direct messages; broadcasts have per-agent state).
-func mailRowState(m hub.Message) string {
-	switch {
-	case m.AckedAt != nil:
-		return hub.StateAcked
-	case m.ReadAt != nil:
-		return hub.StateRead
-	}
-	return hub.StateUnread
 }
 
 func counts(m map[string]int64, keys ...string) string {
@@ -200,7 +185,7 @@ func printCoordStatus(w io.Writer, svc hub.API, st hub.CoordStatus) {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Scope < rs[j].Scope })
 	for _, r := range rs {
 		exp := "until " + hub.FormatTime(r.ExpiresAt)
-		if !svc.Now().Before(r.ExpiresAt) {
+		if r.Expired(svc.Now()) {
 			exp = "EXPIRED " + hub.FormatTime(r.ExpiresAt)
 		}
 		fmt.Fprintf(w, "  %-32s %-20s %-12s %s\n", svc.DisplayScope(r), r.AgentID, r.BeadID, exp)
@@ -208,8 +193,8 @@ func printCoordStatus(w io.Writer, svc hub.API, st hub.CoordStatus) {
 	fmt.Fprintf(w, "Awaiting ack: %d\n", len(st.Unacked))
 	for _, m := range st.Unacked {
 		delivered := ""
-		if at, ok := st.Delivered[m.UUID]; ok {
-			delivered = " delivered " + clock(at)
+		if m.DeliveredAt != nil {
+			delivered = " delivered " + clock(*m.DeliveredAt)
 		}
 		fmt.Fprintf(w, "  %-8s %s → %s (%s): %s [%s]%s\n", m.Category, m.From, toName(m.To), m.BeadID, truncate(m.Subject, 60), m.UUID, delivered)
 	}

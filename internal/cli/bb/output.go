@@ -96,10 +96,10 @@ func (a *app) noticeFooter() {
 
 func (a *app) fail(command string, err *hub.Error) {
 	if a.g.json {
-		writeJSON(a.env.Stdout, Envelope{OK: false, Command: command, Error: &ErrorBody{Code: string(err.Code), Message: err.Error(), Field: err.Field}})
+		writeJSON(a.env.Stdout, Envelope{OK: false, Command: command, Error: &ErrorBody{Code: string(err.Code), Message: err.Render(flagName), Field: err.Field}})
 		return
 	}
-	msg := err.Error()
+	msg := err.Render(flagName)
 	if err.Code == hub.CodeInternal && err.Err != nil && a.env.Getenv("BB_DEBUG") != "" {
 		msg += ": " + err.Err.Error()
 	}
@@ -128,4 +128,13 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// flagName names the field of a core error as the bb flag that sets it:
+// the one mapping from domain fields to bb's vocabulary.
+func flagName(field string) string {
+	if field == "ttl_minutes" {
+		return "--ttl"
+	}
+	return view.FlagName(field)
 }

@@ -204,6 +204,9 @@ reports its unread messages (notices).`,
 	pf.StringVar(&a.g.requestID, "request-id", "", "make this mutation idempotent: a retry with the same id returns the stored reply")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if a.g.requestID != "" {
+			if err := hub.ValidateRequestID(a.g.requestID); err != nil {
+				return err
+			}
 			id, _ := a.identity()
 			cmd.SetContext(hub.WithIdempotency(cmd.Context(), hub.IdemKey{Agent: id, RequestID: a.g.requestID, Command: commandName(cmd)}))
 		}

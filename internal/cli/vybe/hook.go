@@ -474,7 +474,7 @@ func (a *app) runHook(cmd *cobra.Command, h hookSpec) error {
 	}
 	rid := fmt.Sprintf("hook_%s_%d", strings.ReplaceAll(h.Sub, "-", "_"), time.Now().UnixNano())
 	if h.Sub == "session-start" {
-		rctx := hub.WithIdempotency(ctx, hub.IdemKey{Agent: agent, RequestID: rid, Command: "resume"})
+		rctx := hub.WithIdempotency(ctx, vybeKey(agent, rid, "resume"))
 		r, err := svc.Resume(rctx, hub.ResumeInput{Agent: agent, ProjectDir: in.Cwd})
 		if err != nil {
 			return err
@@ -488,7 +488,7 @@ func (a *app) runHook(cmd *cobra.Command, h hookSpec) error {
 	if kind == "" {
 		return nil
 	}
-	pctx := hub.WithIdempotency(ctx, hub.IdemKey{Agent: agent, RequestID: rid, Command: "push"})
+	pctx := hub.WithIdempotency(ctx, vybeKey(agent, rid, "push"))
 	meta, _ := json.Marshal(map[string]string{"session_id": in.SessionID, "hook": h.Event, "cwd": in.Cwd, "tool_name": in.ToolName})
 	_, err = svc.Push(pctx, agent, hub.PushInput{Event: &hub.PushEvent{Kind: kind, Message: msg, Metadata: meta}})
 	return err

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 // envelope is the v1 reply: one JSON document on stdout.
@@ -54,7 +55,7 @@ func (a *app) fail(err error) {
 	msg := err.Error()
 	var he *hub.Error
 	if errors.As(err, &he) {
-		msg = he.Error()
+		msg = he.Render(view.FlagName)
 		if he.Code == hub.CodeInternal && he.Err != nil {
 			msg = he.Message + ": " + he.Err.Error()
 		}

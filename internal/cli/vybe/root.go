@@ -290,10 +290,7 @@ func (a *app) requestID() (string, error) {
 	if r == "" {
 		return "", hub.FieldErr(hub.CodeInvalidInput, "request_id", "--request-id or VYBE_REQUEST_ID is required for idempotent operations")
 	}
-	if len(r) > 256 {
-		return "", hub.FieldErr(hub.CodeInvalidInput, "request_id", "request id too long: %d bytes (max 256)", len(r))
-	}
-	return r, nil
+	return r, hub.ValidateRequestID(r)
 }
 
 // mutation resolves the agent and request id of an idempotent command and
@@ -307,7 +304,15 @@ func (a *app) mutation(ctx context.Context, command string) (context.Context, st
 	if err != nil {
 		return ctx, "", err
 	}
-	return hub.WithIdempotency(ctx, hub.IdemKey{Agent: agent, RequestID: rid, Command: command}), agent, nil
+	return hub.WithIdempotency(ctx, vybeKey(agent, rid, command)), agent, nil
+}
+
+// vybeKey is the idempotency key of a vybe mutation. vybe's contract
+// replays a request id's reply for any request of the same command ("a
+// create replayed with new args returns the original task"), so it does
+// not compare the requests (AnyRequest).
+func vybeKey(agent, rid, command string) hub.IdemKey {
+	return hub.IdemKey{Agent: agent, RequestID: rid, Command: command, AnyRequest: true}
 }
 
 // service opens the database once per invocation.

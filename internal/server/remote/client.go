@@ -68,9 +68,10 @@ type envelope struct {
 	OK    bool              `json:"ok"`
 	Data  []json.RawMessage `json:"data"`
 	Error *struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Field   string `json:"field"`
+		Code     string `json:"code"`
+		Message  string `json:"message"`
+		Field    string `json:"field"`
+		Template string `json:"template"`
 	} `json:"error"`
 }
 
@@ -115,7 +116,7 @@ func (c *Client) call(ctx context.Context, method string, args []any, outs []any
 		if env.Error == nil {
 			return hub.Errorf(hub.CodeInternal, "server error (HTTP %d)", resp.StatusCode)
 		}
-		return &hub.Error{Code: hub.Code(env.Error.Code), Message: env.Error.Message, Field: env.Error.Field}
+		return &hub.Error{Code: hub.Code(env.Error.Code), Message: env.Error.Message, Field: env.Error.Field, Template: env.Error.Template}
 	}
 	if len(env.Data) != len(outs) {
 		return hub.Errorf(hub.CodeInternal, "%s: server returned %d results, want %d (version mismatch?)", method, len(env.Data), len(outs))

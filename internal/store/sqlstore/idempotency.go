@@ -5,22 +5,24 @@ import (
 	"database/sql"
 	"errors"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
-func (t *tx) GetIdempotent(ctx context.Context, agent, requestID string) (string, []byte, bool, error) {
-	var cmd, reply string
-	err := t.row(ctx, `SELECT command, reply FROM idempotency WHERE agent = ? AND request_id = ?`, agent, requestID).Scan(&cmd, &reply)
+func (t *tx) GetIdempotent(ctx context.Context, agent, requestID string) (*hub.IdemRecord, error) {
+	var cmd, fp, reply string
+	err := t.row(ctx, `SELECT command, fingerprint, reply FROM idempotency WHERE agent = ? AND request_id = ?`, agent, requestID).Scan(&cmd, &fp, &reply)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil, false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return "", nil, false, err
+		return nil, err
 	}
-	return cmd, []byte(reply), true, nil
+	return &hub.IdemRecord{Command: cmd, Fingerprint: fp, Reply: []byte(reply)}, nil
 }
 
-func (t *tx) PutIdempotent(ctx context.Context, agent, requestID, command string, reply []byte, now time.Time) error {
-	_, err := t.exec(ctx, `INSERT INTO idempotency (agent, request_id, command, reply, created_at) VALUES (?, ?, ?, ?, ?)`,
-		agent, requestID, command, string(reply), ts(now))
+func (t *tx) PutIdempotent(ctx context.Context, agent, requestID string, rec hub.IdemRecord, now time.Time) error {
+	_, err := t.exec(ctx, `INSERT INTO idempotency (agent, request_id, command, fingerprint, reply, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		agent, requestID, rec.Command, rec.Fingerprint, string(rec.Reply), ts(now))
 	return err
 }

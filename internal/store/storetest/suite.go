@@ -35,6 +35,7 @@ func groups() []group {
 		{"Refs", testRefs},
 		{"Events", testEvents},
 		{"Idempotency", testIdempotency},
+		{"IdempotentRequests", testIdempotencyRequests},
 		{"Transactions", testTransactions},
 		{"Search", testSearch},
 	}

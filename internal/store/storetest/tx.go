@@ -22,7 +22,7 @@ func testTransactions(t *testing.T, open Opener) {
 			_, err := tx.UpsertBoardArtifact(f.Ctx, &a)
 			Ok(t, err)
 			Ok(t, tx.AppendEvent(f.Ctx, &hub.Event{Type: "x", CreatedAt: now}))
-			Ok(t, tx.PutIdempotent(f.Ctx, "alice", "r", "c", []byte(`{}`), now))
+			Ok(t, tx.PutIdempotent(f.Ctx, "alice", "r", hub.IdemRecord{Command: "c", Reply: []byte(`{}`)}, now))
 			// Visible inside the transaction.
 			got, err := tx.MessageBySeq(f.Ctx, m.Seq)
 			Ok(t, err)
@@ -43,7 +43,8 @@ func testTransactions(t *testing.T, open Opener) {
 			Ok(t, err)
 			evs, err := tx.ListEvents(f.Ctx, hub.EventFilter{})
 			Ok(t, err)
-			_, _, found, err := tx.GetIdempotent(f.Ctx, "alice", "r")
+			rec, err := tx.GetIdempotent(f.Ctx, "alice", "r")
+			found := rec != nil
 			Ok(t, err)
 			ms2, err := tx.ListMessages(f.Ctx, hub.MessageFilter{Tags: []string{"t"}})
 			Ok(t, err)
