@@ -56,7 +56,7 @@ type API interface {
 	DeleteMemory(ctx context.Context, agent, scope, scopeID, key string) (MemoryWriteResult, error)
 	DeleteTask(ctx context.Context, agent, id string) (DeleteResult, error)
 	DisplayScope(r Reservation) string
-	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	Events(ctx context.Context, q EventQuery) (EventPage, error)
 	Export(ctx context.Context) (Export, error)
 	// Follow streams timeline events to emit until ctx ends (see
 	// Service.Follow); the remote client polls.

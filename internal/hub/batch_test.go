@@ -25,9 +25,9 @@ func TestPostManyPerOpResults(t *testing.T) {
 	if res[3].Err != nil || res[3].Message.ReplyToSeq == nil || *res[3].Message.ReplyToSeq != 1 {
 		t.Fatalf("op 3: %+v", res[3])
 	}
-	evs, _ := svc.Events(context.Background(), hub.EventFilter{})
-	if len(evs) != 2 {
-		t.Fatalf("events: %d, want 2 (failed ops write nothing)", len(evs))
+	page, _ := svc.Events(context.Background(), hub.EventQuery{})
+	if len(page.Events) != 2 {
+		t.Fatalf("events: %d, want 2 (failed ops write nothing)", len(page.Events))
 	}
 }
 

@@ -775,7 +775,47 @@ func (s *Service) Export(ctx context.Context) (Export, error) {
 	})
 }
 
-// Events lists timeline events.
-func (s *Service) Events(ctx context.Context, f EventFilter) ([]Event, error) {
-	return read(ctx, s, func(tx Tx) ([]Event, error) { return tx.ListEvents(ctx, f) })
+// EventQuery selects timeline events, oldest first.
+type EventQuery struct {
+	// AfterSeq is the cursor: only events after this sequence number.
+	AfterSeq int64
+	Types    []string
+	Agent    string
+	BeadID   string
+	// Limit is nil when not given (DefaultEventsLimit); given, it must be
+	// 1..MaxEventsLimit (EventLimit).
+	Limit *int
+}
+
+// EventPage is one page of the timeline. More is true when the limit cut
+// it: ask again with AfterSeq = NextSeq.
+type EventPage struct {
+	Events  []Event
+	More    bool
+	NextSeq int64
+}
+
+// Events lists timeline events, at most the query's limit of them.
+func (s *Service) Events(ctx context.Context, q EventQuery) (EventPage, error) {
+	if q.AfterSeq < 0 {
+		return EventPage{}, FieldErr(CodeInvalidInput, "since_seq", "{field} must not be negative, got %d", q.AfterSeq)
+	}
+	limit, err := EventLimit(q.Limit)
+	if err != nil {
+		return EventPage{}, err
+	}
+	// One more than asked tells whether there is more.
+	f := EventFilter{AfterSeq: q.AfterSeq, Types: q.Types, Agent: q.Agent, BeadID: q.BeadID, Limit: limit + 1}
+	evs, err := read(ctx, s, func(tx Tx) ([]Event, error) { return tx.ListEvents(ctx, f) })
+	if err != nil {
+		return EventPage{}, err
+	}
+	p := EventPage{Events: evs, NextSeq: q.AfterSeq}
+	if len(evs) > limit {
+		p.Events, p.More = evs[:limit], true
+	}
+	if len(p.Events) > 0 {
+		p.NextSeq = p.Events[len(p.Events)-1].Seq
+	}
+	return p, nil
 }

@@ -546,29 +546,23 @@ type EventsQuery struct {
 	TaskID          string
 	Kind            string
 	SinceID         int64
-	Limit           int
+	// Limit is nil when not given (DefaultEventsLimit); see EventLimit.
+	Limit           *int
 	Asc             bool
 	IncludeArchived bool
 }
 
-// Event list limits.
-const (
-	DefaultEventsLimit = 50
-	MaxEventsLimit     = 1000
-)
 
 // ListTaskEvents reads the timeline: the agent's events unless All is set.
 func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventView, error) {
 	if !q.All && q.Agent == "" {
-		return nil, FieldErr(CodeIdentityRequired, "agent", "agent is required unless --all is set (set --agent or VYBE_AGENT)")
+		return nil, FieldErr(CodeIdentityRequired, "agent", "{field} is required unless {all} is set")
 	}
-	if q.Limit <= 0 {
-		return nil, FieldErr(CodeInvalidInput, "limit", "limit must be > 0")
+	limit, err := EventLimit(q.Limit)
+	if err != nil {
+		return nil, err
 	}
-	if q.Limit > MaxEventsLimit {
-		q.Limit = MaxEventsLimit
-	}
-	f := TaskEventFilter{TaskID: q.TaskID, Kind: q.Kind, SinceSeq: q.SinceID, Limit: q.Limit, Asc: q.Asc, IncludeArchived: q.IncludeArchived}
+	f := TaskEventFilter{TaskID: q.TaskID, Kind: q.Kind, SinceSeq: q.SinceID, Limit: limit, Asc: q.Asc, IncludeArchived: q.IncludeArchived}
 	if !q.All {
 		f.Agent = q.Agent
 	}
@@ -586,9 +580,7 @@ func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit in
 	if limit <= 0 {
 		return nil, FieldErr(CodeInvalidInput, "limit", "limit must be > 0")
 	}
-	if limit > MaxEventsLimit {
-		limit = MaxEventsLimit
-	}
+	limit = min(limit, MaxEventsLimit)
 	return read(ctx, s, func(tx Tx) ([]ArtifactView, error) {
 		as, err := tx.ListTaskArtifacts(ctx, taskID, limit)
 		return ViewArtifacts(as), err

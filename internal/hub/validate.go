@@ -316,3 +316,24 @@ func ValidateRequestID(id string) error {
 	}
 	return nil
 }
+
+// Event list limits: one rule for every surface that lists the timeline
+// (bb events, GET /api/v1/events, MCP bb_events, vybe events list).
+const (
+	DefaultEventsLimit = 100
+	MaxEventsLimit     = 1000
+)
+
+// EventLimit applies the event list rule to a limit as given: nil (not
+// given) is DefaultEventsLimit; a given limit must be 1..MaxEventsLimit,
+// anything else is INVALID_INPUT. A surface whose contract fixes another
+// default passes it explicitly.
+func EventLimit(given *int) (int, error) {
+	if given == nil {
+		return DefaultEventsLimit, nil
+	}
+	if n := *given; n < 1 || n > MaxEventsLimit {
+		return 0, FieldErr(CodeInvalidInput, "limit", "{field} must be between 1 and %d, got %d", MaxEventsLimit, n)
+	}
+	return *given, nil
+}

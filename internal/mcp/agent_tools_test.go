@@ -101,8 +101,8 @@ func TestReservationTools(t *testing.T) {
 		t.Fatalf("check of a free path: %v", free)
 	}
 	// The check wrote nothing (no INCURSION).
-	evs, _ := svc.Events(t.Context(), hub.EventFilter{Types: []string{hub.EventIncursion}})
-	if len(evs) != 0 {
+	evs, _ := svc.Events(t.Context(), hub.EventQuery{Types: []string{hub.EventIncursion}})
+	if len(evs.Events) != 0 {
 		t.Fatalf("check_scope recorded events: %v", evs)
 	}
 

@@ -7,17 +7,11 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
-// Event tool limits.
-const (
-	defaultEventsLimit = 100
-	maxEventsLimit     = 500
-)
-
 type eventsIn struct {
 	Cursor string   `json:"cursor,omitempty" jsonschema:"a next_cursor"`
 	Types  []string `json:"types,omitempty" jsonschema:"e.g. message.posted"`
 	Agent  string   `json:"agent,omitempty" jsonschema:"only by or for this agent"`
-	Limit  int      `json:"limit,omitempty" jsonschema:"default 100"`
+	Limit  *int     `json:"limit,omitempty" jsonschema:"default 100"`
 }
 
 type eventsOut struct {
@@ -37,17 +31,12 @@ func (s *Server) addEventTools() {
 			if err != nil {
 				return eventsOut{}, err
 			}
-			limit := limitOr(in.Limit, defaultEventsLimit)
-			// One more than asked tells whether there is more.
-			evs, err := c.svc.Events(ctx, hub.EventFilter{AfterSeq: after, Types: in.Types, Agent: in.Agent, Limit: limit + 1})
+			p, err := c.svc.Events(ctx, hub.EventQuery{AfterSeq: after, Types: in.Types, Agent: in.Agent, Limit: in.Limit})
 			if err != nil {
 				return eventsOut{}, err
 			}
-			out := eventsOut{}
-			if len(evs) > limit {
-				evs, out.More = evs[:limit], true
-			}
-			out.Events = eventOuts(evs)
+			evs := p.Events
+			out := eventsOut{Events: eventOuts(evs), More: p.More}
 			if n := fit(out.Events, pageBudget); n < len(out.Events) {
 				out.Events, evs, out.More = out.Events[:n], evs[:n], true
 			}

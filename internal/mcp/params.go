@@ -96,7 +96,7 @@ var toolRules = map[string]rule{
 	"bb_read_messages.limit":           between(1, hub.MaxLogLimit),
 	"bb_list_artifacts.limit":          between(1, hub.MaxArtifactsLimit),
 	"bb_inbox.limit":                   between(1, hub.MaxInboxLimit),
-	"bb_events.limit":                  between(1, maxEventsLimit),
+	"bb_events.limit":                  between(1, hub.MaxEventsLimit),
 	"bb_task_list.limit":               between(1, maxListLimit),
 	"bb_get_status.limit":              between(1, maxListLimit),
 	"bb_memory_get.limit":              between(1, maxListLimit),

@@ -308,42 +308,40 @@ func (s *Server) findRefs(c *call) (any, error) {
 	return view.Refs(r, m), nil
 }
 
-// Event list limits of the API (bb events has no limit by default; a
-// server must bound its replies).
-const (
-	defaultEventsLimit = 100
-	maxEventsLimit     = 1000
-)
-
-func eventFilter(c *call) (hub.EventFilter, error) {
-	f := hub.EventFilter{Agent: c.q("agent"), BeadID: c.q("bead")}
+// eventQuery reads the query of GET /api/v1/events; the limit, when given,
+// is checked by the core's one event-list rule.
+func eventQuery(c *call) (hub.EventQuery, error) {
+	f := hub.EventQuery{Agent: c.q("agent"), BeadID: c.q("bead")}
 	if v := c.q("type"); v != "" {
 		f.Types = strings.Split(v, ",")
 	}
 	if v := c.q("after"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return f, hub.FieldErr(hub.CodeInvalidInput, "after", "after must be an event sequence number, got %q", v)
+		if err != nil {
+			return f, hub.FieldErr(hub.CodeInvalidInput, "since_seq", "{field} must be an event sequence number, got %q", v)
 		}
 		f.AfterSeq = n
 	}
-	lim, err := limitParam(c.q("limit"), defaultEventsLimit, maxEventsLimit)
-	if err != nil {
-		return f, err
+	if v := c.q("limit"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return f, hub.FieldErr(hub.CodeInvalidInput, "limit", "{field} must be a whole number, got %q", v)
+		}
+		f.Limit = &n
 	}
-	f.Limit = lim
 	return f, nil
 }
 
 func (s *Server) listEvents(c *call) (any, error) {
-	f, err := eventFilter(c)
+	f, err := eventQuery(c)
 	if err != nil {
 		return nil, err
 	}
-	evs, err := s.svc.Events(c.ctx, f)
+	page, err := s.svc.Events(c.ctx, f)
 	if err != nil {
 		return nil, err
 	}
+	evs := page.Events
 	return view.Events(evs), nil
 }
 

@@ -79,8 +79,11 @@ func writeError(w http.ResponseWriter, command string, err error, status int) {
 // field of the request body or query (the domain's snake_case names), or
 // the header that carries it.
 func jsonName(field string) string {
-	if field == "request_id" {
+	switch field {
+	case "request_id":
 		return RequestIDHeader
+	case "since_seq":
+		return "after"
 	}
 	return field
 }

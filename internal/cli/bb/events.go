@@ -33,17 +33,14 @@ JSON event per line.`,
   bb events --follow --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if limit < 0 {
-				return hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be positive")
-			}
-			if since < 0 {
-				return hub.FieldErr(hub.CodeInvalidInput, "since-seq", "since-seq must not be negative")
-			}
 			svc, err := a.service(cmd.Context())
 			if err != nil {
 				return err
 			}
-			f := hub.EventFilter{AfterSeq: since, Agent: agent, BeadID: bead, Limit: limit}
+			f := hub.EventQuery{AfterSeq: since, Agent: agent, BeadID: bead}
+			if cmd.Flags().Changed("limit") {
+				f.Limit = &limit
+			}
 			if typ != "" {
 				for _, t := range strings.Split(typ, ",") {
 					if t = strings.TrimSpace(t); t != "" {
@@ -54,16 +51,20 @@ JSON event per line.`,
 			if follow {
 				return a.followEvents(cmd, svc, f)
 			}
-			evs, err := svc.Events(cmd.Context(), f)
+			p, err := svc.Events(cmd.Context(), f)
 			if err != nil {
 				return err
 			}
+			evs := p.Events
 			return a.reply(cmd, eventViews(evs), func(w io.Writer) {
 				if len(evs) == 0 {
 					fmt.Fprintln(w, "No events.")
 				}
 				for _, e := range evs {
 					printEvent(termtext.Writer{W: w}, e)
+				}
+				if p.More {
+					fmt.Fprintf(w, "More events follow: bb events --since-seq %d\n", p.NextSeq)
 				}
 			})
 		},
@@ -73,7 +74,7 @@ JSON event per line.`,
 	f.StringVar(&agent, "agent", "", "only events by or for this agent")
 	f.StringVar(&bead, "bead", "", "only events of this bead/task id")
 	f.Int64Var(&since, "since-seq", 0, "only events after this sequence number")
-	f.IntVar(&limit, "limit", 0, "at most this many events (default all; with --follow: of the backlog, then only new ones)")
+	f.IntVar(&limit, "limit", hub.DefaultEventsLimit, fmt.Sprintf("at most this many events, 1..%d (with --follow: of the backlog, then every new one)", hub.MaxEventsLimit))
 	f.BoolVar(&follow, "follow", false, "keep streaming new events until interrupted")
 	return c
 }
@@ -84,7 +85,7 @@ func printEvent(w io.Writer, e hub.Event) {
 
 // followEvents prints the backlog, then each new matching event as it is
 // committed, until the context ends (Ctrl-C), which is a normal exit.
-func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventFilter) error {
+func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventQuery) error {
 	w := a.env.Stdout
 	emit := func(e hub.Event) error {
 		if a.g.json {
@@ -98,5 +99,5 @@ func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventFilter) e
 		}
 		return nil
 	}
-	return svc.Follow(cmd.Context(), hub.FollowInput{Filter: f, Backlog: true}, emit)
+	return svc.Follow(cmd.Context(), hub.FollowInput{Filter: hub.EventFilter{AfterSeq: f.AfterSeq, Types: f.Types, Agent: f.Agent, BeadID: f.BeadID}, Backlog: true}, emit)
 }

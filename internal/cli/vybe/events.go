@@ -1,13 +1,19 @@
 package vybe
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
+// vybeEventsLimit is vybe's default for events list and artifacts list.
+const vybeEventsLimit = 50
+
 func (a *app) eventsCmd() *cobra.Command {
 	var q hub.EventsQuery
+	var limit int
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List events (yours unless --all), newest first",
@@ -21,9 +27,14 @@ func (a *app) eventsCmd() *cobra.Command {
 			if !q.All && agent == "" {
 				return hub.FieldErr(hub.CodeIdentityRequired, "agent", "agent is required unless --all is set (set --agent or VYBE_AGENT)")
 			}
-			if q.Limit <= 0 {
+			if limit <= 0 {
 				return hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be > 0")
 			}
+			// vybe's own default (50) is passed explicitly, and its
+			// contract caps larger limits at the core's maximum instead
+			// of refusing them; the core checks the range.
+			n := min(limit, hub.MaxEventsLimit)
+			q.Limit = &n
 			svc, err := a.service(cmd.Context())
 			if err != nil {
 				return err
@@ -55,7 +66,7 @@ func (a *app) eventsCmd() *cobra.Command {
 	f.BoolVar(&q.All, "all", false, "every agent's events")
 	f.StringVar(&q.TaskID, "task-id", "", "only events of this task")
 	f.StringVar(&q.Kind, "kind", "", "only events of this kind")
-	f.IntVar(&q.Limit, "limit", hub.DefaultEventsLimit, "maximum events (at most 1000)")
+	f.IntVar(&limit, "limit", vybeEventsLimit, fmt.Sprintf("maximum events (at most %d)", hub.MaxEventsLimit))
 	f.Int64Var(&q.SinceID, "since-id", 0, "only events with id greater than this")
 	f.BoolVar(&q.Asc, "asc", false, "oldest first")
 	f.BoolVar(&q.IncludeArchived, "include-archived", false, "include archived events")
@@ -87,7 +98,7 @@ func (a *app) artifactsCmd() *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&taskID, "task-id", "", "task id")
-	list.Flags().IntVar(&limit, "limit", hub.DefaultEventsLimit, "maximum artifacts")
+	list.Flags().IntVar(&limit, "limit", vybeEventsLimit, "maximum artifacts")
 	required(list, "task-id")
 	c := namespace("artifacts", "Read task artifacts", list)
 	a.namespaceRun(c)

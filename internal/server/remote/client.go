@@ -202,39 +202,54 @@ const followPoll = 150 * time.Millisecond
 // ctx ends.
 func (c *Client) Follow(ctx context.Context, in hub.FollowInput, emit func(hub.Event) error) error {
 	f := in.Filter
-	f.Desc = false
+	page := hub.MaxEventsLimit
+	q := hub.EventQuery{AfterSeq: f.AfterSeq, Types: f.Types, Agent: f.Agent, BeadID: f.BeadID, Limit: &page}
 	started := func(after int64) error {
 		if in.Started == nil {
 			return nil
 		}
 		return in.Started(after)
 	}
-	last := f.AfterSeq
-	if in.Backlog {
-		if err := started(last); err != nil {
-			return err
-		}
-		evs, err := c.Events(ctx, f)
-		if err != nil {
-			return ignoreDone(ctx, err)
-		}
-		for _, e := range evs {
-			if err := emit(e); err != nil {
-				return err
+	// drain emits the pages after q.AfterSeq up to upTo (0: until the last
+	// page), at most limit events (0: all), and returns the new cursor.
+	drain := func(upTo int64, limit int) (int64, error) {
+		n := 0
+		for {
+			p, err := c.Events(ctx, q)
+			if err != nil {
+				return q.AfterSeq, err
 			}
+			for _, e := range p.Events {
+				if upTo > 0 && e.Seq > upTo || limit > 0 && n == limit {
+					return q.AfterSeq, nil
+				}
+				if err := emit(e); err != nil {
+					return q.AfterSeq, err
+				}
+				q.AfterSeq = e.Seq
+				n++
+			}
+			if !p.More {
+				return q.AfterSeq, nil
+			}
+			q.AfterSeq = p.NextSeq
 		}
 	}
 	head, err := c.LatestEventSeq(ctx)
 	if err != nil {
 		return ignoreDone(ctx, err)
 	}
-	if !in.Backlog {
-		if err := started(head); err != nil {
+	if in.Backlog {
+		if err := started(q.AfterSeq); err != nil {
 			return err
 		}
+		if _, err := drain(head, f.Limit); err != nil {
+			return ignoreDone(ctx, err)
+		}
+	} else if err := started(head); err != nil {
+		return err
 	}
-	last = max(last, head) // from here on, only what is new
-	f.Limit = 500
+	q.AfterSeq = max(q.AfterSeq, head) // from here on, only what is new
 	t := time.NewTicker(followPoll)
 	defer t.Stop()
 	for {
@@ -247,22 +262,11 @@ func (c *Client) Follow(ctx context.Context, in hub.FollowInput, emit func(hub.E
 		if err != nil {
 			return ignoreDone(ctx, err)
 		}
-		for head > last {
-			f.AfterSeq = last
-			evs, err := c.Events(ctx, f)
-			if err != nil {
+		if head > q.AfterSeq {
+			if _, err := drain(head, 0); err != nil {
 				return ignoreDone(ctx, err)
 			}
-			for _, e := range evs {
-				if err := emit(e); err != nil {
-					return err
-				}
-			}
-			if len(evs) < f.Limit {
-				last = head
-			} else {
-				last = evs[len(evs)-1].Seq
-			}
+			q.AfterSeq = max(q.AfterSeq, head)
 		}
 	}
 }

@@ -201,9 +201,9 @@ func (c *Client) DeleteTask(ctx context.Context, agent string, id string) (hub.D
 }
 
 // Events calls hub.Service.Events on the server.
-func (c *Client) Events(ctx context.Context, f hub.EventFilter) ([]hub.Event, error) {
-	var r0 []hub.Event
-	err := c.call(ctx, "Events", []any{f}, []any{&r0})
+func (c *Client) Events(ctx context.Context, q hub.EventQuery) (hub.EventPage, error) {
+	var r0 hub.EventPage
+	err := c.call(ctx, "Events", []any{q}, []any{&r0})
 	return r0, err
 }
 

@@ -38,7 +38,7 @@ func TestDamagedRowsAreInternalErrors(t *testing.T) {
 			}
 			var readErr error
 			if c.table == "events" {
-				_, readErr = svc.Events(ctx, hub.EventFilter{})
+				_, readErr = svc.Events(ctx, hub.EventQuery{})
 			} else {
 				_, readErr = svc.Log(ctx, hub.LogQuery{})
 			}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -35,15 +36,17 @@ func testEvents(t *testing.T, open Opener) {
 				t.Errorf("seq did not grow: %d then %d", got[i-1].Seq, got[i].Seq)
 			}
 		}
-		all, err := f.Svc.Events(f.Ctx, hub.EventFilter{})
+		page, err := f.Svc.Events(f.Ctx, hub.EventQuery{})
 		Ok(t, err)
+		all := page.Events
 		if len(all) != 4 || all[0].Seq != got[0].Seq || all[3].Seq != got[3].Seq || string(all[0].Payload) != `{"i":0}` ||
 			string(all[3].Payload) != `{}` || !sameTime(all[0].CreatedAt, T0()) || all[3].ToAgent != "alice" || all[3].BeadID != "bd-7" {
 			t.Fatalf("events read back: %+v", all)
 		}
 		cursor := got[1].Seq
-		after, err := f.Svc.Events(f.Ctx, hub.EventFilter{AfterSeq: cursor})
+		page, err = f.Svc.Events(f.Ctx, hub.EventQuery{AfterSeq: cursor})
 		Ok(t, err)
+		after := page.Events
 		if len(after) != 2 || after[0].Seq != got[2].Seq {
 			t.Errorf("after cursor %d: %d events", cursor, len(after))
 		}
@@ -58,8 +61,8 @@ func testEvents(t *testing.T, open Opener) {
 			{"limit", hub.EventFilter{Limit: 2}, []int64{got[0].Seq, got[1].Seq}},
 			{"desc", hub.EventFilter{Desc: true, Limit: 2}, []int64{got[3].Seq, got[2].Seq}},
 		} {
-			evs, err := f.Svc.Events(f.Ctx, c.f)
-			Ok(t, err)
+			var evs []hub.Event
+			f.Read(func(tx hub.Tx) (err error) { evs, err = tx.ListEvents(f.Ctx, c.f); return })
 			var s []int64
 			for _, e := range evs {
 				s = append(s, e.Seq)
@@ -110,4 +113,39 @@ func testEvents(t *testing.T, open Opener) {
 			t.Errorf("reads appended events: %d", n)
 		}
 	})
+}
+
+// testEventLimit checks the one event-list rule of every surface: not
+// given is the default, 1..max is honoured with a cursor to the rest,
+// anything else is INVALID_INPUT naming the limit.
+func testEventLimit(t *testing.T, open Opener) {
+	f := New(t, open)
+	f.Write(func(tx hub.Tx) error {
+		for i := 0; i < hub.DefaultEventsLimit+1; i++ {
+			if err := tx.AppendEvent(f.Ctx, &hub.Event{Type: "a.one", CreatedAt: T0()}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	p, err := f.Svc.Events(f.Ctx, hub.EventQuery{})
+	Ok(t, err)
+	if len(p.Events) != hub.DefaultEventsLimit || !p.More || p.NextSeq != p.Events[len(p.Events)-1].Seq {
+		t.Fatalf("default page: %d events, more %v, next %d", len(p.Events), p.More, p.NextSeq)
+	}
+	rest, err := f.Svc.Events(f.Ctx, hub.EventQuery{AfterSeq: p.NextSeq, Limit: ptr(hub.MaxEventsLimit)})
+	Ok(t, err)
+	if len(rest.Events) != 1 || rest.More {
+		t.Fatalf("rest: %d events, more %v", len(rest.Events), rest.More)
+	}
+	for _, n := range []int{0, -1, hub.MaxEventsLimit + 1} {
+		_, err := f.Svc.Events(f.Ctx, hub.EventQuery{Limit: ptr(n)})
+		WantCode(t, err, hub.CodeInvalidInput)
+		var he *hub.Error
+		if !errors.As(err, &he) || he.Field != "limit" {
+			t.Errorf("limit %d: %v", n, err)
+		}
+	}
+	_, err = f.Svc.Events(f.Ctx, hub.EventQuery{AfterSeq: -1})
+	WantCode(t, err, hub.CodeInvalidInput)
 }

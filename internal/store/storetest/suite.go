@@ -34,6 +34,7 @@ func groups() []group {
 		{"Artifacts", testArtifacts},
 		{"Refs", testRefs},
 		{"Events", testEvents},
+		{"EventLimit", testEventLimit},
 		{"Idempotency", testIdempotency},
 		{"IdempotentRequests", testIdempotencyRequests},
 		{"Transactions", testTransactions},
@@ -109,10 +110,8 @@ func (f *Fixture) Post(in hub.PostInput) hub.Message {
 // Events returns the whole timeline.
 func (f *Fixture) Events() []hub.Event {
 	f.T.Helper()
-	evs, err := f.Svc.Events(f.Ctx, hub.EventFilter{})
-	if err != nil {
-		f.T.Fatalf("events: %v", err)
-	}
+	var evs []hub.Event
+	f.Read(func(tx hub.Tx) (err error) { evs, err = tx.ListEvents(f.Ctx, hub.EventFilter{}); return })
 	return evs
 }
 
