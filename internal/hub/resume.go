@@ -541,17 +541,16 @@ func shellQuote(s string) string {
 
 // EventsQuery is the input of ListTaskEvents.
 type EventsQuery struct {
-	Agent           string
-	All             bool
-	TaskID          string
-	Kind            string
-	SinceID         int64
+	Agent   string
+	All     bool
+	TaskID  string
+	Kind    string
+	SinceID int64
 	// Limit is nil when not given (DefaultEventsLimit); see EventLimit.
 	Limit           *int
 	Asc             bool
 	IncludeArchived bool
 }
-
 
 // ListTaskEvents reads the timeline: the agent's events unless All is set.
 func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventView, error) {

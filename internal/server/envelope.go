@@ -72,7 +72,14 @@ func writeError(w http.ResponseWriter, command string, err error, status int) {
 	if status == 0 {
 		status = StatusOf(he.Code)
 	}
-	writeJSON(w, status, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(he.Code), Message: he.Render(jsonName), Field: he.Field}})
+	writeJSON(w, status, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(he.Code), Message: he.Render(jsonName), Field: fieldName(he.Field)}})
+}
+
+func fieldName(f string) string {
+	if f == "" {
+		return ""
+	}
+	return jsonName(f)
 }
 
 // jsonName names the field of a core error as the API names it: the JSON
