@@ -274,7 +274,7 @@ func TestValidationErrors(t *testing.T) {
 		{"bb_get_status", map[string]any{"agent": "ghost"}, hub.CodeNotFound, ""},
 		{"bb_get_status", map[string]any{"agent_id": "ghost"}, hub.CodeNotFound, ""}, // the earlier name
 		{"bb_events", map[string]any{"cursor": "-1"}, hub.CodeInvalidInput, "cursor"},
-		{"bb_events", map[string]any{"limit": 501}, hub.CodeInvalidInput, "limit"},
+		{"bb_events", map[string]any{"limit": hub.MaxEventsLimit + 1}, hub.CodeInvalidInput, "limit"},
 		{"bb_inbox", map[string]any{"limit": hub.MaxInboxLimit + 1}, hub.CodeInvalidInput, "limit"},
 		{"bb_resume", map[string]any{"focus": "nope"}, hub.CodeNotFound, ""}, // as bb_task_begin
 		{"bb_task_begin", map[string]any{"id": "nope"}, hub.CodeNotFound, ""},
