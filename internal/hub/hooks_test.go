@@ -78,9 +78,10 @@ func TestCheckPathsAndEdit(t *testing.T) {
 	if d.Decision != hub.EditAllow || !strings.Contains(d.Note, "taken over") {
 		t.Fatalf("stale holder: %+v", d)
 	}
-	evs, _ := svc.Events(ctx, hub.EventFilter{Types: []string{hub.EventIncursion}, Limit: 10})
-	if len(evs) < 2 {
-		t.Fatalf("every overlap records an INCURSION: %d", len(evs))
+	limit := 10
+	evs, _ := svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventIncursion}, Limit: &limit})
+	if len(evs.Events) < 2 {
+		t.Fatalf("every overlap records an INCURSION: %d", len(evs.Events))
 	}
 }
 
