@@ -309,6 +309,9 @@ func ValidateRequestID(id string) error {
 	if len(id) > MaxRequestIDLen {
 		return FieldErr(CodeInvalidInput, "request_id", "{field} too long: %d bytes (max %d)", len(id), MaxRequestIDLen)
 	}
+	if !utf8.ValidString(id) {
+		return FieldErr(CodeInvalidInput, "request_id", "{field} is not valid UTF-8 text: %q", id)
+	}
 	for i := 0; i < len(id); i++ {
 		if id[i] <= ' ' || id[i] > '~' {
 			return FieldErr(CodeInvalidInput, "request_id", "{field} %q must be printable ASCII without spaces (letters, digits, punctuation)", id)
