@@ -104,12 +104,3 @@ func MinutesSince(lastSeen, now time.Time) int {
 	}
 	return int(d / time.Minute)
 }
-
-// live classifies lastSeen with this service's stale window.
-func (s *Service) live(lastSeen, now time.Time) (Live, error) {
-	n, err := s.StaleMinutes()
-	if err != nil {
-		return Live{}, err
-	}
-	return LiveOf(lastSeen, now, n), nil
-}
