@@ -177,7 +177,7 @@
       }
       if (t.classList.contains("new-marker")) {
         var ol = list();
-        if (ol) ol.scrollTo({ top: 0, behavior: "smooth" });
+        if (ol) ol.scrollTop = 0; // instant: a smooth scroll can be cut short by a live redraw and leave the reader short of the top
         unseen = 0;
         marker();
       }
