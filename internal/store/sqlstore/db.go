@@ -185,7 +185,7 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 	if write {
 		begin = s.dialect.BeginWrite
 	}
-	if _, err := pc.exec(ctx, begin); err != nil {
+	if _, err := pc.ExecContext(ctx, begin); err != nil {
 		return err
 	}
 	done := false
@@ -197,7 +197,7 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 		}
 	}()
 	if write && s.dialect.AfterBeginWrite != "" {
-		if _, err := pc.exec(ctx, s.dialect.AfterBeginWrite); err != nil {
+		if _, err := pc.ExecContext(ctx, s.dialect.AfterBeginWrite); err != nil {
 			return err
 		}
 	}
@@ -209,7 +209,7 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 		keep = errors.As(err, &he) && he.Code != hub.CodeInternal
 		return err
 	}
-	if _, err := pc.exec(ctx, "COMMIT"); err != nil {
+	if _, err := pc.ExecContext(ctx, "COMMIT"); err != nil {
 		return err
 	}
 	done = true

@@ -111,9 +111,3 @@ func (pc *pconn) QueryRowContext(ctx context.Context, q string, args ...any) *sq
 	}
 	return st.QueryRowContext(ctx, args...)
 }
-
-// exec runs a transaction-control statement (BEGIN, COMMIT) through the
-// cache too: they are the same text on every call.
-func (pc *pconn) exec(ctx context.Context, q string) (sql.Result, error) {
-	return pc.ExecContext(ctx, q)
-}
