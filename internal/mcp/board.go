@@ -30,7 +30,7 @@ type setStatusIn struct {
 type getStatusIn struct {
 	Agent  string `json:"agent,omitempty" jsonschema:"one agent"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"default 50"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor"`
 }
 
 type agentsOut struct {
@@ -40,21 +40,21 @@ type agentsOut struct {
 
 type postIn struct {
 	Content  string   `json:"content" jsonschema:"the post"`
-	Tags     []string `json:"tags,omitempty" jsonschema:"topic tags"`
+	Tags     []string `json:"tags,omitempty" jsonschema:"topics"`
 	Priority string   `json:"priority,omitempty" jsonschema:"default normal"`
 	ReplyTo  int64    `json:"reply_to,omitempty" jsonschema:"post id answered"`
-	Refs     []string `json:"refs,omitempty" jsonschema:"where:what:ref links, e.g. gh:issue:42"`
+	Refs     []string `json:"refs,omitempty" jsonschema:"e.g. gh:issue:42"`
 }
 
 type readMessagesIn struct {
-	Since     string   `json:"since,omitempty" jsonschema:"newer than 10m, 1h, 2d"`
-	Tags      []string `json:"tags,omitempty" jsonschema:"any of these tags"`
-	Agent     string   `json:"agent,omitempty" jsonschema:"only by this agent"`
+	Since     string   `json:"since,omitempty" jsonschema:"newer than e.g. 10m, 2d"`
+	Tags      []string `json:"tags,omitempty" jsonschema:"any of these"`
+	Agent     string   `json:"agent,omitempty" jsonschema:"author"`
 	Priority  string   `json:"priority,omitempty" jsonschema:"at least this"`
-	Ref       string   `json:"ref,omitempty" jsonschema:"only linked to where:what:ref"`
-	RepliesTo int64    `json:"replies_to,omitempty" jsonschema:"post id: it and its replies"`
+	Ref       string   `json:"ref,omitempty" jsonschema:"e.g. gh:issue:42"`
+	RepliesTo int64    `json:"replies_to,omitempty" jsonschema:"post id and its replies"`
 	Limit     int      `json:"limit,omitempty" jsonschema:"default 20"`
-	Cursor    string   `json:"cursor,omitempty" jsonschema:"a next_cursor"`
+	Cursor    string   `json:"cursor,omitempty" jsonschema:"next_cursor"`
 }
 
 type messagesOut struct {
@@ -65,8 +65,8 @@ type messagesOut struct {
 type registerArtifactIn struct {
 	Path        string   `json:"path" jsonschema:"path from project root"`
 	Description string   `json:"description" jsonschema:"what it is"`
-	Version     *string  `json:"version,omitempty" jsonschema:"version label"`
-	Refs        []string `json:"refs,omitempty" jsonschema:"links where:what:ref"`
+	Version     *string  `json:"version,omitempty" jsonschema:"label"`
+	Refs        []string `json:"refs,omitempty" jsonschema:"e.g. gh:issue:42"`
 }
 
 type registerArtifactOut struct {
@@ -76,11 +76,11 @@ type registerArtifactOut struct {
 }
 
 type listArtifactsIn struct {
-	Path   string `json:"path,omitempty" jsonschema:"only this path"`
-	Agent  string `json:"agent,omitempty" jsonschema:"only by this agent"`
-	Ref    string `json:"ref,omitempty" jsonschema:"only linked to where:what:ref"`
+	Path   string `json:"path,omitempty" jsonschema:"only this"`
+	Agent  string `json:"agent,omitempty" jsonschema:"author"`
+	Ref    string `json:"ref,omitempty" jsonschema:"e.g. gh:issue:42"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"default 50"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor"`
 }
 
 type artifactsOut struct {
@@ -90,7 +90,7 @@ type artifactsOut struct {
 
 type findRefsIn struct {
 	Ref    string `json:"ref" jsonschema:"e.g. gh:issue:42"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor"`
 }
 
 type refsOut struct {
@@ -126,7 +126,7 @@ func parseOptRef(s string) (*hub.Ref, error) {
 
 func (s *Server) addBoardTools() {
 	addTool(s, tool{name: "bb_identify", core: true, idempotent: true,
-		desc: "Set your agent id for this session (first call, unless configured)."},
+		desc: "Set your agent id (first call, unless configured)."},
 		func(ctx context.Context, c *call, in identifyIn) (identifyOut, error) {
 			src, err := s.identify(c.session, in.Agent)
 			if err != nil {
@@ -137,7 +137,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_set_status", needsID: true, core: true, idempotent: true,
-		desc: "Tell others what you do; status blocked with blockers when stuck."},
+		desc: "Tell others what you do (stuck: status blocked, blockers)."},
 		func(ctx context.Context, c *call, in setStatusIn) (AgentOut, error) {
 			a, err := c.svc.SetStatus(ctx, c.agent, hub.StatusUpdate{Task: in.CurrentTask, Progress: in.Progress, Status: in.Status, Blockers: in.Blockers})
 			return agentOut(a), err
@@ -166,7 +166,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_post_message", needsID: true, core: true,
-		desc: "Post to the public board, read by all agents (to address one agent, bb_send_mail)."},
+		desc: "Post to the board all agents read (one agent: bb_send_mail)."},
 		func(ctx context.Context, c *call, in postIn) (MessageOut, error) {
 			refs, err := hub.ParseRefs(in.Refs)
 			if err != nil {
@@ -177,7 +177,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_read_messages", core: true, idempotent: true,
-		desc: "Board posts, newest first, filtered or one thread; unfiltered marks them read."},
+		desc: "Board posts, newest first; unfiltered marks read."},
 		func(ctx context.Context, c *call, in readMessagesIn) (messagesOut, error) {
 			if in.RepliesTo != 0 {
 				ms, err := c.svc.Thread(ctx, in.RepliesTo)
@@ -211,7 +211,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_register_artifact", needsID: true, destructive: true, idempotent: true,
-		desc: "Record a file you produced; the same path again updates it."},
+		desc: "Record a file you made (same path: update)."},
 		func(ctx context.Context, c *call, in registerArtifactIn) (registerArtifactOut, error) {
 			refs, err := hub.ParseRefs(in.Refs)
 			if err != nil {
@@ -222,7 +222,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_list_artifacts", readOnly: true,
-		desc: "Artifacts, newest first, by path, producer or ref."},
+		desc: "Registered files, newest first."},
 		func(ctx context.Context, c *call, in listArtifactsIn) (artifactsOut, error) {
 			if in.Path != "" {
 				a, err := c.svc.ArtifactByPath(ctx, in.Path)
@@ -249,7 +249,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_find_refs", readOnly: true,
-		desc: "Posts and artifacts linked to a where:what:ref."},
+		desc: "Posts and files linked to a ref."},
 		func(ctx context.Context, c *call, in findRefsIn) (refsOut, error) {
 			r, err := hub.ParseRef(in.Ref)
 			if err != nil {
@@ -285,7 +285,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_summary", readOnly: true, core: true,
-		desc: "Overview: agents, recent and urgent posts, artifacts. Call at start."},
+		desc: "Start here: agents, recent and urgent posts, files."},
 		func(ctx context.Context, c *call, _ emptyIn) (summaryOut, error) {
 			sum, err := c.svc.Summary(ctx)
 			if err != nil {

@@ -8,9 +8,9 @@ import (
 )
 
 type eventsIn struct {
-	Cursor string   `json:"cursor,omitempty" jsonschema:"a next_cursor"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"next_cursor"`
 	Types  []string `json:"types,omitempty" jsonschema:"e.g. message.posted"`
-	Agent  string   `json:"agent,omitempty" jsonschema:"only by or for this agent"`
+	Agent  string   `json:"agent,omitempty" jsonschema:"by or for"`
 	Limit  *int     `json:"limit,omitempty" jsonschema:"default 100"`
 }
 

@@ -11,20 +11,20 @@ import (
 // bb_read_messages and never fill the inbox.
 
 type sendIn struct {
-	Agent    string `json:"agent" jsonschema:"recipient id or broadcast"`
+	Agent    string `json:"agent" jsonschema:"recipient or broadcast"`
 	Bead     string `json:"bead" jsonschema:"task/bead id"`
-	Category string `json:"category,omitempty" jsonschema:"default INFO; HANDOFF, BLOCKED need an ack"`
+	Category string `json:"category,omitempty" jsonschema:"default INFO; HANDOFF/BLOCKED want ack"`
 	Subject  string `json:"subject" jsonschema:"one line"`
 	Body     string `json:"body" jsonschema:"the mail"`
 	Thread   string `json:"thread,omitempty" jsonschema:"default bead:ID"`
 }
 
 type inboxIn struct {
-	State    string `json:"state,omitempty" jsonschema:"only in this state"`
-	Bead     string `json:"bead,omitempty" jsonschema:"only about this bead"`
-	MarkRead bool   `json:"mark_read,omitempty" jsonschema:"mark shown mail read"`
+	State    string `json:"state,omitempty" jsonschema:"only this"`
+	Bead     string `json:"bead,omitempty" jsonschema:"only this"`
+	MarkRead bool   `json:"mark_read,omitempty" jsonschema:"mark shown read"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"default 50"`
-	Cursor   string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
+	Cursor   string `json:"cursor,omitempty" jsonschema:"next_cursor"`
 }
 
 type mailListOut struct {
@@ -38,7 +38,7 @@ type messageIDIn struct {
 
 func (s *Server) addMailTools() {
 	addTool(s, tool{name: "bb_send_mail", needsID: true, touchFirst: true, core: true,
-		desc: "Mail one agent (or broadcast) about a bead: HANDOFF, BLOCKED, DECISION or INFO."},
+		desc: "Mail one agent (or broadcast) about a bead."},
 		func(ctx context.Context, c *call, in sendIn) (MailOut, error) {
 			cat := in.Category
 			if cat == "" {
@@ -49,7 +49,7 @@ func (s *Server) addMailTools() {
 		})
 
 	addTool(s, tool{name: "bb_inbox", needsID: true, touchFirst: true, core: true, idempotent: true,
-		desc: "Your mail, newest first; mark_read marks what it shows read."},
+		desc: "Your mail, newest first."},
 		func(ctx context.Context, c *call, in inboxIn) (mailListOut, error) {
 			off, err := offsetOf(in.Cursor)
 			if err != nil {

@@ -9,19 +9,19 @@ import (
 // Shared memory (seed 002, as bb memory).
 
 type memorySetIn struct {
-	Key       string `json:"key" jsonschema:"name of the fact"`
+	Key       string `json:"key" jsonschema:"fact name"`
 	Value     string `json:"value" jsonschema:"the fact"`
 	Scope     string `json:"scope,omitempty" jsonschema:"default global"`
-	ScopeID   string `json:"scope_id,omitempty" jsonschema:"id of the project, task or agent"`
-	ExpiresIn string `json:"expires_in,omitempty" jsonschema:"time to live: 90m, 2h, 7d"`
+	ScopeID   string `json:"scope_id,omitempty" jsonschema:"project, task or agent id"`
+	ExpiresIn string `json:"expires_in,omitempty" jsonschema:"lifetime, e.g. 2h, 7d"`
 }
 
 type memoryGetIn struct {
 	Key     string `json:"key,omitempty" jsonschema:"one fact"`
 	Scope   string `json:"scope,omitempty" jsonschema:"default global"`
-	ScopeID string `json:"scope_id,omitempty" jsonschema:"id of the project, task or agent"`
+	ScopeID string `json:"scope_id,omitempty" jsonschema:"project, task or agent id"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"default 50"`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor"`
 }
 
 type memoriesOut struct {
@@ -31,7 +31,7 @@ type memoriesOut struct {
 
 func (s *Server) addMemoryTools() {
 	addTool(s, tool{name: "bb_memory_set", needsID: true, destructive: true, idempotent: true,
-		desc: "Remember a fact for all agents; the same key replaces it."},
+		desc: "Share a fact (same key: replace)."},
 		func(ctx context.Context, c *call, in memorySetIn) (hub.MemoryWriteResult, error) {
 			mi := hub.MemoryInput{Key: in.Key, Value: in.Value, Scope: in.Scope, ScopeID: in.ScopeID}
 			if in.ExpiresIn != "" {
@@ -45,7 +45,7 @@ func (s *Server) addMemoryTools() {
 		})
 
 	addTool(s, tool{name: "bb_memory_get", readOnly: true,
-		desc: "Recall a fact by key, or list a scope."},
+		desc: "A fact by key, or a scope's facts."},
 		func(ctx context.Context, c *call, in memoryGetIn) (memoriesOut, error) {
 			scope := in.Scope
 			if scope == "" {

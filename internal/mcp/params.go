@@ -100,6 +100,7 @@ var toolRules = map[string]rule{
 	"bb_task_list.limit":               between(1, maxListLimit),
 	"bb_get_status.limit":              between(1, maxListLimit),
 	"bb_memory_get.limit":              between(1, maxListLimit),
+	"bb_search.kind":                   enum(hub.SearchKinds()...),
 }
 
 // aliases are argument names of earlier versions (and of the original

@@ -11,9 +11,9 @@ import (
 
 type reserveIn struct {
 	Scope         string `json:"scope" jsonschema:"path from project root; dir/* = all below"`
-	Bead          string `json:"bead" jsonschema:"task/bead id of the work"`
+	Bead          string `json:"bead" jsonschema:"task/bead id"`
 	TTLMinutes    *int   `json:"ttl_minutes,omitempty" jsonschema:"default 120"`
-	TakeoverStale bool   `json:"takeover_stale,omitempty" jsonschema:"take over stale agents' claims"`
+	TakeoverStale bool   `json:"takeover_stale,omitempty" jsonschema:"take over stale holders"`
 }
 
 type reserveOut struct {
@@ -44,7 +44,7 @@ type checkOut struct {
 
 func (s *Server) addReservationTools() {
 	addTool(s, tool{name: "bb_reserve", needsID: true, touchFirst: true, core: true, destructive: true, idempotent: true,
-		desc: "Reserve files before editing; a conflict names the holder. Renews yours."},
+		desc: "Reserve files before editing (renews yours)."},
 		func(ctx context.Context, c *call, in reserveIn) (reserveOut, error) {
 			r, err := c.svc.Reserve(ctx, hub.ReserveInput{Agent: c.agent, Scope: in.Scope, BeadID: in.Bead, TTLMinutes: in.TTLMinutes, TakeoverStale: in.TakeoverStale})
 			if err != nil {
@@ -65,7 +65,7 @@ func (s *Server) addReservationTools() {
 		})
 
 	addTool(s, tool{name: "bb_check_scope", readOnly: true,
-		desc: "Whether others hold a path (reserves nothing)."},
+		desc: "Who else holds a path (reserves nothing)."},
 		func(ctx context.Context, c *call, in scopeIn) (checkOut, error) {
 			chk, err := c.svc.CheckScope(ctx, c.agent, "", in.Scope)
 			if err != nil {

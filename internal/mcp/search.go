@@ -10,7 +10,7 @@ import (
 
 type searchIn struct {
 	Query string `json:"query" jsonschema:"all these words"`
-	Kind  string `json:"kind,omitempty" jsonschema:"only this kind"`
+	Kind  string `json:"kind,omitempty" jsonschema:"only this"`
 	Agent string `json:"agent,omitempty" jsonschema:"by or for"`
 	Since string `json:"since,omitempty" jsonschema:"e.g. 2d"`
 	Limit int    `json:"limit,omitempty" jsonschema:"default 20"`
@@ -18,7 +18,7 @@ type searchIn struct {
 
 func (s *Server) addSearchTools() {
 	addTool(s, tool{name: "bb_search", readOnly: true,
-		desc: "Full-text search of messages, tasks, memory, artifacts."},
+		desc: "Full-text search of the board, best first."},
 		func(ctx context.Context, c *call, in searchIn) (hub.SearchResult, error) {
 			q := hub.SearchQuery{Text: in.Query, Agent: in.Agent, Limit: in.Limit}
 			if in.Kind != "" {

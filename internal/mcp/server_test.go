@@ -478,15 +478,14 @@ func modelVisible(t *testing.T, profile string) ([]*sdk.Tool, int) {
 func approxTokens(bytes int) int { return (bytes + 3) / 4 }
 
 // TestToolsListIsCheap bounds what the tool definitions cost a model's
-// context: ≤ 1.2k tokens for the core profile, ≤ 2.65k for all tools
-// (2.5k before bb_search joined the all profile).
+// context: ≤ 1.2k tokens for the core profile, ≤ 2.5k for all tools.
 func TestToolsListIsCheap(t *testing.T) {
 	all, allBytes := modelVisible(t, ProfileAll)
 	core, coreBytes := modelVisible(t, ProfileCore)
 	t.Logf("model-visible tools/list: all = %d tools, %d bytes ≈ %d tokens; core = %d tools, %d bytes ≈ %d tokens",
 		len(all), allBytes, approxTokens(allBytes), len(core), coreBytes, approxTokens(coreBytes))
-	if approxTokens(allBytes) > 2650 {
-		t.Errorf("all tools: ≈%d tokens, budget 2.65k", approxTokens(allBytes))
+	if approxTokens(allBytes) > 2500 {
+		t.Errorf("all tools: ≈%d tokens, budget 2.5k", approxTokens(allBytes))
 	}
 	if approxTokens(coreBytes) > 1200 {
 		t.Errorf("core tools: ≈%d tokens, budget 1.2k", approxTokens(coreBytes))

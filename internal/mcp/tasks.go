@@ -12,15 +12,15 @@ type taskCreateIn struct {
 	Title       string `json:"title" jsonschema:"what to do"`
 	Description string `json:"description,omitempty" jsonschema:"details"`
 	Project     string `json:"project,omitempty" jsonschema:"project id"`
-	Priority    int    `json:"priority,omitempty" jsonschema:"higher first (default 0)"`
+	Priority    int    `json:"priority,omitempty" jsonschema:"higher first"`
 }
 
 type taskListIn struct {
 	ID      string `json:"id,omitempty" jsonschema:"one task"`
-	Status  string `json:"status,omitempty" jsonschema:"only this status"`
-	Project string `json:"project,omitempty" jsonschema:"only this project id"`
+	Status  string `json:"status,omitempty" jsonschema:"only this"`
+	Project string `json:"project,omitempty" jsonschema:"only this"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"default 50"`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"a next_cursor"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor"`
 }
 
 type tasksOut struct {
@@ -35,8 +35,8 @@ type taskIDIn struct {
 type taskCompleteIn struct {
 	ID            string `json:"id" jsonschema:"task id"`
 	Outcome       string `json:"outcome,omitempty" jsonschema:"default done"`
-	Summary       string `json:"summary" jsonschema:"what was done or why blocked"`
-	BlockedReason string `json:"blocked_reason,omitempty" jsonschema:"reason (outcome blocked)"`
+	Summary       string `json:"summary" jsonschema:"what was done"`
+	BlockedReason string `json:"blocked_reason,omitempty" jsonschema:"if blocked"`
 }
 
 type resumeIn struct {
@@ -47,7 +47,7 @@ type resumeIn struct {
 
 func (s *Server) addTaskTools() {
 	addTool(s, tool{name: "bb_task_create", needsID: true,
-		desc: "Create a task; its id is the bead mail and reservations name."},
+		desc: "Create a task (its id is the bead)."},
 		func(ctx context.Context, c *call, in taskCreateIn) (hub.TaskView, error) {
 			r, err := c.svc.CreateTask(ctx, c.agent, hub.TaskInput{Title: in.Title, Description: in.Description, ProjectID: in.Project, Priority: in.Priority})
 			return hub.ViewTask(r.Task), err
@@ -77,14 +77,14 @@ func (s *Server) addTaskTools() {
 		})
 
 	addTool(s, tool{name: "bb_task_begin", needsID: true, idempotent: true,
-		desc: "Start a task: in progress, yours, your focus."},
+		desc: "Start a task: yours, in progress, focused."},
 		func(ctx context.Context, c *call, in taskIDIn) (hub.TaskView, error) {
 			r, err := c.svc.BeginTask(ctx, c.agent, in.ID)
 			return hub.ViewTask(r.Task), err
 		})
 
 	addTool(s, tool{name: "bb_task_complete", needsID: true, idempotent: true,
-		desc: "Close a task done or blocked, with a summary."},
+		desc: "Close a task: done or blocked."},
 		func(ctx context.Context, c *call, in taskCompleteIn) (hub.TaskView, error) {
 			outcome := in.Outcome
 			if outcome == "" {
@@ -95,7 +95,7 @@ func (s *Server) addTaskTools() {
 		})
 
 	addTool(s, tool{name: "bb_resume", needsID: true,
-		desc: "Resume work: changes since last resume, focus task, brief with memory."},
+		desc: "Changes since last resume, focus task, brief."},
 		func(ctx context.Context, c *call, in resumeIn) (hub.ResumeResult, error) {
 			if in.Peek {
 				p, err := c.svc.PeekResume(ctx, c.agent, in.Project)
