@@ -36,8 +36,10 @@ var bench1M struct {
 // TestMain removes the seeded board of BenchmarkSearch1M when the run ends.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if bench1M.dir != "" {
-		os.RemoveAll(bench1M.dir)
+	for _, dir := range []string{bench1M.dir, boards.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }
