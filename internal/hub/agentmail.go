@@ -481,8 +481,15 @@ func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRo
 		if in.NoMarkRead || len(rows) == 0 {
 			return rows, nil
 		}
+		broadcasts := false
 		for _, r := range rows {
 			if err := tx.MarkRead(ctx, &Message{UUID: r.ID, To: r.Recipient}, in.Agent, now); err != nil {
+				return nil, err
+			}
+			broadcasts = broadcasts || r.Recipient == Broadcast
+		}
+		if broadcasts {
+			if err := tx.AdvanceMailCursor(ctx, in.Agent); err != nil {
 				return nil, err
 			}
 		}

@@ -52,6 +52,11 @@ type AgentMailTx interface {
 	// MailInbox returns one branch (direct or broadcast) of an inbox,
 	// excluding messages sent by q.Agent.
 	MailInbox(ctx context.Context, q MailInboxQuery) ([]MailRow, error)
+	// AdvanceMailCursor records, after agent marked broadcasts read, how
+	// far back every broadcast is read, so that the next unread read
+	// starts there (an index bound kept by the store; reads stay correct
+	// whether or not it moved).
+	AdvanceMailCursor(ctx context.Context, agent string) error
 	// MailByID returns nil, nil when absent.
 	MailByID(ctx context.Context, id string) (*MailRow, error)
 	// MailReplyTo returns the reply_to of message id (found=false when the

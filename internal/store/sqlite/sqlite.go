@@ -36,6 +36,7 @@ func Dialect() sqlstore.Dialect {
 		BeginWrite:      "BEGIN IMMEDIATE",
 		IsBusy:          IsBusy,
 		CacheStatements: true,
+		IndexHints:      true,
 		// SQLite has one writer at a time: writers of one process (bb
 		// serve, bb mcp serving concurrent calls) queue in the process
 		// instead of each opening a connection and polling the lock in

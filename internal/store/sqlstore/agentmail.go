@@ -64,12 +64,19 @@ func (t *tx) MailInbox(ctx context.Context, q hub.MailInboxQuery) ([]hub.MailRow
 	}
 	where := `recipient = ? AND sender <> ?`
 	args := []any{recipient, q.Agent}
+	from := `messages`
 	if q.Unread {
 		if q.Broadcast {
-			where += ` AND NOT EXISTS (SELECT 1 FROM broadcast_acks ba
+			// Only the broadcasts after the reader's mail cursor (all
+			// before it are read): a range of (recipient, requires_ack,
+			// seq), not every broadcast of the board's history.
+			from += t.indexed("idx_messages_recipient_ack_seq")
+			where += ` AND requires_ack IN (0, 1) AND seq > COALESCE((SELECT mail_cursor FROM agents WHERE id = ?), 0)
+				AND NOT EXISTS (SELECT 1 FROM broadcast_acks ba
 				WHERE ba.message_id = messages.id AND ba.agent = ? AND ba.read_at IS NOT NULL)`
-			args = append(args, q.Agent)
+			args = append(args, q.Agent, q.Agent)
 		} else {
+			from += t.indexed("idx_messages_unread")
 			where += ` AND read_at IS NULL`
 		}
 	}
@@ -77,12 +84,54 @@ func (t *tx) MailInbox(ctx context.Context, q hub.MailInboxQuery) ([]hub.MailRow
 		where += ` AND sender = ?`
 		args = append(args, q.From)
 	}
-	sqlq := `SELECT ` + mailCols + ` FROM messages WHERE ` + where + ` ORDER BY created`
+	sqlq := `SELECT ` + mailCols + ` FROM ` + from + ` WHERE ` + where + ` ORDER BY created`
 	if q.Limit >= 0 {
 		sqlq += ` LIMIT ?`
 		args = append(args, q.Limit)
 	}
 	return t.mailRows(ctx, sqlq, args...)
+}
+
+// AdvanceMailCursor moves agent's mail cursor over the broadcasts it has
+// read since: to just before the oldest broadcast (not its own) still
+// without its read receipt, or to the newest message when there is none.
+// Each call walks only what was read since the last one.
+func (t *tx) AdvanceMailCursor(ctx context.Context, agent string) error {
+	var cur int64
+	err := t.row(ctx, `SELECT mail_cursor FROM agents WHERE id = ?`, agent).Scan(&cur)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	next := int64(-1)
+	for _, ack := range []int{0, 1} {
+		var seq int64
+		err := t.row(ctx, `SELECT m.seq FROM messages m`+t.indexed("idx_messages_recipient_ack_seq")+`
+			WHERE m.recipient = '*' AND m.requires_ack = ? AND m.seq > ? AND m.sender <> ?
+			AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ? AND b.read_at IS NOT NULL)
+			ORDER BY m.seq LIMIT 1`, ack, cur, agent, agent).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if next < 0 || seq-1 < next {
+			next = seq - 1
+		}
+	}
+	if next < 0 {
+		if next, err = t.LastMessageSeq(ctx); err != nil {
+			return err
+		}
+	}
+	if next <= cur {
+		return nil
+	}
+	_, err = t.exec(ctx, `UPDATE agents SET mail_cursor = ? WHERE id = ?`, next, agent)
+	return err
 }
 
 func (t *tx) MailByID(ctx context.Context, id string) (*hub.MailRow, error) {

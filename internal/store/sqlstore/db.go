@@ -46,6 +46,12 @@ type Dialect struct {
 	// instead of once per call. Backends whose driver caches statements
 	// itself (pgx) leave it off.
 	CacheStatements bool
+	// IndexHints names, in the few reads whose cost must not grow with the
+	// board, the index to walk (SQLite's INDEXED BY): SQLite plans
+	// without statistics (boards are never ANALYZEd) and would otherwise
+	// pick an index that matches more columns but walks every row of a
+	// long history. PostgreSQL plans from its statistics.
+	IndexHints bool
 }
 
 // DB is a hub.Store over a *sql.DB.
@@ -277,6 +283,15 @@ func (t *tx) row(ctx context.Context, q string, args ...any) *sql.Row {
 		t.onQuery(q, args)
 	}
 	return t.q.QueryRowContext(ctx, q, args...)
+}
+
+// indexed is the index hint for the table reference before it: " INDEXED
+// BY name" where the dialect takes hints, "" elsewhere.
+func (t *tx) indexed(name string) string {
+	if !t.d.IndexHints {
+		return ""
+	}
+	return " INDEXED BY " + name
 }
 
 // placeholders returns "?, ?, ?" for n values.

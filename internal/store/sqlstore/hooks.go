@@ -68,13 +68,17 @@ func (t *tx) HookAgents(ctx context.Context, limit int) ([]string, error) {
 
 func (t *tx) Undelivered(ctx context.Context, agent string, cursor int64, since time.Time, limit int) ([]hub.Message, error) {
 	notDelivered := `NOT EXISTS (SELECT 1 FROM mail_deliveries d WHERE d.message_id = m.id AND d.agent = ?)`
-	direct, err := t.messages(ctx, `SELECT `+messageCols+messageFrom+` WHERE m.recipient = ? AND m.sender <> ?
+	// Both reads walk only what is new: the unread rows of the agent's
+	// mail, and the broadcasts after its read cursor.
+	direct, err := t.messages(ctx, `SELECT `+messageCols+` FROM messages m`+t.indexed("idx_messages_unread")+
+		` LEFT JOIN messages p ON p.id = m.reply_to WHERE m.recipient = ? AND m.sender <> ?
 		AND m.read_at IS NULL AND m.acked_at IS NULL AND `+notDelivered+` ORDER BY m.seq LIMIT ?`,
 		agent, agent, agent, limit)
 	if err != nil {
 		return nil, err
 	}
-	bcast, err := t.messages(ctx, `SELECT `+messageCols+messageFrom+` WHERE m.recipient = '*' AND m.seq > ? AND m.created >= ?
+	bcast, err := t.messages(ctx, `SELECT `+messageCols+` FROM messages m`+t.indexed("idx_messages_recipient_ack_seq")+
+		` LEFT JOIN messages p ON p.id = m.reply_to WHERE m.recipient = '*' AND m.requires_ack IN (0, 1) AND m.seq > ? AND m.created >= ?
 		AND m.sender <> ? AND (m.priority IN ('high', 'critical') OR m.requires_ack = 1)
 		AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ?
 			AND (b.read_at IS NOT NULL OR b.acked_at IS NOT NULL))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -88,31 +89,65 @@ const (
 	effAcked = `(CASE WHEN m.recipient = '*' THEN b.acked_at ELSE m.acked_at END)`
 )
 
+// Inbox reads a page of an agent's inbox, newest first. Its messages are
+// two streams, each read from its own index newest first and cut at the
+// page, then merged: what was addressed to the agent, and the broadcasts.
+// So the page costs the same on a board of a million messages as on one of
+// a thousand (BenchmarkBoardSize); one OR over both would sort them all.
 func (t *tx) Inbox(ctx context.Context, f hub.InboxFilter) ([]hub.InboxEntry, error) {
-	where := []string{`(m.recipient = ? OR m.recipient = '*')`, `m.sender <> ?`}
-	args := []any{f.Agent, f.Agent, f.Agent}
-	if f.BeadID != "" {
-		where = append(where, `m.bead_id = ?`)
-		args = append(args, f.BeadID)
-	} else if f.MailOnly {
-		where = append(where, `m.bead_id <> ''`)
+	var parts []string
+	var args []any
+	add := func(q string, a ...any) {
+		parts = append(parts, fmt.Sprintf(`SELECT * FROM (%s) x%d`, q, len(parts)))
+		args = append(args, a...)
 	}
-	cursorRead := `(m.recipient = '*' AND m.seq <= ?)`
-	switch f.State {
-	case hub.StateUnread:
-		where = append(where, effAcked+` IS NULL AND `+effRead+` IS NULL AND NOT `+cursorRead)
-		args = append(args, f.Cursor)
-	case hub.StateRead:
-		where = append(where, effAcked+` IS NULL AND (`+effRead+` IS NOT NULL OR `+cursorRead+`)`)
-		args = append(args, f.Cursor)
-	case hub.StateAcked:
-		where = append(where, effAcked+` IS NOT NULL`)
+	const cols = `SELECT m.id, m.created, m.seq, `
+	const newest = ` ORDER BY m.created DESC, m.seq DESC LIMIT ?`
+	acks := ` LEFT JOIN broadcast_acks b ON b.message_id = m.id AND b.agent = ?`
+	switch {
+	case f.BeadID != "":
+		// One work item's messages are few: walk them.
+		where, a := inboxState(f, effRead, effAcked)
+		add(cols+effRead+` AS r, `+effAcked+` AS a FROM messages m`+t.indexed("idx_messages_bead")+acks+
+			` WHERE m.bead_id = ? AND m.bead_id <> '' AND (m.recipient = ? OR m.recipient = '*') AND m.sender <> ?`+where+newest,
+			append(append([]any{f.Agent, f.BeadID, f.Agent, f.Agent}, a...), f.Limit)...)
+	default:
+		// Addressed to the agent.
+		index := "idx_messages_recipient_created"
+		switch {
+		case f.State == hub.StateUnread:
+			index = "idx_messages_unread" // only the unread rows
+		case f.MailOnly:
+			index = "idx_messages_mail_recipient_created"
+		}
+		where, a := inboxState(f, `m.read_at`, `m.acked_at`)
+		add(cols+`m.read_at AS r, m.acked_at AS a FROM messages m`+t.indexed(index)+
+			` WHERE m.recipient = ? AND m.sender <> ?`+where+newest, append(append([]any{f.Agent, f.Agent}, a...), f.Limit)...)
+		// Broadcasts. The unread ones are those after the agent's read
+		// cursor without a receipt: the newest of them by seq, in the two
+		// ranges of (recipient, requires_ack, seq), so that a long history
+		// read long ago is never walked.
+		if f.State == hub.StateUnread {
+			where, a := inboxState(f, `b.read_at`, `b.acked_at`)
+			for _, ack := range []int{0, 1} {
+				add(cols+`b.read_at AS r, b.acked_at AS a FROM messages m`+t.indexed("idx_messages_recipient_ack_seq")+acks+
+					` WHERE m.recipient = '*' AND m.requires_ack = ? AND m.seq > ? AND m.sender <> ?`+where+` ORDER BY m.seq DESC LIMIT ?`,
+					append(append([]any{f.Agent, ack, f.Cursor, f.Agent}, a...), f.Limit)...)
+			}
+			break
+		}
+		index = "idx_messages_recipient_created"
+		if f.MailOnly {
+			index = "idx_messages_mail_recipient_created"
+		}
+		where, a = inboxState(f, `b.read_at`, `b.acked_at`)
+		add(cols+`b.read_at AS r, b.acked_at AS a FROM messages m`+t.indexed(index)+acks+
+			` WHERE m.recipient = '*' AND m.sender <> ?`+where+newest, append(append([]any{f.Agent, f.Agent}, a...), f.Limit)...)
 	}
-	q := `SELECT ` + messageCols + `, ` + effRead + `, ` + effAcked + messageFrom +
-		` LEFT JOIN broadcast_acks b ON b.message_id = m.id AND b.agent = ?` +
-		` WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.created DESC, m.seq DESC LIMIT ?`
-	args = append(args, f.Limit)
-	rows, err := t.query(ctx, q, args...)
+	q := `SELECT ` + messageCols + `, x.r, x.a FROM (` + strings.Join(parts, " UNION ALL ") + `) x
+		JOIN messages m ON m.id = x.id LEFT JOIN messages p ON p.id = m.reply_to
+		ORDER BY m.created DESC, m.seq DESC LIMIT ?`
+	rows, err := t.query(ctx, q, append(args, f.Limit)...)
 	if err != nil {
 		return nil, err
 	}
@@ -134,13 +169,36 @@ func (t *tx) Inbox(ctx context.Context, f hub.InboxFilter) ([]hub.InboxEntry, er
 	return out, rows.Err()
 }
 
+// inboxState renders f's state and mail-only filters over the receipt
+// columns read and acked (" AND …", or "" for none). A broadcast at or
+// before the agent's read cursor counts as read.
+func inboxState(f hub.InboxFilter, read, acked string) (string, []any) {
+	var where string
+	var args []any
+	cursorRead := `(m.recipient = '*' AND m.seq <= ?)`
+	switch f.State {
+	case hub.StateUnread:
+		where = ` AND ` + acked + ` IS NULL AND ` + read + ` IS NULL AND NOT ` + cursorRead
+		args = append(args, f.Cursor)
+	case hub.StateRead:
+		where = ` AND ` + acked + ` IS NULL AND (` + read + ` IS NOT NULL OR ` + cursorRead + `)`
+		args = append(args, f.Cursor)
+	case hub.StateAcked:
+		where = ` AND ` + acked + ` IS NOT NULL`
+	}
+	if f.MailOnly && f.BeadID == "" {
+		where += ` AND m.bead_id <> ''`
+	}
+	return where, args
+}
+
 // ackWindow bounds how many recent broadcasts requiring an ack a check-in
 // looks at.
 const ackWindow = 500
 
 func (t *tx) AcksOwed(ctx context.Context, agent string, limit int) (int64, error) {
 	var direct, bcast int64
-	if err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE recipient = ? AND requires_ack = 1
+	if err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM messages`+t.indexed("idx_messages_ack_owed")+` WHERE recipient = ? AND requires_ack = 1
 		AND acked_at IS NULL AND sender <> ? LIMIT ?) x`, agent, agent, limit).Scan(&direct); err != nil {
 		return 0, err
 	}

@@ -338,7 +338,7 @@ func (t *tx) DeleteMessagesBefore(ctx context.Context, cutoff time.Time) (int64,
 
 func (t *tx) UnreadCounts(ctx context.Context, agent string, limit int) (hub.UnreadCounts, error) {
 	var c hub.UnreadCounts
-	if err := t.row(ctx, `SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM (SELECT seq FROM messages WHERE recipient = ? AND sender <> ?
+	if err := t.row(ctx, `SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM (SELECT seq FROM messages`+t.indexed("idx_messages_unread")+` WHERE recipient = ? AND sender <> ?
 		AND read_at IS NULL AND acked_at IS NULL LIMIT ?) x`, agent, agent, limit).Scan(&c.Addressed, &c.NewestAddressed); err != nil {
 		return c, err
 	}

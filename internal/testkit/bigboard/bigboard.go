@@ -146,7 +146,7 @@ func Seed(ctx context.Context, db *sql.DB, spec Spec) error {
 			return err
 		}
 	}
-	for _, q := range []string{"ANALYZE", "PRAGMA wal_checkpoint(TRUNCATE)", "PRAGMA synchronous = NORMAL"} {
+	for _, q := range []string{"PRAGMA wal_checkpoint(TRUNCATE)", "PRAGMA synchronous = NORMAL"} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return err
 		}
@@ -196,8 +196,15 @@ func seedAgents(ctx context.Context, conn *sql.Conn, s Spec) error {
 	cursor := max(0, s.Messages-s.Fresh)
 	for i := 0; i < s.Agents; i++ {
 		for _, id := range []string{Agent(i), MailIdentity(i)} {
-			if _, err := conn.ExecContext(ctx, `INSERT INTO agents (id, registered, status, created_at, last_seen, updated_at, read_cursor)
-				VALUES (?, 1, 'active', ?, ?, ?, ?)`, id, created, seen, seen, cursor); err != nil {
+			// The Agent Mail reader's receipts cover every broadcast
+			// before the fresh ones (seedBatch), which its mail cursor
+			// records.
+			mailCursor := 0
+			if id == MailReader {
+				mailCursor = cursor
+			}
+			if _, err := conn.ExecContext(ctx, `INSERT INTO agents (id, registered, status, created_at, last_seen, updated_at, read_cursor, mail_cursor)
+				VALUES (?, 1, 'active', ?, ?, ?, ?, ?)`, id, created, seen, seen, cursor, mailCursor); err != nil {
 				return err
 			}
 		}
