@@ -37,6 +37,7 @@ func Dialect() sqlstore.Dialect {
 		IsBusy:          IsBusy,
 		CacheStatements: true,
 		IndexHints:      true,
+		GuardLimits:     true,
 		// SQLite has one writer at a time: writers of one process (bb
 		// serve, bb mcp serving concurrent calls) queue in the process
 		// instead of each opening a connection and polling the lock in
@@ -106,6 +107,10 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 		q.Add("_pragma", "journal_mode(WAL)")
 	}
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// Statement journals in memory: a statement inside a larger write
+	// (each post of a group commit) otherwise spills its undo pages to a
+	// temporary file, one write system call per page.
+	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Add("_pragma", "foreign_keys(1)")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)

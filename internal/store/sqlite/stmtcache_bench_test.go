@@ -53,30 +53,84 @@ func BenchmarkStatementCache(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			var tOn, tOff []time.Duration
-			timed := func(svc *hub.Service, i int, into *[]time.Duration) {
-				t0 := time.Now()
-				if err := op.run(svc, i); err != nil {
-					b.Fatal(err)
-				}
-				*into = append(*into, time.Since(t0))
-			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i%2 == 0 {
-					timed(off, i, &tOff)
-					timed(on, i, &tOn)
-				} else {
-					timed(on, i, &tOn)
-					timed(off, i, &tOff)
-				}
-			}
-			mOn, mOff := median(tOn), median(tOff)
-			b.ReportMetric(float64(mOff.Microseconds()), "off-µs")
-			b.ReportMetric(float64(mOn.Microseconds()), "on-µs")
-			b.ReportMetric(float64(mOn)/float64(mOff), "on/off")
+			interleave(b, func(i int) error { return op.run(on, i) }, func(i int) error { return op.run(off, i) })
 		})
 	}
+}
+
+// BenchmarkLimitGuard measures what writing "LIMIT ?" as "LIMIT +?"
+// (sqlstore.Dialect.GuardLimits) saves: SQLite re-prepares a statement
+// with a bare bound LIMIT every time it is bound. Both sides keep
+// statements per connection; "off" has the guard off. The batch case is
+// one group commit of bb serve: 50 posts by 50 agents with their
+// check-ins (notice counts use LIMIT) in one transaction.
+//
+//	go test -run '^$' -bench LimitGuard -benchtime 400x ./internal/store/sqlite
+func BenchmarkLimitGuard(b *testing.B) {
+	ctx := context.Background()
+	batch := make([]hub.PostOp, 50)
+	for i := range batch {
+		batch[i] = hub.PostOp{In: hub.PostInput{From: fmt.Sprintf("agent-%d", i), Content: "bench post", Tags: []string{"bench"}}, CheckIn: true}
+	}
+	ops := []struct {
+		name string
+		run  func(svc *hub.Service, i int) error
+	}{
+		{"post", func(svc *hub.Service, i int) error {
+			_, err := svc.Post(ctx, hub.PostInput{From: fmt.Sprintf("agent-%d", i%8), Content: "bench post", Tags: []string{"bench"}})
+			return err
+		}},
+		{"batch50", func(svc *hub.Service, i int) error {
+			for _, r := range svc.PostMany(ctx, batch) {
+				if r.Err != nil {
+					return r.Err
+				}
+			}
+			return nil
+		}},
+	}
+	for _, op := range ops {
+		b.Run(op.name, func(b *testing.B) {
+			dir := b.TempDir()
+			st, err := sqlite.Open(ctx, filepath.Join(dir, ".bb", "blackboard.db"), sqlite.Options{Create: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			d := sqlite.Dialect()
+			d.GuardLimits = false
+			on := hub.NewService(st, nil, dir)
+			off := hub.NewService(sqlstore.New(st.SQL(), d, st.Location()), nil, dir)
+			interleave(b, func(i int) error { return op.run(on, i) }, func(i int) error { return op.run(off, i) })
+		})
+	}
+}
+
+// interleave runs on and off once per iteration, alternating which goes
+// first, and reports both medians and their ratio.
+func interleave(b *testing.B, on, off func(i int) error) {
+	var tOn, tOff []time.Duration
+	timed := func(run func(int) error, i int, into *[]time.Duration) {
+		t0 := time.Now()
+		if err := run(i); err != nil {
+			b.Fatal(err)
+		}
+		*into = append(*into, time.Since(t0))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 {
+			timed(off, i, &tOff)
+			timed(on, i, &tOn)
+		} else {
+			timed(on, i, &tOn)
+			timed(off, i, &tOff)
+		}
+	}
+	mOn, mOff := median(tOn), median(tOff)
+	b.ReportMetric(float64(mOff.Microseconds()), "off-µs")
+	b.ReportMetric(float64(mOn.Microseconds()), "on-µs")
+	b.ReportMetric(float64(mOn)/float64(mOff), "on/off")
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -40,6 +40,13 @@ type Dialect struct {
 	// the process (a cheap hand-off) before taking the database's write
 	// lock, so at most one connection per process waits on it.
 	QueueWritesInProcess bool
+	// GuardLimits writes every "LIMIT ?" as "LIMIT +?" before the query
+	// reaches the driver. SQLite reads a bare bound LIMIT while planning
+	// and then marks the statement stale on every new binding, so each
+	// call would parse the statement again (the statement cache would
+	// keep nothing); "+?" is the same value, computed when the statement
+	// runs. PostgreSQL would not accept "+$1", and has no such cost.
+	GuardLimits bool
 	// CacheStatements keeps each connection's prepared statements for
 	// reuse by later transactions on that connection, so a long-lived
 	// process (bb serve, bb mcp) parses each query once per connection
@@ -239,6 +246,9 @@ type tx struct {
 var _ hub.Tx = (*tx)(nil)
 
 func (t *tx) rebind(q string) string {
+	if t.d.GuardLimits && strings.Contains(q, "LIMIT ?") {
+		q = strings.ReplaceAll(q, "LIMIT ?", "LIMIT +?")
+	}
 	if !t.d.Dollar {
 		return q
 	}
