@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -88,16 +89,16 @@ func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, er
 				src.doc + " @@ q" + cond + " ORDER BY score DESC LIMIT ?"
 			args = append(args, match)
 			args = append(args, wargs...)
-		} else if cond == "" {
-			// No filter: let FTS5 pick the best rows on its own, then join.
-			part = sel + "-f.rank AS score FROM (SELECT rowid, " + ftsKeyCol(src) + " rank FROM " + src.fts5 + " WHERE " + src.fts5 +
-				" MATCH ? AND rank MATCH 'bm25(4.0, 1.0)' ORDER BY rank LIMIT ?) f JOIN " + src.table + " m ON " + src.join
-			args = append(args, match, q.Limit)
-			parts = append(parts, "SELECT * FROM ("+part+") AS s"+src.kind)
-			continue
 		} else {
-			part = sel + "-f.rank AS score FROM " + src.fts5 + " f JOIN " + src.table + " m ON " + src.join + " WHERE f." + src.fts5 +
-				" MATCH ? AND f.rank MATCH 'bm25(4.0, 1.0)'" + cond + " ORDER BY f.rank LIMIT ?"
+			// The newest searchWindow matches (FTS5 walks its doclists
+			// newest first and stops), ranked: a word that a hundred
+			// thousand messages contain costs what a rarer one does.
+			inner := "SELECT f.rowid AS rowid, " + ftsKeyCol(src) + "bm25(f." + src.fts5 + ", 4.0, 1.0) AS rank FROM " + src.fts5 + " f"
+			if cond != "" {
+				inner += " JOIN " + src.table + " m ON " + src.join
+			}
+			inner += " WHERE f." + src.fts5 + " MATCH ?" + cond + " ORDER BY f.rowid DESC LIMIT " + strconv.Itoa(searchWindow)
+			part = sel + "-f.rank AS score FROM (" + inner + ") f JOIN " + src.table + " m ON " + src.join + " ORDER BY f.rank LIMIT ?"
 			args = append(args, match)
 			args = append(args, wargs...)
 		}
@@ -131,10 +132,15 @@ func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, er
 	return out, rows.Err()
 }
 
+// searchWindow is how many of the newest matches of each kind SQLite
+// ranks: every match when there are fewer (the usual case), the newest
+// ones for a word most of a large board contains.
+const searchWindow = 2000
+
 // ftsKeyCol adds the unindexed id column of tasks_fts to the inner select.
 func ftsKeyCol(src searchSource) string {
 	if src.kind == hub.SearchTask {
-		return "id, "
+		return "f.id AS id, "
 	}
 	return ""
 }
