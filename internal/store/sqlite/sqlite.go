@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	sqlite3 "modernc.org/sqlite"
 	sqlite3lib "modernc.org/sqlite/lib"
@@ -61,8 +62,13 @@ func IsBusy(err error) bool {
 type Options struct {
 	// Create makes the parent directory and the file when missing.
 	Create bool
-	// BusyTimeoutMS is SQLite's busy_timeout (default 5000).
+	// BusyTimeoutMS is SQLite's busy_timeout (default 5000): how long one
+	// attempt waits for the write lock inside SQLite.
 	BusyTimeoutMS int
+	// StuckAfter is how long a write keeps retrying a busy database while
+	// no other process commits anything (default
+	// sqlstore.DefaultStuckAfter). As long as others commit, it waits.
+	StuckAfter time.Duration
 }
 
 // Open opens (and migrates) the database at path.
@@ -126,7 +132,24 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	}
 	d := Dialect()
 	d.Explain = func(err error) error { return Explain(err, path) }
-	return sqlstore.New(db, d, path), nil
+	d.Progress = walMark(path)
+	st := sqlstore.New(db, d, path)
+	st.StuckAfter = o.StuckAfter
+	return st, nil
+}
+
+// walMark returns the Progress of the board at path: every commit appends
+// to (or, after a checkpoint, rewrites) the WAL file, so its size and
+// modification time change with each commit of any process.
+func walMark(path string) func() any {
+	wal := path + "-wal"
+	return func() any {
+		fi, err := os.Stat(wal)
+		if err != nil {
+			return nil
+		}
+		return [2]int64{fi.Size(), fi.ModTime().UnixNano()}
+	}
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {

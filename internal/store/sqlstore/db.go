@@ -40,6 +40,13 @@ type Dialect struct {
 	// the process (a cheap hand-off) before taking the database's write
 	// lock, so at most one connection per process waits on it.
 	QueueWritesInProcess bool
+	// Progress, when set, returns a mark that changes whenever any
+	// process commits a write (SQLite: the size and time of the WAL
+	// file). A write that finds the database busy then retries as long as
+	// others keep committing, and gives up only once no commit at all has
+	// been seen for DB.StuckAfter: a busy board is waited for, a stuck
+	// one is reported. Nil: a fixed number of attempts.
+	Progress func() any
 	// GuardLimits writes every "LIMIT ?" as "LIMIT +?" before the query
 	// reaches the driver. SQLite reads a bare bound LIMIT while planning
 	// and then marks the statement stale on every new binding, so each
@@ -78,6 +85,10 @@ type DB struct {
 	// processes (PostgreSQL LISTEN/NOTIFY), calls wake after such commits
 	// until ctx ends. Nil means "poll" (SQLite).
 	Watch func(ctx context.Context, wake func()) error
+	// StuckAfter is how long a busy write keeps retrying without seeing
+	// any commit before it fails with DATABASE_BUSY (Dialect.Progress;
+	// default DefaultStuckAfter).
+	StuckAfter time.Duration
 	// OnQuery, when set (tests), sees every statement a transaction runs,
 	// after rebinding, with its arguments: query-plan tests use it.
 	OnQuery func(query string, args []any)
@@ -155,11 +166,20 @@ func (s *DB) WatchCommits(ctx context.Context, wake func()) error {
 	return s.Watch(ctx, wake)
 }
 
+// maxAttempts bounds the retries of a busy or conflicting transaction
+// when the dialect cannot observe progress (Dialect.Progress).
 const maxAttempts = 8
+
+// DefaultStuckAfter is DB.StuckAfter's default: with no commit by anyone
+// for this long, the database is taken as stuck (a transaction left open,
+// a hung process), not busy.
+const DefaultStuckAfter = 30 * time.Second
 
 func (s *DB) run(ctx context.Context, write bool, fn func(hub.Tx) error) error {
 	var err error
-	for attempt := 0; attempt < maxAttempts; attempt++ {
+	var mark any
+	var lastProgress time.Time
+	for attempt := 0; ; attempt++ {
 		err = s.once(ctx, write, fn)
 		if err == nil {
 			return nil
@@ -168,8 +188,8 @@ func (s *DB) run(ctx context.Context, write bool, fn func(hub.Tx) error) error {
 		if errors.As(err, &he) && he.Code != hub.CodeInternal {
 			return err // a domain decision, not a transient failure
 		}
-		retry := (s.dialect.IsBusy != nil && s.dialect.IsBusy(err)) ||
-			(s.dialect.IsRetryable != nil && s.dialect.IsRetryable(err))
+		busy := s.dialect.IsBusy != nil && s.dialect.IsBusy(err)
+		retry := busy || (s.dialect.IsRetryable != nil && s.dialect.IsRetryable(err))
 		if !retry {
 			if s.dialect.Explain != nil {
 				if e := s.dialect.Explain(err); e != nil {
@@ -178,13 +198,30 @@ func (s *DB) run(ctx context.Context, write bool, fn func(hub.Tx) error) error {
 			}
 			return hub.Internal("database operation", err)
 		}
+		if busy && s.dialect.Progress != nil {
+			// Busy: keep waiting while someone commits.
+			now := time.Now()
+			if m := s.dialect.Progress(); attempt == 0 || m != mark {
+				mark, lastProgress = m, now
+			} else if now.Sub(lastProgress) >= s.stuckAfter() {
+				return hub.Busy(err)
+			}
+		} else if attempt+1 >= maxAttempts {
+			return hub.Busy(err)
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(time.Duration(attempt+1) * 5 * time.Millisecond):
+		case <-time.After(time.Duration(min(attempt, 7)+1) * 5 * time.Millisecond):
 		}
 	}
-	return hub.Busy(err)
+}
+
+func (s *DB) stuckAfter() time.Duration {
+	if s.StuckAfter > 0 {
+		return s.StuckAfter
+	}
+	return DefaultStuckAfter
 }
 
 func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err error) {
