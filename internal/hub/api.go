@@ -75,6 +75,7 @@ type API interface {
 	InitSession(ctx context.Context, in InitInput) (InitResult, error)
 	LatestEventSeq(ctx context.Context) (int64, error)
 	ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo, error)
+	ListAllMemory(ctx context.Context) ([]Memory, error)
 	ListMemory(ctx context.Context, scope, scopeID string) ([]Memory, error)
 	ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]ArtifactView, error)
 	ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventView, error)

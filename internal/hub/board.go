@@ -779,16 +779,23 @@ func (s *Service) Export(ctx context.Context) (Export, error) {
 type EventQuery struct {
 	// AfterSeq is the cursor: only events after this sequence number.
 	AfterSeq int64
-	Types    []string
-	Agent    string
-	BeadID   string
+	// Types keeps only events of these types. A type that is neither one
+	// the board records (EventTypes) nor stored on this timeline is
+	// refused as INVALID_INPUT.
+	Types  []string
+	Agent  string
+	BeadID string
 	// Limit is nil when not given (DefaultEventsLimit); given, it must be
 	// 1..MaxEventsLimit (EventLimit).
 	Limit *int
+	// Newest takes the newest Limit matching events (after AfterSeq)
+	// instead of the oldest; they are still returned oldest first.
+	Newest bool
 }
 
 // EventPage is one page of the timeline. More is true when the limit cut
-// it: ask again with AfterSeq = NextSeq.
+// it: ask again with AfterSeq = NextSeq. With EventQuery.Newest, More
+// instead says that older matching events were left out.
 type EventPage struct {
 	Events  []Event
 	More    bool
@@ -804,15 +811,24 @@ func (s *Service) Events(ctx context.Context, q EventQuery) (EventPage, error) {
 	if err != nil {
 		return EventPage{}, err
 	}
-	// One more than asked tells whether there is more.
-	f := EventFilter{AfterSeq: q.AfterSeq, Types: q.Types, Agent: q.Agent, BeadID: q.BeadID, Limit: limit + 1}
-	evs, err := read(ctx, s, func(tx Tx) ([]Event, error) { return tx.ListEvents(ctx, f) })
+	evs, err := read(ctx, s, func(tx Tx) ([]Event, error) {
+		types, err := checkEventTypes(ctx, tx, q.Types)
+		if err != nil {
+			return nil, err
+		}
+		// One more than asked tells whether there is more.
+		f := EventFilter{AfterSeq: q.AfterSeq, Types: types, Agent: q.Agent, BeadID: q.BeadID, Limit: limit + 1, Desc: q.Newest}
+		return tx.ListEvents(ctx, f)
+	})
 	if err != nil {
 		return EventPage{}, err
 	}
 	p := EventPage{Events: evs, NextSeq: q.AfterSeq}
 	if len(evs) > limit {
 		p.Events, p.More = evs[:limit], true
+	}
+	if q.Newest {
+		slices.Reverse(p.Events)
 	}
 	if len(p.Events) > 0 {
 		p.NextSeq = p.Events[len(p.Events)-1].Seq

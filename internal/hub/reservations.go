@@ -273,6 +273,9 @@ type CoordStatus struct {
 	ReservationsBy map[string]int64
 	MessagesBy     map[string]int64
 	Timeline       []Event // newest protocol events, oldest first
+	// Inbox is the agent's inbox counts (the same InboxCounts gives) when
+	// the status is for one agent, else nil.
+	Inbox *Notices
 }
 
 // StatusLimit bounds each list of `bb agent status`.
@@ -332,7 +335,11 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 			}
 			st.Unacked = append(st.Unacked, it)
 		}
-		st.MessagesBy, err = tx.MailStateCounts(ctx, mf)
+		if st.MessagesBy, err = tx.MailStateCounts(ctx, mf); err != nil || agent == "" {
+			return st, err
+		}
+		n, _, err := countNotices(ctx, tx, agent)
+		st.Inbox = &n
 		return st, err
 	})
 	if err != nil {

@@ -32,9 +32,10 @@ type MailTx interface {
 	// AcksOwed counts messages addressed to agent that require an ack it
 	// has not given, up to cap (index-driven; recent broadcasts only).
 	AcksOwed(ctx context.Context, agent string, cap int) (int64, error)
-	// MailStateCounts counts bb agent messages (bead_id set) by state:
-	// direct messages by their receipt ("unread", "read", "acked"),
-	// broadcasts under "broadcast".
+	// MailStateCounts counts messages by state: direct bb agent messages
+	// (bead_id set) by their receipt ("unread", "read", "acked"), and under
+	// "broadcast" every broadcast on the board, posts included (only those
+	// of f.BeadID when it is set).
 	MailStateCounts(ctx context.Context, f MailFilter) (map[string]int64, error)
 	// UnackedRequired lists messages requiring an ack that is missing,
 	// newest first (see MailFilter).

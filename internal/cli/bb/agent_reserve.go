@@ -158,6 +158,7 @@ func (a *app) agentStatusCmd() *cobra.Command {
 				"bead_id": bead, "agent_id": agent,
 				"reservations": res, "unacked_messages": unacked,
 				"summary":  map[string]any{"reservations": st.ReservationsBy, "messages": st.MessagesBy},
+				"inbox":    st.Inbox,
 				"timeline": eventViews(st.Timeline),
 			}
 			return a.reply(cmd, data, func(w io.Writer) { printCoordStatus(w, svc, st) })
@@ -200,6 +201,9 @@ func printCoordStatus(w io.Writer, svc hub.API, st hub.CoordStatus) {
 	}
 	fmt.Fprintf(w, "Reservations by state: %s\n", counts(st.ReservationsBy, "active", "released", "expired"))
 	fmt.Fprintf(w, "Messages by state: %s\n", counts(st.MessagesBy, "unread", "read", "acked", "broadcast"))
+	if st.Inbox != nil {
+		fmt.Fprintf(w, "Inbox: %d addressed unread, %d board posts unread\n", st.Inbox.Addressed, st.Inbox.Board)
+	}
 	if len(st.Timeline) > 0 {
 		fmt.Fprintln(w, "Protocol timeline:")
 		for _, e := range st.Timeline {

@@ -20,15 +20,20 @@ func (a *app) eventsCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "events",
 		Short: "List the timeline: every change, in order (--follow to stream)",
-		Long: `List timeline events oldest first. Each event has a sequence number
-(seq) that only grows; pass the last one you saw as --since-seq to get only
-what is new. Protocol events (HANDOFF, BLOCKED, INCURSION, RESUME) carry
-their v1 envelope as payload.
+		Long: `List timeline events. Without --since-seq it shows the newest --limit
+matching events (default 100), the oldest of them first, so the last line
+is the latest event. Each event has a sequence number (seq) that only
+grows; pass the last one you saw as --since-seq to page forward: the first
+--limit events after it, oldest first. Protocol events (HANDOFF, BLOCKED,
+INCURSION, RESUME) carry their v1 envelope as payload. --type takes event
+types (comma-separated); a type the board does not know is refused with
+the list of valid ones.
 
---follow prints the matching events, then keeps printing new ones as any
+--follow prints the same events, then keeps printing new ones as any
 process writes them, until interrupted (Ctrl-C). With --json it prints one
 JSON event per line.`,
-		Example: `  bb events --type INCURSION,HANDOFF --bead bb-12
+		Example: `  bb events --limit 8
+  bb events --type INCURSION,HANDOFF --bead bb-12
   bb events --agent agent-ui-1 --since-seq 120
   bb events --follow --json`,
 		Args: usageArgs(cobra.NoArgs),
@@ -37,23 +42,21 @@ JSON event per line.`,
 			if err != nil {
 				return err
 			}
-			f := hub.EventQuery{AfterSeq: since, Agent: agent, BeadID: bead}
+			f := hub.EventQuery{AfterSeq: since, Agent: agent, BeadID: bead, Newest: !cmd.Flags().Changed("since-seq")}
 			if cmd.Flags().Changed("limit") {
 				f.Limit = &limit
 			}
-			if typ != "" {
-				for _, t := range strings.Split(typ, ",") {
-					if t = strings.TrimSpace(t); t != "" {
-						f.Types = append(f.Types, t)
-					}
+			for t := range strings.SplitSeq(typ, ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					f.Types = append(f.Types, t)
 				}
-			}
-			if follow {
-				return a.followEvents(cmd, svc, f)
 			}
 			p, err := svc.Events(cmd.Context(), f)
 			if err != nil {
 				return err
+			}
+			if follow {
+				return a.followEvents(cmd, svc, f, p)
 			}
 			evs := p.Events
 			return a.reply(cmd, eventViews(evs), func(w io.Writer) {
@@ -63,7 +66,10 @@ JSON event per line.`,
 				for _, e := range evs {
 					printEvent(termtext.Writer{W: w}, e)
 				}
-				if p.More {
+				switch {
+				case p.More && f.Newest:
+					fmt.Fprintf(w, "Older events are not shown: bb events --since-seq 0 pages from the first\n")
+				case p.More:
 					fmt.Fprintf(w, "More events follow: bb events --since-seq %d\n", p.NextSeq)
 				}
 			})
@@ -83,9 +89,10 @@ func printEvent(w io.Writer, e hub.Event) {
 	fmt.Fprintf(w, "%6d %s %-22s %-16s %s\n", e.Seq, clock(e.CreatedAt), e.Type, e.Agent, termtext.Line(e.Message))
 }
 
-// followEvents prints the backlog, then each new matching event as it is
-// committed, until the context ends (Ctrl-C), which is a normal exit.
-func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventQuery) error {
+// followEvents prints the first page (the newest events, or those after
+// --since-seq), then every later matching event as it is committed, until
+// the context ends (Ctrl-C), which is a normal exit.
+func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventQuery, first hub.EventPage) error {
 	w := a.env.Stdout
 	emit := func(e hub.Event) error {
 		if a.g.json {
@@ -99,5 +106,8 @@ func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventQuery) er
 		}
 		return nil
 	}
-	return svc.Follow(cmd.Context(), hub.FollowInput{Filter: hub.EventFilter{AfterSeq: f.AfterSeq, Types: f.Types, Agent: f.Agent, BeadID: f.BeadID}, Backlog: true}, emit)
+	for _, e := range first.Events {
+		_ = emit(e)
+	}
+	return svc.Follow(cmd.Context(), hub.FollowInput{Filter: hub.EventFilter{AfterSeq: first.NextSeq, Types: f.Types, Agent: f.Agent, BeadID: f.BeadID}, Backlog: true}, emit)
 }

@@ -28,11 +28,20 @@ func memoryScopeFlags(c *cobra.Command, scope, scopeID *string) {
 	c.Flags().StringVar(scopeID, "scope-id", "", "id of the project, task or agent (none for global)")
 }
 
-func printMemory(w io.Writer, m hub.MemoryView) {
-	scope := m.Scope
-	if m.ScopeID != "" {
-		scope += ":" + m.ScopeID
+// scopeName names a memory scope as the listing shows it: "global" or
+// "project:web".
+func scopeName(scope, scopeID string) string {
+	if scope == "" {
+		scope = hub.ScopeGlobal
 	}
+	if scopeID != "" {
+		scope += ":" + scopeID
+	}
+	return termtext.Line(scope)
+}
+
+func printMemory(w io.Writer, m hub.MemoryView) {
+	scope := scopeName(m.Scope, m.ScopeID)
 	exp := ""
 	if m.ExpiresAt != "" {
 		exp = "  (expires " + m.ExpiresAt + ")"
@@ -103,21 +112,37 @@ func (a *app) memoryListCmd() *cobra.Command {
 	var scope, scopeID string
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "List the unexpired entries of a scope, newest first",
-		Args:  usageArgs(cobra.NoArgs),
+		Short: "List the unexpired entries of every scope (or of one), newest first",
+		Long: `List unexpired memory entries, newest first. Without --scope and
+--scope-id it lists every scope (global, project, task, agent) and every
+scope id; each line names the entry's scope. --scope (with --scope-id for
+project, task and agent) lists that scope only.`,
+		Example: `  bb memory list
+  bb memory list --scope project --scope-id web`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			svc, err := a.service(cmd.Context())
 			if err != nil {
 				return err
 			}
-			ms, err := svc.ListMemory(cmd.Context(), scope, scopeID)
+			all := !cmd.Flags().Changed("scope") && !cmd.Flags().Changed("scope-id")
+			var ms []hub.Memory
+			if all {
+				ms, err = svc.ListAllMemory(cmd.Context())
+			} else {
+				ms, err = svc.ListMemory(cmd.Context(), scope, scopeID)
+			}
 			if err != nil {
 				return err
 			}
 			vs := hub.ViewMemories(ms)
 			return a.reply(cmd, vs, func(w io.Writer) {
-				if len(vs) == 0 {
-					fmt.Fprintln(w, "No memory entries.")
+				switch {
+				case len(vs) > 0:
+				case all:
+					fmt.Fprintln(w, "No memory entries in any scope.")
+				default:
+					fmt.Fprintf(w, "No memory entries in %s. All scopes: bb memory list\n", scopeName(scope, scopeID))
 				}
 				for _, v := range vs {
 					printMemory(w, v)

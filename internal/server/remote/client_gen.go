@@ -305,6 +305,13 @@ func (c *Client) ListAgentInfos(ctx context.Context, q hub.AgentQuery) ([]hub.Ag
 	return r0, err
 }
 
+// ListAllMemory calls hub.Service.ListAllMemory on the server.
+func (c *Client) ListAllMemory(ctx context.Context) ([]hub.Memory, error) {
+	var r0 []hub.Memory
+	err := c.call(ctx, "ListAllMemory", []any{}, []any{&r0})
+	return r0, err
+}
+
 // ListMemory calls hub.Service.ListMemory on the server.
 func (c *Client) ListMemory(ctx context.Context, scope string, scopeID string) ([]hub.Memory, error) {
 	var r0 []hub.Memory

@@ -228,9 +228,8 @@ func mailWhere(f hub.MailFilter) (string, []any) {
 
 func (t *tx) MailStateCounts(ctx context.Context, f hub.MailFilter) (map[string]int64, error) {
 	where, args := mailWhere(f)
-	rows, err := t.query(ctx, `SELECT CASE WHEN m.recipient = '*' THEN 'broadcast'
-		WHEN m.acked_at IS NOT NULL THEN 'acked' WHEN m.read_at IS NOT NULL THEN 'read' ELSE 'unread' END AS st,
-		COUNT(*) FROM messages m WHERE `+where+` GROUP BY st`, args...)
+	rows, err := t.query(ctx, `SELECT CASE WHEN m.acked_at IS NOT NULL THEN 'acked' WHEN m.read_at IS NOT NULL THEN 'read' ELSE 'unread' END AS st,
+		COUNT(*) FROM messages m WHERE `+where+` AND m.recipient <> '*' GROUP BY st`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +243,21 @@ func (t *tx) MailStateCounts(ctx context.Context, f hub.MailFilter) (map[string]
 		}
 		out[st] = n
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// Broadcasts reach every agent, so the agent filter does not narrow
+	// them; a bb post is a broadcast without a bead.
+	q, bargs := `SELECT COUNT(*) FROM messages m WHERE m.recipient = '*'`, []any{}
+	if f.BeadID != "" {
+		q, bargs = q+` AND m.bead_id = ?`, append(bargs, f.BeadID)
+	}
+	var n int64
+	if err := t.row(ctx, q, bargs...).Scan(&n); err != nil {
+		return nil, err
+	}
+	out["broadcast"] = n
+	return out, nil
 }
 
 func (t *tx) UnackedRequired(ctx context.Context, f hub.MailFilter) ([]hub.Message, error) {

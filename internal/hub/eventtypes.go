@@ -1,0 +1,52 @@
+package hub
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// EventTypes lists the event types the board itself records, sorted. The
+// timeline may hold others too: a task tracker may push events of its own
+// kind, and those are valid filters once one is stored.
+var EventTypes = sortedTypes(
+	EventAgentStatus, EventAgentCleared, EventMessagePosted, EventArtifactRegistered,
+	EventBoardCleared, EventBoardInitialized,
+	EventHandoff, EventBlocked, EventIncursion, EventResume,
+	EventAgentRegistered, EventAgentUpdated, EventAgentMessageSent, EventAgentMessageRead,
+	EventAgentMessageAcked, EventReservationCreated, EventReservationRenewed, EventReservationRelease,
+	EventMailSent, EventMailRead, EventMailAcked, EventMailExpired,
+	KindTaskCreated, KindTaskStatus, KindTaskPriorityChanged, KindTaskClosed, KindAgentFocus,
+	KindTaskDepAdded, KindTaskDepRemoved, KindTaskDeleted, KindTaskAssigned, KindTaskTakeover,
+	KindMemoryUpserted, KindMemoryDelete, KindMemoryGC, KindArtifactAdded, KindReasoning, KindLoopRun,
+)
+
+func sortedTypes(ts ...string) []string {
+	slices.Sort(ts)
+	return slices.Compact(ts)
+}
+
+// checkEventTypes refuses a type filter naming a type that is neither one
+// the board records nor one stored on this timeline: such a filter can only
+// ever match nothing, which is almost always a typo. Types are trimmed and
+// empty entries dropped.
+func checkEventTypes(ctx context.Context, tx Tx, types []string) ([]string, error) {
+	var out []string
+	for _, t := range types {
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		out = append(out, t)
+		if _, known := slices.BinarySearch(EventTypes, t); known {
+			continue
+		}
+		evs, err := tx.ListEvents(ctx, EventFilter{Types: []string{t}, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(evs) == 0 {
+			return nil, FieldErr(CodeInvalidInput, "type", "{field} %q is not an event type on this board; valid types: %s", t, strings.Join(EventTypes, ", "))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,31 @@
+package hub
+
+import (
+	"cmp"
+	"context"
+	"slices"
+)
+
+// ListAllMemory lists the unexpired entries of every scope (and every
+// scope id), newest first, at most MaxMemoryList of them: what a person
+// asking "what is remembered here?" wants to see, wherever an agent put it.
+func (s *Service) ListAllMemory(ctx context.Context) ([]Memory, error) {
+	return read(ctx, s, func(tx Tx) ([]Memory, error) {
+		now := s.Now()
+		out := []Memory{}
+		for _, scope := range MemoryScopes {
+			ms, err := tx.ListMemory(ctx, scope, "", true, now, MaxMemoryList)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ms...)
+		}
+		slices.SortStableFunc(out, func(a, b Memory) int {
+			if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.ID, a.ID)
+		})
+		return out[:min(len(out), MaxMemoryList)], nil
+	})
+}
