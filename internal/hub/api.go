@@ -83,6 +83,7 @@ type API interface {
 	Log(ctx context.Context, q LogQuery) ([]Message, error)
 	LoopRunStats(ctx context.Context, last int, projectID string) (LoopStats, error)
 	PeekResume(ctx context.Context, agent, projectDir string) (PeekResult, error)
+	PeekOwnResume(ctx context.Context, agent, projectDir string) (PeekResult, error)
 	PlanClear(ctx context.Context, in ClearInput) (ClearPlan, error)
 	Post(ctx context.Context, in PostInput) (Message, error)
 	// PostMany stores many posts in one transaction (group commit); each

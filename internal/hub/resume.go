@@ -293,6 +293,16 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 
 // PeekResume computes the brief a resume would give, changing nothing.
 func (s *Service) PeekResume(ctx context.Context, agent, projectDir string) (PeekResult, error) {
+	return s.peekResume(ctx, agent, projectDir, false)
+}
+
+// PeekOwnResume is PeekResume for a resume made with OwnInProgress: the
+// focus falls back to a task in progress the agent owns.
+func (s *Service) PeekOwnResume(ctx context.Context, agent, projectDir string) (PeekResult, error) {
+	return s.peekResume(ctx, agent, projectDir, true)
+}
+
+func (s *Service) peekResume(ctx context.Context, agent, projectDir string, ownInProgress bool) (PeekResult, error) {
 	if err := checkAgent(agent); err != nil {
 		return PeekResult{}, err
 	}
@@ -314,7 +324,11 @@ func (s *Service) PeekResume(ctx context.Context, agent, projectDir string) (Pee
 		if err != nil {
 			return PeekResult{}, err
 		}
-		st, err := focusState(ctx, tx, a.FocusTaskID, p, scoped, deltas, "")
+		own := ""
+		if ownInProgress {
+			own = agent
+		}
+		st, err := focusState(ctx, tx, a.FocusTaskID, p, scoped, deltas, own)
 		if err != nil {
 			return PeekResult{}, err
 		}

@@ -75,8 +75,9 @@ func (a *app) agentListCmd() *cobra.Command {
 					return
 				}
 				fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", "AGENT", "ROLE", "STATUS", "LIVENESS", "LAST SEEN")
+				tw := a.when()
 				for _, i := range list {
-					fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", i.ID, truncate(dash(i.Role), 40), i.Status, i.Presence, hub.FormatTime(i.LastSeen))
+					fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", i.ID, truncate(dash(i.Role), 40), i.Status, i.Presence, tw.at(i.LastSeen))
 				}
 			})
 		},
@@ -93,14 +94,14 @@ func dash(s string) string {
 	return s
 }
 
-func printAgentInfo(w io.Writer, i hub.AgentInfo) {
+func printAgentInfo(w io.Writer, tw when, i hub.AgentInfo) {
 	fmt.Fprintf(w, "Agent:      %s\n", i.ID)
 	fmt.Fprintf(w, "Display:    %s\n", termtext.Line(dash(i.DisplayName)))
 	fmt.Fprintf(w, "Role:       %s\n", termtext.Line(dash(i.Role)))
 	fmt.Fprintf(w, "Status:     %s\n", i.Status)
 	fmt.Fprintf(w, "Liveness:   %s\n", i.Presence)
-	fmt.Fprintf(w, "Last seen:  %s\n", hub.FormatTime(i.LastSeen))
-	fmt.Fprintf(w, "Created:    %s\n", hub.FormatTime(i.CreatedAt))
+	fmt.Fprintf(w, "Last seen:  %s\n", tw.at(i.LastSeen))
+	fmt.Fprintf(w, "Created:    %s\n", tw.at(i.CreatedAt))
 }
 
 func (a *app) agentShowCmd() *cobra.Command {
@@ -118,7 +119,7 @@ func (a *app) agentShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.reply(cmd, agentInfoView(info), func(w io.Writer) { printAgentInfo(w, info) })
+			return a.reply(cmd, agentInfoView(info), func(w io.Writer) { printAgentInfo(w, a.when(), info) })
 		},
 	}
 	c.Flags().StringVar(&id, "agent", "", "agent id (required)")
@@ -148,7 +149,7 @@ other command the agent makes does the same implicitly.`,
 				return err
 			}
 			return a.reply(cmd, agentInfoView(info), func(w io.Writer) {
-				fmt.Fprintf(w, "%s is %s (last seen %s)\n", info.ID, info.Presence, hub.FormatTime(info.LastSeen))
+				fmt.Fprintf(w, "%s is %s (last seen %s)\n", info.ID, info.Presence, a.when().at(info.LastSeen))
 			})
 		},
 	}

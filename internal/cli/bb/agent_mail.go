@@ -100,7 +100,7 @@ func (a *app) agentInboxCmd() *cobra.Command {
 						ack = " [ack required]"
 					}
 					if m.DeliveredAt != nil && m.State == hub.StateUnread {
-						ack += " [delivered " + clock(*m.DeliveredAt) + "]"
+						ack += " [delivered " + a.when().at(*m.DeliveredAt) + "]"
 					}
 					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s%s\n", m.State, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(dash(m.BeadID)), ack)
 					fmt.Fprintf(w, "       %s\n", termtext.Line(preview(m.Subject, m.Body)))

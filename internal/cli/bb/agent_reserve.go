@@ -70,7 +70,7 @@ fails. Reserving your own scope again renews it.`,
 				if res.Renewed {
 					verb = "Renewed"
 				}
-				fmt.Fprintf(w, "%s %s for %s (bead %s) until %s\n", verb, svc.DisplayScope(res.Reservation), id, res.Reservation.BeadID, hub.FormatTime(res.Reservation.ExpiresAt))
+				fmt.Fprintf(w, "%s %s for %s (bead %s) until %s\n", verb, svc.DisplayScope(res.Reservation), id, res.Reservation.BeadID, a.when().at(res.Reservation.ExpiresAt))
 				for _, r := range res.TakenOver {
 					fmt.Fprintf(w, "Took over %s from %s (archived as expired)\n", svc.DisplayScope(r), r.AgentID)
 				}
@@ -121,7 +121,7 @@ func (a *app) agentReleaseCmd() *cobra.Command {
 				return err
 			}
 			return a.reply(cmd, reservationView(svc, r), func(w io.Writer) {
-				fmt.Fprintf(w, "Released %s (held by %s since %s)\n", svc.DisplayScope(r), r.AgentID, hub.FormatTime(r.CreatedAt))
+				fmt.Fprintf(w, "Released %s (held by %s since %s)\n", svc.DisplayScope(r), r.AgentID, a.when().at(r.CreatedAt))
 			})
 		},
 	}
@@ -161,7 +161,7 @@ func (a *app) agentStatusCmd() *cobra.Command {
 				"inbox":    st.Inbox,
 				"timeline": eventViews(st.Timeline),
 			}
-			return a.reply(cmd, data, func(w io.Writer) { printCoordStatus(w, svc, st) })
+			return a.reply(cmd, data, func(w io.Writer) { printCoordStatus(w, svc, a.when(), st) })
 		},
 	}
 	c.Flags().StringVar(&bead, "bead", "", "only this bead")
@@ -180,14 +180,14 @@ func counts(m map[string]int64, keys ...string) string {
 	return s
 }
 
-func printCoordStatus(w io.Writer, svc hub.API, st hub.CoordStatus) {
+func printCoordStatus(w io.Writer, svc hub.API, tw when, st hub.CoordStatus) {
 	fmt.Fprintf(w, "Active reservations: %d\n", len(st.Reservations))
 	rs := append([]hub.Reservation(nil), st.Reservations...)
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Scope < rs[j].Scope })
 	for _, r := range rs {
-		exp := "until " + hub.FormatTime(r.ExpiresAt)
+		exp := "until " + tw.at(r.ExpiresAt)
 		if r.Expired(svc.Now()) {
-			exp = "EXPIRED " + hub.FormatTime(r.ExpiresAt)
+			exp = "EXPIRED " + tw.at(r.ExpiresAt)
 		}
 		fmt.Fprintf(w, "  %-32s %-20s %-12s %s\n", svc.DisplayScope(r), r.AgentID, r.BeadID, exp)
 	}
@@ -195,7 +195,7 @@ func printCoordStatus(w io.Writer, svc hub.API, st hub.CoordStatus) {
 	for _, m := range st.Unacked {
 		delivered := ""
 		if m.DeliveredAt != nil {
-			delivered = " delivered " + clock(*m.DeliveredAt)
+			delivered = " delivered " + tw.at(*m.DeliveredAt)
 		}
 		fmt.Fprintf(w, "  %-8s %s → %s (%s): %s [%s]%s\n", m.Category, m.From, toName(m.To), m.BeadID, truncate(m.Subject, 60), m.UUID, delivered)
 	}
@@ -207,7 +207,7 @@ func printCoordStatus(w io.Writer, svc hub.API, st hub.CoordStatus) {
 	if len(st.Timeline) > 0 {
 		fmt.Fprintln(w, "Protocol timeline:")
 		for _, e := range st.Timeline {
-			fmt.Fprintf(w, "  %6d %s %-9s %s\n", e.Seq, clock(e.CreatedAt), e.Type, termtext.Line(e.Message))
+			fmt.Fprintf(w, "  %6d %s %-9s %s\n", e.Seq, tw.at(e.CreatedAt), e.Type, termtext.Line(e.Message))
 		}
 	}
 }

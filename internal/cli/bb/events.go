@@ -58,13 +58,13 @@ JSON event per line.`,
 			if follow {
 				return a.followEvents(cmd, svc, f, p)
 			}
-			evs := p.Events
+			evs, tw := p.Events, a.when()
 			return a.reply(cmd, eventViews(evs), func(w io.Writer) {
 				if len(evs) == 0 {
 					fmt.Fprintln(w, "No events.")
 				}
 				for _, e := range evs {
-					printEvent(termtext.Writer{W: w}, e)
+					printEvent(termtext.Writer{W: w}, tw, e)
 				}
 				switch {
 				case p.More && f.Newest:
@@ -85,8 +85,8 @@ JSON event per line.`,
 	return c
 }
 
-func printEvent(w io.Writer, e hub.Event) {
-	fmt.Fprintf(w, "%6d %s %-22s %-16s %s\n", e.Seq, clock(e.CreatedAt), e.Type, e.Agent, termtext.Line(e.Message))
+func printEvent(w io.Writer, tw when, e hub.Event) {
+	fmt.Fprintf(w, "%6d %-16s %-22s %-16s %s\n", e.Seq, tw.at(e.CreatedAt), e.Type, e.Agent, termtext.Line(e.Message))
 }
 
 // followEvents prints the first page (the newest events, or those after
@@ -99,7 +99,7 @@ func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventQuery, fi
 			b, _ := json.Marshal(eventView(e))
 			fmt.Fprintf(w, "%s\n", b)
 		} else {
-			printEvent(termtext.Writer{W: w}, e)
+			printEvent(termtext.Writer{W: w}, a.when(), e)
 		}
 		if fl, ok := w.(interface{ Flush() error }); ok {
 			_ = fl.Flush()

@@ -3,6 +3,7 @@ package bb
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,11 +41,14 @@ func scopeName(scope, scopeID string) string {
 	return termtext.Line(scope)
 }
 
-func printMemory(w io.Writer, m hub.MemoryView) {
+func printMemory(w io.Writer, tw when, m hub.MemoryView) {
 	scope := scopeName(m.Scope, m.ScopeID)
 	exp := ""
 	if m.ExpiresAt != "" {
 		exp = "  (expires " + m.ExpiresAt + ")"
+		if t, err := time.Parse(time.RFC3339Nano, m.ExpiresAt); err == nil {
+			exp = "  (expires " + tw.at(t) + ")"
+		}
 	}
 	fmt.Fprintf(w, "%s = %s  [%s, %s]%s\n", termtext.Line(m.Key), termtext.Line(m.Value), scope, m.ValueType, exp)
 }
@@ -101,7 +105,7 @@ func (a *app) memoryGetCmd() *cobra.Command {
 				return err
 			}
 			v := hub.ViewMemory(m)
-			return a.reply(cmd, v, func(w io.Writer) { printMemory(w, v) })
+			return a.reply(cmd, v, func(w io.Writer) { printMemory(w, a.when(), v) })
 		},
 	}
 	memoryScopeFlags(c, &scope, &scopeID)
@@ -144,8 +148,9 @@ project, task and agent) lists that scope only.`,
 				default:
 					fmt.Fprintf(w, "No memory entries in %s. All scopes: bb memory list\n", scopeName(scope, scopeID))
 				}
+				tw := a.when()
 				for _, v := range vs {
-					printMemory(w, v)
+					printMemory(w, tw, v)
 				}
 			})
 		},

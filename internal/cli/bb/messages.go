@@ -105,8 +105,9 @@ Filters combine with AND; several --tag values match any of them.`,
 				}
 				shown := slices.Clone(msgs)
 				slices.Reverse(shown)
+				tw := a.when()
 				for _, m := range shown {
-					printMessage(w, m)
+					printMessage(w, tw, m)
 				}
 			})
 		},
@@ -140,18 +141,19 @@ func (a *app) messageCmd() *cobra.Command {
 				return err
 			}
 			return a.reply(cmd, messageViews(thread), func(w io.Writer) {
+				tw := a.when()
 				for i, m := range thread {
 					if i == 1 {
 						fmt.Fprintf(w, "── %d repl%s ──\n\n", len(thread)-1, map[bool]string{true: "y", false: "ies"}[len(thread) == 2])
 					}
-					printMessage(w, m)
+					printMessage(w, tw, m)
 				}
 			})
 		},
 	}
 }
 
-func printMessage(w io.Writer, m hub.Message) {
+func printMessage(w io.Writer, tw when, m hub.Message) {
 	icon := ""
 	switch m.Priority {
 	case hub.PriorityCritical:
@@ -166,7 +168,7 @@ func printMessage(w io.Writer, m hub.Message) {
 	if len(m.Tags) > 0 {
 		head += " [" + strings.Join(m.Tags, ", ") + "]"
 	}
-	head += " (" + clock(m.CreatedAt) + ")"
+	head += " (" + tw.at(m.CreatedAt) + ")"
 	if m.ReplyToSeq != nil {
 		head += fmt.Sprintf(" ↩ #%d", *m.ReplyToSeq)
 	}

@@ -39,7 +39,7 @@ fallback to your own task in progress.`,
 				return err
 			}
 			if peek {
-				r, err := svc.PeekResume(cmd.Context(), agent, in.ProjectDir)
+				r, err := svc.PeekOwnResume(cmd.Context(), agent, in.ProjectDir)
 				if err != nil {
 					return err
 				}

@@ -52,7 +52,7 @@ memory (key, value) and artifacts (path, description).`,
 			if err != nil {
 				return err
 			}
-			return a.reply(cmd, res, func(w io.Writer) { printSearch(w, res) })
+			return a.reply(cmd, res, func(w io.Writer) { printSearch(w, a.when(), res) })
 		},
 	}
 	f := c.Flags()
@@ -63,7 +63,7 @@ memory (key, value) and artifacts (path, description).`,
 	return c
 }
 
-func printSearch(w io.Writer, res hub.SearchResult) {
+func printSearch(w io.Writer, tw when, res hub.SearchResult) {
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(w, "Nothing found for %q.\n", res.Query)
 		return
@@ -95,7 +95,7 @@ func printSearch(w io.Writer, res hub.SearchResult) {
 				head += " by " + h.Agent
 			}
 		}
-		fmt.Fprintf(w, "%s · %s\n", head, clock(h.At))
+		fmt.Fprintf(w, "%s · %s\n", head, tw.at(h.At))
 		fmt.Fprintf(w, "  %s\n", marked(h.Title, h.TitleMarks))
 		if h.Snippet != "" && h.Snippet != h.Title {
 			fmt.Fprintf(w, "  %s\n", marked(h.Snippet, h.Marks))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,10 +19,11 @@ func (a *app) statusCmd() *cobra.Command {
 		Long: `Show the status board: each agent's status, progress, task, blockers and
 when it was last seen. Liveness (S = $BB_AGENT_STALE_MINUTES, default 15):
 active (seen within 5 minutes), quiet (within S), stale (within 2S),
-offline beyond; quiet and stale agents are marked [STALE], and reading the
-board stores agents unseen for more than 2S minutes as offline. --json
-gives both "liveness" (active, stale, offline) and "presence" (active,
-quiet, stale, offline).`,
+offline beyond; quiet agents are marked [QUIET] and stale ones [STALE],
+the same word bb agent list shows, and reading the board stores agents
+unseen for more than 2S minutes as offline. --json gives both "liveness"
+(active, stale, offline: quiet counts as stale there) and "presence"
+(active, quiet, stale, offline).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			svc, err := a.service(cmd.Context())
@@ -146,7 +146,10 @@ func printAgents(w io.Writer, agents []hub.AgentView) {
 	fmt.Fprintln(w, strings.Repeat("-", 100))
 	for _, ag := range agents {
 		st := ag.Status
-		if ag.Liveness == hub.LiveStale {
+		switch ag.Presence {
+		case hub.PresQuiet:
+			st += " [QUIET]"
+		case hub.PresStale:
 			st += " [STALE]"
 		}
 		fmt.Fprintf(w, "%-20s %-12s %-8s %-30s %s\n", ag.ID, st, fmt.Sprintf("%d%%", ag.Progress), truncate(ag.CurrentTask, 30), ago(ag.MinutesSince))
@@ -166,18 +169,3 @@ func truncate(s string, n int) string {
 	}
 	return string(r[:n-3]) + "..."
 }
-
-func ago(mins int) string {
-	switch {
-	case mins < 1:
-		return "just now"
-	case mins < 60:
-		return fmt.Sprintf("%dm ago", mins)
-	case mins < 24*60:
-		return fmt.Sprintf("%dh ago", mins/60)
-	default:
-		return fmt.Sprintf("%dd ago", mins/(24*60))
-	}
-}
-
-func clock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") }

@@ -201,6 +201,7 @@ func (a *app) taskShowCmd() *cobra.Command {
 				out.Reservations = append(out.Reservations, taskReservationJSON{ReservationID: r.ID, Scope: scope, AgentID: r.AgentID,
 					State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt})
 			}
+			tw := a.when()
 			return a.reply(cmd, out, func(w io.Writer) {
 				printTask(w, d.Task)
 				fmt.Fprintf(w, "Messages (%d):\n", len(d.Messages))
@@ -209,11 +210,11 @@ func (a *app) taskShowCmd() *cobra.Command {
 				}
 				fmt.Fprintf(w, "Reservations (%d):\n", len(d.Reservations))
 				for _, r := range out.Reservations {
-					fmt.Fprintf(w, "  %s %s (%s, until %s)\n", r.AgentID, r.Scope, r.State, hub.ViewTime(r.ExpiresAt))
+					fmt.Fprintf(w, "  %s %s (%s, until %s)\n", r.AgentID, r.Scope, r.State, tw.at(r.ExpiresAt))
 				}
 				fmt.Fprintf(w, "Events (%d):\n", len(d.Events))
 				for _, e := range d.Events {
-					fmt.Fprintf(w, "  %6d %s %-22s %-16s %s\n", e.Seq, hub.ViewTime(e.CreatedAt), e.Type, e.Agent, termtext.Line(e.Message))
+					fmt.Fprintf(w, "  %6d %-16s %-22s %-16s %s\n", e.Seq, tw.at(e.CreatedAt), e.Type, e.Agent, termtext.Line(e.Message))
 				}
 			})
 		},

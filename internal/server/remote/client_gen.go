@@ -361,6 +361,13 @@ func (c *Client) PeekResume(ctx context.Context, agent string, projectDir string
 	return r0, err
 }
 
+// PeekOwnResume calls hub.Service.PeekOwnResume on the server.
+func (c *Client) PeekOwnResume(ctx context.Context, agent string, projectDir string) (hub.PeekResult, error) {
+	var r0 hub.PeekResult
+	err := c.call(ctx, "PeekOwnResume", []any{agent, projectDir}, []any{&r0})
+	return r0, err
+}
+
 // PlanClear calls hub.Service.PlanClear on the server.
 func (c *Client) PlanClear(ctx context.Context, in hub.ClearInput) (hub.ClearPlan, error) {
 	var r0 hub.ClearPlan
