@@ -206,16 +206,16 @@ func mailIDs(ms []Message) []string {
 	return out
 }
 
-// sortDeliveries puts handoffs and blockers first, then oldest first.
+// sortDeliveries puts the most pressing mail first: critical, then high,
+// then the rest; within one priority handoffs and blockers first, then
+// oldest first.
 func sortDeliveries(ms []Message) {
 	rank := func(m *Message) int {
-		switch {
-		case m.Category == CategoryHandoff || m.Category == CategoryBlocked:
-			return 0
-		case m.Priority == PriorityCritical || m.Priority == PriorityHigh:
-			return 1
+		r := 2 * (PriorityCritical.Level() - max(m.Priority.Level(), 0))
+		if m.Category != CategoryHandoff && m.Category != CategoryBlocked {
+			r++
 		}
-		return 2
+		return r
 	}
 	sort.SliceStable(ms, func(i, j int) bool {
 		if ri, rj := rank(&ms[i]), rank(&ms[j]); ri != rj {

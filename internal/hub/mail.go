@@ -75,10 +75,62 @@ type SendInput struct {
 	Subject  string
 	Body     string
 	ThreadID string // default bead:<bead_id>
+	// Priority is the board's word for how pressing a message is: low,
+	// normal, high or critical ("" = normal, or the urgency of a BLOCKED
+	// message). The recipient sees it on every surface; hooks deliver
+	// high and critical mail first.
+	Priority string
 	// Protocol payload details (seed 001 §6.2); defaults when empty.
 	NextAction      string // HANDOFF
 	RequestedAction string // BLOCKED
-	Urgency         string // BLOCKED: low|medium|high (default medium)
+	// Urgency is a BLOCKED message's priority in the protocol's words:
+	// low|medium|high ("" = from Priority, else medium).
+	Urgency string
+}
+
+// Urgency and priority are one scale in two vocabularies: the agent
+// protocol's BLOCKED urgency (low, medium, high) and the board's priority
+// (low, normal, high, critical). medium is normal; critical is urgency high.
+func urgencyOf(p Priority) string {
+	switch p {
+	case PriorityLow:
+		return "low"
+	case PriorityHigh, PriorityCritical:
+		return "high"
+	}
+	return "medium"
+}
+
+func priorityOfUrgency(u string) Priority {
+	switch u {
+	case "low":
+		return PriorityLow
+	case "high":
+		return PriorityHigh
+	}
+	return PriorityNormal
+}
+
+// mailPriority settles a message's priority and, for BLOCKED, its urgency:
+// either given alone decides the other; neither is normal / medium.
+func mailPriority(in SendInput) (Priority, string, error) {
+	if in.Urgency != "" && !slices.Contains(Urgencies, in.Urgency) {
+		return "", "", FieldErr(CodeInvalidArgs, "urgency", "invalid urgency %q: expected low, medium or high", in.Urgency)
+	}
+	p, err := ParsePriority(in.Priority)
+	if err != nil {
+		return "", "", err
+	}
+	urgency := in.Urgency
+	switch {
+	case in.Category != CategoryBlocked:
+		urgency = ""
+	case urgency == "":
+		urgency = urgencyOf(p)
+	case in.Priority == "":
+		p = priorityOfUrgency(urgency)
+	}
+	return p, urgency, nil
 }
 
 func validateBead(bead string) error {
@@ -125,12 +177,9 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 	} else if err := textArg("thread", thread, MaxThreadIDLen); err != nil {
 		return MailItem{}, err
 	}
-	urgency := in.Urgency
-	if urgency == "" {
-		urgency = "medium"
-	}
-	if !slices.Contains(Urgencies, urgency) {
-		return MailItem{}, FieldErr(CodeInvalidArgs, "urgency", "invalid urgency %q: expected low, medium or high", in.Urgency)
+	priority, urgency, err := mailPriority(in)
+	if err != nil {
+		return MailItem{}, err
 	}
 	for f, v := range map[string]string{"next-action": in.NextAction, "requested-action": in.RequestedAction} {
 		if err := checkLen(f, v, MaxSubjectLen); err != nil {
@@ -157,7 +206,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		m := Message{
 			UUID: uuid.NewString(), From: in.From, To: to, Subject: in.Subject, Body: in.Body,
 			Category: in.Category, ThreadID: thread, BeadID: in.BeadID, RequiresAck: RequiresAck(in.Category),
-			CreatedAt: now,
+			Priority: priority, CreatedAt: now,
 		}
 		// The intent travels with the message (the recipient sees it on
 		// every surface) and in the protocol event of the timeline.
@@ -196,6 +245,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		default:
 			e = s.event(EventAgentMessageSent, m.From, map[string]any{
 				"message_id": m.UUID, "category": m.Category, "thread_id": thread, "subject": m.Subject, "requires_ack": m.RequiresAck,
+				"priority": m.Priority,
 			})
 			e.ToAgent, e.BeadID, e.Message = to, m.BeadID, summary
 		}

@@ -56,6 +56,16 @@ func TestMailTools(t *testing.T) {
 		t.Fatalf("ack notice after acking: %q", text(r))
 	}
 
+	// The priority reaches the recipient.
+	urgent := ok(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "task-1", "subject": "stop", "body": "main is red", "priority": "critical"})
+	if urgent["priority"] != "critical" {
+		t.Fatalf("send with priority: %v", urgent)
+	}
+	if top := ok(t, b, "bb_inbox", map[string]any{"limit": 1})["messages"].([]any)[0].(map[string]any); top["priority"] != "critical" || top["subject"] != "stop" {
+		t.Fatalf("bob's inbox shows the priority: %v", top)
+	}
+	fail(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "t", "subject": "s", "body": "b", "priority": "urgent"}, hub.CodeInvalidInput)
+
 	// Errors carry the bb agent codes and name the parameter.
 	fail(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "", "subject": "s", "body": "b"}, hub.CodeMissingBeadID)
 	fail(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "t", "category": "URGENT", "subject": "s", "body": "b"}, hub.CodeInvalidCategory)

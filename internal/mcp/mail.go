@@ -17,6 +17,7 @@ type sendIn struct {
 	Subject  string `json:"subject" jsonschema:"one line"`
 	Body     string `json:"body" jsonschema:"the mail"`
 	Thread   string `json:"thread,omitempty" jsonschema:"default bead:ID"`
+	Priority string `json:"priority,omitempty" jsonschema:"default normal"`
 }
 
 type inboxIn struct {
@@ -44,7 +45,7 @@ func (s *Server) addMailTools() {
 			if cat == "" {
 				cat = hub.CategoryInfo
 			}
-			m, err := c.svc.SendMail(ctx, hub.SendInput{From: c.agent, To: in.Agent, BeadID: in.Bead, Category: cat, Subject: in.Subject, Body: in.Body, ThreadID: in.Thread})
+			m, err := c.svc.SendMail(ctx, hub.SendInput{From: c.agent, To: in.Agent, BeadID: in.Bead, Category: cat, Subject: in.Subject, Body: in.Body, ThreadID: in.Thread, Priority: in.Priority})
 			return mailOut(m), err
 		})
 

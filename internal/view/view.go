@@ -251,12 +251,14 @@ func RecipientName(to string) string {
 // Mail is a direct or broadcast message as its recipient sees it (seed 000
 // names, as `bb agent inbox --json` and the MCP inbox print it).
 type Mail struct {
-	MessageID   string     `json:"message_id"`
-	ThreadID    string     `json:"thread_id"`
-	BeadID      string     `json:"bead_id"`
-	FromAgent   string     `json:"from_agent"`
-	ToAgent     string     `json:"to_agent"`
-	Category    string     `json:"category"`
+	MessageID string `json:"message_id"`
+	ThreadID  string `json:"thread_id"`
+	BeadID    string `json:"bead_id"`
+	FromAgent string `json:"from_agent"`
+	ToAgent   string `json:"to_agent"`
+	Category  string `json:"category"`
+	// Priority is low, normal, high or critical.
+	Priority    string     `json:"priority"`
 	Subject     string     `json:"subject"`
 	Body        string     `json:"body"`
 	State       string     `json:"state"`
@@ -278,7 +280,7 @@ type Mail struct {
 // MailOf renders one mail item.
 func MailOf(m hub.MailItem) Mail {
 	v := Mail{MessageID: m.UUID, ThreadID: m.ThreadID, BeadID: m.BeadID, FromAgent: m.From, ToAgent: RecipientName(m.To),
-		Category: m.Category, Subject: m.Subject, Body: m.Body, State: m.State, RequiresAck: m.RequiresAck,
+		Category: m.Category, Priority: string(m.Priority), Subject: m.Subject, Body: m.Body, State: m.State, RequiresAck: m.RequiresAck,
 		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt, AckedAt: m.AckedAt, DeliveredAt: m.DeliveredAt}
 	if in := m.Intent; in != nil {
 		v.NextAction, v.RequestedAction, v.Urgency = in.NextAction, in.RequestedAction, in.Urgency

@@ -18,11 +18,16 @@ func (a *app) agentSendCmd() *cobra.Command {
 		Short: "Send a HANDOFF, BLOCKED, DECISION or INFO message about a bead",
 		Long: `Send a message to one agent, or to every agent with --to broadcast.
 HANDOFF and BLOCKED require an ack from the recipient and are recorded as
-protocol events on the timeline. The thread defaults to bead:<bead>.`,
+protocol events on the timeline. The thread defaults to bead:<bead>.
+--priority (low, normal, high, critical) is shown to the recipient; hooks
+deliver high and critical mail first. A BLOCKED message's --urgency is the
+same scale in the protocol's words (medium = normal): give either one.`,
 		Example: `  bb agent send --from agent-ui-1 --to agent-graph-1 --bead bb-12 --category HANDOFF \
       --subject "Edge direction patch ready" --body "Please validate screenshots."
   bb agent send --from agent-ui-1 --to broadcast --bead bb-12 --category INFO \
-      --subject "Main is green" --body "Rebased on main."`,
+      --subject "Main is green" --body "Rebased on main."
+  bb agent send --from lead --to agent-api-1 --bead bb-7 --category INFO --priority critical \
+      --subject "Stop merging" --body "Main is red; hold your merge."`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			from, err := a.agentActor(cmd, in.From, "from")
@@ -57,7 +62,8 @@ protocol events on the timeline. The thread defaults to bead:<bead>.`,
 	f.StringVar(&in.ThreadID, "thread", "", "thread id (default bead:<bead>)")
 	f.StringVar(&in.NextAction, "next-action", "", "HANDOFF: what the recipient should do next")
 	f.StringVar(&in.RequestedAction, "requested-action", "", "BLOCKED: what you need from the recipient")
-	f.StringVar(&in.Urgency, "urgency", "medium", "BLOCKED: low, medium or high")
+	f.StringVar(&in.Priority, "priority", "", "low, normal, high or critical (default normal, or from --urgency)")
+	f.StringVar(&in.Urgency, "urgency", "", "BLOCKED: low, medium or high (default from --priority, else medium)")
 	required(c, "to", "category", "subject", "body")
 	return c
 }
@@ -98,6 +104,9 @@ func (a *app) agentInboxCmd() *cobra.Command {
 					ack := ""
 					if m.RequiresAck && m.State != hub.StateAcked {
 						ack = " [ack required]"
+					}
+					if m.Priority != "" && m.Priority != hub.PriorityNormal {
+						ack += " [" + string(m.Priority) + "]"
 					}
 					if m.DeliveredAt != nil && m.State == hub.StateUnread {
 						ack += " [delivered " + a.when().at(*m.DeliveredAt) + "]"
