@@ -110,6 +110,7 @@ type API interface {
 	SetTaskPriority(ctx context.Context, agent, id string, priority int) (TaskResult, error)
 	SetTaskStatus(ctx context.Context, agent, id, status string) (TaskResult, error)
 	ShowAgent(ctx context.Context, id string) (AgentInfo, error)
+	StepIn(ctx context.Context, in StepInInput) (StepInResult, error)
 	StopReminder(ctx context.Context, in StopInput) (Reminder, error)
 	Summary(ctx context.Context) (Summary, error)
 	TaskStoreStatus(ctx context.Context, agent string) (TaskStatus, error)

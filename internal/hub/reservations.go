@@ -348,3 +348,170 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 	st.Timeline, err = s.ProtocolTimeline(ctx, bead, agent, 20)
 	return st, err
 }
+
+// TakeoverAllowed is the takeover threshold, the one rule for when another
+// agent's reservation stops protecting its holder: the reservation expired,
+// or its holder is stale or offline (a holder missing from the agents
+// table counts as offline). Past it, an agent may take the reservation over
+// (Reserve with TakeoverStale) and a person may release or reassign it
+// (StepIn); before it, a reservation is its holder's alone.
+func TakeoverAllowed(holder Presence, expired bool) bool {
+	return expired || holder == PresStale || holder == PresOffline
+}
+
+// holderLive is a reservation holder's liveness (nil: gone, offline).
+func holderLive(a *Agent, now time.Time, stale int) Live {
+	if a == nil {
+		return Live{Presence: PresOffline, Board: LiveOffline, Agent: LiveEvicted}
+	}
+	return LiveOf(a.LastSeen, now, stale)
+}
+
+// RolePerson is the role of a person (not an AI agent) on the board; the
+// dashboard registers its viewer under it.
+const RolePerson = "human"
+
+// EventReservationReassigned records a person handing a reservation over.
+const EventReservationReassigned = "reservation.reassigned"
+
+// StepInInput is a person releasing, or handing to another agent, a
+// reservation whose holder is past the takeover threshold.
+type StepInInput struct {
+	// Person acts: an agent registered with role RolePerson.
+	Person string
+	// Holder and Scope name the reservation (the holder's active
+	// reservation of exactly this scope; relative scopes resolve
+	// against Wd).
+	Holder string
+	Scope  string
+	Wd     string
+	// To is the agent that gets the reservation; empty releases it.
+	To string
+}
+
+// StepInResult is what a person's step-in did.
+type StepInResult struct {
+	// Released is the holder's reservation, now released.
+	Released Reservation
+	// Reassigned is the new holder's reservation (nil on a release).
+	Reassigned *Reservation
+	// HolderPresence is the holder's presence when the person stepped in.
+	HolderPresence Presence
+}
+
+// StepIn lets a person release or reassign another agent's reservation,
+// only past the takeover threshold (TakeoverAllowed): the holder is stale
+// or offline, or the reservation expired. Anyone else, or a holder still
+// active, is RELEASE_FORBIDDEN. A reassignment gives the new holder the same
+// scope and bead for the default TTL (renewing its own reservation of that
+// scope if it has one) and is refused like a reserve when another active
+// agent holds an overlapping scope. One event records it under the
+// person's name (reservation.released or reservation.reassigned, addressed
+// to the agent concerned).
+func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, error) {
+	if err := validateAgentRef("person", in.Person); err != nil {
+		return StepInResult{}, err
+	}
+	if err := validateAgentRef("holder", in.Holder); err != nil {
+		return StepInResult{}, err
+	}
+	if in.To != "" {
+		if err := validateAgentRef("to", in.To); err != nil {
+			return StepInResult{}, err
+		}
+		if in.To == in.Holder {
+			return StepInResult{}, FieldErr(CodeInvalidArgs, "to", "%s already holds it: reassign to another agent", in.To)
+		}
+	}
+	sc, err := s.ScopeOf(in.Wd, in.Scope)
+	if err != nil {
+		return StepInResult{}, err
+	}
+	stale, err := s.StaleMinutes()
+	if err != nil {
+		return StepInResult{}, err
+	}
+	shown := sc.Display(s.ProjectRoot)
+	req := []string{in.Person, in.Holder, sc.Path, strconv.FormatBool(sc.Wildcard), in.To}
+	return write(ctx, s, req, func(tx Tx) (StepInResult, error) {
+		var out StepInResult
+		p, err := requireAgent(ctx, tx, in.Person, CodeAgentNotFound, "person")
+		if err != nil {
+			return out, err
+		}
+		if p.Role != RolePerson {
+			return out, FieldErr(CodeReleaseForbidden, "person", "only a person (an agent registered with role %s) may release or reassign another agent's reservation; %s has role %q", RolePerson, in.Person, p.Role)
+		}
+		rows, err := tx.ListReservations(ctx, ReservationFilter{AgentID: in.Holder, Scope: sc.Path, States: []string{ResActive}, Limit: 1})
+		if err != nil {
+			return out, err
+		}
+		if len(rows) == 0 {
+			return out, FieldErr(CodeReservationNotFound, "scope", "%s holds no active reservation of %s", in.Holder, shown)
+		}
+		r := rows[0]
+		now := s.Now()
+		holder, err := tx.GetAgent(ctx, in.Holder)
+		if err != nil {
+			return out, err
+		}
+		out.HolderPresence = holderLive(holder, now, stale).Presence
+		expired := r.Expired(now)
+		if !TakeoverAllowed(out.HolderPresence, expired) {
+			return out, FieldErr(CodeReleaseForbidden, "holder", "%s is %s and holds %s until %s: a person may release or reassign it only once its holder is stale or offline (%d minutes without a sign of life) or it expired", in.Holder, out.HolderPresence, shown, FormatTime(r.ExpiresAt), stale)
+		}
+		r.State, r.ReleasedAt = ResReleased, &now
+		if err := tx.UpdateReservation(ctx, &r); err != nil {
+			return out, err
+		}
+		out.Released = r
+		why := string(out.HolderPresence)
+		if expired {
+			why = "expired"
+		}
+		payload := map[string]any{"reservation_id": r.ID, "scope": shown, "holder": in.Holder, "holder_presence": out.HolderPresence,
+			"expired": expired, "by_person": true}
+		if in.To == "" {
+			e := s.event(EventReservationRelease, in.Person, payload)
+			e.ToAgent, e.BeadID, e.Scope = in.Holder, r.BeadID, shown
+			e.Message = fmt.Sprintf("%s released %s's reservation of %s (%s)", in.Person, in.Holder, shown, why)
+			return out, tx.AppendEvent(ctx, e)
+		}
+		if _, err := requireAgent(ctx, tx, in.To, CodeAgentNotFound, "to"); err != nil {
+			return out, err
+		}
+		mine, others, err := s.overlaps(ctx, tx, in.To, sc, now, stale)
+		if err != nil {
+			return out, err
+		}
+		for _, d := range others {
+			if d.blocking {
+				return out, FieldErr(CodeReservationConflict, "to", "cannot reassign %s to %s: %s actively holds %s until %s", shown, in.To, d.res.AgentID, s.DisplayScope(d.res), FormatTime(d.res.ExpiresAt))
+			}
+		}
+		exp := now.Add(DefaultReserveTTL * time.Minute)
+		if mine != nil {
+			if mine.ExpiresAt.Before(exp) {
+				mine.ExpiresAt = exp
+			}
+			mine.BeadID = r.BeadID
+			if err := tx.UpdateReservation(ctx, mine); err != nil {
+				return out, err
+			}
+			out.Reassigned = mine
+		} else {
+			n := Reservation{ID: uuid.NewString(), Scope: r.Scope, Wildcard: r.Wildcard, AgentID: in.To, BeadID: r.BeadID,
+				State: ResActive, CreatedAt: now, ExpiresAt: exp}
+			if err := tx.InsertReservation(ctx, &n); err != nil {
+				return out, err
+			}
+			out.Reassigned = &n
+		}
+		payload["reassigned_to"], payload["new_reservation_id"] = in.To, out.Reassigned.ID
+		payload["expires_at"] = FormatTime(out.Reassigned.ExpiresAt)
+		e := s.event(EventReservationReassigned, in.Person, payload)
+		e.ToAgent, e.BeadID, e.Scope = in.To, r.BeadID, shown
+		e.Message = fmt.Sprintf("%s reassigned %s from %s (%s) to %s until %s", in.Person, shown, in.Holder, why, in.To, clockText(out.Reassigned.ExpiresAt))
+		return out, tx.AppendEvent(ctx, e)
+	})
+}

@@ -33,13 +33,10 @@ func (s *Service) overlaps(ctx context.Context, tx Tx, agent string, sc Scope, n
 			}
 			owners[r.AgentID] = owner
 		}
-		live := LiveEvicted // an owner missing from the agents table is gone
-		if owner != nil {
-			live = LiveOf(owner.LastSeen, now, stale).Agent
-		}
+		l := holderLive(owner, now, stale)
 		expired := r.Expired(now)
-		others = append(others, overlapDecision{res: r, kind: ClassifyOverlap(r.Scope, sc.Path), liveness: live,
-			expired: expired, blocking: !expired && live == LiveActive})
+		others = append(others, overlapDecision{res: r, kind: ClassifyOverlap(r.Scope, sc.Path), liveness: l.Agent,
+			expired: expired, blocking: !TakeoverAllowed(l.Presence, expired)})
 	}
 	return mine, others, nil
 }

@@ -149,6 +149,8 @@ func EventLabel(e *Event) (label string, protocol bool) {
 		return "", false
 	case strings.Contains(t, "RESERV") && (strings.Contains(t, "RELEASE") || strings.Contains(t, "EXPIRE")):
 		return "Released", false
+	case strings.Contains(t, "RESERV") && strings.Contains(t, "REASSIGN"):
+		return "Reassigned", false
 	case strings.Contains(t, "RESERV") && strings.Contains(t, "RENEW"):
 		return "Renewed", false
 	case strings.Contains(t, "RESERV"):

@@ -46,6 +46,7 @@ func (s *Server) reservations(ctx context.Context, agents []hub.AgentView) ([]re
 		if row.Presence == "" {
 			row.Presence = hub.PresOffline
 		}
+		row.StepIn = hub.TakeoverAllowed(row.Presence, row.Expired)
 		for _, o := range st.Reservations {
 			if o.ID != r.ID && o.AgentID != r.AgentID && hub.ClassifyOverlap(o.Scope, r.Scope) != hub.OverlapDisjoint {
 				row.Overlaps = append(row.Overlaps, o.AgentID+" ("+s.svc.DisplayScope(o)+")")

@@ -85,6 +85,7 @@ func (u *ui) routes(m *http.ServeMux) {
 	m.HandleFunc("GET /ui/counts", u.fragment("counts", u.feedData))
 	m.HandleFunc("POST /ui/send", u.send)
 	m.HandleFunc("POST /ui/answer/{id}", u.answer)
+	m.HandleFunc("POST /ui/stepin", u.stepIn)
 }
 
 func (u *ui) static() http.Handler {
@@ -138,6 +139,9 @@ type reservationRow struct {
 	Presence hub.Presence
 	// Overlaps names other agents whose active reservations overlap.
 	Overlaps []string
+	// StepIn is true past the takeover threshold: the person may release
+	// the reservation or hand it to another agent.
+	StepIn bool
 }
 
 func (u *ui) base(r *http.Request) *pageData {

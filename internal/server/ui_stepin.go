@@ -15,22 +15,19 @@ import (
 // answers a blocker. Every write goes through the core under the person's
 // name, so agents see it on every surface (inbox, hooks, MCP).
 
-// humanRole is the role the dashboard registers its person under.
-const humanRole = "human"
-
 // ensureHuman registers the viewer as an agent of role human the first time
 // they send mail (mail needs a known sender).
 func (u *ui) ensureHuman(r *http.Request, name string) error {
-	_, _, err := u.s.svc.RegisterAgent(r.Context(), hub.RegisterInput{ID: name, Role: humanRole})
+	_, _, err := u.s.svc.RegisterAgent(r.Context(), hub.RegisterInput{ID: name, Role: hub.RolePerson})
 	if err != nil && hub.CodeOf(err) != hub.CodeDuplicateAgentID {
 		return err
 	}
 	return nil
 }
 
-// send is the composer: to everyone it posts on the board (with priority);
-// to one agent it sends mail of the chosen kind (a message, a handoff, a
-// decision) about the session's work item.
+// send is the composer: to everyone it posts on the board; to one agent it
+// sends mail of the chosen kind (a message, a handoff, a decision) about
+// the session's work item. Both carry the chosen priority.
 func (u *ui) send(w http.ResponseWriter, r *http.Request) {
 	if err := u.form(w, r); err != nil {
 		u.fail(w, err)
@@ -62,7 +59,8 @@ func (u *ui) send(w http.ResponseWriter, r *http.Request) {
 	if category == "" {
 		category = "INFO"
 	}
-	in := hub.SendInput{From: d.Viewer, To: to, BeadID: bead, Category: category, Subject: subjectOf(content), Body: content}
+	in := hub.SendInput{From: d.Viewer, To: to, BeadID: bead, Category: category, Subject: subjectOf(content), Body: content,
+		Priority: r.PostForm.Get("priority")}
 	if category == "HANDOFF" {
 		in.NextAction = subjectOf(content)
 	}
@@ -118,6 +116,36 @@ func (u *ui) mail(r *http.Request, in hub.SendInput) error {
 	}
 	_, err := u.s.svc.SendMail(r.Context(), in)
 	return err
+}
+
+// stepIn releases a reservation whose holder is past the takeover
+// threshold, or hands it to another agent (to), as the person; the core
+// decides whether it may. It answers with the refreshed agents column.
+func (u *ui) stepIn(w http.ResponseWriter, r *http.Request) {
+	if err := u.form(w, r); err != nil {
+		u.fail(w, err)
+		return
+	}
+	d := u.base(r)
+	if err := u.ensureHuman(r, d.Viewer); err != nil {
+		u.fail(w, err)
+		return
+	}
+	in := hub.StepInInput{Person: d.Viewer, Holder: r.PostForm.Get("holder"), Scope: r.PostForm.Get("scope"),
+		To: strings.TrimSpace(r.PostForm.Get("to"))}
+	if r.PostForm.Get("action") == "reassign" && in.To == "" {
+		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "to", "Pick the agent that takes these files over."))
+		return
+	}
+	if _, err := u.s.svc.StepIn(r.Context(), in); err != nil {
+		u.fail(w, err)
+		return
+	}
+	if err := u.agentsData(r, d); err != nil {
+		u.fail(w, err)
+		return
+	}
+	u.render(w, "agents", d)
 }
 
 // timeline answers a write with the refreshed timeline of the session.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Stepping in without a browser: links are encoded once, mail to one agent
@@ -55,5 +56,46 @@ func TestDashboardStepIn(t *testing.T) {
 	_, page = e.html("GET", "/?q="+url.QueryEscape(`"()`), nil, cookie)
 	if !strings.Contains(page, "has no words") || strings.Contains(page, "fts5") {
 		t.Fatalf("bad query:\n%s", page)
+	}
+}
+
+// The person releases or reassigns an offline agent's reservation from the
+// Reservations list: the buttons show only past the takeover threshold, the
+// new holder holds the files on every surface, and the core refuses a step
+// in on an active holder with a sentence, not a stack of codes.
+func TestDashboardStepInReservation(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	e := newEnv(t, withClock(now))
+	at := func(d time.Duration, args ...string) {
+		t.Helper()
+		if out, errOut, code := runCode(t, e.dir, []string{"BB_NOW=" + now.Add(d).Format(time.RFC3339)}, args...); code != 0 {
+			t.Fatalf("bb %v: %d %s %s", args, code, out, errOut)
+		}
+	}
+	at(-40*time.Minute, "agent", "register", "--name", "bob-1", "--role", "worker")
+	at(-40*time.Minute, "agent", "reserve", "--agent", "bob-1", "--scope", "src/lexer.go", "--bead", "bb-1")
+	at(0, "agent", "register", "--name", "carol", "--role", "worker")
+	at(0, "agent", "reserve", "--agent", "carol", "--scope", "docs/*", "--bead", "bb-2")
+	cookie := "bb_human=ada-human"
+
+	_, page := e.html("GET", "/", nil, cookie)
+	if strings.Count(page, "act-release") != 1 || strings.Count(page, "act-reassign") != 1 || !strings.Contains(page, "bob-1 is offline") {
+		t.Fatalf("step-in buttons only on bob-1's reservation:\n%s", page)
+	}
+	code, body := e.html("POST", "/ui/stepin", url.Values{"holder": {"carol"}, "scope": {"docs/*"}, "action": {"release"}}, cookie)
+	if code == 200 || !strings.Contains(body, "carol is active") {
+		t.Fatalf("step in on an active holder: %d %s", code, body)
+	}
+	code, body = e.html("POST", "/ui/stepin", url.Values{"holder": {"bob-1"}, "scope": {"src/lexer.go"}, "action": {"reassign"}, "to": {"carol"}}, cookie)
+	if code != 200 || strings.Contains(body, "act-release") {
+		t.Fatalf("reassign: %d %s", code, body)
+	}
+	st := run(t, e.dir, "--json", "agent", "status", "--agent", "carol")
+	if !strings.Contains(st, `"scope": "src/lexer.go"`) {
+		t.Fatalf("carol holds src/lexer.go on the CLI: %s", st)
+	}
+	ev := run(t, e.dir, "--json", "events", "--type", "reservation.reassigned")
+	if !strings.Contains(ev, "ada-human reassigned src/lexer.go from bob-1 (offline) to carol") {
+		t.Fatalf("event under the person's name: %s", ev)
 	}
 }

@@ -530,6 +530,13 @@ func (c *Client) ShowAgent(ctx context.Context, id string) (hub.AgentInfo, error
 	return r0, err
 }
 
+// StepIn calls hub.Service.StepIn on the server.
+func (c *Client) StepIn(ctx context.Context, in hub.StepInInput) (hub.StepInResult, error) {
+	var r0 hub.StepInResult
+	err := c.call(ctx, "StepIn", []any{in}, []any{&r0})
+	return r0, err
+}
+
 // StopReminder calls hub.Service.StopReminder on the server.
 func (c *Client) StopReminder(ctx context.Context, in hub.StopInput) (hub.Reminder, error) {
 	var r0 hub.Reminder
