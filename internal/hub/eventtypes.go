@@ -14,7 +14,7 @@ var EventTypes = sortedTypes(
 	EventBoardCleared, EventBoardInitialized,
 	EventHandoff, EventBlocked, EventIncursion, EventResume,
 	EventAgentRegistered, EventAgentUpdated, EventAgentMessageSent, EventAgentMessageRead,
-	EventAgentMessageAcked, EventReservationCreated, EventReservationRenewed, EventReservationRelease,
+	EventAgentMessageAcked, EventReservationCreated, EventReservationRenewed, EventReservationRelease, EventReservationReassigned,
 	EventMailSent, EventMailRead, EventMailAcked, EventMailExpired,
 	KindTaskCreated, KindTaskStatus, KindTaskPriorityChanged, KindTaskClosed, KindAgentFocus,
 	KindTaskDepAdded, KindTaskDepRemoved, KindTaskDeleted, KindTaskAssigned, KindTaskTakeover,
