@@ -74,7 +74,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 // run executes one command line with a's environment and board.
 func (a *app) run(ctx context.Context, args []string) int {
 	env := a.env
-	root := a.rootCmd()
+	root := a.commandTree(args)
 	root.SetArgs(args)
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
@@ -174,7 +174,17 @@ func (a *app) close() {
 	}
 }
 
+// rootCmd is the whole command tree.
 func (a *app) rootCmd() *cobra.Command {
+	root := a.rootOnly()
+	for _, c := range a.topCommands() {
+		root.AddCommand(c.build())
+	}
+	return root
+}
+
+// rootOnly is bb's root command with its global flags and no commands.
+func (a *app) rootOnly() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "bb",
 		Short: "Blackboard: a local coordination hub for AI coding agents",
@@ -214,19 +224,77 @@ reports its unread messages (notices).`,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr{err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
-
-	root.AddCommand(
-		a.initCmd(), a.destroyCmd(),
-		a.statusCmd(),
-		a.postCmd(), a.logCmd(), a.messageCmd(), a.searchCmd(),
-		a.artifactCmd(), a.artifactsCmd(), a.artifactAddAlias(), a.artifactShowAlias(),
-		a.refsCmd(), a.clearCmd(), a.exportCmd(), a.summaryCmd(), a.eventsCmd(),
-		a.installCmd(), a.uninstallCmd(), a.guardCmd(), a.demoCmd(), a.envCmd(),
-	)
-	for _, add := range a.extraCommands() {
-		root.AddCommand(add)
-	}
 	return root
+}
+
+// topCommand is one of bb's commands, named without building it.
+type topCommand struct {
+	name  string
+	build func() *cobra.Command
+}
+
+// topCommands lists every command of bb by name, in help order. Building
+// a command builds its whole subtree (flags, help text, subcommands), so a
+// call builds only the one it runs (see commandTree).
+func (a *app) topCommands() []topCommand {
+	return []topCommand{
+		{"init", a.initCmd}, {"destroy", a.destroyCmd},
+		{"status", a.statusCmd},
+		{"post", a.postCmd}, {"log", a.logCmd}, {"message", a.messageCmd}, {"search", a.searchCmd},
+		{"artifact", a.artifactCmd}, {"artifacts", a.artifactsCmd}, {"artifact-add", a.artifactAddAlias}, {"artifact-show", a.artifactShowAlias},
+		{"refs", a.refsCmd}, {"clear", a.clearCmd}, {"export", a.exportCmd}, {"summary", a.summaryCmd}, {"events", a.eventsCmd},
+		{"install", a.installCmd}, {"uninstall", a.uninstallCmd}, {"guard", a.guardCmd}, {"demo", a.demoCmd}, {"env", a.envCmd},
+		{"mcp", a.mcpCmd},
+		{"agent", a.agentCmd},
+		{"migrate", a.migrateCmd},
+		{"task", a.taskCmd}, {"memory", a.memoryCmd}, {"resume", a.resumeCmd}, {"push", a.pushCmd},
+		{"serve", a.serveCmd},
+		{"hook", a.hookCmd}, {"config", a.configCmd},
+	}
+}
+
+// commandTree is the command tree a call with args needs: the root with
+// only the command args name when they name one of topCommands (every
+// agent's call and every hook event is one short-lived process, and
+// building all ~150 commands cost about a tenth of a `bb post`), the root
+// alone for `bb --version`, and the whole tree otherwise (bare `bb`, help,
+// completion, an unknown command and its suggestions).
+func (a *app) commandTree(args []string) *cobra.Command {
+	first, version := firstCommandArg(args)
+	if first == "" && version {
+		return a.rootOnly()
+	}
+	for _, c := range a.topCommands() {
+		if c.name == first {
+			root := a.rootOnly()
+			root.AddCommand(c.build())
+			return root
+		}
+	}
+	return a.rootCmd()
+}
+
+// firstCommandArg returns the first argument cobra takes for a command
+// name, skipping flags the way cobra does (a flag written without "=" takes
+// the next argument unless it is one of the root's switches), "" when there
+// is none; and whether --version or -v came before it.
+func firstCommandArg(args []string) (first string, version bool) {
+	switches := map[string]bool{"--json": true, "--quiet": true, "-q": true, "--version": true, "-v": true, "--help": true, "-h": true}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			return "", version
+		case switches[arg]:
+			version = version || arg == "--version" || arg == "-v"
+		case strings.HasPrefix(arg, "--") && !strings.Contains(arg, "="),
+			len(arg) == 2 && arg[0] == '-' && arg[1] != '=':
+			i++ // a flag and its value
+		case arg != "" && !strings.HasPrefix(arg, "-"):
+			return arg, version
+		}
+	}
+	return "", version
 }
 
 // usageErr marks argument-parsing failures (exit 2).

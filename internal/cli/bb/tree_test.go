@@ -1,0 +1,80 @@
+package bb
+
+import (
+	"slices"
+	"testing"
+)
+
+// Every entry of topCommands builds the command it is named after, and
+// the whole tree holds each top-level command exactly once.
+func TestTopCommandsNamesMatch(t *testing.T) {
+	a := newApp(Env{})
+	var names []string
+	for _, c := range a.topCommands() {
+		if got := c.build().Name(); got != c.name {
+			t.Errorf("topCommands entry %q builds the command %q", c.name, got)
+		}
+		if slices.Contains(names, c.name) {
+			t.Errorf("topCommands lists %q twice", c.name)
+		}
+		names = append(names, c.name)
+	}
+	if n := len(a.rootCmd().Commands()); n != len(names) {
+		t.Errorf("the whole tree has %d commands, topCommands %d", n, len(names))
+	}
+}
+
+// resolve is the command path cobra runs for args in tree.
+func resolve(t testing.TB, a *app, full bool, args []string) string {
+	root := a.commandTree(args)
+	if full {
+		root = a.rootCmd()
+	}
+	cmd, _, err := root.Find(args)
+	if err != nil {
+		return "error"
+	}
+	return cmd.CommandPath()
+}
+
+// FuzzCommandTree: for any command line, the tree a call builds resolves
+// to the same command as the whole tree (or the whole tree is built).
+func FuzzCommandTree(f *testing.F) {
+	for _, s := range [][]string{
+		{"post", "hello"}, {"--as", "alice", "post", "hi"}, {"--as", "post", "log"}, {"--as=alice", "log"},
+		{"--json", "-q", "agent", "send", "--to", "b"}, {"hook", "claude", "PreToolUse", "--dir", "/x"},
+		{"--version"}, {"help", "post"}, {"--", "post"}, {"agent", "inbox", "--help"}, {"nosuch"}, {},
+		{"--dir", "/p", "--database-url", "postgres://x", "--request-id", "r1", "task", "create", "t"},
+	} {
+		var in []byte
+		for _, a := range s {
+			in = append(append(in, a...), 0)
+		}
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var args []string
+		for _, p := range slices.Collect(splitNUL(in)) {
+			args = append(args, p)
+		}
+		a := newApp(Env{})
+		if lazy, full := resolve(t, a, false, args), resolve(t, a, true, args); lazy != full {
+			t.Fatalf("args %q: the built tree resolves to %q, the whole tree to %q", args, lazy, full)
+		}
+	})
+}
+
+func splitNUL(b []byte) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for len(b) > 0 {
+			i := slices.Index(b, 0)
+			if i < 0 {
+				i = len(b)
+			}
+			if !yield(string(b[:i])) || i == len(b) {
+				return
+			}
+			b = b[i+1:]
+		}
+	}
+}
