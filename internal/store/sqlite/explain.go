@@ -66,15 +66,3 @@ func isDir(path string, err error) error {
 	return &hub.Error{Code: hub.CodeIOReadFailed, Err: err, Message: fmt.Sprintf(
 		"%s is a directory, not the database file: move it aside and run 'bb init'", path)}
 }
-
-// writable reports whether this process may create files in dir.
-func writable(dir string) bool {
-	f, err := os.CreateTemp(dir, ".bb-write-check-*")
-	if err != nil {
-		return false
-	}
-	name := f.Name()
-	f.Close()
-	os.Remove(name)
-	return true
-}

@@ -153,11 +153,10 @@ func walMark(path string) func() any {
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {
-	ms, err := Migrations()
+	latest, err := sqlstore.LatestMigration(migrationFS, "migrations")
 	if err != nil {
 		return hub.Internal("read migrations", err)
 	}
-	latest := ms[len(ms)-1].Version
 	var v int
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		if IsBusy(err) {
@@ -170,6 +169,10 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	if v > latest {
 		return hub.Errorf(hub.CodeSchemaTooNew, "database schema version %d is newer than this binary supports (%d); upgrade bb", v, latest)
+	}
+	ms, err := Migrations()
+	if err != nil {
+		return hub.Internal("read migrations", err)
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
