@@ -17,7 +17,7 @@ import (
 
 func main() {
 	db, err := sql.Open("sqlite", "file:"+os.Args[1]+
-		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)")
+		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_pragma=foreign_keys(1)")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
