@@ -344,3 +344,56 @@ func shot(t *testing.T, ctx context.Context, name string) string {
 	t.Logf("screenshot: %s", p)
 	return p
 }
+
+// Stepping in from a real browser: the person hands an offline agent's
+// reservation to an active one from the Reservations list, then writes to
+// that agent with priority high; the agent's inbox shows the mail with its
+// priority and bb agent status shows it holding the files.
+func TestBrowserStepIn(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	e := newEnv(t, withClock(now))
+	at := func(d time.Duration, args ...string) {
+		t.Helper()
+		if out, errOut, code := runCode(t, e.dir, []string{"BB_NOW=" + now.Add(d).Format(time.RFC3339)}, args...); code != 0 {
+			t.Fatalf("bb %v: %d %s %s", args, code, out, errOut)
+		}
+	}
+	at(-40*time.Minute, "agent", "register", "--name", "bob-1", "--role", "worker")
+	at(-40*time.Minute, "agent", "reserve", "--agent", "bob-1", "--scope", "src/lexer.go", "--bead", "bb-1")
+	at(0, "agent", "register", "--name", "carol", "--role", "worker")
+	at(0, "agent", "register", "--name", "ada-human", "--role", "human")
+
+	bctx, ctx := browser(t, 1400, 900)
+	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			shot(t, bctx, "failure")
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	base := e.http.URL
+	step("sign in as ada-human", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`#name`)),
+		chromedp.SetValue(chromedp.CSS(`#name`), "ada-human"), chromedp.Click(chromedp.CSS(`.whoami button`)))
+	time.Sleep(time.Second)
+	step("reload", chromedp.Navigate(base+"/?session=bead:bb-1"))
+	waitJS(t, bctx, ctx, "step-in offered on bob-1's reservation", `document.querySelector('.composer button')?.innerText.includes('ada-human') && document.querySelectorAll('.act-reassign').length === 1 && document.getElementById('live').dataset.state === 'on'`)
+	shot(t, bctx, "stepin-before")
+	step("reassign to carol", chromedp.SetValue(chromedp.CSS(`.stepin-form select[name=to]`), "carol"), chromedp.Click(chromedp.CSS(`.act-reassign`)))
+	waitJS(t, bctx, ctx, "carol holds it", `document.querySelectorAll('.act-reassign').length === 0 && [...document.querySelectorAll('.reservation')].some(r => r.innerText.includes('src/lexer.go') && r.innerText.includes('carol'))`)
+	if st := run(t, e.dir, "--json", "agent", "status", "--agent", "carol"); !strings.Contains(st, `"scope": "src/lexer.go"`) {
+		t.Fatalf("carol's reservation on the CLI: %s", st)
+	}
+
+	step("write to carol with priority high",
+		chromedp.SetValue(chromedp.CSS(`#to`), "carol"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('to').dispatchEvent(new Event('change', {bubbles: true}))`),
+		chromedp.SetValue(chromedp.CSS(`.composer select[name=priority]`), "high"),
+		chromedp.SetValue(chromedp.CSS(`#content`), "You hold src/lexer.go now; bob-1 is gone."),
+		chromedp.Click(chromedp.CSS(`.composer button[type=submit]`)))
+	waitJS(t, bctx, ctx, "sent", `[...document.querySelectorAll('#timeline li.msg')].some(li => li.innerText.includes('You hold src/lexer.go now') && li.querySelector('.prio-high'))`)
+	shot(t, bctx, "stepin-after")
+	in := run(t, e.dir, "--json", "agent", "inbox", "--agent", "carol")
+	if !strings.Contains(in, "You hold src/lexer.go now") || !strings.Contains(in, `"priority": "high"`) || !strings.Contains(in, `"from_agent": "ada-human"`) {
+		t.Fatalf("carol's inbox: %s", in)
+	}
+}
