@@ -567,6 +567,11 @@ func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckRe
 		if err := tx.MarkAckedLatest(ctx, &Message{UUID: m.ID, To: m.Recipient}, agent, now); err != nil {
 			return MailAckResult{}, err
 		}
+		if m.Recipient == Broadcast {
+			if err := tx.AdvanceAckCursor(ctx, agent); err != nil {
+				return MailAckResult{}, err
+			}
+		}
 		if err := tx.TouchAgent(ctx, agent, now); err != nil {
 			return MailAckResult{}, err
 		}

@@ -413,6 +413,11 @@ func (s *Service) AckMail(ctx context.Context, agent, id string) (MailItem, erro
 		if err := tx.MarkAcked(ctx, m, agent, now); err != nil {
 			return MailItem{}, err
 		}
+		if m.IsBroadcast() {
+			if err := tx.AdvanceAckCursor(ctx, agent); err != nil {
+				return MailItem{}, err
+			}
+		}
 		e := s.event(EventAgentMessageAcked, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From, "requires_ack": m.RequiresAck})
 		e.ToAgent, e.BeadID = m.From, m.BeadID
 		e.Message = fmt.Sprintf("%s accepted %s from %s: %s", agent, categoryOr(m), m.From, preview(m.Subject, 80))

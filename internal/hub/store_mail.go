@@ -13,6 +13,11 @@ import (
 type MailTx interface {
 	// ReceiptOf returns agent's receipt of m (zero times when none).
 	ReceiptOf(ctx context.Context, m *Message, agent string) (Receipt, error)
+	// AdvanceAckCursor records, after agent acked a broadcast, how far back
+	// every broadcast asking for an ack is acked, so that counting acks
+	// owed starts there (an index bound kept by the store; counts stay
+	// correct whether or not it moved).
+	AdvanceAckCursor(ctx context.Context, agent string) error
 	// MarkRead sets agent's read_at of m to at when it is not set yet.
 	MarkRead(ctx context.Context, m *Message, agent string, at time.Time) error
 	// MarkAcked sets agent's acked_at of m to at when it is not set yet.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -93,12 +94,24 @@ func (t *tx) MailInbox(ctx context.Context, q hub.MailInboxQuery) ([]hub.MailRow
 }
 
 // AdvanceMailCursor moves agent's mail cursor over the broadcasts it has
-// read since: to just before the oldest broadcast (not its own) still
-// without its read receipt, or to the newest message when there is none.
-// Each call walks only what was read since the last one.
+// read since (see advanceCursor).
 func (t *tx) AdvanceMailCursor(ctx context.Context, agent string) error {
+	return t.advanceCursor(ctx, agent, "mail_cursor", "read_at", "0, 1")
+}
+
+// AdvanceAckCursor moves agent's ack cursor over the broadcasts asking for
+// an ack that it has acked since (see advanceCursor).
+func (t *tx) AdvanceAckCursor(ctx context.Context, agent string) error {
+	return t.advanceCursor(ctx, agent, "ack_cursor", "acked_at", "1")
+}
+
+// advanceCursor moves the agents column cursor to just before the oldest
+// broadcast after it (requires_ack in acks, not the agent's own) without
+// the agent's receipt column set, or to the newest message when there is
+// none. Each call walks only what was read or acked since the last one.
+func (t *tx) advanceCursor(ctx context.Context, agent, cursor, receipt, acks string) error {
 	var cur int64
-	err := t.row(ctx, `SELECT mail_cursor FROM agents WHERE id = ?`, agent).Scan(&cur)
+	err := t.row(ctx, `SELECT `+cursor+` FROM agents WHERE id = ?`, agent).Scan(&cur)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -106,12 +119,12 @@ func (t *tx) AdvanceMailCursor(ctx context.Context, agent string) error {
 		return err
 	}
 	next := int64(-1)
-	for _, ack := range []int{0, 1} {
+	for _, ack := range strings.Split(acks, ", ") {
 		var seq int64
 		err := t.row(ctx, `SELECT m.seq FROM messages m`+t.indexed("idx_messages_recipient_ack_seq")+`
-			WHERE m.recipient = '*' AND m.requires_ack = ? AND m.seq > ? AND m.sender <> ?
-			AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ? AND b.read_at IS NOT NULL)
-			ORDER BY m.seq LIMIT 1`, ack, cur, agent, agent).Scan(&seq)
+			WHERE m.recipient = '*' AND m.requires_ack = `+ack+` AND m.seq > ? AND m.sender <> ?
+			AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ? AND b.`+receipt+` IS NOT NULL)
+			ORDER BY m.seq LIMIT 1`, cur, agent, agent).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -130,7 +143,7 @@ func (t *tx) AdvanceMailCursor(ctx context.Context, agent string) error {
 	if next <= cur {
 		return nil
 	}
-	_, err = t.exec(ctx, `UPDATE agents SET mail_cursor = ? WHERE id = ?`, next, agent)
+	_, err = t.exec(ctx, `UPDATE agents SET `+cursor+` = ? WHERE id = ?`, next, agent)
 	return err
 }
 

@@ -203,9 +203,10 @@ func (t *tx) AcksOwed(ctx context.Context, agent string, limit int) (int64, erro
 		return 0, err
 	}
 	if err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT w.id FROM
-		(SELECT id, sender FROM messages WHERE recipient = '*' AND requires_ack = 1 ORDER BY seq DESC LIMIT ?) w
+		(SELECT id, sender FROM messages WHERE recipient = '*' AND requires_ack = 1
+			AND seq > COALESCE((SELECT ack_cursor FROM agents WHERE id = ?), 0) ORDER BY seq DESC LIMIT ?) w
 		WHERE w.sender <> ? AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = w.id AND b.agent = ?
-			AND b.acked_at IS NOT NULL) LIMIT ?) x`, ackWindow, agent, agent, limit).Scan(&bcast); err != nil {
+			AND b.acked_at IS NOT NULL) LIMIT ?) x`, agent, ackWindow, agent, agent, limit).Scan(&bcast); err != nil {
 		return 0, err
 	}
 	return min(direct+bcast, int64(limit)), nil

@@ -203,8 +203,15 @@ func seedAgents(ctx context.Context, conn *sql.Conn, s Spec) error {
 			if id == MailReader {
 				mailCursor = cursor
 			}
-			if _, err := conn.ExecContext(ctx, `INSERT INTO agents (id, registered, status, created_at, last_seen, updated_at, read_cursor, mail_cursor)
-				VALUES (?, 1, 'active', ?, ?, ?, ?, ?)`, id, created, seen, seen, cursor, mailCursor); err != nil {
+			// bb agents acked every broadcast before the fresh ones that
+			// asked for it, which their ack cursor records.
+			ackCursor := 0
+			if id == Agent(i) {
+				ackCursor = cursor
+			}
+			if _, err := conn.ExecContext(ctx, `INSERT INTO agents (id, registered, status, created_at, last_seen, updated_at,
+				read_cursor, mail_cursor, ack_cursor) VALUES (?, 1, 'active', ?, ?, ?, ?, ?, ?)`,
+				id, created, seen, seen, cursor, mailCursor, ackCursor); err != nil {
 				return err
 			}
 		}
