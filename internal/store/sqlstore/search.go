@@ -89,16 +89,20 @@ func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, er
 				src.doc + " @@ q" + cond + " ORDER BY score DESC LIMIT ?"
 			args = append(args, match)
 			args = append(args, wargs...)
+		} else if cond == "" {
+			// No filter: the newest searchWindow matches (FTS5 walks its
+			// doclists newest first and stops), ranked, then joined: a
+			// word a hundred thousand messages contain costs about what a
+			// rarer one does.
+			inner := "SELECT rowid, " + ftsKeyCol(src) + "bm25(" + src.fts5 + ", 4.0, 1.0) AS rank FROM " + src.fts5 +
+				" WHERE " + src.fts5 + " MATCH ? ORDER BY rowid DESC LIMIT " + strconv.Itoa(searchWindow)
+			part = sel + "-f.rank AS score FROM (SELECT * FROM (" + inner + ") ORDER BY rank LIMIT ?) f JOIN " + src.table + " m ON " + src.join
+			args = append(args, match, q.Limit)
+			parts = append(parts, "SELECT * FROM ("+part+") AS s"+src.kind)
+			continue
 		} else {
-			// The newest searchWindow matches (FTS5 walks its doclists
-			// newest first and stops), ranked: a word that a hundred
-			// thousand messages contain costs what a rarer one does.
-			inner := "SELECT f.rowid AS rowid, " + ftsKeyCol(src) + "bm25(f." + src.fts5 + ", 4.0, 1.0) AS rank FROM " + src.fts5 + " f"
-			if cond != "" {
-				inner += " JOIN " + src.table + " m ON " + src.join
-			}
-			inner += " WHERE f." + src.fts5 + " MATCH ?" + cond + " ORDER BY f.rowid DESC LIMIT " + strconv.Itoa(searchWindow)
-			part = sel + "-f.rank AS score FROM (" + inner + ") f JOIN " + src.table + " m ON " + src.join + " ORDER BY f.rank LIMIT ?"
+			part = sel + "-f.rank AS score FROM " + src.fts5 + " f JOIN " + src.table + " m ON " + src.join + " WHERE f." + src.fts5 +
+				" MATCH ? AND f.rank MATCH 'bm25(4.0, 1.0)'" + cond + " ORDER BY f.rank LIMIT ?"
 			args = append(args, match)
 			args = append(args, wargs...)
 		}
@@ -140,7 +144,7 @@ const searchWindow = 2000
 // ftsKeyCol adds the unindexed id column of tasks_fts to the inner select.
 func ftsKeyCol(src searchSource) string {
 	if src.kind == hub.SearchTask {
-		return "f.id AS id, "
+		return "id, "
 	}
 	return ""
 }

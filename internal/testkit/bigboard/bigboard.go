@@ -262,6 +262,9 @@ func seedBatch(ctx context.Context, conn *sql.Conn, s Spec, from, to int) (err e
 		// messages (what a reader sees) are the same on every board size.
 		r := s.Messages - 1 - i
 		sender := r % s.Agents
+		if s.kind(r) == Post {
+			sender = r / max(1, s.Messages/s.Broadcasts) % s.Agents // every agent posts
+		}
 		recipient := (sender + 1 + (r/s.Agents)%(s.Agents-1)) % s.Agents
 		var readAt, ackedAt, ttl any
 		var subject, typ, to, from, tags, prio, bead = "", "direct", "", "", "[]", "normal", ""
