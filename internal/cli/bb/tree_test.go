@@ -53,10 +53,7 @@ func FuzzCommandTree(f *testing.F) {
 		f.Add(in)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var args []string
-		for _, p := range slices.Collect(splitNUL(in)) {
-			args = append(args, p)
-		}
+		args := slices.Collect(splitNUL(in))
 		a := newApp(Env{})
 		if lazy, full := resolve(t, a, false, args), resolve(t, a, true, args); lazy != full {
 			t.Fatalf("args %q: the built tree resolves to %q, the whole tree to %q", args, lazy, full)
