@@ -74,11 +74,13 @@ func (a *app) agentListCmd() *cobra.Command {
 					fmt.Fprintln(w, "No agents.")
 					return
 				}
-				fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", "AGENT", "ROLE", "STATUS", "LIVENESS", "LAST SEEN")
 				tw := a.when()
+				rows := make([][]string, 0, len(list))
 				for _, i := range list {
-					fmt.Fprintf(w, "%-28s %-12s %-10s %-8s %s\n", i.ID, truncate(dash(i.Role), 40), i.Status, i.Presence, tw.at(i.LastSeen))
+					rows = append(rows, []string{i.ID, dash(i.Role), i.Status, string(i.Presence), tw.at(i.LastSeen)})
 				}
+				writeTable(w, []column{{Header: "AGENT", Min: 28}, {Header: "ROLE", Min: 12, Max: 40, Ellipsis: "…"},
+					{Header: "STATUS", Min: 10}, {Header: "LIVENESS", Min: 8}, {Header: "LAST SEEN"}}, rows, "")
 			})
 		},
 	}

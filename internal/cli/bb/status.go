@@ -142,8 +142,9 @@ func printAgents(w io.Writer, agents []hub.AgentView) {
 		fmt.Fprintln(w, "No agents found.")
 		return
 	}
-	fmt.Fprintf(w, "%-20s %-12s %-8s %-30s %s\n", "AGENT", "STATUS", "PROG", "TASK", "LAST SEEN")
-	fmt.Fprintln(w, strings.Repeat("-", 100))
+	cols := []column{{Header: "AGENT", Min: 20}, {Header: "STATUS", Min: 12}, {Header: "PROG", Min: 8},
+		{Header: "TASK", Min: 30, Max: 30, Ellipsis: "..."}, {Header: "LAST SEEN"}}
+	rows := make([][]string, 0, len(agents))
 	for _, ag := range agents {
 		st := ag.Status
 		switch ag.Presence {
@@ -152,7 +153,15 @@ func printAgents(w io.Writer, agents []hub.AgentView) {
 		case hub.PresStale:
 			st += " [STALE]"
 		}
-		fmt.Fprintf(w, "%-20s %-12s %-8s %-30s %s\n", ag.ID, st, fmt.Sprintf("%d%%", ag.Progress), truncate(ag.CurrentTask, 30), ago(ag.MinutesSince))
+		rows = append(rows, []string{ag.ID, st, fmt.Sprintf("%d%%", ag.Progress), ag.CurrentTask, ago(ag.MinutesSince)})
+	}
+	// Blocker lines follow their agent's row.
+	var tbl strings.Builder
+	writeTable(&tbl, cols, rows, strings.Repeat("-", 100))
+	lines := strings.SplitAfter(tbl.String(), "\n")
+	_, _ = io.WriteString(w, lines[0]+lines[1])
+	for i, ag := range agents {
+		_, _ = io.WriteString(w, lines[i+2])
 		if ag.Blockers != nil && *ag.Blockers != "" {
 			fmt.Fprintf(w, "  → Blockers: %s\n", termtext.Line(*ag.Blockers))
 		}
