@@ -172,8 +172,14 @@ func (s *Server) addBoardTools() {
 			if err != nil {
 				return MessageOut{}, err
 			}
-			m, err := c.svc.Post(ctx, hub.PostInput{From: c.agent, Content: in.Content, Tags: in.Tags, Priority: in.Priority, ReplyTo: in.ReplyTo, Refs: refs})
-			return messageOut(m), err
+			// The post and the caller's check-in in one transaction.
+			r := c.svc.PostMany(ctx, []hub.PostOp{{In: hub.PostInput{From: c.agent, Content: in.Content, Tags: in.Tags,
+				Priority: in.Priority, ReplyTo: in.ReplyTo, Refs: refs}, CheckIn: true}})[0]
+			if r.Err != nil {
+				return MessageOut{}, r.Err
+			}
+			c.checkedIn, c.notices = true, r.Notices
+			return messageOut(r.Message), nil
 		})
 
 	addTool(s, tool{name: "bb_read_messages", core: true, idempotent: true,

@@ -350,6 +350,11 @@ type call struct {
 	svc     hub.API
 	agent   string // "" when the caller is not identified
 	session *sdk.ServerSession
+	// checkedIn is set by a tool that checked the caller in inside its
+	// own transaction (with the notices it got), so the call does not
+	// run a second one.
+	checkedIn bool
+	notices   *hub.Notices
 }
 
 // tool describes one tool.
@@ -444,8 +449,11 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 		if t.touchFirst && agent != "" {
 			checkIn(agent)
 		}
-		res, herr := h(ctx, &call{svc: svc, agent: agent, session: req.Session}, args)
-		if !t.touchFirst {
+		c := &call{svc: svc, agent: agent, session: req.Session}
+		res, herr := h(ctx, c, args)
+		if c.checkedIn {
+			notices = c.notices
+		} else if !t.touchFirst {
 			if agent = s.agentFor(ctx, svc, req.Session); agent != "" {
 				checkIn(agent)
 			}
