@@ -350,17 +350,7 @@ func shot(t *testing.T, ctx context.Context, name string) string {
 // that agent with priority high; the agent's inbox shows the mail with its
 // priority and bb agent status shows it holding the files.
 func TestBrowserStepIn(t *testing.T) {
-	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	e := newEnv(t, withClock(now))
-	at := func(d time.Duration, args ...string) {
-		t.Helper()
-		if out, errOut, code := runCode(t, e.dir, []string{"BB_NOW=" + now.Add(d).Format(time.RFC3339)}, args...); code != 0 {
-			t.Fatalf("bb %v: %d %s %s", args, code, out, errOut)
-		}
-	}
-	at(-40*time.Minute, "agent", "register", "--name", "bob-1", "--role", "worker")
-	at(-40*time.Minute, "agent", "reserve", "--agent", "bob-1", "--scope", "src/lexer.go", "--bead", "bb-1")
-	at(0, "agent", "register", "--name", "carol", "--role", "worker")
+	e, at := offlineHolderBoard(t)
 	at(0, "agent", "register", "--name", "ada-human", "--role", "human")
 
 	bctx, ctx := browser(t, 1400, 900)

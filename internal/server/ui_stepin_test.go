@@ -59,11 +59,11 @@ func TestDashboardStepIn(t *testing.T) {
 	}
 }
 
-// The person releases or reassigns an offline agent's reservation from the
-// Reservations list: the buttons show only past the takeover threshold, the
-// new holder holds the files on every surface, and the core refuses a step
-// in on an active holder with a sentence, not a stack of codes.
-func TestDashboardStepInReservation(t *testing.T) {
+// offlineHolderBoard is a board at 12:00 where bob-1 (seen 40 minutes ago,
+// so offline) holds src/lexer.go for bb-1 and carol is active; at runs bb
+// at an offset from that time.
+func offlineHolderBoard(t *testing.T) (*env, func(d time.Duration, args ...string)) {
+	t.Helper()
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	e := newEnv(t, withClock(now))
 	at := func(d time.Duration, args ...string) {
@@ -75,6 +75,15 @@ func TestDashboardStepInReservation(t *testing.T) {
 	at(-40*time.Minute, "agent", "register", "--name", "bob-1", "--role", "worker")
 	at(-40*time.Minute, "agent", "reserve", "--agent", "bob-1", "--scope", "src/lexer.go", "--bead", "bb-1")
 	at(0, "agent", "register", "--name", "carol", "--role", "worker")
+	return e, at
+}
+
+// The person releases or reassigns an offline agent's reservation from the
+// Reservations list: the buttons show only past the takeover threshold, the
+// new holder holds the files on every surface, and the core refuses a step
+// in on an active holder with a sentence, not a stack of codes.
+func TestDashboardStepInReservation(t *testing.T) {
+	e, at := offlineHolderBoard(t)
 	at(0, "agent", "reserve", "--agent", "carol", "--scope", "docs/*", "--bead", "bb-2")
 	cookie := "bb_human=ada-human"
 
