@@ -75,12 +75,12 @@ func ValidateMailIdentity(s string) error {
 	return nil
 }
 
-// ValidateMailRecipient is TC2 for the recipient: an identity or "*".
-func ValidateMailRecipient(s string) error {
-	if s == Broadcast {
-		return nil
-	}
-	return ValidateMailIdentity(s)
+// mailIdentity is Agent Mail's check of an identity read as input: the
+// project:name grammar, unless the board already knows the id (another
+// surface created it; see AgentID).
+func (s *Service) mailIdentity(ctx context.Context, id string) error {
+	_, err := s.AgentID(ctx, GrammarMail, id)
+	return err
 }
 
 // IsMailUUID reports whether s matches TC5 (8-4-4-4-12 hex, any case).
@@ -348,11 +348,13 @@ type MailSendInput struct {
 // SendAgentMail validates and stores one message (after the opportunistic
 // cleanup), in one transaction.
 func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (MailRow, error) {
-	if err := ValidateMailIdentity(in.From); err != nil {
+	if err := s.mailIdentity(ctx, in.From); err != nil {
 		return MailRow{}, err
 	}
-	if err := ValidateMailRecipient(in.To); err != nil {
-		return MailRow{}, err
+	if in.To != Broadcast {
+		if err := s.mailIdentity(ctx, in.To); err != nil {
+			return MailRow{}, err
+		}
 	}
 	if err := ValidateMailText("subject", in.Subject); err != nil {
 		return MailRow{}, err
@@ -437,7 +439,7 @@ type MailReadInput struct {
 // The default mode marks what it returns as read; the rows show the state
 // from before marking.
 func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRow, error) {
-	if err := ValidateMailIdentity(in.Agent); err != nil {
+	if err := s.mailIdentity(ctx, in.Agent); err != nil {
 		return nil, err
 	}
 	if in.Limit < 0 {
@@ -448,7 +450,7 @@ func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRo
 			return nil, err
 		}
 	} else if in.From != "" {
-		if err := ValidateMailIdentity(in.From); err != nil {
+		if err := s.mailIdentity(ctx, in.From); err != nil {
 			return nil, err
 		}
 	}
@@ -549,7 +551,7 @@ type MailAckResult struct {
 // AckAgentMail records that agent acted on message id. Any agent may ack any
 // message (seed 004 Key Decisions); every ack restamps acked_at.
 func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckResult, error) {
-	if err := ValidateMailIdentity(agent); err != nil {
+	if err := s.mailIdentity(ctx, agent); err != nil {
 		return MailAckResult{}, err
 	}
 	if err := ValidateMailUUID(id); err != nil {
@@ -587,7 +589,7 @@ func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckRe
 // identity; otherwise project, when non-empty, selects "<project>:*".
 func (s *Service) AgentMailStatus(ctx context.Context, agent, project string) ([]MailCounts, error) {
 	if agent != "" {
-		if err := ValidateMailIdentity(agent); err != nil {
+		if err := s.mailIdentity(ctx, agent); err != nil {
 			return nil, err
 		}
 	}

@@ -33,6 +33,9 @@ type API interface {
 	AddArtifact(ctx context.Context, in ArtifactInput) (Artifact, bool, error)
 	AddTaskDep(ctx context.Context, agent, id, dep string) (DepResult, error)
 	AgentMailStatus(ctx context.Context, agent, project string) ([]MailCounts, error)
+	// AgentID applies the addressing rule (addressing.go): an id the board
+	// knows is used as stored, any other must follow the surface grammar g.
+	AgentID(ctx context.Context, g Grammar, id string) (string, error)
 	AgentStatus(ctx context.Context, id string) (AgentView, error)
 	ArtifactByPath(ctx context.Context, p string) (Artifact, error)
 	Artifacts(ctx context.Context, q ArtifactQuery) ([]Artifact, error)

@@ -169,7 +169,7 @@ func (s *Service) AgentStatus(ctx context.Context, id string) (AgentView, error)
 	if err := ValidateBoardAgentID(id); err != nil {
 		return AgentView{}, err
 	}
-	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return tx.GetAgent(ctx, id) })
+	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
 	if err != nil {
 		return AgentView{}, err
 	}

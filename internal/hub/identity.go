@@ -87,12 +87,16 @@ type RegisterInput struct {
 }
 
 // RegisterAgent creates an agent (status idle), or with ForceUpdate changes
-// the display name and role of an existing one (never its id). An agent row
-// that exists only because the agent acted on the board (bb status, bb
-// post) is claimed by registering it. created reports a new row.
+// the display name and role of an existing one (never its id). An agent
+// that exists only because it acted on the board (bb status, bb post) or
+// exchanged mail is claimed by registering it, whatever the grammar of its
+// id: the kebab-case rule applies to the ids register creates. created
+// reports a new row.
 func (s *Service) RegisterAgent(ctx context.Context, in RegisterInput) (AgentInfo, bool, error) {
 	if err := ValidateAgentName("name", in.ID); err != nil {
-		return AgentInfo{}, false, err
+		if known, kerr := s.agentKnown(ctx, in.ID); kerr != nil || !known {
+			return AgentInfo{}, false, err
+		}
 	}
 	if err := textArg("role", in.Role, MaxRoleLen); err != nil {
 		return AgentInfo{}, false, err
@@ -199,7 +203,7 @@ func (s *Service) ShowAgent(ctx context.Context, id string) (AgentInfo, error) {
 	if err != nil {
 		return AgentInfo{}, err
 	}
-	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return tx.GetAgent(ctx, id) })
+	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
 	if err != nil {
 		return AgentInfo{}, err
 	}
@@ -209,19 +213,18 @@ func (s *Service) ShowAgent(ctx context.Context, id string) (AgentInfo, error) {
 	return agentInfo(*a, LiveOf(a.LastSeen, s.Now(), stale)), nil
 }
 
-func agentNotFound(field, id string) error {
-	return FieldErr(CodeAgentNotFound, field, "agent %q not found (register it with: bb agent register --name %s --role <role>)", id, id)
-}
-
-// requireAgent loads an agent inside tx or fails with code.
+// requireAgent finds an agent (see findAgent) inside tx or fails with code.
 func requireAgent(ctx context.Context, tx Tx, id string, code Code, field string) (*Agent, error) {
-	a, err := tx.GetAgent(ctx, id)
+	a, err := findAgent(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
 	if a == nil {
 		switch code {
 		case CodeUnknownSender:
+			if ValidateAgentName(field, id) != nil {
+				return nil, FieldErr(code, field, "sender %q is not known on this board", id)
+			}
 			return nil, FieldErr(code, field, "sender %q is not registered (bb agent register --name %s --role <role>)", id, id)
 		case CodeUnknownRecipient:
 			return nil, FieldErr(code, field, "recipient %q is not registered", id)

@@ -68,6 +68,9 @@ type AgentMailTx interface {
 	// MailAgents returns every sender and every non-broadcast recipient,
 	// sorted (byte order).
 	MailAgents(ctx context.Context) ([]string, error)
+	// MailFirstSeen returns the created text of the oldest message id sent
+	// or received (found=false when it has none).
+	MailFirstSeen(ctx context.Context, id string) (created string, found bool, err error)
 	// MailCounts returns unread/unacked counts of the given agents (direct
 	// plus broadcast, excluding their own messages).
 	MailCounts(ctx context.Context, agents []string) ([]MailCounts, error)

@@ -12,16 +12,16 @@ import (
 
 // Agent is an agent on the status board.
 type Agent struct {
-	ID                   string    `json:"id"`
-	CurrentTask          string    `json:"current_task"`
-	Progress             int       `json:"progress"`
-	Status               string    `json:"status"`
-	Blockers             *string   `json:"blockers"`
-	LastSeen             time.Time `json:"last_seen"`
-	UpdatedAt            time.Time `json:"updated_at"`
-	Liveness             string    `json:"liveness,omitempty"`
-	Presence             string    `json:"presence,omitempty"`
-	MinutesSinceLastSeen *int      `json:"minutes_since_last_seen,omitempty"`
+	ID                   string     `json:"id"`
+	CurrentTask          string     `json:"current_task"`
+	Progress             int        `json:"progress"`
+	Status               string     `json:"status"`
+	Blockers             *string    `json:"blockers"`
+	LastSeen             *time.Time `json:"last_seen"` // null: never seen acting (known from mail only)
+	UpdatedAt            time.Time  `json:"updated_at"`
+	Liveness             string     `json:"liveness,omitempty"`
+	Presence             string     `json:"presence,omitempty"`
+	MinutesSinceLastSeen *int       `json:"minutes_since_last_seen,omitempty"`
 }
 
 // Inbox is one agent's unread inbox: items addressed to it and board
@@ -42,28 +42,37 @@ func InboxOf(agent string, n hub.Notices) *Inbox {
 // `liveness` in the agent protocol's words (active, stale, evicted) and
 // `presence` in the shared vocabulary (active, quiet, stale, offline).
 type AgentInfo struct {
-	AgentID     string    `json:"agent_id"`
-	DisplayName string    `json:"display_name"`
-	Role        string    `json:"role"`
-	Status      string    `json:"status"`
-	Registered  bool      `json:"registered"`
-	CreatedAt   time.Time `json:"created_at"`
-	LastSeenAt  time.Time `json:"last_seen_at"`
-	Version     int       `json:"version"`
-	Liveness    string    `json:"liveness"`
-	Presence    string    `json:"presence"`
+	AgentID     string     `json:"agent_id"`
+	DisplayName string     `json:"display_name"`
+	Role        string     `json:"role"`
+	Status      string     `json:"status"`
+	Registered  bool       `json:"registered"`
+	CreatedAt   time.Time  `json:"created_at"`
+	LastSeenAt  *time.Time `json:"last_seen_at"` // null: never seen acting (known from mail only)
+	Version     int        `json:"version"`
+	Liveness    string     `json:"liveness"`
+	Presence    string     `json:"presence"`
 }
 
 // AgentInfoOf renders a registered agent.
 func AgentInfoOf(i hub.AgentInfo) AgentInfo {
 	return AgentInfo{AgentID: i.ID, DisplayName: i.DisplayName, Role: i.Role, Status: i.Status, Registered: i.Registered,
-		CreatedAt: i.CreatedAt, LastSeenAt: i.LastSeen, Version: i.Version, Liveness: string(i.Liveness), Presence: string(i.Presence)}
+		CreatedAt: i.CreatedAt, LastSeenAt: seen(i.LastSeen), Version: i.Version, Liveness: string(i.Liveness), Presence: string(i.Presence)}
 }
 
 // AgentOf renders an agent without liveness.
 func AgentOf(a hub.Agent) Agent {
 	return Agent{ID: a.ID, CurrentTask: a.CurrentTask, Progress: a.Progress, Status: a.Status,
-		Blockers: a.Blockers, LastSeen: a.LastSeen, UpdatedAt: a.UpdatedAt}
+		Blockers: a.Blockers, LastSeen: seen(a.LastSeen), UpdatedAt: a.UpdatedAt}
+}
+
+// seen is nil for an agent never seen acting: one known only from the mail
+// traffic, which every surface can still address.
+func seen(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 // AgentLive renders an agent with its liveness.
@@ -71,8 +80,10 @@ func AgentLive(a hub.AgentView) Agent {
 	j := AgentOf(a.Agent)
 	j.Liveness = string(a.Liveness)
 	j.Presence = string(a.Presence)
-	m := a.MinutesSince
-	j.MinutesSinceLastSeen = &m
+	if j.LastSeen != nil {
+		m := a.MinutesSince
+		j.MinutesSinceLastSeen = &m
+	}
 	return j
 }
 

@@ -152,8 +152,16 @@ func (a *app) readCmd() *cobra.Command {
 		),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agent := args[0]
-			if err := hub.ValidateMailIdentity(agent); err != nil {
-				return err
+			if !hub.IsMailIdentity(agent) {
+				// Checked first, as the original did; an id another
+				// surface created is accepted (the core decides).
+				svc, err := a.service()
+				if err != nil {
+					return err
+				}
+				if _, err := svc.AgentID(cmd.Context(), hub.GrammarMail, agent); err != nil {
+					return err
+				}
 			}
 			proj, err := parseFields(cmd, fields)
 			if err != nil {

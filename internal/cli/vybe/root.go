@@ -251,27 +251,23 @@ func (a *app) namespaceRun(c *cobra.Command) {
 	}
 }
 
-// agentName resolves --agent > VYBE_AGENT, trimmed and lowercased.
+// agentName resolves --agent > VYBE_AGENT, trimmed and lowercased — unless
+// the board already stores the agent under the id as given (another surface
+// created it), which the core decides.
 func (a *app) agentName() (string, error) {
 	n := a.g.agent
 	if strings.TrimSpace(n) == "" {
 		n = a.env.Getenv("VYBE_AGENT")
 	}
-	// Checked before lowercasing, which would turn a bad byte into U+FFFD.
-	if err := hub.CheckUTF8("agent", n); err != nil {
-		return "", err
+	name, err := hub.VybeAgentName(n)
+	if err != nil || name == strings.TrimSpace(n) {
+		return name, err
 	}
-	n = strings.ToLower(strings.TrimSpace(n))
-	if n == "" {
-		return "", hub.FieldErr(hub.CodeIdentityRequired, "agent", "agent is required (set --agent or VYBE_AGENT)")
+	svc, err := a.service(context.Background())
+	if err != nil {
+		return name, nil // the command reports the database itself
 	}
-	if len(n) > 128 {
-		return "", hub.FieldErr(hub.CodeInvalidIdentity, "agent", "agent name exceeds maximum length (128 chars)")
-	}
-	if err := hub.ValidateStoredAgentID(n); err != nil {
-		return "", err
-	}
-	return n, nil
+	return svc.AgentID(context.Background(), hub.GrammarVybe, n)
 }
 
 // optionalAgent is agentName without the "required" error.

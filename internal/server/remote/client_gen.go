@@ -46,6 +46,13 @@ func (c *Client) AgentMailStatus(ctx context.Context, agent string, project stri
 	return r0, err
 }
 
+// AgentID calls hub.Service.AgentID on the server.
+func (c *Client) AgentID(ctx context.Context, g hub.Grammar, id string) (string, error) {
+	var r0 string
+	err := c.call(ctx, "AgentID", []any{g, id}, []any{&r0})
+	return r0, err
+}
+
 // AgentStatus calls hub.Service.AgentStatus on the server.
 func (c *Client) AgentStatus(ctx context.Context, id string) (hub.AgentView, error) {
 	var r0 hub.AgentView

@@ -211,6 +211,14 @@ func (t *tx) MailAgents(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+func (t *tx) MailFirstSeen(ctx context.Context, id string) (string, bool, error) {
+	var first sql.NullString
+	err := t.row(ctx, `SELECT MIN(c) FROM (
+			SELECT MIN(created) AS c FROM messages WHERE sender = ?
+			UNION ALL SELECT MIN(created) AS c FROM messages WHERE recipient = ?) AS seen`, id, id).Scan(&first)
+	return first.String, first.Valid, err
+}
+
 const mailChunk = 500
 
 func (t *tx) MailCounts(ctx context.Context, agents []string) ([]hub.MailCounts, error) {

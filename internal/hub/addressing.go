@@ -1,0 +1,108 @@
+package hub
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+)
+
+// Addressing. Every surface shares one board, so an agent that exists on
+// any of them can be looked up, shown, mailed and read for from every other
+// one by its stored id. An agent exists when it has a row in the agents
+// table (it registered, or acted on the board) or when it appears in the
+// mail traffic (Agent Mail needs no registration: an identity that has only
+// been written to exists there alone). Each surface's id grammar — bb agent
+// register's kebab-case, Agent Mail's project:name, vybe's lowercasing —
+// applies only to the ids that surface creates, never to lookups.
+
+// Grammar names a surface's rule for the agent ids it creates.
+type Grammar string
+
+// The grammars AgentID knows.
+const (
+	// GrammarMail is Agent Mail's project:name.
+	GrammarMail Grammar = "agent-mail"
+	// GrammarVybe is vybe's: any stored id, trimmed and lowercased.
+	GrammarVybe Grammar = "vybe"
+)
+
+// findAgent is the one lookup of an agent by id: its row, else a view of an
+// identity known only from the mail traffic (never seen acting: zero
+// LastSeen, status idle, created when it first appeared in a message).
+// It returns nil, nil when no surface knows id.
+func findAgent(ctx context.Context, tx Tx, id string) (*Agent, error) {
+	a, err := tx.GetAgent(ctx, id)
+	if err != nil || a != nil {
+		return a, err
+	}
+	if id == Broadcast || id == BroadcastName {
+		return nil, nil
+	}
+	first, found, err := tx.MailFirstSeen(ctx, id)
+	if err != nil || !found {
+		return nil, err
+	}
+	created, _ := ParseTime(first) // text written by another tool may not parse: zero
+	return &Agent{ID: id, Status: "idle", CreatedAt: created, UpdatedAt: created, Version: 1}, nil
+}
+
+// agentKnown reports whether any surface knows id (see findAgent).
+func (s *Service) agentKnown(ctx context.Context, id string) (bool, error) {
+	if ValidateStoredAgentID(id) != nil {
+		return false, nil
+	}
+	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
+	return a != nil, err
+}
+
+// AgentID applies the addressing rule for a surface: an id the board
+// already knows, exactly as stored, is used as given; any other id must
+// follow the surface's grammar g, which may normalise it (vybe lowercases).
+// The error is the surface's own grammar error.
+func (s *Service) AgentID(ctx context.Context, g Grammar, id string) (string, error) {
+	switch g {
+	case GrammarMail:
+		if IsMailIdentity(id) {
+			return id, nil
+		}
+		if known, err := s.agentKnown(ctx, id); err != nil || known {
+			return id, err
+		}
+		return "", ValidateMailIdentity(id)
+	case GrammarVybe:
+		if t := strings.TrimSpace(id); utf8.ValidString(t) && strings.ToLower(t) != t {
+			if known, err := s.agentKnown(ctx, t); err != nil || known {
+				return t, err
+			}
+		}
+		return VybeAgentName(id)
+	}
+	return "", Errorf(CodeInternal, "unknown agent id grammar %q", g)
+}
+
+// VybeAgentName is vybe's grammar for the agent ids it creates: trimmed,
+// lowercased, required, at most MaxStoredAgentIDLen bytes, and the core rule
+// for any stored id.
+func VybeAgentName(id string) (string, error) {
+	// Checked before lowercasing, which would turn a bad byte into U+FFFD.
+	if err := CheckUTF8("agent", id); err != nil {
+		return "", err
+	}
+	n := strings.ToLower(strings.TrimSpace(id))
+	if n == "" {
+		return "", FieldErr(CodeIdentityRequired, "agent", "agent is required (set --agent or VYBE_AGENT)")
+	}
+	if len(n) > MaxStoredAgentIDLen {
+		return "", FieldErr(CodeInvalidIdentity, "agent", "agent name exceeds maximum length (%d chars)", MaxStoredAgentIDLen)
+	}
+	return n, ValidateStoredAgentID(n)
+}
+
+// agentNotFound is AGENT_NOT_FOUND for id. It suggests registering id only
+// when bb agent register would accept it.
+func agentNotFound(field, id string) error {
+	if ValidateAgentName(field, id) == nil {
+		return FieldErr(CodeAgentNotFound, field, "agent %q not found (register it with: bb agent register --name %s --role <role>)", id, id)
+	}
+	return FieldErr(CodeAgentNotFound, field, "agent %q not found: no agent with this id has registered, acted or exchanged mail on this board", id)
+}
