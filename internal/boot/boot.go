@@ -6,6 +6,9 @@ package boot
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"sync"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -161,6 +164,18 @@ func (l *lazyStore) open(ctx context.Context) (hub.Store, error) {
 	}
 	l.st = st
 	return st, nil
+}
+
+// Unborn implements hub.UnbornStore: a SQLite file not opened yet and not
+// on disk holds nothing, so a lookup need not create it.
+func (l *lazyStore) Unborn() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.st != nil || l.cfg.DatabaseURL != "" || l.cfg.SQLitePath == "" {
+		return false
+	}
+	_, err := os.Stat(l.cfg.SQLitePath)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 func (l *lazyStore) Read(ctx context.Context, fn func(hub.Tx) error) error {

@@ -46,9 +46,20 @@ func findAgent(ctx context.Context, tx Tx, id string) (*Agent, error) {
 	return &Agent{ID: id, Status: "idle", CreatedAt: created, UpdatedAt: created, Version: 1}, nil
 }
 
+// UnbornStore is implemented by a store opened on first use (agent-mail's):
+// Unborn reports that its database does not exist yet, so it knows no agent
+// and a lookup must not create it (input refused by validation creates
+// nothing).
+type UnbornStore interface {
+	Unborn() bool
+}
+
 // agentKnown reports whether any surface knows id (see findAgent).
 func (s *Service) agentKnown(ctx context.Context, id string) (bool, error) {
 	if ValidateStoredAgentID(id) != nil {
+		return false, nil
+	}
+	if u, ok := s.Store.(UnbornStore); ok && u.Unborn() {
 		return false, nil
 	}
 	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
