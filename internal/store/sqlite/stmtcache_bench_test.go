@@ -27,10 +27,7 @@ func BenchmarkStatementCache(b *testing.B) {
 		name string
 		run  func(svc *hub.Service, i int) error
 	}{
-		{"post", func(svc *hub.Service, i int) error {
-			_, err := svc.Post(ctx, hub.PostInput{From: fmt.Sprintf("agent-%d", i%8), Content: "bench post", Tags: []string{"bench"}})
-			return err
-		}},
+		{"post", benchPost},
 		{"log", func(svc *hub.Service, i int) error {
 			_, err := svc.Log(ctx, hub.LogQuery{Limit: 20, Tags: []string{"bench"}})
 			return err
@@ -38,16 +35,7 @@ func BenchmarkStatementCache(b *testing.B) {
 	}
 	for _, op := range ops {
 		b.Run(op.name, func(b *testing.B) {
-			dir := b.TempDir()
-			st, err := sqlite.Open(ctx, filepath.Join(dir, ".bb", "blackboard.db"), sqlite.Options{Create: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			d := sqlite.Dialect()
-			d.CacheStatements = false
-			on := hub.NewService(st, nil, dir)
-			off := hub.NewService(sqlstore.New(st.SQL(), d, st.Location()), nil, dir)
+			on, off := onAndOff(b, func(d *sqlstore.Dialect) { d.CacheStatements = false })
 			for i := 0; i < 200; i++ { // a board that is not empty
 				if err := ops[0].run(on, i); err != nil {
 					b.Fatal(err)
@@ -76,10 +64,7 @@ func BenchmarkLimitGuard(b *testing.B) {
 		name string
 		run  func(svc *hub.Service, i int) error
 	}{
-		{"post", func(svc *hub.Service, i int) error {
-			_, err := svc.Post(ctx, hub.PostInput{From: fmt.Sprintf("agent-%d", i%8), Content: "bench post", Tags: []string{"bench"}})
-			return err
-		}},
+		{"post", benchPost},
 		{"batch50", func(svc *hub.Service, i int) error {
 			for _, r := range svc.PostMany(ctx, batch) {
 				if r.Err != nil {
@@ -91,19 +76,30 @@ func BenchmarkLimitGuard(b *testing.B) {
 	}
 	for _, op := range ops {
 		b.Run(op.name, func(b *testing.B) {
-			dir := b.TempDir()
-			st, err := sqlite.Open(ctx, filepath.Join(dir, ".bb", "blackboard.db"), sqlite.Options{Create: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			d := sqlite.Dialect()
-			d.GuardLimits = false
-			on := hub.NewService(st, nil, dir)
-			off := hub.NewService(sqlstore.New(st.SQL(), d, st.Location()), nil, dir)
+			on, off := onAndOff(b, func(d *sqlstore.Dialect) { d.GuardLimits = false })
 			interleave(b, func(i int) error { return op.run(on, i) }, func(i int) error { return op.run(off, i) })
 		})
 	}
+}
+
+// benchPost is one identified post (check-in, insert, event).
+func benchPost(svc *hub.Service, i int) error {
+	_, err := svc.Post(context.Background(), hub.PostInput{From: fmt.Sprintf("agent-%d", i%8), Content: "bench post", Tags: []string{"bench"}})
+	return err
+}
+
+// onAndOff opens one board and returns a service on it as configured
+// (on) and one whose SQLite dialect off changes (off).
+func onAndOff(b *testing.B, off func(*sqlstore.Dialect)) (*hub.Service, *hub.Service) {
+	dir := b.TempDir()
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, ".bb", "blackboard.db"), sqlite.Options{Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	d := sqlite.Dialect()
+	off(&d)
+	return hub.NewService(st, nil, dir), hub.NewService(sqlstore.New(st.SQL(), d, st.Location()), nil, dir)
 }
 
 // interleave runs on and off once per iteration, alternating which goes
