@@ -75,6 +75,16 @@ func waitJS(t *testing.T, bctx, ctx context.Context, what, expr string) {
 			if txt, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + (document.querySelector('#flash')?.innerText || '') + "\n" + (document.querySelector('#conversation')?.innerText || '').slice(0, 1500)`)); err == nil {
 				t.Logf("page:\n%s", txt)
 			}
+			// What the server answers for the timeline now, and the live
+			// state: tells a page that missed a refresh from a stale server.
+			if txt, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+				const x = new XMLHttpRequest();
+				x.open('GET', document.querySelector('#timeline')?.getAttribute('hx-get') || '/ui/timeline', false);
+				x.send();
+				return (window.__log ? 'page log:\n' + window.__log.slice(-60).join('\n') + '\n' : '') + 'live=' + document.getElementById('live')?.dataset.state + ' seq=' + document.getElementById('live')?.dataset.seq + ' requests=' + document.querySelectorAll('.htmx-request').length + '\nserver timeline: ' + x.responseText.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 800);
+			})()`)); err == nil {
+				t.Logf("%s", txt)
+			}
 			t.Fatalf("%s: %v (waited for %s)", what, err, expr)
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -247,6 +257,13 @@ func TestBrowserDashboard(t *testing.T) {
 		window.__anchor = li.id;
 		window.__offset = li.getBoundingClientRect().top;
 	})()`))
+	evalJS[bool](t, ctx, `(() => {
+		window.__log = [];
+		const note = (s) => { window.__log.push(Math.round(performance.now()) + ' ' + s); };
+		['bb:changed', 'htmx:beforeRequest', 'htmx:beforeSwap', 'htmx:afterSwap', 'htmx:responseError', 'htmx:sendError', 'htmx:sendAbort', 'htmx:abort'].forEach(n =>
+			document.body.addEventListener(n, (e) => note(n + ' ' + (e.detail?.elt?.id || e.target?.id || '') + (n === 'bb:changed' ? ' seq=' + document.getElementById('live').dataset.seq : ''))));
+		return true;
+	})()`)
 	for i := 1; i <= 20; i++ {
 		run(t, e.dir, "--as", "cobalt-harbor", "post", fmt.Sprintf("Burst %d from another process", i))
 	}
@@ -279,6 +296,53 @@ func TestBrowserDashboard(t *testing.T) {
 	waitJS(t, bctx, ctx, "phone opens on the conversation", `getComputedStyle(document.querySelector('.tabs')).display === 'flex' && document.querySelector('.col-convo').offsetHeight > 0 && document.querySelector('.col-agents').offsetHeight === 0 && document.querySelector('#conversation').getBoundingClientRect().top < 844`)
 	step("Work tab", chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-tab-to="work"]').click()`))
 	waitJS(t, bctx, ctx, "work shown", `document.querySelector('.col-feed').offsetHeight > 0 && document.querySelector('.col-convo').offsetHeight === 0 && location.search.includes('tab=work')`)
+}
+
+// A change the server announces while the timeline's own refresh is on the
+// wire still reaches the page. htmx queues the second refresh on the panel
+// that is about to be swapped out, and drops it with the old element; the
+// page must ask again. The test holds the first refresh's answer until the
+// second change has been announced, so the race happens every time.
+func TestBrowserChangeDuringRefresh(t *testing.T) {
+	e := newEnv(t)
+	run(t, e.dir, "agent", "register", "--name", "amber-otter", "--role", "worker")
+	run(t, e.dir, "--as", "amber-otter", "post", "Before the race")
+	bctx, ctx := browser(t, 1200, 800)
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, bctx, ctx, "live", `document.getElementById('live').dataset.state === 'on' && document.querySelectorAll('.htmx-request').length === 0 && document.querySelector('ol.timeline > li.msg .body')?.textContent === 'Before the race'`)
+	// Hold the next timeline answer in the page until the test releases it.
+	evalJS[bool](t, ctx, `(() => {
+		window.__changes = 0;
+		document.body.addEventListener('bb:changed', () => window.__changes++);
+		const open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
+		XMLHttpRequest.prototype.open = function (m, u) { this.__url = String(u); return open.apply(this, arguments); };
+		XMLHttpRequest.prototype.send = function (b) {
+			if (window.__hold && this.__url.includes('/ui/timeline')) {
+				window.__hold = false;
+				const xhr = this, done = xhr.onload;
+				xhr.onload = function (ev) {
+					window.__held = window.__changes;
+					const go = () => window.__release ? done.call(xhr, ev) : setTimeout(go, 20);
+					go();
+				};
+			}
+			return send.apply(this, arguments);
+		};
+		window.__hold = true;
+		return true;
+	})()`)
+	run(t, e.dir, "--as", "amber-otter", "post", "First of two")
+	waitJS(t, bctx, ctx, "the first refresh is held", `window.__held !== undefined`)
+	run(t, e.dir, "--as", "amber-otter", "post", "Second of two")
+	waitJS(t, bctx, ctx, "the second change announced", `window.__changes > window.__held`)
+	// A post is announced as more than one event; let them all arrive
+	// before the held answer is let through, so only the refresh queued
+	// behind it can show the second post.
+	time.Sleep(1500 * time.Millisecond)
+	evalJS[bool](t, ctx, `window.__release = true`)
+	waitJS(t, bctx, ctx, "the second post shown", `document.querySelector('ol.timeline > li.msg .body')?.textContent === 'Second of two'`)
 }
 
 // TestBrowserScreenshots regenerates docs/dashboard*.png from a fresh demo

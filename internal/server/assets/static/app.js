@@ -15,7 +15,21 @@
   var saved = null; // the reader's place, taken before a timeline swap
   var kept = null; // the place the last swap restored (reused until the reader scrolls)
 
+  // A panel swaps itself out (outerHTML), so a refresh htmx queued behind
+  // a request in flight belongs to the old element and is dropped with it.
+  // Each panel's request remembers which change it answers; a change that
+  // came in while it was in flight asks for one more refresh. (The new
+  // element listens at once because the page sets htmx's settle delay to
+  // 0: with the default 20 ms, a refresh fired between a slow swap and its
+  // settle found no panel listening and was lost.)
+  var changes = 0; // changes announced by the server so far
+  var answering = {}; // panel id -> changes seen when its request left
+
   function changed() {
+    changes++;
+    refresh();
+  }
+  function refresh() {
     if (pending) return;
     pending = setTimeout(function () {
       pending = null;
@@ -35,7 +49,10 @@
     }
     var es = new EventSource("/api/v1/events/stream");
     es.onopen = function () { setLive("on", "live"); changed(); };
-    es.onmessage = changed;
+    es.onmessage = function (e) {
+      if (live) live.dataset.seq = e.lastEventId; // the newest event this page has heard of
+      changed();
+    };
     es.onerror = function () { setLive("off", "reconnecting"); };
   }
 
@@ -129,9 +146,24 @@
     connect();
     composerMode();
     var body = document.body;
+    body.addEventListener("htmx:beforeRequest", function (e) {
+      var el = e.detail.elt;
+      if (el && el.id && el.getAttribute("hx-trigger") === "bb:changed from:body") answering[el.id] = changes;
+    });
+    // Both fire on the old element while it is still in the page.
+    function answered(e) {
+      var el = e.detail.elt;
+      if (!el || !el.id || !(el.id in answering)) return;
+      var asked = answering[el.id];
+      delete answering[el.id];
+      if (asked < changes) refresh();
+    }
     body.addEventListener("htmx:beforeSwap", function (e) {
+      answered(e);
       if (e.detail.target && e.detail.target.id === "timeline") saved = place();
     });
+    body.addEventListener("htmx:responseError", answered);
+    body.addEventListener("htmx:sendError", answered);
     body.addEventListener("htmx:afterSwap", function (e) {
       var t = e.detail.target;
       if (t && t.id === "timeline") {
