@@ -3,6 +3,7 @@ package bb
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -114,14 +115,18 @@ func (a *app) memoryGetCmd() *cobra.Command {
 
 func (a *app) memoryListCmd() *cobra.Command {
 	var scope, scopeID string
+	var all bool
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "List the unexpired entries of every scope (or of one), newest first",
-		Long: `List unexpired memory entries, newest first. Without --scope and
---scope-id it lists every scope (global, project, task, agent) and every
-scope id; each line names the entry's scope. --scope (with --scope-id for
-project, task and agent) lists that scope only.`,
+		Short: "List the unexpired entries of one scope (global by default) or of every scope",
+		Long: `List unexpired memory entries, newest first: the global scope unless
+--scope (with --scope-id for project, task and agent) names another, or
+every scope with --all. Each line names the entry's scope. When other
+scopes hold entries too, the human listing ends with a line naming them
+and their counts, so a key kept in a project or task scope is never
+hidden behind "No memory entries".`,
 		Example: `  bb memory list
+  bb memory list --all
   bb memory list --scope project --scope-id web`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -129,32 +134,39 @@ project, task and agent) lists that scope only.`,
 			if err != nil {
 				return err
 			}
-			all := !cmd.Flags().Changed("scope") && !cmd.Flags().Changed("scope-id")
-			var ms []hub.Memory
-			if all {
-				ms, err = svc.ListAllMemory(cmd.Context())
-			} else {
-				ms, err = svc.ListMemory(cmd.Context(), scope, scopeID)
+			if all && (cmd.Flags().Changed("scope") || cmd.Flags().Changed("scope-id")) {
+				return hub.FieldErr(hub.CodeInvalidInput, "all", "{field} lists every scope; leave out --scope and --scope-id")
 			}
-			if err != nil {
+			var ms, every []hub.Memory
+			if every, err = svc.ListAllMemory(cmd.Context()); err != nil {
+				return err
+			}
+			if all {
+				ms = every
+			} else if ms, err = svc.ListMemory(cmd.Context(), scope, scopeID); err != nil {
 				return err
 			}
 			vs := hub.ViewMemories(ms)
 			return a.reply(cmd, vs, func(w io.Writer) {
+				here := scopeName(scope, scopeID)
 				switch {
 				case len(vs) > 0:
 				case all:
 					fmt.Fprintln(w, "No memory entries in any scope.")
 				default:
-					fmt.Fprintf(w, "No memory entries in %s. All scopes: bb memory list\n", scopeName(scope, scopeID))
+					fmt.Fprintf(w, "No memory entries in %s.\n", here)
 				}
 				tw := a.when()
 				for _, v := range vs {
 					printMemory(w, tw, v)
 				}
+				if !all {
+					printOtherScopes(w, here, every)
+				}
 			})
 		},
 	}
+	c.Flags().BoolVar(&all, "all", false, "list every scope and scope id")
 	memoryScopeFlags(c, &scope, &scopeID)
 	return c
 }
@@ -211,4 +223,29 @@ func (a *app) memoryGCCmd() *cobra.Command {
 	}
 	c.Flags().IntVar(&limit, "limit", hub.DefaultGCLimit, "maximum entries to delete")
 	return c
+}
+
+// printOtherScopes names the scopes other than here that hold entries,
+// with their counts, in the order the entries come (newest first).
+func printOtherScopes(w io.Writer, here string, every []hub.Memory) {
+	var order []string
+	count := map[string]int{}
+	for _, m := range every {
+		n := scopeName(m.Scope, m.ScopeID)
+		if n == here {
+			continue
+		}
+		if count[n] == 0 {
+			order = append(order, n)
+		}
+		count[n]++
+	}
+	if len(order) == 0 {
+		return
+	}
+	parts := make([]string, len(order))
+	for i, n := range order {
+		parts[i] = fmt.Sprintf("%s (%d)", n, count[n])
+	}
+	fmt.Fprintf(w, "Also in other scopes: %s. All of them: bb memory list --all\n", strings.Join(parts, ", "))
 }

@@ -19,11 +19,12 @@ func (a *app) statusCmd() *cobra.Command {
 		Long: `Show the status board: each agent's status, progress, task, blockers and
 when it was last seen. Liveness (S = $BB_AGENT_STALE_MINUTES, default 15):
 active (seen within 5 minutes), quiet (within S), stale (within 2S),
-offline beyond; quiet agents are marked [QUIET] and stale ones [STALE],
-the same word bb agent list shows, and reading the board stores agents
-unseen for more than 2S minutes as offline. --json gives both "liveness"
-(active, stale, offline: quiet counts as stale there) and "presence"
-(active, quiet, stale, offline).`,
+offline beyond. This table keeps the board's three words: quiet and stale
+agents are both marked [STALE] (bb agent list and the dashboard tell them
+apart), and reading the board stores agents unseen for more than 2S
+minutes as offline. --json gives both "liveness" (active, stale, offline:
+quiet counts as stale there) and "presence" (active, quiet, stale,
+offline).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			svc, err := a.service(cmd.Context())
@@ -147,10 +148,7 @@ func printAgents(w io.Writer, agents []hub.AgentView) {
 	rows := make([][]string, 0, len(agents))
 	for _, ag := range agents {
 		st := ag.Status
-		switch ag.Presence {
-		case hub.PresQuiet:
-			st += " [QUIET]"
-		case hub.PresStale:
+		if ag.Liveness == hub.LiveStale {
 			st += " [STALE]"
 		}
 		rows = append(rows, []string{ag.ID, st, fmt.Sprintf("%d%%", ag.Progress), ag.CurrentTask, ago(ag.MinutesSince)})
