@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,5 +93,57 @@ func TestBusyWriteWaitsWhileOthersCommit(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// holdNewBoard makes a new database file with a second connection that
+// holds its write lock (another process creating or writing the board).
+func holdNewBoard(t *testing.T) (path string, release func()) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "bb.db")
+	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			_, _ = conn.ExecContext(context.Background(), "COMMIT")
+			conn.Close()
+		})
+	}
+	t.Cleanup(release)
+	return path, release
+}
+
+// Many processes opening a new board at once: all but one wait for the
+// write lock to create the schema. One that finds the lock held for longer
+// than an attempt waits (busy_timeout) waits on, and opens the board once
+// the lock is free.
+func TestOpenWaitsForTheBoardBeingCreated(t *testing.T) {
+	path, release := holdNewBoard(t)
+	time.AfterFunc(300*time.Millisecond, release)
+	st, err := sqlite.Open(context.Background(), path, sqlite.Options{Create: true, BusyTimeoutMS: 20, StuckAfter: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("open while another connection holds the lock for a while: %v", err)
+	}
+	st.Close()
+}
+
+// A lock nobody releases: opening gives up with DATABASE_BUSY once nothing
+// has changed for StuckAfter.
+func TestOpenGivesUpWhenTheLockIsStuck(t *testing.T) {
+	path, _ := holdNewBoard(t)
+	_, err := sqlite.Open(context.Background(), path, sqlite.Options{Create: true, BusyTimeoutMS: 20, StuckAfter: 200 * time.Millisecond})
+	if hub.CodeOf(err) != hub.CodeDatabaseBusy {
+		t.Fatalf("open under a stuck lock: %v, want DATABASE_BUSY", err)
 	}
 }

@@ -123,7 +123,7 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	if err != nil {
 		return nil, hub.Internal("open database", err)
 	}
-	if err := migrate(ctx, db); err != nil {
+	if err := migrateWaiting(ctx, db, path, o.StuckAfter); err != nil {
 		db.Close()
 		if e := Explain(err, path); e != nil {
 			return nil, e
@@ -150,6 +150,54 @@ func walMark(path string) func() any {
 		}
 		return [2]int64{fi.Size(), fi.ModTime().UnixNano()}
 	}
+}
+
+// migrateWaiting runs migrate, and while it finds the database busy (many
+// processes opening a new board at once: one creates the schema, the
+// others wait for it) tries again as long as the database file or its WAL
+// keeps changing or stuckAfter has not passed since they last did — the
+// rule of a busy write: wait while the board is busy, fail with
+// DATABASE_BUSY once it is stuck (default sqlstore.DefaultStuckAfter).
+func migrateWaiting(ctx context.Context, db *sql.DB, path string, stuckAfter time.Duration) error {
+	if stuckAfter <= 0 {
+		stuckAfter = sqlstore.DefaultStuckAfter
+	}
+	files := []string{path, path + "-wal"}
+	mark := func() (m [4]int64) {
+		for i, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				m[2*i], m[2*i+1] = fi.Size(), fi.ModTime().UnixNano()
+			}
+		}
+		return m
+	}
+	last, seen := mark(), time.Now()
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		err := migrate(ctx, db)
+		var he *hub.Error
+		if err == nil || !(IsBusy(err) || errors.As(err, &he) && he.Code == hub.CodeDatabaseBusy) {
+			return err
+		}
+		if m := mark(); m != last {
+			last, seen = m, time.Now()
+		} else if time.Since(seen) >= stuckAfter {
+			return asBusy(err)
+		}
+		select {
+		case <-ctx.Done():
+			return asBusy(err)
+		case <-time.After(wait):
+		}
+	}
+}
+
+// asBusy reports a busy failure as DATABASE_BUSY.
+func asBusy(err error) error {
+	var he *hub.Error
+	if errors.As(err, &he) && he.Code == hub.CodeDatabaseBusy {
+		return err
+	}
+	return hub.Busy(err)
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {
