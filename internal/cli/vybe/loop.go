@@ -28,7 +28,6 @@ func (a *app) loopCmd() *cobra.Command {
 	stats.Flags().IntVar(&last, "last", 7, "number of recent runs (at most 100)")
 	stats.Flags().StringVar(&projectID, "project-id", "", "only runs of this project")
 	hiddenStringAlias(stats.Flags(), &projectID, "project", "alias of --project-id")
-	mutating(stats, false)
 	c := namespace("loop", "Work-loop statistics", stats)
 	// As in the original, `vybe loop` with any flags prints its index.
 	c.FParseErrWhitelist.UnknownFlags = true

@@ -53,6 +53,11 @@ func CommandSchemas(root *cobra.Command) []commandSchema {
 				continue
 			}
 			if s.HasAvailableSubCommands() {
+				// A namespace that is a command of its own (vybe loop)
+				// carries the mutation hint and is listed too.
+				if _, ok := s.Annotations[annMutates]; ok && s.Runnable() {
+					out = append(out, describe(s))
+				}
 				walk(s)
 				continue
 			}
