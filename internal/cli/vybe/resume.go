@@ -31,6 +31,7 @@ context (.data.prompt). --peek shows the brief and changes nothing.`,
 				if err != nil {
 					return err
 				}
+				sheetBrief(&r.Brief)
 				return a.ok(r)
 			}
 			ctx, agent, err := a.mutation(cmd.Context(), "resume")
@@ -46,6 +47,7 @@ context (.data.prompt). --peek shows the brief and changes nothing.`,
 			if err != nil {
 				return err
 			}
+			sheetBrief(&r.Brief)
 			return a.ok(r)
 		},
 	}

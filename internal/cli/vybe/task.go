@@ -46,7 +46,7 @@ func (a *app) taskCreateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.ok(map[string]any{"task": hub.ViewTask(r.Task), "event_id": r.EventID})
+			return a.ok(map[string]any{"task": sheetTask(r.Task), "event_id": r.EventID})
 		},
 	}
 	f := c.Flags()
@@ -81,7 +81,7 @@ func (a *app) taskBeginCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.ok(taskReply{Task: hub.ViewTask(r.Task), StatusEventID: r.StatusEventID, FocusEventID: r.FocusEventID})
+			return a.ok(taskReply{Task: sheetTask(r.Task), StatusEventID: r.StatusEventID, FocusEventID: r.FocusEventID})
 		},
 	}
 	c.Flags().StringVar(&id, "id", "", "task id")
@@ -107,7 +107,7 @@ func (a *app) taskGetCmd() *cobra.Command {
 			if err != nil {
 				return prefixed("failed to get task: ", err)
 			}
-			return a.ok(hub.ViewTask(t))
+			return a.ok(sheetTask(t))
 		},
 	}
 	c.Flags().StringVar(&id, "id", "", "task id")
@@ -132,7 +132,7 @@ func (a *app) taskListCmd() *cobra.Command {
 			}
 			var views []hub.TaskView // null when empty, as the original
 			if len(ts) > 0 {
-				views = hub.ViewTasks(ts)
+				views = sheetTasks(ts)
 			}
 			return a.ok(map[string]any{"count": len(ts), "tasks": views})
 		},
@@ -174,7 +174,7 @@ func (a *app) taskSetStatusCmd() *cobra.Command {
 			if err != nil {
 				return prefixed("failed to get task: ", err)
 			}
-			return a.ok(map[string]any{"task": hub.ViewTask(r.Task), "event_id": r.EventID})
+			return a.ok(map[string]any{"task": sheetTask(r.Task), "event_id": r.EventID})
 		},
 	}
 	c.Flags().StringVar(&id, "id", "", "task id")
@@ -210,7 +210,7 @@ func (a *app) taskSetPriorityCmd() *cobra.Command {
 			if err != nil {
 				return prefixed("failed to get task: ", err)
 			}
-			return a.ok(map[string]any{"task": hub.ViewTask(r.Task), "event_id": r.EventID})
+			return a.ok(map[string]any{"task": sheetTask(r.Task), "event_id": r.EventID})
 		},
 	}
 	c.Flags().StringVar(&id, "id", "", "task id")
@@ -249,7 +249,7 @@ func (a *app) taskCompleteCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.ok(map[string]any{"task": hub.ViewTask(r.Task), "status_event_id": r.StatusEventID, "close_event_id": r.CloseEventID})
+			return a.ok(map[string]any{"task": sheetTask(r.Task), "status_event_id": r.StatusEventID, "close_event_id": r.CloseEventID})
 		},
 	}
 	f := c.Flags()
@@ -333,4 +333,31 @@ func (a *app) taskDeleteCmd() *cobra.Command {
 	c.Flags().StringVar(&id, "id", "", "task id")
 	required(c, "id")
 	return mutating(c, true)
+}
+
+// sheetTask is a task in the task tracker's own JSON shape: the board's
+// task view without "owner" (bb shows who holds a task; the original's
+// task object has no such key).
+func sheetTask(t hub.Task) hub.TaskView {
+	v := hub.ViewTask(t)
+	v.Owner = ""
+	return v
+}
+
+// sheetTasks converts tasks with sheetTask; nil stays nil.
+func sheetTasks(ts []hub.Task) []hub.TaskView {
+	vs := hub.ViewTasks(ts)
+	for i := range vs {
+		vs[i].Owner = ""
+	}
+	return vs
+}
+
+// sheetBrief drops "owner" from a resume brief's task the same way.
+func sheetBrief(b *hub.Brief) {
+	if b.Task != nil {
+		t := *b.Task
+		t.Owner = ""
+		b.Task = &t
+	}
 }
