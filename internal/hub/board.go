@@ -144,12 +144,12 @@ func (s *Service) Board(ctx context.Context) ([]AgentView, error) {
 	if err != nil {
 		return nil, err
 	}
-	agents, err := write(ctx, s, sideEffectRead{}, func(tx Tx) ([]Agent, error) {
+	agents, err := readAlso(ctx, s, func(tx Tx) ([]Agent, error) {
 		if _, err := tx.MarkOfflineBefore(ctx, offlineBefore(now, stale)); err != nil {
 			return nil, err
 		}
 		return tx.ListAgents(ctx)
-	})
+	}, func(tx Tx) ([]Agent, error) { return tx.ListAgents(ctx) })
 	if err != nil {
 		return nil, err
 	}
@@ -328,20 +328,22 @@ func (s *Service) Log(ctx context.Context, q LogQuery) ([]Message, error) {
 		f.Priorities = p.AtLeast()
 	}
 	unfiltered := q.Since == 0 && len(f.Tags) == 0 && f.From == "" && f.Priorities == nil && f.Ref == nil
+	plain := func(tx Tx) ([]Message, error) {
+		msgs, err := tx.ListMessages(ctx, f)
+		return msgs[:pageBytes(msgs, q.MaxBytes)], err
+	}
 	if q.Reader == "" || !unfiltered {
-		return read(ctx, s, func(tx Tx) ([]Message, error) {
-			msgs, err := tx.ListMessages(ctx, f)
-			return msgs[:pageBytes(msgs, q.MaxBytes)], err
-		})
+		return read(ctx, s, plain)
 	}
 	// An identified reader's unfiltered read advances its read cursor to
 	// the newest message shown, in the same transaction as the read, when
 	// the page reaches back to the cursor: one message more than the page
 	// tells whether an unread one was left out.
 	limit := f.Limit
-	f.Limit++
-	return write(ctx, s, sideEffectRead{}, func(tx Tx) ([]Message, error) {
-		msgs, err := tx.ListMessages(ctx, f)
+	g := f
+	g.Limit++
+	return readAlso(ctx, s, func(tx Tx) ([]Message, error) {
+		msgs, err := tx.ListMessages(ctx, g)
 		if err != nil || len(msgs) == 0 {
 			return msgs, err
 		}
@@ -362,7 +364,7 @@ func (s *Service) Log(ctx context.Context, q LogQuery) ([]Message, error) {
 			return nil, err
 		}
 		return msgs, tx.SetReadCursor(ctx, q.Reader, msgs[0].Seq)
-	})
+	}, plain)
 }
 
 // pageBytes is how many of msgs fit in max bytes of text (0 = no bound),

@@ -206,3 +206,19 @@ func (s *Service) event(typ, agent string, payload any) *Event {
 // agents offline, mail read, purges expired mail): it is never replayed,
 // whatever request id its context carries.
 type sideEffectRead struct{}
+
+// ErrReadOnlyBoard is wrapped by the error a store gives for a write to a
+// board that cannot be written (a read-only file or file system).
+var ErrReadOnlyBoard = errors.New("the board is read-only")
+
+// readAlso runs a read that writes as a side effect (effect, in a write
+// transaction). On a board that cannot be written the read still answers:
+// plain, the same read without the side effect, runs in a read
+// transaction.
+func readAlso[T any](ctx context.Context, s *Service, effect, plain func(tx Tx) (T, error)) (T, error) {
+	v, err := write(ctx, s, sideEffectRead{}, effect)
+	if errors.Is(err, ErrReadOnlyBoard) {
+		return read(ctx, s, plain)
+	}
+	return v, err
+}

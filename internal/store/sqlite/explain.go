@@ -53,7 +53,7 @@ func Explain(err error, path string) error {
 }
 
 func readOnly(path string, err error) error {
-	return &hub.Error{Code: hub.CodeIOWriteFailed, Err: err, Message: fmt.Sprintf(
+	return &hub.Error{Code: hub.CodeIOWriteFailed, Err: fmt.Errorf("%w: %w", hub.ErrReadOnlyBoard, err), Message: fmt.Sprintf(
 		"the board %s is read-only (the file or its directory %s cannot be written): make both writable to record changes (commands that only read, such as bb log, bb events and bb artifacts, still work)", path, filepath.Dir(path))}
 }
 
