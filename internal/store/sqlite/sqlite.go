@@ -154,33 +154,18 @@ func walMark(path string) func() any {
 
 // migrateWaiting runs migrate, and while it finds the database busy (many
 // processes opening a new board at once: one creates the schema, the
-// others wait for it) tries again as long as the database file or its WAL
-// keeps changing or stuckAfter has not passed since they last did — the
-// rule of a busy write: wait while the board is busy, fail with
-// DATABASE_BUSY once it is stuck (default sqlstore.DefaultStuckAfter).
+// others wait for it) tries again until the board looks stuck — the rule
+// of a busy write (sqlstore.StuckWatch over the WAL, stuckAfter or
+// sqlstore.DefaultStuckAfter without a commit).
 func migrateWaiting(ctx context.Context, db *sql.DB, path string, stuckAfter time.Duration) error {
-	if stuckAfter <= 0 {
-		stuckAfter = sqlstore.DefaultStuckAfter
-	}
-	files := []string{path, path + "-wal"}
-	mark := func() (m [4]int64) {
-		for i, f := range files {
-			if fi, err := os.Stat(f); err == nil {
-				m[2*i], m[2*i+1] = fi.Size(), fi.ModTime().UnixNano()
-			}
-		}
-		return m
-	}
-	last, seen := mark(), time.Now()
+	watch := sqlstore.StuckWatch{Progress: walMark(path), After: stuckAfter}
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		err := migrate(ctx, db)
 		var he *hub.Error
 		if err == nil || !(IsBusy(err) || errors.As(err, &he) && he.Code == hub.CodeDatabaseBusy) {
 			return err
 		}
-		if m := mark(); m != last {
-			last, seen = m, time.Now()
-		} else if time.Since(seen) >= stuckAfter {
+		if watch.Stuck(time.Now()) {
 			return asBusy(err)
 		}
 		select {

@@ -175,10 +175,37 @@ const maxAttempts = 8
 // a hung process), not busy.
 const DefaultStuckAfter = 30 * time.Second
 
+// StuckWatch tells a busy database from a stuck one by a progress mark
+// that changes with every commit of any process (Dialect.Progress).
+type StuckWatch struct {
+	Progress func() any
+	// After is how long the mark may stay the same before the database
+	// counts as stuck (0: DefaultStuckAfter).
+	After time.Duration
+
+	mark    any
+	since   time.Time
+	started bool
+}
+
+// Stuck reports, at now, whether the mark has not changed for After since
+// the first call.
+func (w *StuckWatch) Stuck(now time.Time) bool {
+	m := w.Progress()
+	if !w.started || m != w.mark {
+		w.mark, w.since, w.started = m, now, true
+		return false
+	}
+	after := w.After
+	if after <= 0 {
+		after = DefaultStuckAfter
+	}
+	return now.Sub(w.since) >= after
+}
+
 func (s *DB) run(ctx context.Context, write bool, fn func(hub.Tx) error) error {
 	var err error
-	var mark any
-	var lastProgress time.Time
+	watch := StuckWatch{Progress: s.dialect.Progress, After: s.StuckAfter}
 	for attempt := 0; ; attempt++ {
 		err = s.once(ctx, write, fn)
 		if err == nil {
@@ -200,10 +227,7 @@ func (s *DB) run(ctx context.Context, write bool, fn func(hub.Tx) error) error {
 		}
 		if busy && s.dialect.Progress != nil {
 			// Busy: keep waiting while someone commits.
-			now := time.Now()
-			if m := s.dialect.Progress(); attempt == 0 || m != mark {
-				mark, lastProgress = m, now
-			} else if now.Sub(lastProgress) >= s.stuckAfter() {
+			if watch.Stuck(time.Now()) {
 				return hub.Busy(err)
 			}
 		} else if attempt+1 >= maxAttempts {
@@ -215,13 +239,6 @@ func (s *DB) run(ctx context.Context, write bool, fn func(hub.Tx) error) error {
 		case <-time.After(time.Duration(min(attempt, 7)+1) * 5 * time.Millisecond):
 		}
 	}
-}
-
-func (s *DB) stuckAfter() time.Duration {
-	if s.StuckAfter > 0 {
-		return s.StuckAfter
-	}
-	return DefaultStuckAfter
 }
 
 func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err error) {
