@@ -58,6 +58,18 @@ func browser(t *testing.T, width, height int) (context.Context, context.Context)
 	return bctx, ctx
 }
 
+// stepper returns step: run the actions on the tab, or take a screenshot
+// and fail the test naming what was being done.
+func stepper(t *testing.T, bctx, ctx context.Context) func(what string, actions ...chromedp.Action[chromedp.Void]) {
+	return func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			shot(t, bctx, "failure")
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+}
+
 // js runs a script that must return true within a few seconds.
 func waitJS(t *testing.T, bctx, ctx context.Context, what, expr string) {
 	t.Helper()
@@ -132,13 +144,7 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 
 	bctx, ctx := browser(t, 1400, 900)
-	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			shot(t, bctx, "failure")
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	step := stepper(t, bctx, ctx)
 	base := e.http.URL
 	step("sign in as ada-human",
 		chromedp.Navigate(base+"/"),
@@ -418,13 +424,7 @@ func TestBrowserStepIn(t *testing.T) {
 	at(0, "agent", "register", "--name", "ada-human", "--role", "human")
 
 	bctx, ctx := browser(t, 1400, 900)
-	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			shot(t, bctx, "failure")
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	step := stepper(t, bctx, ctx)
 	base := e.http.URL
 	step("sign in as ada-human", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`#name`)),
 		chromedp.SetValue(chromedp.CSS(`#name`), "ada-human"), chromedp.Click(chromedp.CSS(`.whoami button`)))
