@@ -115,3 +115,38 @@ func TestResumeStrictFocus(t *testing.T) {
 		t.Fatalf("lenient: %v", err)
 	}
 }
+
+// TestBoardUnreadSkipsSingleReadBroadcasts: the board count of an agent
+// that read one broadcast on its own leaves that one out, while another
+// agent that read nothing still counts every broadcast. The count walks an
+// index that holds the sender and looks at receipts only for agents that
+// have any, so both paths are checked, plus the agent's own posts.
+func TestBoardUnreadSkipsSingleReadBroadcasts(t *testing.T) {
+	ctx := context.Background()
+	svc := openService(t)
+	unread(t, svc, "reader")
+	unread(t, svc, "other")
+	var ids []string
+	for i := 1; i <= 4; i++ {
+		m, err := svc.Post(ctx, hub.PostInput{From: "poster", Content: fmt.Sprint("m", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.UUID)
+	}
+	if _, err := svc.Post(ctx, hub.PostInput{From: "reader", Content: "mine"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := unread(t, svc, "reader"); n != 4 {
+		t.Fatalf("reader: want 4 unread (its own post is not), got %d", n)
+	}
+	if _, err := svc.ReadMail(ctx, "reader", ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	if n := unread(t, svc, "reader"); n != 3 {
+		t.Fatalf("reader after reading one broadcast: want 3 unread, got %d", n)
+	}
+	if n := unread(t, svc, "other"); n != 5 {
+		t.Fatalf("other: want 5 unread, got %d", n)
+	}
+}

@@ -344,14 +344,17 @@ func (t *tx) UnreadCounts(ctx context.Context, agent string, limit int) (hub.Unr
 	}
 	// Broadcasts newer than the agent's read cursor: two ranges of
 	// idx_messages_recipient_ack_seq (requires_ack is 0 or 1), never a
-	// walk over the whole board.
-	if err := t.row(ctx, `SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM (SELECT m.seq FROM messages m
+	// walk over the whole board. The index holds the sender, so the walk
+	// reads a message row (for its id) only when the agent has read or
+	// acked single broadcasts at all.
+	if err := t.row(ctx, `SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM (SELECT m.seq FROM messages m`+t.indexed("idx_messages_recipient_ack_seq")+`
 		WHERE m.recipient = '*' AND m.requires_ack IN (0, 1)
 		AND m.seq > COALESCE((SELECT read_cursor FROM agents WHERE id = ?), 0)
 		AND m.sender <> ?
-		AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ?
-			AND (b.read_at IS NOT NULL OR b.acked_at IS NOT NULL))
-		LIMIT ?) x`, agent, agent, agent, limit).Scan(&c.Board, &c.NewestBoard); err != nil {
+		AND (NOT EXISTS (SELECT 1 FROM broadcast_acks WHERE agent = ?)
+			OR NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ?
+				AND (b.read_at IS NOT NULL OR b.acked_at IS NOT NULL)))
+		LIMIT ?) x`, agent, agent, agent, agent, limit).Scan(&c.Board, &c.NewestBoard); err != nil {
 		return c, err
 	}
 	return c, nil
