@@ -407,7 +407,8 @@ type StepInResult struct {
 // scope if it has one) and is refused like a reserve when another active
 // agent holds an overlapping scope. One event records it under the
 // person's name (reservation.released or reservation.reassigned, addressed
-// to the agent concerned).
+// to the agent concerned); a reassignment also mails the new holder (INFO,
+// from the person), which its hooks deliver like any mail.
 func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, error) {
 	if err := validateAgentRef("person", in.Person); err != nil {
 		return StepInResult{}, err
@@ -509,6 +510,20 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 		}
 		payload["reassigned_to"], payload["new_reservation_id"] = in.To, out.Reassigned.ID
 		payload["expires_at"] = FormatTime(out.Reassigned.ExpiresAt)
+		// The new holder is told by mail, so that its hook delivers the
+		// news with the next prompt.
+		m := Message{UUID: uuid.NewString(), From: in.Person, To: in.To, Category: CategoryInfo, BeadID: r.BeadID,
+			Subject: fmt.Sprintf("%s is yours: reassigned from %s", shown, in.Holder),
+			Body: fmt.Sprintf("%s reassigned the reservation of %s from %s (%s) to you; it is yours until %s: renew it before then, or release it when done.",
+				in.Person, shown, in.Holder, why, clockText(out.Reassigned.ExpiresAt)),
+			Priority: PriorityNormal, CreatedAt: now}
+		if r.BeadID != "" {
+			m.ThreadID = "bead:" + r.BeadID
+		}
+		if err := tx.InsertMessage(ctx, &m); err != nil {
+			return out, err
+		}
+		payload["message_id"] = m.UUID
 		e := s.event(EventReservationReassigned, in.Person, payload)
 		e.ToAgent, e.BeadID, e.Scope = in.To, r.BeadID, shown
 		e.Message = fmt.Sprintf("%s reassigned %s from %s (%s) to %s until %s", in.Person, shown, in.Holder, why, in.To, clockText(out.Reassigned.ExpiresAt))

@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,16 @@ func TestStepIn(t *testing.T) {
 	}
 	if res.Released.State != hub.ResReleased || res.Reassigned == nil || res.Reassigned.AgentID != "carol" || res.Reassigned.BeadID != "bb-1" || res.HolderPresence != hub.PresOffline {
 		t.Fatalf("reassign: %+v", res)
+	}
+	// carol is told by mail from the person, and her hook delivers it.
+	d, err := svc.DeliverNew(ctx, "carol")
+	if err != nil || !strings.Contains(d.Text, "src/a.go is yours: reassigned from bob-1") ||
+		!strings.Contains(d.Text, "boss reassigned the reservation of src/a.go from bob-1 (offline) to you") {
+		t.Fatalf("carol's hook delivery: %q %v", d.Text, err)
+	}
+	mail, err := svc.Inbox(ctx, hub.InboxQuery{Agent: "carol", MailOnly: true})
+	if err != nil || len(mail) != 1 || mail[0].From != "boss" || mail[0].Category != hub.CategoryInfo || mail[0].BeadID != "bb-1" || mail[0].RequiresAck {
+		t.Fatalf("carol's inbox: %+v %v", mail, err)
 	}
 	// carol holds it now: dave is refused as against any active holder.
 	_, err = svc.Reserve(ctx, hub.ReserveInput{Agent: "dave", Scope: "src/a.go", BeadID: "bb-2"})

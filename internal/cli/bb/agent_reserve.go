@@ -98,15 +98,30 @@ func envelopes(evs []hub.Event) []json.RawMessage {
 }
 
 func (a *app) agentReleaseCmd() *cobra.Command {
-	var agent, scope string
+	var agent, scope, holder string
 	c := &cobra.Command{
 		Use:   "release",
-		Short: "Release an agent's reservation of a scope (owner only)",
-		Args:  usageArgs(cobra.NoArgs),
+		Short: "Release a reservation: your own, or (a person) an evicted agent's",
+		Long: `Release a reservation of a scope. Without --holder, the agent releases its
+own reservation; only its owner may.
+
+With --holder, a person (an agent registered with role ` + hub.RolePerson + `) releases
+another agent's reservation, once that holder is stale or offline or the
+reservation expired; before that it is the holder's alone
+(RELEASE_FORBIDDEN). The release is recorded under the person's name and
+addressed to the holder. To hand the scope to another agent instead, use
+bb agent reassign.`,
+		Example: `  bb agent release --agent agent-ui-1 --scope 'src/components/*'
+  bb agent register --name dana --role ` + hub.RolePerson + `
+  bb agent release --as dana --holder agent-ui-1 --scope src/lib/parser.ts`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			id, err := a.agentActor(cmd, agent, "agent")
 			if err != nil {
 				return err
+			}
+			if holder != "" && holder != id {
+				return a.stepIn(cmd, hub.StepInInput{Person: id, Holder: holder, Scope: scope})
 			}
 			wd, err := a.scopeDir()
 			if err != nil {
@@ -125,10 +140,83 @@ func (a *app) agentReleaseCmd() *cobra.Command {
 			})
 		},
 	}
-	c.Flags().StringVar(&agent, "agent", "", "agent id (default --as / $BB_AGENT_ID)")
+	c.Flags().StringVar(&agent, "agent", "", "agent id (default --as / $BB_AGENT_ID); with --holder, the person")
 	c.Flags().StringVar(&scope, "scope", "", "the scope as reserved (required)")
+	c.Flags().StringVar(&holder, "holder", "", "another agent whose reservation a person releases")
 	required(c, "scope")
 	return c
+}
+
+func (a *app) agentReassignCmd() *cobra.Command {
+	var in hub.StepInInput
+	c := &cobra.Command{
+		Use:   "reassign",
+		Short: "A person hands an evicted agent's reservation to another agent",
+		Long: `Hand another agent's reservation of a scope to a third agent. Only a person
+(an agent registered with role ` + hub.RolePerson + `) may, and only once the holder is
+stale or offline or the reservation expired (RELEASE_FORBIDDEN before).
+
+The holder's reservation is released; the new holder gets the same scope
+and bead for the default time (renewing its own reservation of the scope
+if it has one), unless another active agent holds an overlapping scope
+(RESERVATION_CONFLICT). The reassignment is recorded under the person's
+name, and the new holder is mailed about it (its hooks deliver it).`,
+		Example: `  bb agent register --name dana --role ` + hub.RolePerson + `
+  bb agent reassign --as dana --holder agent-ui-1 --scope 'src/components/*' --to agent-ui-2
+  bb --json agent reassign --agent dana --holder agent-ui-1 --scope src/lib/parser.ts --to agent-api-1`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			id, err := a.agentActor(cmd, in.Person, "agent")
+			if err != nil {
+				return err
+			}
+			in.Person = id
+			return a.stepIn(cmd, in)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&in.Person, "agent", "", "the person (default --as / $BB_AGENT_ID)")
+	f.StringVar(&in.Holder, "holder", "", "the agent holding the reservation (required)")
+	f.StringVar(&in.Scope, "scope", "", "the scope as reserved (required)")
+	f.StringVar(&in.To, "to", "", "the agent that gets it (required)")
+	required(c, "holder", "scope", "to")
+	return c
+}
+
+// stepIn is a person's release (in.To empty) or reassignment of another
+// agent's reservation.
+func (a *app) stepIn(cmd *cobra.Command, in hub.StepInInput) error {
+	var err error
+	if in.Wd, err = a.scopeDir(); err != nil {
+		return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
+	}
+	svc, err := a.service(cmd.Context())
+	if err != nil {
+		return err
+	}
+	res, err := svc.StepIn(cmd.Context(), in)
+	if err != nil {
+		return err
+	}
+	data := struct {
+		Released       reservationJSON  `json:"released"`
+		Reassigned     *reservationJSON `json:"reassigned"`
+		HolderPresence hub.Presence     `json:"holder_presence"`
+		Person         string           `json:"person"`
+	}{Released: reservationView(svc, res.Released), HolderPresence: res.HolderPresence, Person: in.Person}
+	if res.Reassigned != nil {
+		r := reservationView(svc, *res.Reassigned)
+		data.Reassigned = &r
+	}
+	return a.reply(cmd, data, func(w io.Writer) {
+		shown := svc.DisplayScope(res.Released)
+		if res.Reassigned == nil {
+			fmt.Fprintf(w, "Released %s's reservation of %s (%s); recorded under %s\n", in.Holder, shown, res.HolderPresence, in.Person)
+			return
+		}
+		fmt.Fprintf(w, "Reassigned %s from %s (%s) to %s until %s; recorded under %s, %s was mailed\n", shown, in.Holder,
+			res.HolderPresence, in.To, a.when().at(res.Reassigned.ExpiresAt), in.Person, in.To)
+	})
 }
 
 func (a *app) agentStatusCmd() *cobra.Command {

@@ -23,10 +23,12 @@ import (
 //	BB_BENCH_MESSAGES=1000000 go test ./internal/store/sqlite -run '^$' -bench BoardSize -benchtime 200x
 //
 // Both boards are seeded once per run (internal/testkit/bigboard) into a
-// temporary directory removed when the run ends. Every iteration runs each
-// read on both boards, in alternating order, so load on a shared machine
-// hits both alike; the benchmark reports each read's median on each board
-// and the ratio big/small.
+// temporary directory removed when the run ends; with BB_BENCH_BOARDS=dir
+// they are kept in dir and reused by later runs (delete the files after a
+// schema change: a kept board is only migrated, not reseeded). Every
+// iteration runs each read on both boards, in alternating order, so load on
+// a shared machine hits both alike; the benchmark reports each read's median
+// on each board and the ratio big/small.
 
 // benchNow is the present of the seeded boards.
 var benchNow = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -61,16 +63,41 @@ func seededBoard(b *testing.B, n int) string {
 	if p := boards.paths[n]; p != "" {
 		return p
 	}
-	if boards.dir == "" {
+	if boards.paths == nil {
+		boards.paths = map[int]string{}
+	}
+	keep := os.Getenv("BB_BENCH_BOARDS")
+	if keep != "" {
+		// A kept board is reused as long as its file is there.
+		p := filepath.Join(keep, fmt.Sprintf("board-%d.db", n))
+		if _, err := os.Stat(p); err == nil {
+			boards.paths[n] = p
+			return p
+		}
+		if err := os.MkdirAll(keep, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	} else if boards.dir == "" {
 		dir, err := os.MkdirTemp("", "bb-size-bench-")
 		if err != nil {
 			b.Fatal(err)
 		}
-		boards.dir, boards.paths = dir, map[int]string{}
+		boards.dir = dir
 	}
-	p := filepath.Join(boards.dir, fmt.Sprintf("board-%d.db", n))
+	dir := boards.dir
+	if keep != "" {
+		dir = keep
+	}
+	p := filepath.Join(dir, fmt.Sprintf("board-%d.db", n))
 	t0 := time.Now()
-	if err := bigboard.Build(context.Background(), p, bigboard.Spec{Messages: n, Broadcasts: n / 10, Now: benchNow}, openForSeed); err != nil {
+	// Seeded under another name first, so an interrupted run leaves no
+	// half-seeded board behind for the next one.
+	part := p + ".part"
+	os.Remove(part)
+	if err := bigboard.Build(context.Background(), part, bigboard.Spec{Messages: n, Broadcasts: n / 10, Now: benchNow}, openForSeed); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(part, p); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("seeded %d messages (%d broadcasts) in %s", n, n/10, time.Since(t0).Round(time.Millisecond))
