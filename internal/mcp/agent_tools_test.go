@@ -149,6 +149,56 @@ func TestReservationTools(t *testing.T) {
 	}
 }
 
+// A person steps in through bb_release: holder names an evicted agent's
+// reservation, agent the one it is handed to; the same core rule as the
+// CLI and the dashboard (hub.StepIn), recorded under the person's name.
+func TestReleaseByPerson(t *testing.T) {
+	ctx := t.Context()
+	svc := newService(t)
+	for _, r := range []hub.RegisterInput{{ID: "boss", Role: hub.RolePerson}, {ID: "bob", Role: "worker"}} {
+		if _, _, err := svc.RegisterAgent(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sc := range []string{"src/a.go", "src/b.go"} {
+		if _, err := svc.Reserve(ctx, hub.ReserveInput{Agent: "bob", Scope: sc, BeadID: "task-1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boss := connect(t, newServer(t, svc, Options{Agent: "boss"}))
+	// bob is active: refused, and an agent (not a person) never may.
+	fail(t, boss, "bb_release", map[string]any{"scope": "src/a.go", "holder": "bob", "agent": "carol"}, hub.CodeReleaseForbidden)
+
+	later := openBoard(t, svc.Root(), hub.FixedClock{T: t0.Add(31 * time.Minute)})
+	if _, _, err := later.RegisterAgent(ctx, hub.RegisterInput{ID: "carol", Role: "worker"}); err != nil {
+		t.Fatal(err)
+	}
+	carol := connect(t, newServer(t, later, Options{Agent: "carol"}))
+	fail(t, carol, "bb_release", map[string]any{"scope": "src/a.go", "holder": "bob"}, hub.CodeReleaseForbidden)
+	boss = connect(t, newServer(t, later, Options{Agent: "boss"}))
+	if msg := fail(t, boss, "bb_release", map[string]any{"scope": "src/a.go", "holder": "bob", "agent": "nobody"}, hub.CodeAgentNotFound); !strings.Contains(msg, "nobody") {
+		t.Fatalf("unknown new holder: %q", msg)
+	}
+
+	got := ok(t, boss, "bb_release", map[string]any{"scope": "src/a.go", "holder": "bob", "agent": "carol"})
+	if got["agent_id"] != "carol" || got["state"] != "active" || got["bead_id"] != "task-1" {
+		t.Fatalf("reassign answers carol's reservation: %v", got)
+	}
+	// carol is mailed by the person.
+	mail := ok(t, carol, "bb_inbox", nil)["messages"].([]any)
+	if len(mail) != 1 || mail[0].(map[string]any)["from_agent"] != "boss" || !strings.Contains(mail[0].(map[string]any)["subject"].(string), "src/a.go is yours") {
+		t.Fatalf("carol's inbox: %v", mail)
+	}
+	got = ok(t, boss, "bb_release", map[string]any{"scope": "src/b.go", "holder": "bob"})
+	if got["agent_id"] != "bob" || got["state"] != "released" {
+		t.Fatalf("release answers bob's released reservation: %v", got)
+	}
+	evs, err := later.Events(ctx, hub.EventQuery{Types: []string{hub.EventReservationReassigned, hub.EventReservationRelease}})
+	if err != nil || len(evs.Events) != 2 || evs.Events[0].Agent != "boss" || evs.Events[1].Agent != "boss" {
+		t.Fatalf("recorded under the person: %+v %v", evs.Events, err)
+	}
+}
+
 func TestTaskAndMemoryTools(t *testing.T) {
 	svc := newService(t)
 	cs := connect(t, newServer(t, svc, Options{Agent: "alice"}))

@@ -47,12 +47,12 @@ type postIn struct {
 }
 
 type readMessagesIn struct {
-	Since     string   `json:"since,omitempty" jsonschema:"newer than e.g. 10m, 2d"`
+	Since     string   `json:"since,omitempty" jsonschema:"e.g. 10m, 2d"`
 	Tags      []string `json:"tags,omitempty" jsonschema:"any of these"`
 	Agent     string   `json:"agent,omitempty" jsonschema:"author"`
 	Priority  string   `json:"priority,omitempty" jsonschema:"at least this"`
 	Ref       string   `json:"ref,omitempty" jsonschema:"e.g. gh:issue:42"`
-	RepliesTo int64    `json:"replies_to,omitempty" jsonschema:"post id and its replies"`
+	RepliesTo int64    `json:"replies_to,omitempty" jsonschema:"a post + replies"`
 	Limit     int      `json:"limit,omitempty" jsonschema:"default 20"`
 	Cursor    string   `json:"cursor,omitempty" jsonschema:"next_cursor"`
 }
@@ -126,7 +126,7 @@ func parseOptRef(s string) (*hub.Ref, error) {
 
 func (s *Server) addBoardTools() {
 	addTool(s, tool{name: "bb_identify", core: true, idempotent: true,
-		desc: "Set your agent id (first call, unless configured)."},
+		desc: "Set your agent id (first, unless configured)."},
 		func(ctx context.Context, c *call, in identifyIn) (identifyOut, error) {
 			src, err := s.identify(c.session, in.Agent)
 			if err != nil {
@@ -137,7 +137,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_set_status", needsID: true, core: true, idempotent: true,
-		desc: "Tell others what you do (stuck: status blocked, blockers)."},
+		desc: "Tell others what you do (stuck: blocked + blockers)."},
 		func(ctx context.Context, c *call, in setStatusIn) (AgentOut, error) {
 			a, err := c.svc.SetStatus(ctx, c.agent, hub.StatusUpdate{Task: in.CurrentTask, Progress: in.Progress, Status: in.Status, Blockers: in.Blockers})
 			return agentOut(a), err
@@ -166,7 +166,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_post_message", needsID: true, core: true,
-		desc: "Post to the board all agents read (one agent: bb_send_mail)."},
+		desc: "Post to the board all agents read (to one: bb_send_mail)."},
 		func(ctx context.Context, c *call, in postIn) (MessageOut, error) {
 			refs, err := hub.ParseRefs(in.Refs)
 			if err != nil {
@@ -291,7 +291,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_summary", readOnly: true, core: true,
-		desc: "Start here: agents, recent and urgent posts, files."},
+		desc: "Start here: agents, urgent posts, files."},
 		func(ctx context.Context, c *call, _ emptyIn) (summaryOut, error) {
 			sum, err := c.svc.Summary(ctx)
 			if err != nil {

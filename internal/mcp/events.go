@@ -25,7 +25,7 @@ type eventsOut struct {
 
 func (s *Server) addEventTools() {
 	addTool(s, tool{name: "bb_events", readOnly: true,
-		desc: "Everything that changed since your cursor."},
+		desc: "What changed since your cursor."},
 		func(ctx context.Context, c *call, in eventsIn) (eventsOut, error) {
 			after, err := seqOf(in.Cursor)
 			if err != nil {

@@ -13,7 +13,7 @@ import (
 type sendIn struct {
 	Agent    string `json:"agent" jsonschema:"recipient or broadcast"`
 	Bead     string `json:"bead" jsonschema:"task/bead id"`
-	Category string `json:"category,omitempty" jsonschema:"default INFO; HANDOFF/BLOCKED want ack"`
+	Category string `json:"category,omitempty" jsonschema:"default INFO; HANDOFF/BLOCKED: ack"`
 	Subject  string `json:"subject" jsonschema:"one line"`
 	Body     string `json:"body" jsonschema:"the mail"`
 	Thread   string `json:"thread,omitempty" jsonschema:"default bead:ID"`
@@ -76,7 +76,7 @@ func (s *Server) addMailTools() {
 		})
 
 	addTool(s, tool{name: "bb_ack", needsID: true, core: true, idempotent: true,
-		desc: "Acknowledge a mail to you (HANDOFF and BLOCKED need it)."},
+		desc: "Acknowledge mail to you (HANDOFF, BLOCKED need it)."},
 		func(ctx context.Context, c *call, in messageIDIn) (MailOut, error) {
 			m, err := c.svc.AckMail(ctx, c.agent, in.MessageID)
 			return mailOut(m), err

@@ -12,14 +12,14 @@ type memorySetIn struct {
 	Key       string `json:"key" jsonschema:"fact name"`
 	Value     string `json:"value" jsonschema:"the fact"`
 	Scope     string `json:"scope,omitempty" jsonschema:"default global"`
-	ScopeID   string `json:"scope_id,omitempty" jsonschema:"project, task or agent id"`
-	ExpiresIn string `json:"expires_in,omitempty" jsonschema:"lifetime, e.g. 2h, 7d"`
+	ScopeID   string `json:"scope_id,omitempty" jsonschema:"the scope's id"`
+	ExpiresIn string `json:"expires_in,omitempty" jsonschema:"e.g. 2h, 7d"`
 }
 
 type memoryGetIn struct {
 	Key     string `json:"key,omitempty" jsonschema:"one fact"`
 	Scope   string `json:"scope,omitempty" jsonschema:"default global"`
-	ScopeID string `json:"scope_id,omitempty" jsonschema:"project, task or agent id"`
+	ScopeID string `json:"scope_id,omitempty" jsonschema:"the scope's id"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"default 50"`
 	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor"`
 }

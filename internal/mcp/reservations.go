@@ -27,6 +27,12 @@ type scopeIn struct {
 	Scope string `json:"scope" jsonschema:"path from project root"`
 }
 
+type releaseIn struct {
+	Scope  string `json:"scope" jsonschema:"path from project root"`
+	Holder string `json:"holder,omitempty" jsonschema:"a person: evicted agent's"`
+	Agent  string `json:"agent,omitempty" jsonschema:"with holder: gets it"`
+}
+
 type holderOut struct {
 	ReservationOut
 	Overlap  string `json:"overlap"`
@@ -57,15 +63,29 @@ func (s *Server) addReservationTools() {
 			return out, nil
 		})
 
+	// With holder, a person steps in on an evicted agent's reservation
+	// (hub.StepIn): releases it, or with agent hands it to that agent; the
+	// answer is then the reservation now in force (agent's), or the
+	// released one.
 	addTool(s, tool{name: "bb_release", needsID: true, touchFirst: true, core: true, destructive: true, idempotent: true,
 		desc: "Release your reservation of this exact scope."},
-		func(ctx context.Context, c *call, in scopeIn) (ReservationOut, error) {
-			r, err := c.svc.Release(ctx, c.agent, "", in.Scope)
-			return reservationOut(c.svc, r), err
+		func(ctx context.Context, c *call, in releaseIn) (ReservationOut, error) {
+			if in.Agent == "" && (in.Holder == "" || in.Holder == c.agent) {
+				r, err := c.svc.Release(ctx, c.agent, "", in.Scope)
+				return reservationOut(c.svc, r), err
+			}
+			res, err := c.svc.StepIn(ctx, hub.StepInInput{Person: c.agent, Holder: in.Holder, Scope: in.Scope, To: in.Agent})
+			if err != nil {
+				return ReservationOut{}, err
+			}
+			if res.Reassigned != nil {
+				return reservationOut(c.svc, *res.Reassigned), nil
+			}
+			return reservationOut(c.svc, res.Released), nil
 		})
 
 	addTool(s, tool{name: "bb_check_scope", readOnly: true,
-		desc: "Who else holds a path (reserves nothing)."},
+		desc: "Who holds a path (reserves nothing)."},
 		func(ctx context.Context, c *call, in scopeIn) (checkOut, error) {
 			chk, err := c.svc.CheckScope(ctx, c.agent, "", in.Scope)
 			if err != nil {

@@ -18,7 +18,7 @@ type searchIn struct {
 
 func (s *Server) addSearchTools() {
 	addTool(s, tool{name: "bb_search", readOnly: true,
-		desc: "Full-text search of the board, best first."},
+		desc: "Search the board, best first."},
 		func(ctx context.Context, c *call, in searchIn) (hub.SearchResult, error) {
 			q := hub.SearchQuery{Text: in.Query, Agent: in.Agent, Limit: in.Limit}
 			if in.Kind != "" {
