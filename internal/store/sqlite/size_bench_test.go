@@ -24,8 +24,9 @@ import (
 //
 // Both boards are seeded once per run (internal/testkit/bigboard) into a
 // temporary directory removed when the run ends; with BB_BENCH_BOARDS=dir
-// they are kept in dir and reused by later runs (delete the files after a
-// schema change: a kept board is only migrated, not reseeded). Every
+// they are kept in dir and reused by later runs (bigboard.Template: a kept
+// board is migrated once, and a change of the seeded layout gets new
+// files). Every
 // iteration runs each read on both boards, in alternating order, so load on
 // a shared machine hits both alike; the benchmark reports each read's median
 // on each board and the ratio big/small.
@@ -63,44 +64,19 @@ func seededBoard(b *testing.B, n int) string {
 	if p := boards.paths[n]; p != "" {
 		return p
 	}
-	if boards.paths == nil {
-		boards.paths = map[int]string{}
-	}
-	keep := os.Getenv("BB_BENCH_BOARDS")
-	if keep != "" {
-		// A kept board is reused as long as its file is there.
-		p := filepath.Join(keep, fmt.Sprintf("board-%d.db", n))
-		if _, err := os.Stat(p); err == nil {
-			boards.paths[n] = p
-			return p
-		}
-		if err := os.MkdirAll(keep, 0o755); err != nil {
-			b.Fatal(err)
-		}
-	} else if boards.dir == "" {
+	if boards.dir == "" {
 		dir, err := os.MkdirTemp("", "bb-size-bench-")
 		if err != nil {
 			b.Fatal(err)
 		}
-		boards.dir = dir
+		boards.dir, boards.paths = dir, map[int]string{}
 	}
-	dir := boards.dir
-	if keep != "" {
-		dir = keep
-	}
-	p := filepath.Join(dir, fmt.Sprintf("board-%d.db", n))
 	t0 := time.Now()
-	// Seeded under another name first, so an interrupted run leaves no
-	// half-seeded board behind for the next one.
-	part := p + ".part"
-	os.Remove(part)
-	if err := bigboard.Build(context.Background(), part, bigboard.Spec{Messages: n, Broadcasts: n / 10, Now: benchNow}, openForSeed); err != nil {
+	p, err := bigboard.Template(context.Background(), boards.dir, bigboard.Spec{Messages: n, Broadcasts: n / 10, Now: benchNow}, openForSeed)
+	if err != nil {
 		b.Fatal(err)
 	}
-	if err := os.Rename(part, p); err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("seeded %d messages (%d broadcasts) in %s", n, n/10, time.Since(t0).Round(time.Millisecond))
+	b.Logf("board of %d messages (%d broadcasts) ready in %s", n, n/10, time.Since(t0).Round(time.Millisecond))
 	boards.paths[n] = p
 	return p
 }

@@ -144,9 +144,12 @@ func (t *tx) Inbox(ctx context.Context, f hub.InboxFilter) ([]hub.InboxEntry, er
 		add(cols+`b.read_at AS r, b.acked_at AS a FROM messages m`+t.indexed(index)+acks+
 			` WHERE m.recipient = '*' AND m.sender <> ?`+where+newest, append(append([]any{f.Agent, f.Agent}, a...), f.Limit)...)
 	}
-	q := `SELECT ` + messageCols + `, x.r, x.a FROM (` + strings.Join(parts, " UNION ALL ") + `) x
+	// The page is cut from the merged streams before any full row is read,
+	// so only the rows shown are fetched.
+	q := `SELECT ` + messageCols + `, x.r, x.a FROM (SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `) u
+		ORDER BY u.created DESC, u.seq DESC LIMIT ?) x
 		JOIN messages m ON m.id = x.id LEFT JOIN messages p ON p.id = m.reply_to
-		ORDER BY m.created DESC, m.seq DESC LIMIT ?`
+		ORDER BY m.created DESC, m.seq DESC`
 	rows, err := t.query(ctx, q, append(args, f.Limit)...)
 	if err != nil {
 		return nil, err

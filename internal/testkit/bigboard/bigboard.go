@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -354,4 +355,39 @@ func Build(ctx context.Context, path string, spec Spec, open func(path string) (
 		return err
 	}
 	return errors.Join(Seed(ctx, db, spec), closeDB())
+}
+
+// Layout is the version of the seeded layout; it is part of a cached
+// template's file name, so a change to what Seed writes makes new files.
+const Layout = 1
+
+// Template returns the path of a seeded template board of spec inside dir,
+// building it with open the first time. With BB_BENCH_BOARDS set to a
+// directory, templates are kept there between runs (a 1M board takes
+// minutes to seed); the file is written under a temporary name and renamed
+// when complete, so an interrupted seed is never used. The caller copies
+// the template (CopyFile) and opens the copy; it never writes to it.
+func Template(ctx context.Context, dir string, spec Spec, open func(path string) (*sql.DB, func() error, error)) (string, error) {
+	if keep := os.Getenv("BB_BENCH_BOARDS"); keep != "" {
+		dir = keep
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+	}
+	spec.defaults()
+	p := filepath.Join(dir, fmt.Sprintf("board-v%d-%d-%d-%d.db", Layout, spec.Messages, spec.Broadcasts, spec.Now.Unix()))
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	tmp := p + ".seeding"
+	for _, f := range []string{tmp, tmp + "-wal", tmp + "-shm"} {
+		_ = os.Remove(f)
+	}
+	if err := Build(ctx, tmp, spec, open); err != nil {
+		return "", err
+	}
+	for _, f := range []string{tmp + "-wal", tmp + "-shm"} {
+		_ = os.Remove(f) // checkpointed and closed: nothing left in them
+	}
+	return p, os.Rename(tmp, p)
 }
