@@ -366,7 +366,8 @@ const Layout = 1
 // directory, templates are kept there between runs (a 1M board takes
 // minutes to seed); the file is written under a temporary name and renamed
 // when complete, so an interrupted seed is never used. The caller copies
-// the template (CopyFile) and opens the copy; it never writes to it.
+// the template (CopyFile) and opens the copy; it never writes to it
+// otherwise.
 func Template(ctx context.Context, dir string, spec Spec, open func(path string) (*sql.DB, func() error, error)) (string, error) {
 	if keep := os.Getenv("BB_BENCH_BOARDS"); keep != "" {
 		dir = keep
@@ -377,7 +378,13 @@ func Template(ctx context.Context, dir string, spec Spec, open func(path string)
 	spec.defaults()
 	p := filepath.Join(dir, fmt.Sprintf("board-v%d-%d-%d-%d.db", Layout, spec.Messages, spec.Broadcasts, spec.Now.Unix()))
 	if _, err := os.Stat(p); err == nil {
-		return p, nil
+		// Kept from an earlier run: open it once, so migrations added
+		// since are applied to the template and not to every copy.
+		_, closeDB, err := open(p)
+		if err != nil {
+			return "", err
+		}
+		return p, closeDB()
 	}
 	tmp := p + ".seeding"
 	for _, f := range []string{tmp, tmp + "-wal", tmp + "-shm"} {
