@@ -24,6 +24,9 @@ const (
 	GrammarMail Grammar = "agent-mail"
 	// GrammarVybe is vybe's: any stored id, trimmed and lowercased.
 	GrammarVybe Grammar = "vybe"
+	// GrammarBoard is Blackboard's (bb --as, MCP, HTTP): any stored id of
+	// at most MaxAgentIDLen bytes.
+	GrammarBoard Grammar = "board"
 )
 
 // findAgent is the one lookup of an agent by id: its row, else a view of an
@@ -80,6 +83,8 @@ func (s *Service) AgentID(ctx context.Context, g Grammar, id string) (string, er
 			return id, err
 		}
 		return "", ValidateMailIdentity(id)
+	case GrammarBoard:
+		return id, s.boardAgent(ctx, id)
 	case GrammarVybe:
 		if t := strings.TrimSpace(id); utf8.ValidString(t) && strings.ToLower(t) != t {
 			if known, err := s.agentKnown(ctx, t); err != nil || known {
@@ -89,6 +94,22 @@ func (s *Service) AgentID(ctx context.Context, g Grammar, id string) (string, er
 		return VybeAgentName(id)
 	}
 	return "", Errorf(CodeInternal, "unknown agent id grammar %q", g)
+}
+
+// boardAgent applies Blackboard's identity rule to an acting agent: an id
+// of at most MaxAgentIDLen bytes may be new (acting creates it); a longer
+// one, up to MaxStoredAgentIDLen, must already be known to the board
+// (vybe creates such ids). The error for an unknown long id is the
+// board's own length error.
+func (s *Service) boardAgent(ctx context.Context, id string) error {
+	err := ValidateBoardAgentID(id)
+	if err == nil || len(id) <= MaxAgentIDLen {
+		return err
+	}
+	if known, kerr := s.agentKnown(ctx, id); kerr != nil || known {
+		return kerr
+	}
+	return err
 }
 
 // VybeAgentName is vybe's grammar for the agent ids it creates: trimmed,

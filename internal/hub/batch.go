@@ -32,7 +32,7 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 	valid := make([]postFields, len(ops))
 	pending := 0
 	for i, op := range ops {
-		p, err := checkPost(op.In)
+		p, err := s.checkPost(ctx, op.In)
 		if err != nil {
 			res[i].Err = err
 			continue

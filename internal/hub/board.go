@@ -47,7 +47,7 @@ func validateStatus(s string) error {
 // Fields apply in order task, progress, status, blockers; a status other
 // than "blocked" clears blockers unless blockers are given in the same call.
 func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (Agent, error) {
-	if err := ValidateBoardAgentID(agent); err != nil {
+	if err := s.boardAgent(ctx, agent); err != nil {
 		return Agent{}, err
 	}
 	if u.Task != nil {
@@ -107,7 +107,7 @@ func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (
 
 // ClearStatus resets agent to idle, no task, progress 0, no blockers.
 func (s *Service) ClearStatus(ctx context.Context, agent string) (Agent, error) {
-	if err := ValidateBoardAgentID(agent); err != nil {
+	if err := s.boardAgent(ctx, agent); err != nil {
 		return Agent{}, err
 	}
 	return write(ctx, s, agent, func(tx Tx) (Agent, error) {
@@ -166,7 +166,7 @@ func views(agents []Agent, now time.Time, stale int) []AgentView {
 
 // AgentStatus returns one agent with liveness (no side effect).
 func (s *Service) AgentStatus(ctx context.Context, id string) (AgentView, error) {
-	if err := ValidateBoardAgentID(id); err != nil {
+	if err := s.boardAgent(ctx, id); err != nil {
 		return AgentView{}, err
 	}
 	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
@@ -196,7 +196,7 @@ type PostInput struct {
 
 // Post stores a message addressed to everyone.
 func (s *Service) Post(ctx context.Context, in PostInput) (Message, error) {
-	p, err := checkPost(in)
+	p, err := s.checkPost(ctx, in)
 	if err != nil {
 		return Message{}, err
 	}
@@ -205,8 +205,8 @@ func (s *Service) Post(ctx context.Context, in PostInput) (Message, error) {
 
 // checkPost validates a post before any transaction; the returned input
 // carries the normalized tags, priority and refs.
-func checkPost(in PostInput) (postFields, error) {
-	if err := ValidateBoardAgentID(in.From); err != nil {
+func (s *Service) checkPost(ctx context.Context, in PostInput) (postFields, error) {
+	if err := s.boardAgent(ctx, in.From); err != nil {
 		return postFields{}, err
 	}
 	if strings.TrimSpace(in.Content) == "" {
@@ -518,7 +518,7 @@ func splitPath(p string) []string {
 // AddArtifact upserts the artifact at in.Path: registering a path again
 // replaces producer, description, version, refs and time.
 func (s *Service) AddArtifact(ctx context.Context, in ArtifactInput) (Artifact, bool, error) {
-	if err := ValidateBoardAgentID(in.Agent); err != nil {
+	if err := s.boardAgent(ctx, in.Agent); err != nil {
 		return Artifact{}, false, err
 	}
 	path, err := CleanArtifactPath(s.ProjectRoot, in.Path)

@@ -92,7 +92,7 @@ func (n Notices) Text(c NoticeCommands) string {
 // made by an identified agent gives) and returns its notices, marking them
 // given.
 func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
-	if err := ValidateStoredAgentID(agent); err != nil {
+	if err := s.boardAgent(ctx, agent); err != nil {
 		return Notices{}, err
 	}
 	return write(ctx, s, sideEffectRead{}, func(tx Tx) (Notices, error) {

@@ -128,7 +128,7 @@ func (s *Server) addBoardTools() {
 	addTool(s, tool{name: "bb_identify", core: true, idempotent: true,
 		desc: "Set your agent id (first, unless configured)."},
 		func(ctx context.Context, c *call, in identifyIn) (identifyOut, error) {
-			src, err := s.identify(c.session, in.Agent)
+			src, err := s.identify(ctx, c.session, in.Agent)
 			if err != nil {
 				return identifyOut{}, err
 			}

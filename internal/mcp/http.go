@@ -136,7 +136,7 @@ func (h *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isInit && sid == "" {
 		agent, given := requestedAgent(r)
 		if given {
-			if err := hub.ValidateBoardAgentID(agent); err != nil {
+			if err := h.s.checkAgent(r.Context(), agent); err != nil {
 				writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, fmt.Sprintf("%s: %s: %s", AgentHeader, hub.CodeOf(err), hub.MessageOf(err)))
 				return
 			}

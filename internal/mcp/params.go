@@ -56,7 +56,7 @@ func items(maxItems int, each rule) rule {
 // paramRules are the rules of a parameter name in every tool; toolRules
 // ("tool.param") win over them where one name means a different thing.
 var paramRules = map[string]rule{
-	"agent":        maxLen(hub.MaxAgentIDLen),
+	"agent":        maxLen(hub.MaxStoredAgentIDLen),
 	"progress":     between(0, 100),
 	"current_task": maxLen(hub.MaxTaskLen),
 	"blockers":     maxLen(hub.MaxBlockersLen),

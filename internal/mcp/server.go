@@ -84,17 +84,6 @@ func New(svc hub.API, opts Options) (*Server, error) {
 	if opts.Tools != ProfileAll && opts.Tools != ProfileCore {
 		return nil, hub.FieldErr(hub.CodeInvalidInput, "tools", "unknown tool profile %q: expected core or all", opts.Tools)
 	}
-	// A value made of spaces is an invalid identity, not "none".
-	if opts.Agent != "" {
-		if err := hub.ValidateBoardAgentID(opts.Agent); err != nil {
-			return nil, fmt.Errorf("--agent: %w", err)
-		}
-	}
-	if opts.EnvAgent != "" {
-		if err := hub.ValidateBoardAgentID(opts.EnvAgent); err != nil {
-			return nil, fmt.Errorf("BB_AGENT_ID: %w", err)
-		}
-	}
 	if svc == nil && opts.Open == nil {
 		return nil, errors.New("mcp.New: no service and no Open function")
 	}
@@ -102,6 +91,17 @@ func New(svc hub.API, opts Options) (*Server, error) {
 		opts.Version = "dev"
 	}
 	s := &Server{opts: opts, svc: svc, identified: map[*sdk.ServerSession]string{}, pins: map[string]pin{}, active: map[*sdk.ServerSession]time.Time{}}
+	// A value made of spaces is an invalid identity, not "none".
+	if opts.Agent != "" {
+		if err := s.checkAgent(context.Background(), opts.Agent); err != nil {
+			return nil, fmt.Errorf("--agent: %w", err)
+		}
+	}
+	if opts.EnvAgent != "" {
+		if err := s.checkAgent(context.Background(), opts.EnvAgent); err != nil {
+			return nil, fmt.Errorf("BB_AGENT_ID: %w", err)
+		}
+	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "blackboard", Title: "Blackboard", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
@@ -201,6 +201,21 @@ func (s *Server) service(ctx context.Context) (hub.API, error) {
 	return svc, nil
 }
 
+// checkAgent applies the board's identity rule to an acting agent id:
+// one the board knows is accepted as stored (vybe creates ids longer than
+// Blackboard's own limit); the board is opened only for such a long id.
+func (s *Server) checkAgent(ctx context.Context, id string) error {
+	if len(id) <= hub.MaxAgentIDLen {
+		return hub.ValidateBoardAgentID(id)
+	}
+	svc, err := s.service(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = svc.AgentID(ctx, hub.GrammarBoard, id)
+	return err
+}
+
 // identity returns the caller's agent id ("" when unknown) and its source.
 func (s *Server) identity(ss *sdk.ServerSession) (id, source string) {
 	if s.opts.Agent != "" {
@@ -293,9 +308,9 @@ func (s *Server) claimable(agent string, self string) error {
 // identify applies seed 003 §7.1: a fixed identity cannot change, an
 // environment identity may only be repeated, and an identity set by
 // bb_identify is set once per session.
-func (s *Server) identify(ss *sdk.ServerSession, id string) (string, error) {
+func (s *Server) identify(ctx context.Context, ss *sdk.ServerSession, id string) (string, error) {
 	id = strings.TrimSpace(id)
-	if err := hub.ValidateBoardAgentID(id); err != nil {
+	if err := s.checkAgent(ctx, id); err != nil {
 		return "", err
 	}
 	if s.opts.Agent != "" {

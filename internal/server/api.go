@@ -83,7 +83,7 @@ func (s *Server) api(command string, h handler) http.HandlerFunc {
 			c.agent = r.URL.Query().Get("as")
 		}
 		if c.agent != "" {
-			if err := hub.ValidateBoardAgentID(c.agent); err != nil {
+			if _, err := s.svc.AgentID(r.Context(), hub.GrammarBoard, c.agent); err != nil {
 				writeError(w, command, err, 0)
 				return
 			}

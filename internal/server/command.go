@@ -68,7 +68,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		agent = r.URL.Query().Get("as")
 	}
 	if agent != "" {
-		if err := hub.ValidateBoardAgentID(agent); err != nil {
+		if _, err := s.svc.AgentID(r.Context(), hub.GrammarBoard, agent); err != nil {
 			writeError(w, b.Args[0], err, 0)
 			return
 		}

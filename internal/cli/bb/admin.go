@@ -156,7 +156,7 @@ func (a *app) summaryCmd() *cobra.Command {
 				"last_event_seq": s.LastEventSeq,
 			}
 			var inbox *view.Inbox
-			if id, explicit := a.identity(); explicit && hub.ValidateBoardAgentID(id) == nil {
+			if id, explicit := a.identity(); explicit && hub.ValidateStoredAgentID(id) == nil {
 				n, err := svc.InboxCounts(cmd.Context(), id)
 				if err != nil {
 					return err

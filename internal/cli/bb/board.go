@@ -166,10 +166,22 @@ func (a *app) boardConfig() (boot.Config, error) {
 	return cfg, nil
 }
 
-// actor returns the acting identity, validated by the board's rule.
-func (a *app) actor() (string, bool, error) {
+// actor returns the acting identity, validated by the board's rule (an id
+// the board already knows is accepted as stored, whatever surface made it).
+func (a *app) actor(ctx context.Context) (string, bool, error) {
 	id, explicit := a.identity()
-	if err := hub.ValidateBoardAgentID(id); err != nil {
+	if len(id) <= hub.MaxAgentIDLen {
+		// Valid or not on its face: no need to open the board.
+		if err := hub.ValidateBoardAgentID(id); err != nil {
+			return "", false, err
+		}
+		return id, explicit, nil
+	}
+	svc, err := a.service(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if _, err := svc.AgentID(ctx, hub.GrammarBoard, id); err != nil {
 		return "", false, err
 	}
 	return id, explicit, nil

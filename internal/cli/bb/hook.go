@@ -293,7 +293,7 @@ func (a *app) configList(cmd *cobra.Command, key string) error {
 }
 
 func (a *app) configSet(cmd *cobra.Command, key, value string) error {
-	id, _, err := a.actor()
+	id, _, err := a.actor(cmd.Context())
 	if err != nil {
 		return err
 	}

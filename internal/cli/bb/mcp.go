@@ -48,8 +48,9 @@ left unanswered at shutdown, exit 1.`,
 				return usageErr{fmt.Errorf("--agent %q and --as %q disagree: give one", agent, a.g.as)}
 			}
 			if cmd.Flags().Changed("agent") {
-				// --agent '' or '  ' is an invalid identity, not "none".
-				if err := hub.ValidateBoardAgentID(agent); err != nil {
+				// --agent '' or '  ' is an invalid identity, not "none". A
+				// longer id is checked against the board when it opens.
+				if err := hub.ValidateBoardAgentID(agent); err != nil && len(agent) <= hub.MaxAgentIDLen {
 					return fmt.Errorf("--agent: %w", err)
 				}
 			}

@@ -25,7 +25,7 @@ func (a *app) postCmd() *cobra.Command {
   bb --as claude-1 post "Fixed, see #3" --reply-to 3`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, _, err := a.actor()
+			id, _, err := a.actor(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -87,7 +87,7 @@ Filters combine with AND; several --tag values match any of them.`,
 				}
 				q.Ref = &r
 			}
-			if id, explicit := a.identity(); explicit && hub.ValidateBoardAgentID(id) == nil {
+			if id, explicit := a.identity(); explicit && hub.ValidateStoredAgentID(id) == nil {
 				q.Reader = id
 			}
 			svc, err := a.service(cmd.Context())

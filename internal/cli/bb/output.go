@@ -61,7 +61,7 @@ func (a *app) checkIn(ctx context.Context) {
 	if a.acting != "" {
 		id, explicit = a.acting, true
 	}
-	if !explicit || hub.ValidateBoardAgentID(id) != nil {
+	if !explicit || hub.ValidateStoredAgentID(id) != nil {
 		return
 	}
 	svc, err := a.service(ctx)

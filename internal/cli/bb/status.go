@@ -52,7 +52,7 @@ func (a *app) statusSetCmd() *cobra.Command {
   bb --as claude-1 status set "Waiting on API" --status blocked --blockers "need auth token"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, _, err := a.actor()
+			id, _, err := a.actor(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -121,7 +121,7 @@ func (a *app) statusClearCmd() *cobra.Command {
 		Short: "Reset your status to idle (no task, progress 0, no blockers)",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			id, _, err := a.actor()
+			id, _, err := a.actor(cmd.Context())
 			if err != nil {
 				return err
 			}
