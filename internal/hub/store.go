@@ -146,7 +146,8 @@ type EventFilter struct {
 
 // EventTx appends to and reads the timeline.
 type EventTx interface {
-	// AppendEvent stores e, setting e.Seq (and e.ID when empty).
+	// AppendEvent stores e, setting e.Seq (and e.ID when empty). An
+	// error from it may have ended the transaction already: return it.
 	AppendEvent(ctx context.Context, e *Event) error
 	ListEvents(ctx context.Context, f EventFilter) ([]Event, error)
 	LastEventSeq(ctx context.Context) (int64, error)

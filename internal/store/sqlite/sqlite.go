@@ -39,6 +39,7 @@ func Dialect() sqlstore.Dialect {
 		CacheStatements: true,
 		IndexHints:      true,
 		GuardLimits:     true,
+		AppendOnly:      "OR ROLLBACK ",
 		// SQLite has one writer at a time: writers of one process (bb
 		// serve, bb mcp serving concurrent calls) queue in the process
 		// instead of each opening a connection and polling the lock in

@@ -55,24 +55,13 @@ func BenchmarkStatementCache(b *testing.B) {
 //
 //	go test -run '^$' -bench LimitGuard -benchtime 400x ./internal/store/sqlite
 func BenchmarkLimitGuard(b *testing.B) {
-	ctx := context.Background()
-	batch := make([]hub.PostOp, 50)
-	for i := range batch {
-		batch[i] = hub.PostOp{In: hub.PostInput{From: fmt.Sprintf("agent-%d", i), Content: "bench post", Tags: []string{"bench"}}, CheckIn: true}
-	}
+	batch := benchBatch()
 	ops := []struct {
 		name string
 		run  func(svc *hub.Service, i int) error
 	}{
 		{"post", benchPost},
-		{"batch50", func(svc *hub.Service, i int) error {
-			for _, r := range svc.PostMany(ctx, batch) {
-				if r.Err != nil {
-					return r.Err
-				}
-			}
-			return nil
-		}},
+		{"batch50", func(svc *hub.Service, i int) error { return postBatch(svc, batch) }},
 	}
 	for _, op := range ops {
 		b.Run(op.name, func(b *testing.B) {
@@ -80,6 +69,50 @@ func BenchmarkLimitGuard(b *testing.B) {
 			interleave(b, func(i int) error { return op.run(on, i) }, func(i int) error { return op.run(off, i) })
 		})
 	}
+}
+
+// BenchmarkAppendOnly measures what writing timeline events as "INSERT
+// OR ROLLBACK" (sqlstore.Dialect.AppendOnly) saves: without it SQLite
+// opens a statement journal for every event appended inside a transaction.
+// "off" has the clause off. The batch case is one group commit of bb serve
+// (50 posts by 50 agents with their check-ins).
+//
+//	go test -run '^$' -bench AppendOnly -benchtime 400x ./internal/store/sqlite
+func BenchmarkAppendOnly(b *testing.B) {
+	batch := benchBatch()
+	ops := []struct {
+		name string
+		run  func(svc *hub.Service, i int) error
+	}{
+		{"post", benchPost},
+		{"batch50", func(svc *hub.Service, i int) error { return postBatch(svc, batch) }},
+	}
+	for _, op := range ops {
+		b.Run(op.name, func(b *testing.B) {
+			on, off := onAndOff(b, func(d *sqlstore.Dialect) { d.AppendOnly = "" })
+			interleave(b, func(i int) error { return op.run(on, i) }, func(i int) error { return op.run(off, i) })
+		})
+	}
+}
+
+// benchBatch is one group commit of bb serve: 50 posts by 50 agents,
+// each checking in.
+func benchBatch() []hub.PostOp {
+	batch := make([]hub.PostOp, 50)
+	for i := range batch {
+		batch[i] = hub.PostOp{In: hub.PostInput{From: fmt.Sprintf("agent-%d", i), Content: "bench post", Tags: []string{"bench"}}, CheckIn: true}
+	}
+	return batch
+}
+
+// postBatch stores batch in one transaction (Service.PostMany).
+func postBatch(svc *hub.Service, batch []hub.PostOp) error {
+	for _, r := range svc.PostMany(context.Background(), batch) {
+		if r.Err != nil {
+			return r.Err
+		}
+	}
+	return nil
 }
 
 // benchPost is one identified post (check-in, insert, event).

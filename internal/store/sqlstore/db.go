@@ -66,6 +66,14 @@ type Dialect struct {
 	// pick an index that matches more columns but walks every row of a
 	// long history. PostgreSQL plans from its statistics.
 	IndexHints bool
+	// AppendOnly is the conflict clause written after INSERT in appends
+	// of one row that never conflict (timeline events). SQLite opens a
+	// statement journal (a savepoint, to undo just that statement) for
+	// every such insert inside a transaction, because the table has
+	// AUTOINCREMENT and a UNIQUE column; with "OR ROLLBACK " it does not:
+	// a failure rolls back the whole transaction, which is what any store
+	// failure leads to anyway. "" elsewhere.
+	AppendOnly string
 }
 
 // DB is a hub.Store over a *sql.DB.

@@ -22,7 +22,7 @@ func (t *tx) AppendEvent(ctx context.Context, e *hub.Event) error {
 	if payload == "" {
 		payload = "{}"
 	}
-	return t.row(ctx, `INSERT INTO events (id, type, agent, to_agent, bead_id, task_id, project_id, scope, message, payload, created_at, archived)
+	return t.row(ctx, `INSERT `+t.d.AppendOnly+`INTO events (id, type, agent, to_agent, bead_id, task_id, project_id, scope, message, payload, created_at, archived)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		e.ID, e.Type, e.Agent, e.ToAgent, e.BeadID, e.TaskID, e.ProjectID, e.Scope, e.Message, payload,
 		ts(e.CreatedAt), b2i(e.Archived)).Scan(&e.Seq)
