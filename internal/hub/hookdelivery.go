@@ -167,11 +167,17 @@ func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error
 		if err != nil || a == nil {
 			return nil, err
 		}
+		// Broadcasts up to the read cursor were seen in bb log; up to the
+		// delivery cursor, delivered by an earlier hook (or never due).
 		cursor, err := tx.ReadCursor(ctx, agent)
 		if err != nil {
 			return nil, err
 		}
-		return tx.Undelivered(ctx, agent, cursor, a.CreatedAt.Add(-time.Second), deliverLimit)
+		delivered, err := tx.DeliveryCursor(ctx, agent)
+		if err != nil {
+			return nil, err
+		}
+		return tx.Undelivered(ctx, agent, max(cursor, delivered), a.CreatedAt.Add(-time.Second), deliverLimit)
 	}
 	// The common case (nothing new) is one read transaction.
 	ms, err := read(ctx, s, pending)
@@ -190,7 +196,23 @@ func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error
 			return Delivery{}, err
 		}
 		d := Delivery{AgentID: agent, Text: b.String(), Delivered: mailIDs(ms)}
-		return d, tx.MarkDelivered(ctx, agent, d.Delivered, s.Now())
+		if err := tx.MarkDelivered(ctx, agent, d.Delivered, s.Now()); err != nil {
+			return Delivery{}, err
+		}
+		// Undelivered returns the due broadcasts oldest first, so those
+		// delivered now are every one due up to the newest of them: the
+		// next hook starts after it, however long the agent goes without
+		// bb log.
+		var last int64
+		for _, m := range ms {
+			if m.IsBroadcast() {
+				last = max(last, m.Seq)
+			}
+		}
+		if last > 0 {
+			return d, tx.RaiseDeliveryCursor(ctx, agent, last)
+		}
+		return d, nil
 	})
 }
 

@@ -20,10 +20,16 @@ type HookTx interface {
 	HookAgents(ctx context.Context, limit int) ([]string, error)
 	// Undelivered returns, oldest first, the messages for agent that no hook
 	// has delivered to it yet and that it has neither read nor acked: mail
-	// addressed to it, and broadcasts that are urgent (priority high or
-	// critical, or requiring an ack) newer than its read cursor and created
+	// addressed to it, and broadcasts by others that are urgent (priority
+	// high or critical, or requiring an ack) with seq > cursor and created
 	// at or after since. At most limit.
 	Undelivered(ctx context.Context, agent string, cursor int64, since time.Time, limit int) ([]Message, error)
+	// DeliveryCursor is the agent's delivery cursor: every urgent broadcast
+	// up to it was delivered or was never due (0 when unknown).
+	DeliveryCursor(ctx context.Context, agent string) (int64, error)
+	// RaiseDeliveryCursor raises the agent's delivery cursor to seq (never
+	// lowers it).
+	RaiseDeliveryCursor(ctx context.Context, agent string, seq int64) error
 	// MarkDelivered records that each message reached agent's context (the
 	// first time only).
 	MarkDelivered(ctx context.Context, agent string, messageIDs []string, at time.Time) error

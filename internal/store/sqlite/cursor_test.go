@@ -105,3 +105,89 @@ func TestAckAndMailCursorsNeverHideABroadcast(t *testing.T) {
 		}
 	}
 }
+
+// The delivery cursor lets a hook-only agent (read cursor 0) skip the
+// broadcasts delivered before; it never skips one still due: a batch cut at
+// the delivery limit resumes where it stopped, the agent's own and ordinary
+// posts are passed over, and an urgent broadcast after the cursor is
+// delivered.
+func TestDeliveryCursorNeverSkipsADueBroadcast(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bb.db"), sqlite.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	t0 := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	svc := hub.NewService(st, hub.FixedClock{T: t0.Add(time.Hour)}, t.TempDir())
+	const me = "hook-agent"
+	if err := st.Write(ctx, func(tx hub.Tx) error { return tx.TouchAgent(ctx, me, t0) }); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	post := func(from string, prio hub.Priority, ack bool) string {
+		t.Helper()
+		n++
+		m := &hub.Message{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n), From: from, To: hub.Broadcast,
+			Subject: fmt.Sprint("b", n), Body: "x", Priority: prio, RequiresAck: ack, CreatedAt: t0.Add(time.Duration(n) * time.Second)}
+		if err := st.Write(ctx, func(tx hub.Tx) error { return tx.InsertMessage(ctx, m) }); err != nil {
+			t.Fatal(err)
+		}
+		return m.UUID
+	}
+	deliver := func() []string {
+		t.Helper()
+		d, err := svc.DeliverNew(ctx, me)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Delivered
+	}
+	cursor := func() int64 {
+		t.Helper()
+		var c int64
+		if err := st.Read(ctx, func(tx hub.Tx) (err error) { c, err = tx.DeliveryCursor(ctx, me); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	// 25 urgent broadcasts between ordinary ones: more than one delivery
+	// holds (20).
+	var due []string
+	for i := range 25 {
+		post("boss", hub.PriorityNormal, false)
+		switch i % 3 {
+		case 0:
+			due = append(due, post("boss", hub.PriorityHigh, false))
+		case 1:
+			due = append(due, post("boss", hub.PriorityNormal, true))
+		default:
+			due = append(due, post("boss", hub.PriorityCritical, true))
+		}
+	}
+	first := deliver()
+	if len(first) != 20 || cursor() == 0 {
+		t.Fatalf("first delivery: %d messages, cursor %d; want 20 and a cursor", len(first), cursor())
+	}
+	mine := post(me, hub.PriorityCritical, false)
+	second := deliver()
+	got := map[string]bool{}
+	for _, id := range append(first, second...) {
+		got[id] = true
+	}
+	for _, id := range due {
+		if !got[id] {
+			t.Errorf("due broadcast %s never delivered (first %d, second %d)", id, len(first), len(second))
+		}
+	}
+	if got[mine] || len(got) != len(due) {
+		t.Errorf("delivered %d messages (own one: %v), want exactly the %d due", len(got), got[mine], len(due))
+	}
+	if again := deliver(); len(again) != 0 {
+		t.Errorf("third delivery with nothing new gave %v", again)
+	}
+	late := post("boss", hub.PriorityHigh, false)
+	if d := deliver(); len(d) != 1 || d[0] != late {
+		t.Errorf("urgent broadcast after the cursor: delivered %v, want [%s]", d, late)
+	}
+}

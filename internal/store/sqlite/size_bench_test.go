@@ -110,6 +110,14 @@ var sizeReads = []struct {
 		items, err := s.Inbox(ctx, hub.InboxQuery{Agent: bigboard.Reader, State: hub.StateUnread})
 		return len(items), err
 	}},
+	{"agent-inbox-read", func(ctx context.Context, s *hub.Service) (int, error) {
+		items, err := s.Inbox(ctx, hub.InboxQuery{Agent: bigboard.Reader, State: hub.StateRead})
+		return len(items), err
+	}},
+	{"agent-inbox-acked", func(ctx context.Context, s *hub.Service) (int, error) {
+		items, err := s.Inbox(ctx, hub.InboxQuery{Agent: bigboard.Reader, State: hub.StateAcked})
+		return len(items), err
+	}},
 	{"agent-inbox-mail", func(ctx context.Context, s *hub.Service) (int, error) {
 		items, err := s.Inbox(ctx, hub.InboxQuery{Agent: bigboard.Reader, MailOnly: true, Limit: 20})
 		return len(items), err
@@ -130,6 +138,10 @@ var sizeReads = []struct {
 		d, err := s.DeliverNew(ctx, bigboard.Reader)
 		return len(d.Delivered) + 1, err
 	}},
+	{"hook-deliver-hook-only", func(ctx context.Context, s *hub.Service) (int, error) {
+		d, err := s.DeliverNew(ctx, bigboard.HookReader)
+		return len(d.Delivered) + 1, err
+	}},
 }
 
 func BenchmarkBoardSize(b *testing.B) {
@@ -139,8 +151,10 @@ func BenchmarkBoardSize(b *testing.B) {
 	// The first delivery writes what is new; every later one finds nothing
 	// new, the steady state measured.
 	for _, s := range svcs {
-		if _, err := s.DeliverNew(ctx, bigboard.Reader); err != nil {
-			b.Fatal(err)
+		for _, a := range []string{bigboard.Reader, bigboard.HookReader} {
+			if _, err := s.DeliverNew(ctx, a); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	times := make([][2][]time.Duration, len(sizeReads))

@@ -24,6 +24,13 @@ var sizePlans = map[string]struct{ want []string }{
 	"agent-inbox-unread": {want: []string{
 		"idx_messages_unread (recipient=?)",
 		"idx_messages_recipient_ack_seq (recipient=? AND requires_ack=? AND seq>?)"}},
+	// Read and acked pages walk the same streams newest first until the
+	// page is full: bounded while such messages are common in the history
+	// (as here), not when almost none are (see BENCHMARKS.md).
+	"agent-inbox-read": {want: []string{
+		"idx_messages_recipient_created (recipient=?)", "LAST TERM OF ORDER BY"}},
+	"agent-inbox-acked": {want: []string{
+		"idx_messages_recipient_created (recipient=?)", "LAST TERM OF ORDER BY"}},
 	"agent-inbox-mail": {want: []string{"idx_messages_mail_recipient_created (recipient=?)"}},
 	"agent-mail-read": {want: []string{
 		"idx_messages_unread (recipient=?)",
@@ -33,9 +40,18 @@ var sizePlans = map[string]struct{ want []string }{
 		"idx_messages_unread (recipient=?)",
 		"idx_messages_ack_owed (recipient=?)",
 		"idx_messages_recipient_ack_seq (recipient=? AND requires_ack=? AND seq>?)"}},
-	"hook-deliver": {want: []string{
-		"idx_messages_unread (recipient=?)",
-		"idx_messages_recipient_ack_seq (recipient=? AND requires_ack=? AND seq>?)"}},
+	"hook-deliver": {want: hookPlan},
+	// A hook-only agent (read cursor 0) starts after its delivery cursor.
+	"hook-deliver-hook-only": {want: hookPlan},
+}
+
+// The hook's delivery: the agent's unread mail, and the urgent broadcasts
+// after its cursor from the two partial indexes (high or critical; asking
+// for an ack), never the ordinary posts.
+var hookPlan = []string{
+	"idx_messages_unread (recipient=?)",
+	"idx_messages_urgent_seq (seq>?)",
+	"idx_messages_ack_required (recipient=? AND seq>?)",
 }
 
 var growing = []string{

@@ -68,8 +68,10 @@ func (t *tx) HookAgents(ctx context.Context, limit int) ([]string, error) {
 
 func (t *tx) Undelivered(ctx context.Context, agent string, cursor int64, since time.Time, limit int) ([]hub.Message, error) {
 	notDelivered := `NOT EXISTS (SELECT 1 FROM mail_deliveries d WHERE d.message_id = m.id AND d.agent = ?)`
-	// Both reads walk only what is new: the unread rows of the agent's
-	// mail, and the broadcasts after its read cursor.
+	// Every read walks only what is new: the unread rows of the agent's
+	// mail, and the urgent broadcasts after the cursor, each kind from its
+	// own partial index (high or critical priority; asking for an ack), so
+	// the many ordinary board posts are never read.
 	direct, err := t.messages(ctx, `SELECT `+messageCols+` FROM messages m`+t.indexed("idx_messages_unread")+
 		` LEFT JOIN messages p ON p.id = m.reply_to WHERE m.recipient = ? AND m.sender <> ?
 		AND m.read_at IS NULL AND m.acked_at IS NULL AND `+notDelivered+` ORDER BY m.seq LIMIT ?`,
@@ -77,21 +79,46 @@ func (t *tx) Undelivered(ctx context.Context, agent string, cursor int64, since 
 	if err != nil {
 		return nil, err
 	}
-	bcast, err := t.messages(ctx, `SELECT `+messageCols+` FROM messages m`+t.indexed("idx_messages_recipient_ack_seq")+
-		` LEFT JOIN messages p ON p.id = m.reply_to WHERE m.recipient = '*' AND m.requires_ack IN (0, 1) AND m.seq > ? AND m.created >= ?
-		AND m.sender <> ? AND (m.priority IN ('high', 'critical') OR m.requires_ack = 1)
+	due := ` AND m.seq > ? AND m.created >= ? AND m.sender <> ?
 		AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ?
 			AND (b.read_at IS NOT NULL OR b.acked_at IS NOT NULL))
-		AND `+notDelivered+` ORDER BY m.seq LIMIT ?`, cursor, ts(since), agent, agent, agent, limit)
+		AND ` + notDelivered + ` ORDER BY m.seq LIMIT ?`
+	args := []any{cursor, ts(since), agent, agent, agent, limit}
+	urgent, err := t.messages(ctx, `SELECT `+messageCols+` FROM messages m`+t.indexed("idx_messages_urgent_seq")+
+		` LEFT JOIN messages p ON p.id = m.reply_to WHERE m.priority IN ('high', 'critical') AND m.recipient = '*'`+due, args...)
 	if err != nil {
 		return nil, err
 	}
-	out := append(direct, bcast...)
+	asking, err := t.messages(ctx, `SELECT `+messageCols+` FROM messages m`+t.indexed("idx_messages_ack_required")+
+		` LEFT JOIN messages p ON p.id = m.reply_to WHERE m.recipient = '*' AND m.requires_ack = 1`+due, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := append(direct, urgent...)
+	for _, m := range asking {
+		if !m.RequiresAck || m.Priority != hub.PriorityHigh && m.Priority != hub.PriorityCritical {
+			out = append(out, m) // an urgent one asking for an ack is there already
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	if len(out) > limit {
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+func (t *tx) DeliveryCursor(ctx context.Context, agent string) (int64, error) {
+	var n int64
+	err := t.row(ctx, `SELECT delivery_cursor FROM agents WHERE id = ?`, agent).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return n, err
+}
+
+func (t *tx) RaiseDeliveryCursor(ctx context.Context, agent string, seq int64) error {
+	_, err := t.exec(ctx, `UPDATE agents SET delivery_cursor = ? WHERE id = ? AND delivery_cursor < ?`, seq, agent, seq)
+	return err
 }
 
 func (t *tx) MarkDelivered(ctx context.Context, agent string, messageIDs []string, at time.Time) error {

@@ -51,6 +51,10 @@ type Spec struct {
 const (
 	Reader     = "agent-00"
 	MailReader = "proj:agent-00"
+	// HookReader is an agent that only ever hears from the board through
+	// its coding agent's hooks: it never ran bb log (read cursor 0), and
+	// every urgent broadcast before the fresh ones was delivered to it.
+	HookReader = "hook-00"
 )
 
 func (s *Spec) defaults() {
@@ -195,6 +199,10 @@ func seedAgents(ctx context.Context, conn *sql.Conn, s Spec) error {
 	// A bb agent has read the board up to the newest message before the
 	// fresh ones.
 	cursor := max(0, s.Messages-s.Fresh)
+	if _, err := conn.ExecContext(ctx, `INSERT INTO agents (id, registered, status, created_at, last_seen, updated_at)
+		VALUES (?, 1, 'active', ?, ?, ?)`, HookReader, created, seen, seen); err != nil {
+		return err
+	}
 	for i := 0; i < s.Agents; i++ {
 		for _, id := range []string{Agent(i), MailIdentity(i)} {
 			// The Agent Mail reader's receipts cover every broadcast
@@ -235,9 +243,11 @@ func seedBatch(ctx context.Context, conn *sql.Conn, s Spec, from, to int) (err e
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	insTag, err2 := tx.PrepareContext(ctx, `INSERT INTO message_tags (message_id, tag, seq) VALUES (?, ?, ?)`)
 	insAck, err3 := tx.PrepareContext(ctx, `INSERT INTO broadcast_acks (message_id, agent, read_at, acked_at) VALUES (?, ?, ?, ?)`)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	insDelivery, err4 := tx.PrepareContext(ctx, `INSERT INTO mail_deliveries (message_id, agent, delivered_at) VALUES (?, ?, ?)`)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return err
 	}
+	defer insDelivery.Close()
 	defer insMsg.Close()
 	defer insTag.Close()
 	defer insAck.Close()
@@ -323,6 +333,11 @@ func seedBatch(ctx context.Context, conn *sql.Conn, s Spec, from, to int) (err e
 			if _, err := insAck.ExecContext(ctx, id, MailReader, readAt, nil); err != nil {
 				return err
 			}
+			if reqAck == 1 || prio != "normal" {
+				if _, err := insDelivery.ExecContext(ctx, id, HookReader, readAt); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return tx.Commit()
@@ -359,7 +374,7 @@ func Build(ctx context.Context, path string, spec Spec, open func(path string) (
 
 // Layout is the version of the seeded layout; it is part of a cached
 // template's file name, so a change to what Seed writes makes new files.
-const Layout = 1
+const Layout = 2
 
 // Template returns the path of a seeded template board of spec inside dir,
 // building it with open the first time. With BB_BENCH_BOARDS set to a
