@@ -24,6 +24,15 @@ type UnreadCounts struct {
 	NewestBoard     int64
 }
 
+// NoticeCounts is everything a check-in reads, in one store call.
+type NoticeCounts struct {
+	Unread     UnreadCounts
+	AcksOwed   int64
+	Incursions int64
+	// Mark is the agent's notice mark (see Tx.NoticeMark).
+	Mark string
+}
+
 // Notices is what an identified caller should know without asking: it is
 // attached to every reply made for an agent (the "agents don't poll" rule).
 // Every count is capped at NoticeCap and computed by index-driven queries,
@@ -111,18 +120,14 @@ func (s *Service) InboxCounts(ctx context.Context, agent string) (Notices, error
 		return Notices{}, err
 	}
 	return read(ctx, s, func(tx Tx) (Notices, error) {
-		n, _, err := countNotices(ctx, tx, agent)
+		n, _, _, err := countNotices(ctx, tx, agent)
 		return n, err
 	})
 }
 
 // giveNotices counts agent's notices inside tx and records them as given.
 func (s *Service) giveNotices(ctx context.Context, tx Tx, agent string) (Notices, error) {
-	n, mark, err := countNotices(ctx, tx, agent)
-	if err != nil {
-		return n, err
-	}
-	old, err := tx.NoticeMark(ctx, agent)
+	n, mark, old, err := countNotices(ctx, tx, agent)
 	if err != nil || old == mark {
 		return n, err
 	}
@@ -130,20 +135,16 @@ func (s *Service) giveNotices(ctx context.Context, tx Tx, agent string) (Notices
 	return n, tx.SetNoticeMark(ctx, agent, mark)
 }
 
-func countNotices(ctx context.Context, tx Tx, agent string) (Notices, string, error) {
-	var n Notices
-	c, err := tx.UnreadCounts(ctx, agent, NoticeCap)
+// countNotices counts agent's notices; it returns them with their mark
+// and the mark last given.
+func countNotices(ctx context.Context, tx Tx, agent string) (n Notices, mark, old string, err error) {
+	c, err := tx.NoticeCounts(ctx, agent, NoticeCap)
 	if err != nil {
-		return n, "", err
+		return n, "", "", err
 	}
-	n.Addressed, n.Board = c.Addressed, c.Board
-	n.Unread = min(c.Addressed+c.Board, NoticeCap)
-	if n.AcksOwed, err = tx.AcksOwed(ctx, agent, NoticeCap); err != nil {
-		return n, "", err
-	}
-	if n.Incursions, err = tx.IncursionsOnActive(ctx, agent, NoticeCap); err != nil {
-		return n, "", err
-	}
-	mark := fmt.Sprintf("a%d@%d b%d@%d k%d i%d", n.Addressed, c.NewestAddressed, n.Board, c.NewestBoard, n.AcksOwed, n.Incursions)
-	return n, mark, nil
+	n.Addressed, n.Board = c.Unread.Addressed, c.Unread.Board
+	n.Unread = min(c.Unread.Addressed+c.Unread.Board, NoticeCap)
+	n.AcksOwed, n.Incursions = c.AcksOwed, c.Incursions
+	mark = fmt.Sprintf("a%d@%d b%d@%d k%d i%d", n.Addressed, c.Unread.NewestAddressed, n.Board, c.Unread.NewestBoard, n.AcksOwed, n.Incursions)
+	return n, mark, c.Mark, nil
 }

@@ -338,7 +338,7 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 		if st.MessagesBy, err = tx.MailStateCounts(ctx, mf); err != nil || agent == "" {
 			return st, err
 		}
-		n, _, err := countNotices(ctx, tx, agent)
+		n, _, _, err := countNotices(ctx, tx, agent)
 		st.Inbox = &n
 		return st, err
 	})

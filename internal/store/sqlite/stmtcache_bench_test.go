@@ -95,6 +95,47 @@ func BenchmarkAppendOnly(b *testing.B) {
 	}
 }
 
+// BenchmarkNoticeCounts measures the check-in's counts in one statement
+// (Tx.NoticeCounts, "on") against the separate counts and the mark read
+// ("off"), interleaved on one board where every agent has 100+ unread
+// board posts (the bb serve bench: agents post and never read).
+//
+//	go test -run '^$' -bench NoticeCounts -benchtime 3000x ./internal/store/sqlite
+func BenchmarkNoticeCounts(b *testing.B) {
+	ctx := context.Background()
+	svc, _ := onAndOff(b, func(*sqlstore.Dialect) {})
+	batch := benchBatch()
+	for i := 0; i < 4; i++ {
+		if err := postBatch(svc, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	agent := func(i int) string { return fmt.Sprintf("agent-%d", i%50) }
+	one := func(i int) error {
+		return svc.Store.Read(ctx, func(tx hub.Tx) error {
+			_, err := tx.NoticeCounts(ctx, agent(i), hub.NoticeCap)
+			return err
+		})
+	}
+	parts := func(i int) error {
+		return svc.Store.Read(ctx, func(tx hub.Tx) error {
+			a := agent(i)
+			if _, err := tx.UnreadCounts(ctx, a, hub.NoticeCap); err != nil {
+				return err
+			}
+			if _, err := tx.AcksOwed(ctx, a, hub.NoticeCap); err != nil {
+				return err
+			}
+			if _, err := tx.IncursionsOnActive(ctx, a, hub.NoticeCap); err != nil {
+				return err
+			}
+			_, err := tx.NoticeMark(ctx, a)
+			return err
+		})
+	}
+	interleave(b, one, parts)
+}
+
 // benchBatch is one group commit of bb serve: 50 posts by 50 agents,
 // each checking in.
 func benchBatch() []hub.PostOp {

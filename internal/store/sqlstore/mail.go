@@ -200,19 +200,34 @@ func inboxState(f hub.InboxFilter, read, acked string) (string, []any) {
 const ackWindow = 500
 
 func (t *tx) AcksOwed(ctx context.Context, agent string, limit int) (int64, error) {
-	var direct, bcast int64
-	if err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM messages`+t.indexed("idx_messages_ack_owed")+` WHERE recipient = ? AND requires_ack = 1
-		AND acked_at IS NULL AND sender <> ? LIMIT ?) x`, agent, agent, limit).Scan(&direct); err != nil {
+	var direct, bcast, none int64
+	q, args := t.acksDirectSQL(agent, limit)
+	if err := t.row(ctx, q, args...).Scan(&direct, &none); err != nil {
 		return 0, err
 	}
-	if err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT w.id FROM
-		(SELECT id, sender FROM messages WHERE recipient = '*' AND requires_ack = 1
-			AND seq > COALESCE((SELECT ack_cursor FROM agents WHERE id = ?), 0) ORDER BY seq DESC LIMIT ?) w
-		WHERE w.sender <> ? AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = w.id AND b.agent = ?
-			AND b.acked_at IS NOT NULL) LIMIT ?) x`, agent, ackWindow, agent, agent, limit).Scan(&bcast); err != nil {
+	q, args = t.acksBroadcastSQL(agent, limit)
+	if err := t.row(ctx, q, args...).Scan(&bcast, &none); err != nil {
 		return 0, err
 	}
 	return min(direct+bcast, int64(limit)), nil
+}
+
+// acksDirectSQL counts (up to limit) the messages addressed to agent that
+// wait for its ack: one row (count, 0).
+func (t *tx) acksDirectSQL(agent string, limit int) (string, []any) {
+	return `SELECT COUNT(*) AS n, 0 AS newest FROM (SELECT 1 FROM messages` + t.indexed("idx_messages_ack_owed") + ` WHERE recipient = ? AND requires_ack = 1
+		AND acked_at IS NULL AND sender <> ? LIMIT ?) x`, []any{agent, agent, limit}
+}
+
+// acksBroadcastSQL counts (up to limit) the broadcasts after agent's ack
+// cursor, among the newest ackWindow asking for an ack, that agent has not
+// acked (other than its own): one row (count, 0).
+func (t *tx) acksBroadcastSQL(agent string, limit int) (string, []any) {
+	return `SELECT COUNT(*) AS n, 0 AS newest FROM (SELECT w.id FROM
+		(SELECT id, sender FROM messages WHERE recipient = '*' AND requires_ack = 1
+			AND seq > COALESCE((SELECT ack_cursor FROM agents WHERE id = ?), 0) ORDER BY seq DESC LIMIT ?) w
+		WHERE w.sender <> ? AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = w.id AND b.agent = ?
+			AND b.acked_at IS NOT NULL) LIMIT ?) x`, []any{agent, ackWindow, agent, agent, limit}
 }
 
 // mailWhere renders a MailFilter over bb agent messages (bead_id set).

@@ -338,26 +338,85 @@ func (t *tx) DeleteMessagesBefore(ctx context.Context, cutoff time.Time) (int64,
 
 func (t *tx) UnreadCounts(ctx context.Context, agent string, limit int) (hub.UnreadCounts, error) {
 	var c hub.UnreadCounts
-	if err := t.row(ctx, `SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM (SELECT seq FROM messages`+t.indexed("idx_messages_unread")+` WHERE recipient = ? AND sender <> ?
-		AND read_at IS NULL AND acked_at IS NULL LIMIT ?) x`, agent, agent, limit).Scan(&c.Addressed, &c.NewestAddressed); err != nil {
+	q, args := t.unreadAddressedSQL(agent, limit)
+	if err := t.row(ctx, q, args...).Scan(&c.Addressed, &c.NewestAddressed); err != nil {
 		return c, err
 	}
-	// Broadcasts newer than the agent's read cursor: two ranges of
-	// idx_messages_recipient_ack_seq (requires_ack is 0 or 1), never a
-	// walk over the whole board. The index holds the sender, so the walk
-	// reads a message row (for its id) only when the agent has read or
-	// acked single broadcasts at all.
-	if err := t.row(ctx, `SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM (SELECT m.seq FROM messages m`+t.indexed("idx_messages_recipient_ack_seq")+`
+	q, args = t.unreadBoardSQL(agent, limit)
+	if err := t.row(ctx, q, args...).Scan(&c.Board, &c.NewestBoard); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// unreadAddressedSQL counts (up to limit) the unread messages addressed
+// to agent and gives the newest one's seq: one row (count, newest).
+func (t *tx) unreadAddressedSQL(agent string, limit int) (string, []any) {
+	return `SELECT COUNT(*) AS n, COALESCE(MAX(seq), 0) AS newest FROM (SELECT seq FROM messages` + t.indexed("idx_messages_unread") + ` WHERE recipient = ? AND sender <> ?
+		AND read_at IS NULL AND acked_at IS NULL LIMIT ?) x`, []any{agent, agent, limit}
+}
+
+// unreadBoardSQL counts (up to limit) the broadcasts newer than agent's
+// read cursor that it has not read one by one, other than its own: one row
+// (count, newest seq). Two ranges of idx_messages_recipient_ack_seq
+// (requires_ack is 0 or 1), never a walk over the whole board. The index
+// holds the sender, so the walk reads a message row (for its id) only when
+// the agent has read or acked single broadcasts at all.
+func (t *tx) unreadBoardSQL(agent string, limit int) (string, []any) {
+	return `SELECT COUNT(*) AS n, COALESCE(MAX(seq), 0) AS newest FROM (SELECT m.seq FROM messages m` + t.indexed("idx_messages_recipient_ack_seq") + `
 		WHERE m.recipient = '*' AND m.requires_ack IN (0, 1)
 		AND m.seq > COALESCE((SELECT read_cursor FROM agents WHERE id = ?), 0)
 		AND m.sender <> ?
 		AND (NOT EXISTS (SELECT 1 FROM broadcast_acks WHERE agent = ?)
 			OR NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ?
 				AND (b.read_at IS NOT NULL OR b.acked_at IS NOT NULL)))
-		LIMIT ?) x`, agent, agent, agent, agent, limit).Scan(&c.Board, &c.NewestBoard); err != nil {
+		LIMIT ?) x`, []any{agent, agent, agent, agent, limit}
+}
+
+// NoticeCounts runs every count of agent's notices and reads its notice
+// mark in one statement: each part is the query of UnreadCounts, AcksOwed
+// or IncursionsOnActive, one row per part.
+func (t *tx) NoticeCounts(ctx context.Context, agent string, limit int) (hub.NoticeCounts, error) {
+	var c hub.NoticeCounts
+	parts := []func(string, int) (string, []any){t.unreadAddressedSQL, t.unreadBoardSQL, t.acksDirectSQL, t.acksBroadcastSQL, t.incursionsSQL}
+	var b strings.Builder
+	var args []any
+	for i, part := range parts {
+		q, a := part(agent, limit)
+		fmt.Fprintf(&b, "SELECT %d, n, newest, '' FROM (%s) p%d UNION ALL ", i, q, i)
+		args = append(args, a...)
+	}
+	b.WriteString(`SELECT -1, 0, 0, COALESCE((SELECT notice_mark FROM agents WHERE id = ?), '')`)
+	args = append(args, agent)
+	rows, err := t.query(ctx, b.String(), args...)
+	if err != nil {
 		return c, err
 	}
-	return c, nil
+	defer rows.Close()
+	var direct, bcast int64
+	for rows.Next() {
+		var part, n, newest int64
+		var mark string
+		if err := rows.Scan(&part, &n, &newest, &mark); err != nil {
+			return c, err
+		}
+		switch part {
+		case 0:
+			c.Unread.Addressed, c.Unread.NewestAddressed = n, newest
+		case 1:
+			c.Unread.Board, c.Unread.NewestBoard = n, newest
+		case 2:
+			direct = n
+		case 3:
+			bcast = n
+		case 4:
+			c.Incursions = n
+		case -1:
+			c.Mark = mark
+		}
+	}
+	c.AcksOwed = min(direct+bcast, int64(limit))
+	return c, rows.Err()
 }
 
 func (t *tx) NoticeMark(ctx context.Context, agent string) (string, error) {

@@ -131,17 +131,18 @@ func (t *tx) CountReservations(ctx context.Context, f hub.ReservationFilter) (ma
 }
 
 func (t *tx) IncursionsOnActive(ctx context.Context, agent string, limit int) (int64, error) {
-	var since sql.NullString
-	if err := t.row(ctx, `SELECT MIN(created_at) FROM reservations WHERE agent_id = ? AND state = 'active'`, agent).Scan(&since); err != nil {
-		return 0, err
-	}
-	if !since.Valid {
-		return 0, nil
-	}
-	var n int64
-	err := t.row(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE to_agent = ? AND type = ? AND created_at >= ? LIMIT ?) x`,
-		agent, hub.EventIncursion, since.String, limit).Scan(&n)
+	var n, none int64
+	q, args := t.incursionsSQL(agent, limit)
+	err := t.row(ctx, q, args...).Scan(&n, &none)
 	return n, err
+}
+
+// incursionsSQL counts (up to limit) the incursions on agent since its
+// oldest active reservation was made (none without one): one row (count, 0).
+func (t *tx) incursionsSQL(agent string, limit int) (string, []any) {
+	return `SELECT COUNT(*) AS n, 0 AS newest FROM (SELECT 1 FROM events WHERE to_agent = ? AND type = ?
+		AND created_at >= (SELECT MIN(created_at) FROM reservations WHERE agent_id = ? AND state = 'active') LIMIT ?) x`,
+		[]any{agent, hub.EventIncursion, agent, limit}
 }
 
 func (t *tx) InProgressTasksOwnedBy(ctx context.Context, agent string, limit int) ([]string, error) {

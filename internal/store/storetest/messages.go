@@ -367,6 +367,64 @@ func testMessages(t *testing.T, open Opener) {
 		}
 	})
 
+	// NoticeCounts is the check-in's one call: it must give exactly what
+	// the separate counts and the notice mark give, for every kind.
+	t.Run("NoticeCountsMatchTheParts", func(t *testing.T) {
+		f := New(t, open)
+		for _, id := range []string{"agent-ui-1", "agent-api-1"} {
+			_, _, err := f.Svc.RegisterAgent(f.Ctx, hub.RegisterInput{ID: id, Role: "worker"})
+			Ok(t, err)
+		}
+		for i := 0; i < 3; i++ {
+			f.Post(hub.PostInput{From: "agent-ui-1", Content: "hi"})
+		}
+		f.Post(hub.PostInput{From: "agent-api-1", Content: "mine"})
+		for i, m := range []hub.Message{
+			{From: "agent-ui-1", To: "agent-api-1", Body: "direct"},
+			{From: "agent-ui-1", To: "agent-api-1", Body: "handoff", RequiresAck: true},
+			{From: "agent-ui-1", To: hub.Broadcast, Body: "ack me", RequiresAck: true},
+		} {
+			m.UUID, m.CreatedAt = fmt.Sprintf("44444444-4444-4444-8444-%012d", i), T0()
+			f.Write(func(tx hub.Tx) error { return tx.InsertMessage(f.Ctx, &m) })
+		}
+		_, err := f.Svc.Reserve(f.Ctx, hub.ReserveInput{Agent: "agent-api-1", Scope: "src/*", BeadID: "bb-1"})
+		Ok(t, err)
+		_, err = f.Svc.Reserve(f.Ctx, hub.ReserveInput{Agent: "agent-ui-1", Scope: "src/a.go", BeadID: "bb-1"})
+		WantCode(t, err, hub.CodeReservationConflict)
+		_, err = f.Svc.CheckIn(f.Ctx, "agent-ui-1") // a mark to read back
+		Ok(t, err)
+		for _, agent := range []string{"agent-api-1", "agent-ui-1", "nobody"} {
+			for _, limit := range []int{100, 2} {
+				var got hub.NoticeCounts
+				var want hub.NoticeCounts
+				f.Read(func(tx hub.Tx) (err error) {
+					if got, err = tx.NoticeCounts(f.Ctx, agent, limit); err != nil {
+						return err
+					}
+					if want.Unread, err = tx.UnreadCounts(f.Ctx, agent, limit); err != nil {
+						return err
+					}
+					if want.AcksOwed, err = tx.AcksOwed(f.Ctx, agent, limit); err != nil {
+						return err
+					}
+					if want.Incursions, err = tx.IncursionsOnActive(f.Ctx, agent, limit); err != nil {
+						return err
+					}
+					want.Mark, err = tx.NoticeMark(f.Ctx, agent)
+					return err
+				})
+				if got != want {
+					t.Errorf("%s cap %d: NoticeCounts = %+v, the parts give %+v", agent, limit, got, want)
+				}
+			}
+		}
+		var api hub.NoticeCounts
+		f.Read(func(tx hub.Tx) (err error) { api, err = tx.NoticeCounts(f.Ctx, "agent-api-1", 100); return })
+		if api.Unread.Addressed != 2 || api.Unread.Board != 4 || api.AcksOwed != 2 || api.Incursions != 1 {
+			t.Errorf("agent-api-1 counts %+v, want 2 addressed, 4 board, 2 acks owed, 1 incursion", api)
+		}
+	})
+
 	t.Run("UnreadCount", func(t *testing.T) {
 		f := New(t, open)
 		for i := 0; i < 3; i++ {
