@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/postgres"
@@ -51,7 +52,15 @@ type Config struct {
 	// long a call waits for another writer before failing busy (bb hook
 	// keeps it short so it fails open fast).
 	BusyTimeoutMS int
+	// LongLived says the process serves many calls (bb serve, bb mcp): an
+	// SQLite board then checkpoints its write-ahead log in the background
+	// instead of inside the commit that fills it.
+	LongLived bool
 }
+
+// backgroundCheckpoint is how often a long-lived process checkpoints the
+// SQLite write-ahead log (when it committed anything meanwhile).
+const backgroundCheckpoint = 250 * time.Millisecond
 
 // Board is an opened core: the API every surface calls, and what closes it.
 type Board struct {
@@ -117,7 +126,11 @@ func openStore(ctx context.Context, c Config) (*sqlstore.DB, error) {
 		}
 		return postgres.Open(ctx, c.DatabaseURL)
 	}
-	return sqlite.Open(ctx, c.SQLitePath, sqlite.Options{Create: c.Create, BusyTimeoutMS: c.BusyTimeoutMS})
+	o := sqlite.Options{Create: c.Create, BusyTimeoutMS: c.BusyTimeoutMS}
+	if c.LongLived {
+		o.CheckpointEvery = backgroundCheckpoint
+	}
+	return sqlite.Open(ctx, c.SQLitePath, o)
 }
 
 // lazyStore opens the store on first use.

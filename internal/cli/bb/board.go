@@ -131,6 +131,7 @@ func (a *app) localService(ctx context.Context) (hub.API, error) {
 		return nil, err
 	}
 	cfg.Clock, cfg.Env, cfg.ProcessExits, cfg.BusyTimeoutMS = clock, a.env.Getenv, a.env.ProcessExits, a.busyTimeoutMS
+	cfg.LongLived = a.longLived
 	b, err := boot.Open(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -60,6 +60,7 @@ left unanswered at shutdown, exit 1.`,
 			if tools != bbmcp.ProfileAll && tools != bbmcp.ProfileCore {
 				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", tools)}
 			}
+			a.longLived = true
 			var mu sync.Mutex
 			srv, err := bbmcp.New(nil, bbmcp.Options{
 				Agent:    agent,

@@ -127,6 +127,9 @@ type app struct {
 	acting string
 	// busyTimeoutMS overrides SQLite's busy wait (bb hook keeps it short).
 	busyTimeoutMS int
+	// longLived is set by the commands that serve many calls from one
+	// process (bb serve, bb mcp): see boot.Config.LongLived.
+	longLived bool
 }
 
 // flagSet is a string flag that records whether it was given at all.

@@ -48,6 +48,7 @@ database while it runs. See docs/serve.md.`,
 			if err := server.CheckBind(addr, token); err != nil {
 				return err
 			}
+			a.longLived = true
 			svc, err := a.localService(cmd.Context())
 			if err != nil {
 				return err
@@ -172,6 +173,7 @@ func (a *app) serveDir(ctx context.Context, dir, addr string) error {
 		return err
 	}
 	a.g.dir = dir
+	a.longLived = true
 	svc, err := a.localService(ctx)
 	if err != nil {
 		return err

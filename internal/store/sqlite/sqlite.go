@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	sqlite3 "modernc.org/sqlite"
@@ -70,6 +71,16 @@ type Options struct {
 	// no other process commits anything (default
 	// sqlstore.DefaultStuckAfter). As long as others commit, it waits.
 	StuckAfter time.Duration
+	// CheckpointEvery, when > 0, moves the WAL checkpoints of this
+	// process's commits out of the commits: SQLite's automatic checkpoint
+	// (every 1,000 pages, run by the commit that crosses it, which then
+	// copies pages and syncs the file before returning) is off for this
+	// process's connections, and a background goroutine checkpoints
+	// (PASSIVE: never waits for, nor blocks, readers and writers) at
+	// most this often, when this process committed something since the
+	// last one. For long-lived processes (bb serve, bb mcp), whose commits
+	// then never pay for a checkpoint; other processes keep their own.
+	CheckpointEvery time.Duration
 }
 
 // Open opens (and migrates) the database at path.
@@ -119,6 +130,10 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	// temporary file, one write system call per page.
 	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Add("_pragma", "foreign_keys(1)")
+	background := o.CheckpointEvery > 0 && !readonly
+	if background {
+		q.Add("_pragma", "wal_autocheckpoint(0)")
+	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -136,7 +151,35 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	d.Progress = walMark(path)
 	st := sqlstore.New(db, d, path)
 	st.StuckAfter = o.StuckAfter
+	if background {
+		var committed atomic.Bool
+		st.OnCommit(func() { committed.Store(true) })
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		st.BeforeClose = func() { close(stop); <-done }
+		go checkpoints(db, o.CheckpointEvery, &committed, stop, done)
+	}
 	return st, nil
+}
+
+// checkpoints runs a PASSIVE checkpoint every tick after which committed
+// was set, until stop is closed; it closes done when it returns. A
+// checkpoint that fails (another process is checkpointing) is simply
+// tried again at the next tick.
+func checkpoints(db *sql.DB, every time.Duration, committed *atomic.Bool, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		if committed.Swap(false) {
+			_, _ = db.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		}
+	}
 }
 
 // walMark returns the Progress of the board at path: every commit appends

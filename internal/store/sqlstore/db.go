@@ -100,6 +100,9 @@ type DB struct {
 	// OnQuery, when set (tests), sees every statement a transaction runs,
 	// after rebinding, with its arguments: query-plan tests use it.
 	OnQuery func(query string, args []any)
+	// BeforeClose, when set, runs first in Close (a backend stops its
+	// background work there).
+	BeforeClose func()
 }
 
 // New wraps db.
@@ -119,6 +122,9 @@ func (s *DB) Location() string { return s.location }
 
 // Close closes the kept connections and the pool.
 func (s *DB) Close() error {
+	if s.BeforeClose != nil {
+		s.BeforeClose()
+	}
 	for {
 		select {
 		case c := <-s.idle:
