@@ -31,7 +31,8 @@ const (
 
 // findAgent is the one lookup of an agent by id: its row, else a view of an
 // identity known only from the mail traffic (never seen acting: zero
-// LastSeen, status idle, created when it first appeared in a message).
+// LastSeen, status offline as for any agent unseen past the stale window,
+// created when it first appeared in a message).
 // It returns nil, nil when no surface knows id.
 func findAgent(ctx context.Context, tx Tx, id string) (*Agent, error) {
 	a, err := tx.GetAgent(ctx, id)
@@ -46,7 +47,38 @@ func findAgent(ctx context.Context, tx Tx, id string) (*Agent, error) {
 		return nil, err
 	}
 	created, _ := ParseTime(first) // text written by another tool may not parse: zero
-	return &Agent{ID: id, Status: "idle", CreatedAt: created, UpdatedAt: created, Version: 1}, nil
+	return &Agent{ID: id, Status: "offline", CreatedAt: created, UpdatedAt: created, Version: 1}, nil
+}
+
+// listAgents is every agent any surface knows: the agents rows (most
+// recently seen first), then the identities known only from the mail
+// traffic, by id, each as findAgent shows it (never seen: offline).
+func listAgents(ctx context.Context, tx Tx) ([]Agent, error) {
+	agents, err := tx.ListAgents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mail, err := tx.MailAgents(ctx)
+	if err != nil || len(mail) == 0 {
+		return agents, err
+	}
+	known := make(map[string]bool, len(agents))
+	for _, a := range agents {
+		known[a.ID] = true
+	}
+	for _, id := range mail {
+		if known[id] || id == BroadcastName || ValidateStoredAgentID(id) != nil {
+			continue
+		}
+		a, err := findAgent(ctx, tx, id)
+		if err != nil {
+			return nil, err
+		}
+		if a != nil {
+			agents = append(agents, *a)
+		}
+	}
+	return agents, nil
 }
 
 // UnbornStore is implemented by a store opened on first use (agent-mail's):

@@ -148,8 +148,8 @@ func (s *Service) Board(ctx context.Context) ([]AgentView, error) {
 		if _, err := tx.MarkOfflineBefore(ctx, offlineBefore(now, stale)); err != nil {
 			return nil, err
 		}
-		return tx.ListAgents(ctx)
-	}, func(tx Tx) ([]Agent, error) { return tx.ListAgents(ctx) })
+		return listAgents(ctx, tx)
+	}, func(tx Tx) ([]Agent, error) { return listAgents(ctx, tx) })
 	if err != nil {
 		return nil, err
 	}

@@ -177,7 +177,7 @@ func (s *Service) ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo
 	if err != nil {
 		return nil, err
 	}
-	agents, err := read(ctx, s, func(tx Tx) ([]Agent, error) { return tx.ListAgents(ctx) })
+	agents, err := read(ctx, s, func(tx Tx) ([]Agent, error) { return listAgents(ctx, tx) })
 	if err != nil {
 		return nil, err
 	}

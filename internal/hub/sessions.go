@@ -218,7 +218,7 @@ func (s *Service) loadSessions(ctx context.Context, viewer string) (sessionData,
 	return read(ctx, s, func(tx Tx) (sessionData, error) {
 		var d sessionData
 		var err error
-		if d.agents, err = tx.ListAgents(ctx); err != nil {
+		if d.agents, err = listAgents(ctx, tx); err != nil {
 			return d, err
 		}
 		if d.msgs, err = tx.ListMessages(ctx, MessageFilter{Limit: sessionMessages}); err != nil {

@@ -151,7 +151,11 @@ func printAgents(w io.Writer, agents []hub.AgentView) {
 		if ag.Liveness == hub.LiveStale {
 			st += " [STALE]"
 		}
-		rows = append(rows, []string{ag.ID, st, fmt.Sprintf("%d%%", ag.Progress), ag.CurrentTask, ago(ag.MinutesSince)})
+		seen := "-" // never seen acting (known only from mail)
+		if !ag.LastSeen.IsZero() {
+			seen = ago(ag.MinutesSince)
+		}
+		rows = append(rows, []string{ag.ID, st, fmt.Sprintf("%d%%", ag.Progress), ag.CurrentTask, seen})
 	}
 	// Blocker lines follow their agent's row.
 	var tbl strings.Builder
