@@ -308,15 +308,7 @@ func matchedWords(ws []wordSpan, terms []SearchTerm) []bool {
 	for _, t := range terms {
 		n := len(t.Tokens)
 		for i := 0; i+n <= len(ws); i++ {
-			ok := true
-			for k, tok := range t.Tokens {
-				w := ws[i+k].lower
-				if (k < n-1 && w != tok) || (k == n-1 && !strings.HasPrefix(w, tok)) {
-					ok = false
-					break
-				}
-			}
-			if ok {
+			if termAt(ws, i, t) {
 				for k := 0; k < n; k++ {
 					hit[i+k] = true
 				}

@@ -2,7 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -25,95 +28,238 @@ type searchSource struct {
 	nArgs int
 	at    string
 	extra string // always applied (unexpired memory), one '?' for now
+	// title is the first indexed column of fts5, which weighs more.
+	title string
+}
+
+// key is what the SQLite query takes from fts5 to join the row.
+func (s searchSource) key() string {
+	if s.kind == hub.SearchTask {
+		return "rowid, id"
+	}
+	return "rowid"
 }
 
 var searchSources = []searchSource{
 	{kind: hub.SearchMessage, fts5: "messages_fts", table: "messages", join: "m.seq = f.rowid",
 		doc:   "bb_search_doc(m.subject, m.body)",
 		cols:  "m.id, m.seq, '', '', m.subject, m.body, m.sender, m.recipient, m.created",
-		agent: "(m.sender = ? OR m.recipient = ?)", nArgs: 2, at: "m.created"},
+		agent: "(m.sender = ? OR m.recipient = ?)", nArgs: 2, at: "m.created", title: "subject"},
 	{kind: hub.SearchTask, fts5: "tasks_fts", table: "tasks", join: "m.id = f.id",
 		doc:   "bb_search_doc(m.title, m.description)",
 		cols:  "m.id, 0, '', '', m.title, m.description, m.owner, '', m.updated_at",
-		agent: "m.owner = ?", nArgs: 1, at: "m.updated_at"},
+		agent: "m.owner = ?", nArgs: 1, at: "m.updated_at", title: "title"},
 	{kind: hub.SearchMemory, fts5: "memory_fts", table: "memory", join: "m.id = f.rowid",
 		doc:   "bb_search_doc(m.key, m.value)",
 		cols:  "m.key, 0, m.scope, m.scope_id, m.key, m.value, CASE WHEN m.scope = 'agent' THEN m.scope_id ELSE '' END, '', m.updated_at",
 		agent: "(m.scope = 'agent' AND m.scope_id = ?)", nArgs: 1, at: "m.updated_at",
-		extra: "(m.expires_at IS NULL OR m.expires_at > ?)"},
+		extra: "(m.expires_at IS NULL OR m.expires_at > ?)", title: "key"},
 	{kind: hub.SearchArtifact, fts5: "artifacts_fts", table: "artifacts", join: "m.id = f.rowid",
 		doc:   "bb_search_doc(m.path, m.description)",
 		cols:  "m.path, 0, '', '', m.path, m.description, m.produced_by, '', m.updated_at",
-		agent: "m.produced_by = ?", nArgs: 1, at: "m.updated_at"},
+		agent: "m.produced_by = ?", nArgs: 1, at: "m.updated_at", title: "path"},
 }
 
-// Search runs one ranked query over every requested kind: each kind's best
-// q.Limit matches, merged by score. The first field of each kind (subject,
-// title, key, path) weighs more than the second.
+// Search runs one ranked query over every requested kind, best q.Limit
+// matches first. The first field of each kind (subject, title, key, path)
+// weighs more than the second. PostgreSQL ranks each kind's matches with
+// ts_rank; SQLite ranks a bounded window of each kind's newest matches
+// (searchFTS5).
 func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, error) {
-	pg := t.d.Dollar
-	match := fts5Query(q.Terms)
-	if pg {
-		match = tsQuery(q.Terms)
+	if !t.d.Dollar {
+		return t.searchFTS5(ctx, q)
 	}
+	match := tsQuery(q.Terms)
 	var parts []string
 	var args []any
 	for _, src := range searchSources {
 		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, src.kind) {
 			continue
 		}
-		var where []string
-		var wargs []any
-		if q.Agent != "" {
-			where = append(where, src.agent)
-			for i := 0; i < src.nArgs; i++ {
-				wargs = append(wargs, q.Agent)
-			}
-		}
-		if !q.Since.IsZero() {
-			where = append(where, src.at+" >= ?")
-			wargs = append(wargs, ts(q.Since))
-		}
-		if src.extra != "" {
-			where = append(where, src.extra)
-			wargs = append(wargs, ts(q.Now))
-		}
-		cond := ""
-		if len(where) > 0 {
-			cond = " AND " + strings.Join(where, " AND ")
-		}
-		sel := "SELECT CAST('" + src.kind + "' AS TEXT) AS kind, " + src.cols + ", "
-		var part string
-		if pg {
-			part = sel + "ts_rank(" + src.doc + ", q) AS score FROM " + src.table + " m, to_tsquery('simple', ?) q WHERE " +
-				src.doc + " @@ q" + cond + " ORDER BY score DESC LIMIT ?"
-			args = append(args, match)
-			args = append(args, wargs...)
-		} else if cond == "" {
-			// No filter: the newest searchWindow matches (FTS5 walks its
-			// doclists newest first and stops), ranked, then joined: a
-			// word a hundred thousand messages contain costs about what a
-			// rarer one does.
-			inner := "SELECT rowid, " + ftsKeyCol(src) + "bm25(" + src.fts5 + ", 4.0, 1.0) AS rank FROM " + src.fts5 +
-				" WHERE " + src.fts5 + " MATCH ? ORDER BY rowid DESC LIMIT " + strconv.Itoa(searchWindow)
-			part = sel + "-f.rank AS score FROM (SELECT * FROM (" + inner + ") ORDER BY rank LIMIT ?) f JOIN " + src.table + " m ON " + src.join
-			args = append(args, match, q.Limit)
-			parts = append(parts, "SELECT * FROM ("+part+") AS s"+src.kind)
-			continue
-		} else {
-			part = sel + "-f.rank AS score FROM " + src.fts5 + " f JOIN " + src.table + " m ON " + src.join + " WHERE f." + src.fts5 +
-				" MATCH ? AND f.rank MATCH 'bm25(4.0, 1.0)'" + cond + " ORDER BY f.rank LIMIT ?"
-			args = append(args, match)
-			args = append(args, wargs...)
-		}
-		args = append(args, q.Limit)
-		parts = append(parts, "SELECT * FROM ("+part+") AS s"+src.kind)
+		cond, wargs := searchFilters(src, q)
+		parts = append(parts, "SELECT * FROM (SELECT CAST('"+src.kind+"' AS TEXT) AS kind, "+src.cols+", ts_rank("+src.doc+", q) AS score FROM "+
+			src.table+" m, to_tsquery('simple', ?) q WHERE "+src.doc+" @@ q"+cond+" ORDER BY score DESC LIMIT ?) AS s"+src.kind)
+		args = append(append(append(args, match), wargs...), q.Limit)
 	}
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	query := strings.Join(parts, " UNION ALL ") + " ORDER BY score DESC LIMIT ?"
 	args = append(args, q.Limit)
+	return t.searchRows(ctx, strings.Join(parts, " UNION ALL ")+" ORDER BY score DESC LIMIT ?", args...)
+}
+
+// searchFilters are the agent, since and always-applied conditions of one
+// kind, each starting with " AND ", and their arguments.
+func searchFilters(src searchSource, q hub.SearchTerms) (string, []any) {
+	var cond string
+	var args []any
+	if q.Agent != "" {
+		cond += " AND " + src.agent
+		for i := 0; i < src.nArgs; i++ {
+			args = append(args, q.Agent)
+		}
+	}
+	if !q.Since.IsZero() {
+		cond += " AND " + src.at + " >= ?"
+		args = append(args, ts(q.Since))
+	}
+	if src.extra != "" {
+		cond += " AND " + src.extra
+		args = append(args, ts(q.Now))
+	}
+	return cond, args
+}
+
+// How much of a kind SQLite ranks itself. FTS5's bm25 reads every match
+// of each word of the query, whatever the LIMIT, and a prefix is answered by
+// reading every match of every word that starts so: fine for the words of
+// a query that are in few rows, the usual case, ranked by FTS5 over all
+// their matches. A word in more rows than searchWindow (or the number of
+// results asked for, if more) is read as the whole word (FTS5 walks it
+// lazily, newest first), and then only that many of the newest matches of
+// the query are ranked (hub.SearchScore, the same BM25). With an agent or
+// since filter, at most searchScan of the newest matches are looked at to
+// find them (since also bounds the walk by sequence number).
+const (
+	searchWindow = 50
+	searchScan   = 5000
+)
+
+// searchFTS5 ranks each kind's matches (see searchWindow) and returns the
+// best q.Limit of all kinds, the newest first among equals.
+func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, error) {
+	var out []hub.SearchRow
+	window := max(searchWindow, q.Limit)
+	for _, src := range searchSources {
+		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, src.kind) {
+			continue
+		}
+		whole := make([]bool, len(q.Terms))
+		anyCommon := false
+		for i, term := range q.Terms {
+			ids, err := t.rowids(ctx, "SELECT rowid FROM "+src.fts5+" WHERE "+src.fts5+" MATCH ? ORDER BY rowid DESC LIMIT "+
+				strconv.Itoa(window+1), fts5Query([]hub.SearchTerm{term}, []bool{true}))
+			if err != nil {
+				return nil, err
+			}
+			whole[i] = len(ids) > window
+			anyCommon = anyCommon || whole[i]
+		}
+		cond, wargs := searchFilters(src, q)
+		if !anyCommon {
+			// Few matches: FTS5 ranks them all; the best are looked up
+			// (all of them when a filter is to be applied).
+			inner := "SELECT " + src.key() + ", bm25(" + src.fts5 + ", 4.0, 1.0) AS rank FROM " + src.fts5 + " WHERE " + src.fts5 + " MATCH ?"
+			if cond == "" {
+				inner += " ORDER BY rank LIMIT " + strconv.Itoa(q.Limit)
+			}
+			rows, err := t.searchRows(ctx, "SELECT CAST('"+src.kind+"' AS TEXT) AS kind, "+src.cols+", -f.rank AS score FROM ("+inner+") f CROSS JOIN "+
+				src.table+" m ON "+src.join+" WHERE 1 = 1"+cond+" ORDER BY f.rank LIMIT ?",
+				append(append([]any{fts5Query(q.Terms, nil)}, wargs...), q.Limit)...)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rows...)
+			continue
+		}
+		match := fts5Query(q.Terms, whole)
+		rows, err := t.searchWindowOf(ctx, src, q, match, window+1, cond, wargs)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		if len(rows) > window {
+			rows = rows[:window]
+		}
+		// How many rows of the kind match, for the weight of the words:
+		// the window's rows, or, when it is full, their density over the
+		// message numbers they span.
+		n := int64(min(len(rows), window))
+		var top int64
+		if err := t.row(ctx, "SELECT rowid FROM "+src.fts5+" ORDER BY rowid DESC LIMIT 1").Scan(&top); err != nil {
+			return nil, err
+		}
+		if len(rows) >= window {
+			if last := rows[window-1].Seq; last > 0 {
+				n = int64(float64(window) * float64(top) / float64(max(top-last+1, 1)))
+			}
+		}
+		idf := hub.SearchIDF(n, top)
+		docs := make([]hub.SearchDoc, len(rows))
+		total := 0
+		for i, r := range rows {
+			docs[i] = hub.NewSearchDoc(r.Title, r.Body)
+			total += docs[i].Len()
+		}
+		avg := float64(total) / float64(len(rows))
+		for i, r := range rows {
+			r.Score = hub.SearchScore(q.Terms, docs[i], idf, avg)
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].At.After(out[j].At)
+	})
+	if len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+func (t *tx) rowids(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := t.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// searchWindowOf returns up to limit of the newest matches of
+// match in one kind that pass the filters, newest first.
+func (t *tx) searchWindowOf(ctx context.Context, src searchSource, q hub.SearchTerms, match string, limit int, cond string, wargs []any) ([]hub.SearchRow, error) {
+	scan := limit
+	if cond != "" {
+		scan = searchScan
+	}
+	bound := ""
+	if src.kind == hub.SearchMessage && !q.Since.IsZero() {
+		// Messages are numbered in the order they are written: the walk
+		// stops at the first one written since then.
+		var first int64
+		err := t.row(ctx, "SELECT seq FROM messages"+t.indexed("idx_messages_created_seq")+" WHERE created >= ? ORDER BY created, seq LIMIT 1", ts(q.Since)).Scan(&first)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		bound = " AND rowid >= " + strconv.FormatInt(first, 10)
+	}
+	// CROSS JOIN keeps the index walk outside: newest match first, each
+	// row looked up by its key, stopping at the window.
+	query := "SELECT CAST('" + src.kind + "' AS TEXT) AS kind, " + src.cols + ", 0.0 FROM (SELECT " + src.key() + " FROM " + src.fts5 +
+		" WHERE " + src.fts5 + " MATCH ?" + bound + " ORDER BY rowid DESC LIMIT " + strconv.Itoa(scan) + ") f CROSS JOIN " + src.table +
+		" m ON " + src.join + " WHERE 1 = 1" + cond + " ORDER BY f.rowid DESC LIMIT " + strconv.Itoa(limit)
+	return t.searchRows(ctx, query, append([]any{match}, wargs...)...)
+}
+
+// searchRows runs a query answering the columns of searchSource.cols and a
+// score.
+func (t *tx) searchRows(ctx context.Context, query string, args ...any) ([]hub.SearchRow, error) {
 	rows, err := t.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -136,29 +282,20 @@ func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, er
 	return out, rows.Err()
 }
 
-// searchWindow is how many of the newest matches of each kind SQLite
-// ranks: every match when there are fewer (the usual case), the newest
-// ones for a word most of a large board contains.
-const searchWindow = 2000
-
-// ftsKeyCol adds the unindexed id column of tasks_fts to the inner select.
-func ftsKeyCol(src searchSource) string {
-	if src.kind == hub.SearchTask {
-		return "id, "
-	}
-	return ""
-}
-
-// fts5Query renders terms as an FTS5 query: each term a quoted phrase whose
-// last word is a prefix, all terms required. Tokens hold only letters,
-// digits and marks, so quoting cannot be escaped.
-func fts5Query(terms []hub.SearchTerm) string {
+// fts5Query renders terms as an FTS5 query: each term a quoted phrase
+// whose last word is a prefix, unless whole[i] reads term i as whole words;
+// all terms required. Tokens hold only letters, digits and marks, so
+// quoting cannot be escaped.
+func fts5Query(terms []hub.SearchTerm, whole []bool) string {
 	var b strings.Builder
 	for i, t := range terms {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(`"` + strings.Join(t.Tokens, " ") + `"*`)
+		b.WriteString(`"` + strings.Join(t.Tokens, " ") + `"`)
+		if i >= len(whole) || !whole[i] {
+			b.WriteByte('*')
+		}
 	}
 	return b.String()
 }
