@@ -26,6 +26,8 @@ type sizeCommand struct {
 	bin   string
 	args  []string
 	stdin func(dir string) []byte
+	// env is added to the board's environment.
+	env []string
 }
 
 func sizeCommands() []sizeCommand {
@@ -36,6 +38,11 @@ func sizeCommands() []sizeCommand {
 		{name: "bb-log", bin: "bb", args: []string{"--as", bigboard.Reader, "log"}},
 		{name: "hook-UserPromptSubmit", bin: "bb", args: []string{"hook", "claude", "UserPromptSubmit"},
 			stdin: func(dir string) []byte { return hookPayload(dir, "UserPromptSubmit", "prompt", "go on") }},
+		// An agent that hears from the board only through hooks (read
+		// cursor 0, urgent broadcasts delivered all along).
+		{name: "hook-UserPromptSubmit-hook-only", bin: "bb", args: []string{"hook", "claude", "UserPromptSubmit"},
+			stdin: func(dir string) []byte { return hookPayload(dir, "UserPromptSubmit", "prompt", "go on") },
+			env:   []string{"BB_AGENT_ID=" + bigboard.HookReader}},
 	}
 }
 
@@ -80,7 +87,7 @@ func newSizeBoard(b *testing.B, seedDir string, n int) *sizeBoard {
 // stdout.
 func (sb *sizeBoard) run(b *testing.B, c sizeCommand) (wall, cpu time.Duration, out string) {
 	cmd := exec.Command(filepath.Join(binDir, c.bin), c.args...)
-	cmd.Dir, cmd.Env = sb.dir, sb.env
+	cmd.Dir, cmd.Env = sb.dir, append(sb.env[:len(sb.env):len(sb.env)], c.env...)
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin(sb.dir))
 	}
