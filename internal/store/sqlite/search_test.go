@@ -2,12 +2,15 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
+	"github.com/blackboard-hub/bb/internal/testkit/bigboard"
 )
 
 // FuzzSearchQuery runs whatever a person may type through the query
@@ -48,4 +51,77 @@ func FuzzSearchQuery(f *testing.F) {
 			}
 		}
 	})
+}
+
+// On a board where a word is in thousands of messages (only the newest
+// ones are ranked), the newest strong match (the word in a mail's subject)
+// still comes first, ahead of newer messages that only mention it, with
+// filters; and a rare word is still found however old.
+func TestSearchBigBoardFindsNewestStrongMatch(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "bb.db")
+	if err := bigboard.Build(ctx, p, bigboard.Spec{Messages: 5000, Broadcasts: 500, Now: benchNow}, openForSeed); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, p, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc := hub.NewService(st, hub.FixedClock{T: benchNow}, t.TempDir())
+	strong, err := svc.SendMail(ctx, hub.SendInput{From: bigboard.Agent(3), To: bigboard.Agent(4), BeadID: "bd-9", Category: hub.CategoryInfo,
+		Subject: bigboard.CommonWord + " plan for friday", Body: "see the runbook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Newer messages that only mention the word, once among many others.
+	for i := range 10 {
+		if _, err := svc.Post(ctx, hub.PostInput{From: bigboard.Agent(5), Content: fmt.Sprintf("note %d: a long status line that mentions %s once among many other words of no interest", i, bigboard.CommonWord)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := func(q hub.SearchQuery) hub.SearchHit {
+		t.Helper()
+		res, err := svc.Search(ctx, q)
+		if err != nil || len(res.Hits) == 0 {
+			t.Fatalf("%+v: %v, %v", q, res.Hits, err)
+		}
+		return res.Hits[0]
+	}
+	for _, q := range []hub.SearchQuery{
+		{Text: bigboard.CommonWord},
+		{Text: bigboard.CommonWord, Agent: bigboard.Agent(4)},
+		{Text: bigboard.CommonWord, Since: time.Hour},
+		{Text: bigboard.CommonWord + " friday"},
+	} {
+		if h := first(q); h.UUID != strong.UUID {
+			t.Errorf("%+v: first hit %s %q, want the mail %q", q, h.ID, h.Title, strong.Subject)
+		}
+	}
+	// The rare word of the seeded board: every match, the oldest too.
+	res, err := svc.Search(ctx, hub.SearchQuery{Text: bigboard.RareWord, Limit: hub.MaxSearchLimit})
+	if err != nil || len(res.Hits) == 0 {
+		t.Fatalf("rare word: %v %v", res.Hits, err)
+	}
+	var seqs []int64
+	if err := func() error {
+		rows, err := st.SQL().QueryContext(ctx, "SELECT seq FROM messages WHERE body LIKE '%"+bigboard.RareWord+"%'")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s int64
+			if err := rows.Scan(&s); err != nil {
+				return err
+			}
+			seqs = append(seqs, s)
+		}
+		return rows.Err()
+	}(); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != len(seqs) {
+		t.Errorf("rare word: %d hits, %d messages have it", len(res.Hits), len(seqs))
+	}
 }
