@@ -144,6 +144,19 @@ func (s *Service) boardAgent(ctx context.Context, id string) error {
 	return err
 }
 
+// boardAgentTx is boardAgent's rule inside a transaction: whether id may
+// act on the board (the board grammar, or a longer id the board knows).
+func (s *Service) boardAgentTx(ctx context.Context, tx Tx, id string) bool {
+	if ValidateBoardAgentID(id) == nil {
+		return true
+	}
+	if len(id) <= MaxAgentIDLen || ValidateStoredAgentID(id) != nil {
+		return false
+	}
+	a, err := findAgent(ctx, tx, id)
+	return err == nil && a != nil
+}
+
 // VybeAgentName is vybe's grammar for the agent ids it creates: trimmed,
 // lowercased, required, at most MaxStoredAgentIDLen bytes, and the core rule
 // for any stored id.

@@ -104,12 +104,76 @@ func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
 	if err := s.boardAgent(ctx, agent); err != nil {
 		return Notices{}, err
 	}
+	// This is the check-in: a slot on ctx (WithCheckIn) would make a
+	// second one.
+	ctx = context.WithValue(ctx, checkInKey{}, (*CheckInSlot)(nil))
 	return write(ctx, s, sideEffectRead{}, func(tx Tx) (Notices, error) {
 		if err := tx.TouchAgent(ctx, agent, s.Now()); err != nil {
 			return Notices{}, err
 		}
 		return s.giveNotices(ctx, tx, agent)
 	})
+}
+
+// CheckInSlot receives the check-in a command's own write transaction made
+// for its caller (WithCheckIn).
+type CheckInSlot struct {
+	who     func() string
+	agent   string
+	notices Notices
+	done    bool
+}
+
+type checkInKey struct{}
+
+// WithCheckIn returns a context whose writes also check in the caller of a
+// command: the same refresh of last_seen and the same notices CheckIn
+// gives, made at the end of the command's own write transaction instead of
+// in a second one. who names the caller when a write runs (a command may
+// learn its acting agent from its own flags); "" means nobody is checked
+// in. A write that fails, is refused or replays a stored reply checks
+// nobody in; Notices then reports false and the caller uses CheckIn.
+func WithCheckIn(ctx context.Context, who func() string) (context.Context, *CheckInSlot) {
+	slot := &CheckInSlot{who: who}
+	return context.WithValue(ctx, checkInKey{}, slot), slot
+}
+
+// NoticesFor returns the notices of the last write made with the slot's
+// context that checked agent in, and whether there was one.
+func (c *CheckInSlot) NoticesFor(agent string) (Notices, bool) {
+	if c == nil || !c.done || c.agent != agent {
+		return Notices{}, false
+	}
+	return c.notices, true
+}
+
+// foldedCheckIn checks in the caller named by ctx's slot inside tx, the
+// transaction of a write that succeeded. It never fails the write: a
+// check-in that cannot be made leaves the slot empty.
+// It returns what records the check-in in the slot once tx has committed
+// (nil: nobody was checked in).
+func (s *Service) foldedCheckIn(ctx context.Context, tx Tx) func() {
+	slot, _ := ctx.Value(checkInKey{}).(*CheckInSlot)
+	if slot == nil || slot.who == nil {
+		return nil
+	}
+	agent := slot.who()
+	if agent == "" || !s.boardAgentTx(ctx, tx, agent) {
+		return nil
+	}
+	if err := tx.TouchAgent(ctx, agent, s.Now()); err != nil {
+		return nil
+	}
+	n, err := s.giveNotices(ctx, tx, agent)
+	if err != nil {
+		return nil
+	}
+	return func() {
+		// Notices given by an earlier write of the same command and not
+		// shown yet are still news.
+		n.Changed = (n.Changed || slot.done && slot.agent == agent && slot.notices.Changed) && !n.Empty()
+		slot.agent, slot.notices, slot.done = agent, n, true
+	}
 }
 
 // InboxCounts returns agent's notices without refreshing its last_seen or

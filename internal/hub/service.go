@@ -131,8 +131,9 @@ func write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, e
 		}
 	}
 	var refused error
+	var checkedIn func()
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		refused = nil
+		refused, checkedIn = nil, nil
 		if idem {
 			rec, err := tx.GetIdempotent(ctx, k.Agent, k.RequestID)
 			if err != nil {
@@ -163,10 +164,16 @@ func write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, e
 			if err != nil {
 				return Internal("encode reply", err)
 			}
-			return tx.PutIdempotent(ctx, k.Agent, k.RequestID, IdemRecord{Command: k.Command, Fingerprint: fp, Reply: b}, s.Now())
+			if err := tx.PutIdempotent(ctx, k.Agent, k.RequestID, IdemRecord{Command: k.Command, Fingerprint: fp, Reply: b}, s.Now()); err != nil {
+				return err
+			}
 		}
+		checkedIn = s.foldedCheckIn(ctx, tx)
 		return nil
 	})
+	if err == nil && checkedIn != nil {
+		checkedIn()
+	}
 	var rep *errReplay
 	if errors.As(err, &rep) {
 		var zero T

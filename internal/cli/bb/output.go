@@ -57,11 +57,12 @@ func (a *app) reply(cmd *cobra.Command, data any, human func(w io.Writer)) error
 // It never fails the command: a board that cannot be opened simply yields
 // no notices.
 func (a *app) checkIn(ctx context.Context) {
-	id, explicit := a.identity()
-	if a.acting != "" {
-		id, explicit = a.acting, true
+	id := a.checkInAgent()
+	if id == "" {
+		return
 	}
-	if !explicit || hub.ValidateStoredAgentID(id) != nil {
+	if n, ok := a.checkedIn.NoticesFor(id); ok {
+		a.notices = &n // made by the command's own write
 		return
 	}
 	svc, err := a.service(ctx)
@@ -73,6 +74,34 @@ func (a *app) checkIn(ctx context.Context) {
 		return
 	}
 	a.notices = &n
+}
+
+// checkInAgent is the agent a reply checks in: the command's acting agent,
+// else an explicit --as / BB_AGENT_ID; "" for the anonymous "human".
+func (a *app) checkInAgent() string {
+	id, explicit := a.identity()
+	if a.acting != "" {
+		id, explicit = a.acting, true
+	}
+	if !explicit || hub.ValidateStoredAgentID(id) != nil {
+		return ""
+	}
+	return id
+}
+
+// checksIn reports whether cmd is a one-shot command whose reply checks
+// its caller in: not the long-lived servers (bb serve, bb mcp) nor the
+// hook events, which answer their client instead.
+func checksIn(cmd *cobra.Command) bool {
+	for c := cmd; c != nil && c.HasParent(); c = c.Parent() {
+		if !c.Parent().HasParent() {
+			switch c.Name() {
+			case "serve", "mcp", "hook":
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // cliNotices names the bb command that clears each kind of notice.

@@ -130,6 +130,9 @@ type app struct {
 	// longLived is set by the commands that serve many calls from one
 	// process (bb serve, bb mcp): see boot.Config.LongLived.
 	longLived bool
+	// checkedIn receives the check-in the command's own write made
+	// (hub.WithCheckIn); nil for the commands that never check in.
+	checkedIn *hub.CheckInSlot
 }
 
 // flagSet is a string flag that records whether it was given at all.
@@ -222,6 +225,13 @@ reports its unread messages (notices).`,
 			}
 			id, _ := a.identity()
 			cmd.SetContext(hub.WithIdempotency(cmd.Context(), hub.IdemKey{Agent: id, RequestID: a.g.requestID, Command: commandName(cmd)}))
+		}
+		if checksIn(cmd) {
+			// The caller's check-in rides in the command's own write
+			// transaction; reply falls back to a separate one.
+			var ctx context.Context
+			ctx, a.checkedIn = hub.WithCheckIn(cmd.Context(), a.checkInAgent)
+			cmd.SetContext(ctx)
 		}
 		return nil
 	}
