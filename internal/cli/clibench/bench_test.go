@@ -87,8 +87,14 @@ func commands(b *board) []command {
 // time and, per command, the ratio of its medians to the floor's
 // ("x-wall-…", "x-cpu-…"; 1.00 = as cheap as the floor), and prints the
 // table. BB_BENCH_ONLY=<regexp> keeps only the matching commands.
+// BB_BENCH_BASE=<folder> also runs each command with the bb, agent-mail and
+// vybe found there (a build of an earlier commit), in the same interleaved
+// rounds, and reports its ratios beside ("x-base-…"): before and after
+// measured in one run.
 //
 //	go test ./internal/cli/clibench -run '^$' -bench CommandFloor -benchtime 20x
+//	git worktree add /tmp/base main && (cd /tmp/base && go build -o /tmp/base/bin/ ./cmd/...)
+//	BB_BENCH_BASE=/tmp/base/bin go test ./internal/cli/clibench -run '^$' -bench CommandFloor -benchtime 20x
 func BenchmarkCommandFloor(b *testing.B) {
 	floor := buildFloor(b)
 	bd := newBoard(b)
@@ -116,23 +122,35 @@ func BenchmarkCommandFloor(b *testing.B) {
 		}
 		return time.Since(t0), c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 	}
+	base := os.Getenv("BB_BENCH_BASE")
+	// The programs of one round, rotated each round so that none always
+	// runs first: the floor, the command, and the base build's command.
+	const floorRun, newRun, baseRun = 0, 1, 2
+	progs := []int{floorRun, newRun}
+	if base != "" {
+		progs = append(progs, baseRun)
+	}
 	var floorW, floorC []time.Duration
 	wall := make([][]time.Duration, len(cmds))
 	cpu := make([][]time.Duration, len(cmds))
+	baseW := make([][]time.Duration, len(cmds))
+	baseC := make([][]time.Duration, len(cmds))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for j, c := range cmds {
-			runFloor := func() {
-				w, u := once(floor, []string{bd.db}, nil)
-				floorW, floorC = append(floorW, w), append(floorC, u)
-			}
-			if i%2 == 1 { // alternate which goes first
-				runFloor()
-			}
-			w, u := once(bd.bin(c.bin), c.args(i), c.stdin)
-			wall[j], cpu[j] = append(wall[j], w), append(cpu[j], u)
-			if i%2 == 0 {
-				runFloor()
+			for k := range progs {
+				switch progs[(i+k)%len(progs)] {
+				case floorRun:
+					w, u := once(floor, []string{bd.db}, nil)
+					floorW, floorC = append(floorW, w), append(floorC, u)
+				case newRun:
+					w, u := once(bd.bin(c.bin), c.args(i), c.stdin)
+					wall[j], cpu[j] = append(wall[j], w), append(cpu[j], u)
+				case baseRun:
+					// Its own arguments: a run must not replay the other's.
+					w, u := once(filepath.Join(base, c.bin), c.args(i+b.N), c.stdin)
+					baseW[j], baseC[j] = append(baseW[j], w), append(baseC[j], u)
+				}
 			}
 		}
 	}
@@ -142,7 +160,11 @@ func BenchmarkCommandFloor(b *testing.B) {
 	b.ReportMetric(ms(fc), "floor-cpu-ms")
 	var tab strings.Builder
 	fmt.Fprintf(&tab, "\nBenchmarkCommandFloor, %d runs of each: floor %.1f ms wall, %.1f ms CPU (medians)\n", b.N, ms(fw), ms(fc))
-	fmt.Fprintf(&tab, "| command | kind | wall × floor | CPU × floor |\n|---|---|---|---|\n")
+	if base != "" {
+		fmt.Fprintf(&tab, "| command | kind | wall × floor (base → this) | CPU × floor (base → this) |\n|---|---|---|---|\n")
+	} else {
+		fmt.Fprintf(&tab, "| command | kind | wall × floor | CPU × floor |\n|---|---|---|---|\n")
+	}
 	for j, c := range cmds {
 		xw, xc := float64(median(wall[j]))/float64(fw), float64(median(cpu[j]))/float64(fc)
 		b.ReportMetric(xw, "x-wall-"+c.name)
@@ -151,7 +173,14 @@ func BenchmarkCommandFloor(b *testing.B) {
 		if c.read {
 			kind = "read"
 		}
-		fmt.Fprintf(&tab, "| %s | %s | %.2f | %.2f |\n", c.name, kind, xw, xc)
+		if base == "" {
+			fmt.Fprintf(&tab, "| %s | %s | %.2f | %.2f |\n", c.name, kind, xw, xc)
+			continue
+		}
+		bw, bc := float64(median(baseW[j]))/float64(fw), float64(median(baseC[j]))/float64(fc)
+		b.ReportMetric(bw, "x-base-wall-"+c.name)
+		b.ReportMetric(bc, "x-base-cpu-"+c.name)
+		fmt.Fprintf(&tab, "| %s | %s | %.2f → %.2f | %.2f → %.2f |\n", c.name, kind, bw, xw, bc, xc)
 	}
 	// Printed, not logged: the testing package cuts a benchmark's long log.
 	fmt.Print(tab.String())
