@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,6 +108,20 @@ func TestCheckInFoldedIntoTheWrite(t *testing.T) {
 	}
 	if _, ok := slot.NoticesFor(""); ok {
 		t.Fatal("an anonymous caller was checked in")
+	}
+	// The board's identity rule: a long id (65..128 bytes) checks in only
+	// when the board knows it; an unknown one is not created.
+	long := strings.Repeat("x", hub.MaxAgentIDLen+1)
+	who = long
+	cctx, slot = hub.WithCheckIn(ctx, func() string { return who })
+	if _, err := svc.Post(cctx, hub.PostInput{From: "alice", Content: "long"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := slot.NoticesFor(long); ok {
+		t.Fatal("an unknown long id was checked in")
+	}
+	if _, err := svc.AgentID(ctx, hub.GrammarBoard, long); err == nil {
+		t.Fatal("the check-in created an unknown long id")
 	}
 	// CheckIn itself never checks in twice through a slot.
 	who = "alice"
