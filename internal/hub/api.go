@@ -55,6 +55,7 @@ type API interface {
 	CoordinationStatus(ctx context.Context, bead, agent string) (CoordStatus, error)
 	CreateTask(ctx context.Context, agent string, in TaskInput) (TaskResult, error)
 	DeliverNew(ctx context.Context, agent string) (Delivery, error)
+	DeliverToSession(ctx context.Context, in SessionInput) (SessionDelivery, error)
 	DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]DeliveryReceipt, error)
 	DeleteMemory(ctx context.Context, agent, scope, scopeID, key string) (MemoryWriteResult, error)
 	DeleteTask(ctx context.Context, agent, id string) (DeleteResult, error)

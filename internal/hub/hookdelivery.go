@@ -158,34 +158,89 @@ func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error
 	if err := ValidateStoredAgentID(agent); err != nil {
 		return Delivery{}, err
 	}
-	pending := func(tx Tx) ([]Message, error) {
-		set, err := s.hookSettingsTx(ctx, tx)
-		if err != nil || !set.Delivery {
-			return nil, err
-		}
-		a, err := tx.GetAgent(ctx, agent)
-		if err != nil || a == nil {
-			return nil, err
-		}
-		// Broadcasts up to the read cursor were seen in bb log; up to the
-		// delivery cursor, delivered by an earlier hook (or never due).
-		cursor, err := tx.ReadCursor(ctx, agent)
-		if err != nil {
-			return nil, err
-		}
-		delivered, err := tx.DeliveryCursor(ctx, agent)
-		if err != nil {
-			return nil, err
-		}
-		return tx.Undelivered(ctx, agent, max(cursor, delivered), a.CreatedAt.Add(-time.Second), deliverLimit)
-	}
 	// The common case (nothing new) is one read transaction.
-	ms, err := read(ctx, s, pending)
+	ms, err := read(ctx, s, func(tx Tx) ([]Message, error) { return s.pendingDelivery(ctx, tx, agent) })
 	if err != nil || len(ms) == 0 {
 		return Delivery{AgentID: agent, Delivered: []string{}}, err
 	}
+	return s.deliver(ctx, agent)
+}
+
+// SessionDelivery is a hook event's session and what was delivered to it.
+type SessionDelivery struct {
+	Session  SessionResult
+	Delivery Delivery
+}
+
+// DeliverToSession is ResolveSession then DeliverNew, the work of a hook
+// event during a turn (prompt, tool result): in the common case — a
+// session already mapped and seen lately, nothing new — one read
+// transaction instead of two.
+func (s *Service) DeliverToSession(ctx context.Context, in SessionInput) (SessionDelivery, error) {
+	if err := validateSessionInput(in); err != nil {
+		return SessionDelivery{}, err
+	}
+	now := s.Now()
+	type fast struct {
+		res     SessionResult
+		known   bool
+		pending []Message
+	}
+	f, err := read(ctx, s, func(tx Tx) (fast, error) {
+		hs, err := tx.GetHookSession(ctx, in.Client, in.key())
+		if err != nil || !in.mapped(hs) || !in.fresh(hs, now) {
+			return fast{}, err
+		}
+		ms, err := s.pendingDelivery(ctx, tx, hs.AgentID)
+		return fast{res: SessionResult{AgentID: hs.AgentID, Reminded: hs.Reminded}, known: true, pending: ms}, err
+	})
+	if err != nil {
+		return SessionDelivery{}, err
+	}
+	if f.known && len(f.pending) == 0 {
+		return SessionDelivery{Session: f.res, Delivery: Delivery{AgentID: f.res.AgentID, Delivered: []string{}}}, nil
+	}
+	if f.known { // something is new: record it under the write lock
+		d, err := s.deliver(ctx, f.res.AgentID)
+		return SessionDelivery{Session: f.res, Delivery: d}, err
+	}
+	res, err := s.ResolveSession(ctx, in)
+	if err != nil {
+		return SessionDelivery{}, err
+	}
+	d, err := s.DeliverNew(ctx, res.AgentID)
+	return SessionDelivery{Session: res, Delivery: d}, err
+}
+
+// pendingDelivery lists what a hook would deliver to agent now (nothing
+// when the board's delivery is off or the agent is unknown).
+func (s *Service) pendingDelivery(ctx context.Context, tx Tx, agent string) ([]Message, error) {
+	set, err := s.hookSettingsTx(ctx, tx)
+	if err != nil || !set.Delivery {
+		return nil, err
+	}
+	a, err := tx.GetAgent(ctx, agent)
+	if err != nil || a == nil {
+		return nil, err
+	}
+	// Broadcasts up to the read cursor were seen in bb log; up to the
+	// delivery cursor, delivered by an earlier hook (or never due).
+	cursor, err := tx.ReadCursor(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	delivered, err := tx.DeliveryCursor(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	return tx.Undelivered(ctx, agent, max(cursor, delivered), a.CreatedAt.Add(-time.Second), deliverLimit)
+}
+
+// deliver renders and records, under the write lock, what is pending for
+// agent.
+func (s *Service) deliver(ctx context.Context, agent string) (Delivery, error) {
 	return write(ctx, s, sideEffectRead{}, func(tx Tx) (Delivery, error) {
-		ms, err := pending(tx) // again, under the write lock: never twice
+		ms, err := s.pendingDelivery(ctx, tx, agent) // again, under the write lock: never twice
 		if err != nil || len(ms) == 0 {
 			return Delivery{AgentID: agent, Delivered: []string{}}, err
 		}

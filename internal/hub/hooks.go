@@ -78,6 +78,26 @@ func validateSessionInput(in SessionInput) error {
 	return nil
 }
 
+// key is the session's row key: the client's session id, else the
+// explicit agent.
+func (in SessionInput) key() string {
+	if in.SessionID == "" {
+		return "agent:" + in.Explicit
+	}
+	return in.SessionID
+}
+
+// mapped reports whether hs, the stored row of in's key, gives in's agent.
+func (in SessionInput) mapped(hs *HookSession) bool {
+	return hs != nil && (in.Explicit == "" || in.Explicit == hs.AgentID)
+}
+
+// fresh reports whether the mapped session hs needs no refresh at now:
+// seen within sessionTouchEvery, by the same client process.
+func (in SessionInput) fresh(hs *HookSession, now time.Time) bool {
+	return now.Sub(hs.LastSeen) < sessionTouchEvery && (in.ClientPID == 0 || in.ClientPID == hs.ClientPID)
+}
+
 // ResolveSession returns the agent a client session works as, mapping it
 // on first sight: an explicit agent wins; a session cleared inside the
 // same client process keeps its agent; otherwise a previous session's
@@ -90,18 +110,15 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 	if err := validateSessionInput(in); err != nil {
 		return SessionResult{}, err
 	}
-	key := in.SessionID
-	if key == "" {
-		key = "agent:" + in.Explicit
-	}
+	key := in.key()
 	now := s.Now()
 	hs, err := read(ctx, s, func(tx Tx) (*HookSession, error) { return tx.GetHookSession(ctx, in.Client, key) })
 	if err != nil {
 		return SessionResult{}, err
 	}
-	if hs != nil && (in.Explicit == "" || in.Explicit == hs.AgentID) {
+	if in.mapped(hs) {
 		res := SessionResult{AgentID: hs.AgentID, Reminded: hs.Reminded}
-		if now.Sub(hs.LastSeen) < sessionTouchEvery && (in.ClientPID == 0 || in.ClientPID == hs.ClientPID) {
+		if in.fresh(hs, now) {
 			return res, nil
 		}
 		err := s.Store.Write(ctx, func(tx Tx) error {

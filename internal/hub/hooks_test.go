@@ -170,3 +170,56 @@ func TestStopReminderOnce(t *testing.T) {
 		t.Fatalf("second: %q", r.Text)
 	}
 }
+
+// A turn's hook event (DeliverToSession) resolves the session and delivers
+// in one read transaction when the session is mapped and fresh and nothing
+// is new; otherwise it does what ResolveSession then DeliverNew do.
+func TestDeliverToSession(t *testing.T) {
+	ctx := context.Background()
+	svc, clk := hookBoard(t, nil)
+	cs := &countingStore{Store: svc.Store}
+	svc.Store = cs
+	in := hub.SessionInput{Client: "claude", SessionID: "s-a"}
+	first, err := svc.DeliverToSession(ctx, in)
+	if err != nil || !first.Session.New || first.Session.AgentID == "" || first.Delivery.Text != "" {
+		t.Fatalf("first sight: %+v %v", first, err)
+	}
+	a := first.Session.AgentID
+	if again := session(t, svc, "s-a"); again != a {
+		t.Fatalf("the session maps to %s, then %s", a, again)
+	}
+	cs.reads, cs.writes = 0, 0
+	quiet, err := svc.DeliverToSession(ctx, in)
+	if err != nil || quiet.Session.AgentID != a || quiet.Session.New || quiet.Delivery.Text != "" || quiet.Delivery.Delivered == nil {
+		t.Fatalf("nothing new: %+v %v", quiet, err)
+	}
+	if cs.reads != 1 || cs.writes != 0 {
+		t.Fatalf("nothing new took %d reads, %d writes; want one read", cs.reads, cs.writes)
+	}
+	b := session(t, svc, "s-b")
+	if _, err := svc.SendMail(ctx, hub.SendInput{From: b, To: a, BeadID: "bd", Category: hub.CategoryInfo, Subject: "hello", Body: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := svc.DeliverToSession(ctx, in)
+	if err != nil || d.Session.AgentID != a || !strings.Contains(d.Delivery.Text, "hello") || len(d.Delivery.Delivered) != 1 {
+		t.Fatalf("new mail: %+v %v", d, err)
+	}
+	if again, _ := svc.DeliverToSession(ctx, in); again.Delivery.Text != "" {
+		t.Fatalf("delivered twice: %q", again.Delivery.Text)
+	}
+	// A session not seen lately is refreshed (a write), as ResolveSession does.
+	clk.t = clk.t.Add(2 * time.Minute)
+	cs.reads, cs.writes = 0, 0
+	if r, err := svc.DeliverToSession(ctx, in); err != nil || r.Session.AgentID != a {
+		t.Fatalf("stale session: %+v %v", r, err)
+	}
+	if cs.writes != 1 {
+		t.Fatalf("a session not seen for 2 minutes was refreshed by %d writes, want 1", cs.writes)
+	}
+	if v, err := svc.AgentStatus(ctx, a); err != nil || !v.LastSeen.Equal(svc.Now()) {
+		t.Fatalf("last_seen %v (%v), want %v", v.LastSeen, err, svc.Now())
+	}
+	if _, err := svc.DeliverToSession(ctx, hub.SessionInput{Client: "claude"}); !hub.IsCode(err, hub.CodeInvalidArgs) {
+		t.Fatalf("no session id: %v", err)
+	}
+}

@@ -155,6 +155,18 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		changes, note := uncommittedFiles(ctx, svc.Root())
 		sin.Changes, sin.ChangesKnown = changes, note == ""
 	}
+	if kind == hookio.KindPrompt || kind == hookio.KindPostTool {
+		if hookio.Context(client, event, "x") == nil {
+			// No documented way to inject here: only map the session.
+			_, err := svc.ResolveSession(ctx, sin)
+			return nil, "", err
+		}
+		sd, err := svc.DeliverToSession(ctx, sin)
+		if err != nil || sd.Delivery.Text == "" {
+			return nil, "", err
+		}
+		return hookio.Context(client, event, sd.Delivery.Text), "", nil
+	}
 	sess, err := svc.ResolveSession(ctx, sin)
 	if err != nil {
 		return nil, "", err
@@ -179,15 +191,6 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			text = strings.Replace(text, "\n", fmt.Sprintf("\nThis session resumed %s's work: %s.\n", id, sess.Adopted.Evidence), 1)
 		}
 		return hookio.Context(client, event, text), note, nil
-	case hookio.KindPrompt, hookio.KindPostTool:
-		if hookio.Context(client, event, "x") == nil {
-			return nil, "", nil // no documented way to inject here
-		}
-		d, err := svc.DeliverNew(ctx, id)
-		if err != nil || d.Text == "" {
-			return nil, "", err
-		}
-		return hookio.Context(client, event, d.Text), "", nil
 	case hookio.KindPreTool:
 		wd := in.Cwd
 		if wd == "" {

@@ -186,6 +186,13 @@ func (c *Client) DeliverNew(ctx context.Context, agent string) (hub.Delivery, er
 	return r0, err
 }
 
+// DeliverToSession calls hub.Service.DeliverToSession on the server.
+func (c *Client) DeliverToSession(ctx context.Context, in hub.SessionInput) (hub.SessionDelivery, error) {
+	var r0 hub.SessionDelivery
+	err := c.call(ctx, "DeliverToSession", []any{in}, []any{&r0})
+	return r0, err
+}
+
 // DeliveredTo calls hub.Service.DeliveredTo on the server.
 func (c *Client) DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]hub.DeliveryReceipt, error) {
 	var r0 []hub.DeliveryReceipt
