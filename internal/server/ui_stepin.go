@@ -182,7 +182,8 @@ func (u *ui) searchData(r *http.Request, d *pageData) error {
 
 // attention picks, newest first, the rows that wait on someone: blockers
 // and handoffs not accepted yet, incursions and urgent posts of the last
-// day. A session opens on them.
+// day (not an urgent blocker or handoff once accepted). A session opens on
+// them.
 func attention(items []hub.TimelineItem, viewer string, now time.Time) []hub.TimelineItem {
 	var out []hub.TimelineItem
 	for _, it := range items {
@@ -194,7 +195,10 @@ func attention(items []hub.TimelineItem, viewer string, now time.Time) []hub.Tim
 			if m.IsBroadcast() {
 				open = m.RequiresAck && it.Receipt != nil && it.Receipt.AckedAt == nil
 			}
-			urgent := recent && (m.Priority == hub.PriorityHigh || m.Priority == hub.PriorityCritical)
+			// An urgent message that asked for an ack and got one waits
+			// on nobody any more.
+			settled := m.RequiresAck && !open
+			urgent := recent && !settled && (m.Priority == hub.PriorityHigh || m.Priority == hub.PriorityCritical)
 			if (open && it.Label != "") || urgent {
 				out = append(out, it)
 			}
