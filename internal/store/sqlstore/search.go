@@ -137,7 +137,7 @@ func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow
 		whole := make([]bool, len(q.Terms))
 		anyCommon := false
 		for i, term := range q.Terms {
-			ids, err := t.rowids(ctx, "SELECT rowid FROM "+src.fts5+" WHERE "+src.fts5+" MATCH ? ORDER BY rowid DESC LIMIT "+
+			ids, err := column[int64](ctx, t, "SELECT rowid FROM "+src.fts5+" WHERE "+src.fts5+" MATCH ? ORDER BY rowid DESC LIMIT "+
 				strconv.Itoa(window+1), fts5Query([]hub.SearchTerm{term}, []bool{true}))
 			if err != nil {
 				return nil, err
@@ -209,23 +209,6 @@ func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow
 		out = out[:q.Limit]
 	}
 	return out, nil
-}
-
-func (t *tx) rowids(ctx context.Context, query string, args ...any) ([]int64, error) {
-	rows, err := t.query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
 
 // searchWindowOf returns up to limit of the newest matches of

@@ -162,18 +162,23 @@ func (t *tx) RemoveTaskDep(ctx context.Context, taskID, dependsOn string) (bool,
 }
 
 func (t *tx) strings(ctx context.Context, q string, args ...any) ([]string, error) {
+	return column[string](ctx, t, q, args...)
+}
+
+// column runs a query of one column and returns its values.
+func column[T any](ctx context.Context, t *tx, q string, args ...any) ([]T, error) {
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	var out []T
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
