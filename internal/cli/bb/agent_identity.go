@@ -77,10 +77,14 @@ func (a *app) agentListCmd() *cobra.Command {
 				tw := a.when()
 				rows := make([][]string, 0, len(list))
 				for _, i := range list {
-					rows = append(rows, []string{i.ID, dash(i.Role), i.Status, string(i.Presence), tw.at(i.LastSeen)})
+					rows = append(rows, []string{i.ID, dash(i.Role), i.Status, "", tw.at(i.LastSeen)})
+				}
+				presence := func(r int) (string, style) {
+					p := string(list[r].Presence)
+					return p, presenceStyle(p)
 				}
 				writeTable(w, []column{{Header: "AGENT", Min: 28}, {Header: "ROLE", Min: 12, Max: 40, Ellipsis: "…"},
-					{Header: "STATUS", Min: 10}, {Header: "LIVENESS", Min: 8}, {Header: "LAST SEEN"}}, rows, "")
+					{Header: "STATUS", Min: 10}, {Header: "LIVENESS", Min: 8, Mark: presence}, {Header: "LAST SEEN"}}, rows, "", nil)
 			})
 		},
 	}
@@ -101,7 +105,9 @@ func printAgentInfo(w io.Writer, tw when, i hub.AgentInfo) {
 	fmt.Fprintf(w, "Display:    %s\n", termtext.Line(dash(i.DisplayName)))
 	fmt.Fprintf(w, "Role:       %s\n", termtext.Line(dash(i.Role)))
 	fmt.Fprintf(w, "Status:     %s\n", i.Status)
-	fmt.Fprintf(w, "Liveness:   %s\n", i.Presence)
+	fmt.Fprint(w, "Liveness:   ")
+	mark(w, presenceStyle(string(i.Presence)), string(i.Presence))
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Last seen:  %s\n", tw.at(i.LastSeen))
 	fmt.Fprintf(w, "Created:    %s\n", tw.at(i.CreatedAt))
 }

@@ -101,17 +101,18 @@ func (a *app) agentInboxCmd() *cobra.Command {
 					return
 				}
 				for _, m := range items {
-					ack := ""
+					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s", m.State, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(dash(m.BeadID)))
 					if m.RequiresAck && m.State != hub.StateAcked {
-						ack = " [ack required]"
+						fmt.Fprint(w, " [ack required]")
 					}
 					if m.Priority != "" && m.Priority != hub.PriorityNormal {
-						ack += " [" + string(m.Priority) + "]"
+						fmt.Fprint(w, " ")
+						mark(w, priorityStyle(m.Priority), "["+string(m.Priority)+"]")
 					}
 					if m.DeliveredAt != nil && m.State == hub.StateUnread {
-						ack += " [delivered " + a.when().at(*m.DeliveredAt) + "]"
+						fmt.Fprint(w, " [delivered "+a.when().at(*m.DeliveredAt)+"]")
 					}
-					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s%s\n", m.State, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(dash(m.BeadID)), ack)
+					fmt.Fprintln(w)
 					fmt.Fprintf(w, "       %s\n", termtext.Line(preview(m.Subject, m.Body)))
 					printIntent(w, "       ", m)
 				}

@@ -64,7 +64,7 @@ JSON event per line.`,
 					fmt.Fprintln(w, "No events.")
 				}
 				for _, e := range evs {
-					printEvent(termtext.Writer{W: w}, tw, e)
+					printEvent(w, tw, e)
 				}
 				switch {
 				case p.More && f.Newest:
@@ -86,20 +86,22 @@ JSON event per line.`,
 }
 
 func printEvent(w io.Writer, tw when, e hub.Event) {
-	fmt.Fprintf(w, "%6d %-16s %-22s %-16s %s\n", e.Seq, tw.at(e.CreatedAt), e.Type, e.Agent, termtext.Line(e.Message))
+	fmt.Fprintf(w, "%6d %-16s ", e.Seq, tw.at(e.CreatedAt))
+	markPad(w, styleEvent, e.Type, 22)
+	fmt.Fprintf(w, " %-16s %s\n", e.Agent, termtext.Line(e.Message))
 }
 
 // followEvents prints the first page (the newest events, or those after
 // --since-seq), then every later matching event as it is committed, until
 // the context ends (Ctrl-C), which is a normal exit.
 func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventQuery, first hub.EventPage) error {
-	w := a.env.Stdout
+	w, out := a.env.Stdout, a.humanOut()
 	emit := func(e hub.Event) error {
 		if a.g.json {
 			b, _ := json.Marshal(eventView(e))
 			fmt.Fprintf(w, "%s\n", b)
 		} else {
-			printEvent(termtext.Writer{W: w}, a.when(), e)
+			printEvent(out, a.when(), e)
 		}
 		if fl, ok := w.(interface{ Flush() error }); ok {
 			_ = fl.Flush()

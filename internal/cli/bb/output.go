@@ -46,8 +46,9 @@ func (a *app) reply(cmd *cobra.Command, data any, human func(w io.Writer)) error
 	}
 	if human != nil {
 		// Stored text may hold control characters; the safety net escapes
-		// every one that reaches the terminal but newline and tab.
-		human(termtext.Writer{W: a.env.Stdout})
+		// every one that reaches the terminal but newline and tab (colour
+		// codes are added only by mark).
+		human(a.humanOut())
 	}
 	a.noticeFooter()
 	return nil
@@ -132,7 +133,17 @@ func (a *app) fail(command string, err *hub.Error) {
 	if err.Code == hub.CodeInternal && err.Err != nil && a.env.Getenv("BB_DEBUG") != "" {
 		msg += ": " + err.Err.Error()
 	}
-	fmt.Fprintf(a.env.Stderr, "Error [%s]: %s\n", err.Code, termtext.Line(msg))
+	a.errorWord()
+	fmt.Fprintf(a.env.Stderr, " [%s]: %s\n", err.Code, termtext.Line(msg))
+}
+
+// humanOut is the writer for human output on stdout.
+func (a *app) humanOut() *humanOut { return newHumanOut(a.env.Stdout, a.colorOn(a.env.StdoutTerminal)) }
+
+// errorWord starts an error line on stderr: "Error", in colour when stderr
+// takes colour.
+func (a *app) errorWord() {
+	mark(newHumanOut(a.env.Stderr, a.colorOn(a.env.StderrTerminal)), styleBad, "Error")
 }
 
 func (a *app) usageFail(cmd *cobra.Command, command string, err error) {
@@ -145,7 +156,8 @@ func (a *app) usageFail(cmd *cobra.Command, command string, err error) {
 	if cmd != nil {
 		hint = cmd.CommandPath() + " --help"
 	}
-	fmt.Fprintf(a.env.Stderr, "Error: %s\nRun '%s' for usage.\n", termtext.Line(strings.TrimSpace(msg)), termtext.Line(hint))
+	a.errorWord()
+	fmt.Fprintf(a.env.Stderr, ": %s\nRun '%s' for usage.\n", termtext.Line(strings.TrimSpace(msg)), termtext.Line(hint))
 }
 
 // usageArgs wraps a cobra positional-args validator so its failures are

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
@@ -32,6 +33,9 @@ type Env struct {
 	// IsTerminal reports whether stdin is an interactive terminal (used to
 	// decide whether a destructive command may prompt).
 	IsTerminal bool
+	// StdoutTerminal and StderrTerminal report whether those streams are
+	// terminals (human output is coloured only there; see --color).
+	StdoutTerminal, StderrTerminal bool
 	// Exe is the absolute path of the running binary (for bb install).
 	Exe string
 	// ProcessExits is true when the process ends right after Run (the real
@@ -47,7 +51,8 @@ func OSEnv() Env {
 	exe, _ := os.Executable()
 	fi, err := os.Stdin.Stat()
 	tty := err == nil && fi.Mode()&os.ModeCharDevice != 0
-	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: tty, Exe: exe, ProcessExits: true}
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: tty,
+		StdoutTerminal: isatty.IsTerminal(os.Stdout.Fd()), StderrTerminal: isatty.IsTerminal(os.Stderr.Fd()), Exe: exe, ProcessExits: true}
 }
 
 // Exit statuses.
@@ -159,6 +164,8 @@ type globals struct {
 	databaseURL string
 	// requestID makes the command's mutation idempotent (--request-id).
 	requestID string
+	// color is --color: auto, always or never.
+	color string
 }
 
 func newApp(env Env) *app {
@@ -202,7 +209,18 @@ project root (created by 'bb init') and is found from any subdirectory.
 
 Identity: --as <id>, else $BB_AGENT_ID, else "human".
 Every command made by an identified agent refreshes its last_seen and
-reports its unread messages (notices).`,
+reports its unread messages (notices).
+
+Colour: --color auto (default) colours presence, priority tags, event
+types and errors only on a terminal, and not when $NO_COLOR is set (non-
+empty) or TERM=dumb; --color always forces it, --color never turns it off.
+--json output is never coloured.
+
+Examples:
+  bb --as alice-1 status set "parser tests" --status testing
+  bb status
+  bb --color never agent list | less
+  NO_COLOR=1 bb events`,
 		Version:       Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -218,7 +236,11 @@ reports its unread messages (notices).`,
 	pf.BoolVarP(&a.g.quiet, "quiet", "q", false, "print only essential output")
 	pf.StringVar(&a.g.databaseURL, "database-url", "", "use this PostgreSQL database (postgres://…) instead of .bb/blackboard.db (default $BB_DATABASE_URL)")
 	pf.StringVar(&a.g.requestID, "request-id", "", "make this mutation idempotent: a retry with the same id returns the stored reply")
+	pf.StringVar(&a.g.color, "color", colorAuto, "colour human output: auto (on a terminal, unless $NO_COLOR is set), always or never")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := validColor(a.g.color); err != nil {
+			return usageErr{err}
+		}
 		if a.g.requestID != "" {
 			if err := hub.ValidateRequestID(a.g.requestID); err != nil {
 				return err

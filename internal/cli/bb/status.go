@@ -143,31 +143,28 @@ func printAgents(w io.Writer, agents []hub.AgentView) {
 		fmt.Fprintln(w, "No agents found.")
 		return
 	}
-	cols := []column{{Header: "AGENT", Min: 20}, {Header: "STATUS", Min: 12}, {Header: "PROG", Min: 8},
-		{Header: "TASK", Min: 30, Max: 30, Ellipsis: "..."}, {Header: "LAST SEEN"}}
+	cols := []column{{Header: "AGENT", Min: 20},
+		{Header: "STATUS", Min: 12, Mark: func(r int) (string, style) {
+			if agents[r].Liveness == hub.LiveStale {
+				return "[STALE]", styleWarn
+			}
+			return "", styleNone
+		}},
+		{Header: "PROG", Min: 8}, {Header: "TASK", Min: 30, Max: 30, Ellipsis: "..."}, {Header: "LAST SEEN"}}
 	rows := make([][]string, 0, len(agents))
 	for _, ag := range agents {
-		st := ag.Status
-		if ag.Liveness == hub.LiveStale {
-			st += " [STALE]"
-		}
 		seen := "-" // never seen acting (known only from mail)
 		if !ag.LastSeen.IsZero() {
 			seen = ago(ag.MinutesSince)
 		}
-		rows = append(rows, []string{ag.ID, st, fmt.Sprintf("%d%%", ag.Progress), ag.CurrentTask, seen})
+		rows = append(rows, []string{ag.ID, ag.Status, fmt.Sprintf("%d%%", ag.Progress), ag.CurrentTask, seen})
 	}
 	// Blocker lines follow their agent's row.
-	var tbl strings.Builder
-	writeTable(&tbl, cols, rows, strings.Repeat("-", 100))
-	lines := strings.SplitAfter(tbl.String(), "\n")
-	_, _ = io.WriteString(w, lines[0]+lines[1])
-	for i, ag := range agents {
-		_, _ = io.WriteString(w, lines[i+2])
-		if ag.Blockers != nil && *ag.Blockers != "" {
-			fmt.Fprintf(w, "  → Blockers: %s\n", termtext.Line(*ag.Blockers))
+	writeTable(w, cols, rows, strings.Repeat("-", 100), func(w io.Writer, r int) {
+		if b := agents[r].Blockers; b != nil && *b != "" {
+			fmt.Fprintf(w, "  → Blockers: %s\n", termtext.Line(*b))
 		}
-	}
+	})
 }
 
 // truncate makes s one line of at most n characters for a column: control

@@ -14,59 +14,85 @@ import (
 // so long ids never push the next columns out of line. Max (0: none)
 // truncates a longer cell to Max display cells, ending it with Ellipsis.
 // Widths count terminal cells: a CJK character or most emoji take two.
+// Mark (optional) gives row r a marker printed after its cell (after a
+// space when the cell is not empty), in colour on a colour terminal.
 type column struct {
 	Header   string
 	Min, Max int
 	Ellipsis string
+	Mark     func(r int) (string, style)
 }
 
 // writeTable prints header and rows aligned by display width. Every cell is
 // escaped (termtext.Line) before it is measured, so stored control
 // characters neither reach the terminal nor break the layout. The last
-// column is not padded. sep is printed under the header when not empty.
-func writeTable(w io.Writer, cols []column, rows [][]string, sep string) {
+// column is not padded. sep is printed under the header when not empty;
+// after, when not nil, prints extra lines under row r.
+func writeTable(w io.Writer, cols []column, rows [][]string, sep string, after func(w io.Writer, r int)) {
 	// Ambiguous-width characters count one cell whatever the locale, so
 	// output does not depend on the environment.
 	rw := &runewidth.Condition{StrictEmojiNeutral: true}
-	cells := make([][]string, len(rows))
+	type cell struct {
+		text, mark string
+		st         style
+		width      int
+	}
+	cells := make([][]cell, len(rows))
 	width := make([]int, len(cols))
 	for i, c := range cols {
 		width[i] = max(c.Min, rw.StringWidth(c.Header))
 	}
 	for r, row := range rows {
-		cells[r] = make([]string, len(cols))
+		cells[r] = make([]cell, len(cols))
 		for i, c := range cols {
-			if i >= len(row) {
-				continue
+			var x cell
+			if i < len(row) {
+				x.text = termtext.Line(row[i])
+				if c.Max > 0 && rw.StringWidth(x.text) > c.Max {
+					x.text = rw.Truncate(x.text, c.Max, c.Ellipsis)
+				}
 			}
-			s := termtext.Line(row[i])
-			if c.Max > 0 && rw.StringWidth(s) > c.Max {
-				s = rw.Truncate(s, c.Max, c.Ellipsis)
+			x.width = rw.StringWidth(x.text)
+			if c.Mark != nil {
+				if x.mark, x.st = c.Mark(r); x.mark != "" {
+					x.mark = termtext.Line(x.mark)
+					if x.text != "" {
+						x.width++
+					}
+					x.width += rw.StringWidth(x.mark)
+				}
 			}
-			cells[r][i] = s
-			width[i] = max(width[i], rw.StringWidth(s))
+			cells[r][i] = x
+			width[i] = max(width[i], x.width)
 		}
 	}
-	line := func(row []string) {
-		var b strings.Builder
-		for i, s := range row {
-			b.WriteString(s)
-			if i < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", width[i]-rw.StringWidth(s)+1))
-			}
+	pad := func(i, used int) {
+		if i < len(cols)-1 {
+			_, _ = io.WriteString(w, strings.Repeat(" ", width[i]-used+1))
 		}
-		b.WriteByte('\n')
-		_, _ = io.WriteString(w, b.String())
 	}
-	hdr := make([]string, len(cols))
 	for i, c := range cols {
-		hdr[i] = c.Header
+		_, _ = io.WriteString(w, c.Header)
+		pad(i, rw.StringWidth(c.Header))
 	}
-	line(hdr)
+	_, _ = io.WriteString(w, "\n")
 	if sep != "" {
 		_, _ = io.WriteString(w, sep+"\n")
 	}
-	for _, row := range cells {
-		line(row)
+	for r, row := range cells {
+		for i, x := range row {
+			_, _ = io.WriteString(w, x.text)
+			if x.mark != "" {
+				if x.text != "" {
+					_, _ = io.WriteString(w, " ")
+				}
+				mark(w, x.st, x.mark)
+			}
+			pad(i, x.width)
+		}
+		_, _ = io.WriteString(w, "\n")
+		if after != nil {
+			after(w, r)
+		}
 	}
 }
