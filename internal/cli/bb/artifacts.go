@@ -145,21 +145,31 @@ func printArtifacts(w io.Writer, arts []hub.Artifact) {
 		fmt.Fprintln(w, "No artifacts found.")
 		return
 	}
-	fmt.Fprintf(w, "%-40s %-15s %-30s\n", "PATH", "PRODUCED BY", "DESCRIPTION")
-	fmt.Fprintln(w, strings.Repeat("-", 90))
+	// Fixed widths, a long path keeps its end, every column padded (the
+	// board's documented layout); widths are display cells.
+	cols := []column{
+		{Header: "PATH", Min: 40, Cut: func(p string) string {
+			if cellWidth(p) <= 40 {
+				return p
+			}
+			return keepEnd(p, 37, "...")
+		}},
+		{Header: "PRODUCED BY", Min: 15, Max: 15, Ellipsis: "..."},
+		{Header: "DESCRIPTION", Min: 30, Max: 30, Ellipsis: "...", Fill: true},
+	}
+	rows := make([][]string, 0, len(arts))
 	for _, art := range arts {
-		p := art.Path
-		if r := []rune(p); len(r) > 40 {
-			p = "..." + string(r[len(r)-34:])
-		}
-		fmt.Fprintf(w, "%-40s %-15s %-30s\n", p, truncate(art.ProducedBy, 15), truncate(art.Description, 30))
+		rows = append(rows, []string{art.Path, art.ProducedBy, art.Description})
+	}
+	writeTable(w, cols, rows, strings.Repeat("-", 90), func(w io.Writer, r int) {
+		art := arts[r]
 		if art.Version != nil {
 			fmt.Fprintf(w, "  → Version: %s\n", termtext.Line(*art.Version))
 		}
 		if len(art.Refs) > 0 {
 			fmt.Fprintf(w, "  → Refs: %s\n", refList(art.Refs))
 		}
-	}
+	})
 }
 
 func (a *app) refsCmd() *cobra.Command {

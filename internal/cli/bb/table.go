@@ -14,24 +14,49 @@ import (
 // so long ids never push the next columns out of line. Max (0: none)
 // truncates a longer cell to Max display cells, ending it with Ellipsis.
 // Widths count terminal cells: a CJK character or most emoji take two.
-// Mark (optional) gives row r a marker printed after its cell (after a
-// space when the cell is not empty), in colour on a colour terminal.
+// Cut (optional) shortens a cell its own way instead of Max. Fill pads
+// the column even when it is the last one (a layout that keeps trailing
+// spaces). Mark (optional) gives row r a marker printed after its cell
+// (after a space when the cell is not empty), in colour on a colour
+// terminal.
 type column struct {
 	Header   string
 	Min, Max int
 	Ellipsis string
+	Cut      func(s string) string
+	Fill     bool
 	Mark     func(r int) (string, style)
+}
+
+// cellWidth is the display width of s in terminal cells. Ambiguous-width
+// characters count one cell whatever the locale, so output does not
+// depend on the environment.
+func cellWidth(s string) int { return cellCond.StringWidth(s) }
+
+var cellCond = &runewidth.Condition{StrictEmojiNeutral: true}
+
+// keepEnd shortens s to its last cells so that ellipsis plus them take at
+// most width cells (for paths, whose end says the most).
+func keepEnd(s string, width int, ellipsis string) string {
+	if cellWidth(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	room := width - cellWidth(ellipsis)
+	i := len(r)
+	for i > 0 && cellWidth(string(r[i-1:])) <= room {
+		i--
+	}
+	return ellipsis + string(r[i:])
 }
 
 // writeTable prints header and rows aligned by display width. Every cell is
 // escaped (termtext.Line) before it is measured, so stored control
 // characters neither reach the terminal nor break the layout. The last
-// column is not padded. sep is printed under the header when not empty;
+// column is not padded, nor are empty cells at the end of a row. sep is printed under the header when not empty;
 // after, when not nil, prints extra lines under row r.
 func writeTable(w io.Writer, cols []column, rows [][]string, sep string, after func(w io.Writer, r int)) {
-	// Ambiguous-width characters count one cell whatever the locale, so
-	// output does not depend on the environment.
-	rw := &runewidth.Condition{StrictEmojiNeutral: true}
+	rw := cellCond
 	type cell struct {
 		text, mark string
 		st         style
@@ -48,7 +73,10 @@ func writeTable(w io.Writer, cols []column, rows [][]string, sep string, after f
 			var x cell
 			if i < len(row) {
 				x.text = termtext.Line(row[i])
-				if c.Max > 0 && rw.StringWidth(x.text) > c.Max {
+				switch {
+				case c.Cut != nil:
+					x.text = c.Cut(x.text)
+				case c.Max > 0 && rw.StringWidth(x.text) > c.Max:
 					x.text = rw.Truncate(x.text, c.Max, c.Ellipsis)
 				}
 			}
@@ -69,6 +97,8 @@ func writeTable(w io.Writer, cols []column, rows [][]string, sep string, after f
 	pad := func(i, used int) {
 		if i < len(cols)-1 {
 			_, _ = io.WriteString(w, strings.Repeat(" ", width[i]-used+1))
+		} else if cols[i].Fill {
+			_, _ = io.WriteString(w, strings.Repeat(" ", width[i]-used))
 		}
 	}
 	for i, c := range cols {
@@ -80,7 +110,15 @@ func writeTable(w io.Writer, cols []column, rows [][]string, sep string, after f
 		_, _ = io.WriteString(w, sep+"\n")
 	}
 	for r, row := range cells {
+		// Cells after the last one with text are left out: no trailing
+		// spaces unless a column asks for them.
+		last := -1
 		for i, x := range row {
+			if x.width > 0 || cols[i].Fill {
+				last = i
+			}
+		}
+		for i, x := range row[:last+1] {
 			_, _ = io.WriteString(w, x.text)
 			if x.mark != "" {
 				if x.text != "" {
@@ -88,7 +126,9 @@ func writeTable(w io.Writer, cols []column, rows [][]string, sep string, after f
 				}
 				mark(w, x.st, x.mark)
 			}
-			pad(i, x.width)
+			if i < last || cols[i].Fill {
+				pad(i, x.width)
+			}
 		}
 		_, _ = io.WriteString(w, "\n")
 		if after != nil {

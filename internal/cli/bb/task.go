@@ -125,14 +125,14 @@ func (a *app) taskListCmd() *cobra.Command {
 			return a.reply(cmd, views, func(w io.Writer) {
 				if len(ts) == 0 {
 					fmt.Fprintln(w, "No tasks.")
+					return
 				}
+				rows := make([][]string, 0, len(ts))
 				for _, t := range ts {
-					owner := ""
-					if t.Owner != "" {
-						owner = "  (" + termtext.Line(t.Owner) + ")"
-					}
-					fmt.Fprintf(w, "%-8s  %-11s p%-3d %s%s\n", termtext.Line(hub.TaskHandle(t.ID)), t.Status, t.Priority, termtext.Line(t.Title), owner)
+					rows = append(rows, []string{hub.TaskHandle(t.ID), t.Status, fmt.Sprintf("p%d", t.Priority), t.Title, t.Owner})
 				}
+				writeTable(w, []column{{Header: "TASK", Min: 9}, {Header: "STATUS", Min: 11}, {Header: "PRI", Min: 4},
+					{Header: "TITLE", Max: 60, Ellipsis: "…"}, {Header: "OWNER"}}, rows, "", nil)
 			})
 		},
 	}
