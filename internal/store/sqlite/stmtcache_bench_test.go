@@ -55,20 +55,7 @@ func BenchmarkStatementCache(b *testing.B) {
 //
 //	go test -run '^$' -bench LimitGuard -benchtime 400x ./internal/store/sqlite
 func BenchmarkLimitGuard(b *testing.B) {
-	batch := benchBatch()
-	ops := []struct {
-		name string
-		run  func(svc *hub.Service, i int) error
-	}{
-		{"post", benchPost},
-		{"batch50", func(svc *hub.Service, i int) error { return postBatch(svc, batch) }},
-	}
-	for _, op := range ops {
-		b.Run(op.name, func(b *testing.B) {
-			on, off := onAndOff(b, func(d *sqlstore.Dialect) { d.GuardLimits = false })
-			interleave(b, func(i int) error { return op.run(on, i) }, func(i int) error { return op.run(off, i) })
-		})
-	}
+	writesOnAndOff(b, func(d *sqlstore.Dialect) { d.GuardLimits = false })
 }
 
 // BenchmarkAppendOnly measures what writing timeline events as "INSERT
@@ -79,6 +66,13 @@ func BenchmarkLimitGuard(b *testing.B) {
 //
 //	go test -run '^$' -bench AppendOnly -benchtime 400x ./internal/store/sqlite
 func BenchmarkAppendOnly(b *testing.B) {
+	writesOnAndOff(b, func(d *sqlstore.Dialect) { d.AppendOnly = "" })
+}
+
+// writesOnAndOff runs, interleaved, one identified post ("post") and one
+// group commit of bb serve ("batch50") on a store as configured and on one
+// whose SQLite dialect off changes.
+func writesOnAndOff(b *testing.B, off func(*sqlstore.Dialect)) {
 	batch := benchBatch()
 	ops := []struct {
 		name string
@@ -89,8 +83,8 @@ func BenchmarkAppendOnly(b *testing.B) {
 	}
 	for _, op := range ops {
 		b.Run(op.name, func(b *testing.B) {
-			on, off := onAndOff(b, func(d *sqlstore.Dialect) { d.AppendOnly = "" })
-			interleave(b, func(i int) error { return op.run(on, i) }, func(i int) error { return op.run(off, i) })
+			on, offSvc := onAndOff(b, off)
+			interleave(b, func(i int) error { return op.run(on, i) }, func(i int) error { return op.run(offSvc, i) })
 		})
 	}
 }
