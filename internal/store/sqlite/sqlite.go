@@ -167,21 +167,42 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 }
 
 // checkpoints runs a PASSIVE checkpoint every tick after which committed
-// was set, until stop is closed; it closes done when it returns. A
-// checkpoint that fails (another process is checkpointing) is simply
-// tried again at the next tick.
+// was set, until stop is closed; it closes done when it returns. It keeps
+// one connection for this (opened at the first checkpoint, with a small
+// page cache: a checkpoint copies pages without caching them), so no tick
+// opens one. A checkpoint that fails (another process is checkpointing)
+// is simply tried again at the next tick.
 func checkpoints(db *sql.DB, every time.Duration, committed *atomic.Bool, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(every)
 	defer t.Stop()
+	var conn *sql.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	ctx := context.Background()
 	for {
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 		}
-		if committed.Swap(false) {
-			_, _ = db.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		if !committed.Swap(false) {
+			continue
+		}
+		if conn == nil {
+			c, err := db.Conn(ctx)
+			if err != nil {
+				continue
+			}
+			conn = c
+			_, _ = conn.ExecContext(ctx, "PRAGMA cache_size = 16")
+		}
+		if _, err := conn.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)"); err != nil && !IsBusy(err) {
+			conn.Close() // a broken connection: open another next time
+			conn = nil
 		}
 	}
 }
