@@ -15,7 +15,7 @@ type movingClock struct{ t time.Time }
 
 func (c *movingClock) Now() time.Time { return c.t }
 
-func hookBoard(t *testing.T, env map[string]string) (*hub.Service, *movingClock) {
+func hookBoard(t testing.TB, env map[string]string) (*hub.Service, *movingClock) {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bb.db"), sqlite.Options{Create: true})
 	if err != nil {
