@@ -26,11 +26,7 @@ import (
 func BenchmarkCommandTransactions(b *testing.B) {
 	ctx := context.Background()
 	svc, _ := hookBoard(b, nil)
-	for _, id := range []string{"alice", "bob"} {
-		if _, _, err := svc.RegisterAgent(ctx, hub.RegisterInput{ID: id, Role: "worker"}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	registerWorkers(b, svc, "alice", "bob")
 	in := hub.SessionInput{Client: "claude", SessionID: "bench"}
 	if _, err := svc.ResolveSession(ctx, in); err != nil {
 		b.Fatal(err)

@@ -25,17 +25,23 @@ func (c *countingStore) Write(ctx context.Context, fn func(hub.Tx) error) error 
 	return c.Store.Write(ctx, fn)
 }
 
+// registerWorkers registers agents with the role worker.
+func registerWorkers(tb testing.TB, svc *hub.Service, ids ...string) {
+	tb.Helper()
+	for _, id := range ids {
+		if _, _, err := svc.RegisterAgent(context.Background(), hub.RegisterInput{ID: id, Role: "worker"}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
 // The check-in rides in the command's own write: one transaction, the
 // caller's last_seen refreshed and the same notices a separate CheckIn
 // gives; a refused write, a replay or an anonymous caller check nobody in.
 func TestCheckInFoldedIntoTheWrite(t *testing.T) {
 	ctx := context.Background()
 	svc, clk := hookBoard(t, nil)
-	for _, id := range []string{"alice", "bob"} {
-		if _, _, err := svc.RegisterAgent(ctx, hub.RegisterInput{ID: id, Role: "worker"}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	registerWorkers(t, svc, "alice", "bob")
 	if _, err := svc.Post(ctx, hub.PostInput{From: "bob", Content: "for everyone"}); err != nil {
 		t.Fatal(err)
 	}
