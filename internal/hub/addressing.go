@@ -39,6 +39,12 @@ func findAgent(ctx context.Context, tx Tx, id string) (*Agent, error) {
 	if err != nil || a != nil {
 		return a, err
 	}
+	return mailAgent(ctx, tx, id)
+}
+
+// mailAgent is findAgent's view of an id that has no agents row: the
+// identity as the mail traffic knows it, or nil, nil.
+func mailAgent(ctx context.Context, tx Tx, id string) (*Agent, error) {
 	if id == Broadcast || id == BroadcastName {
 		return nil, nil
 	}
@@ -52,7 +58,8 @@ func findAgent(ctx context.Context, tx Tx, id string) (*Agent, error) {
 
 // listAgents is every agent any surface knows: the agents rows (most
 // recently seen first), then the identities known only from the mail
-// traffic, by id, each as findAgent shows it (never seen: offline).
+// traffic, by id, each as findAgent shows it (never seen: offline), without
+// asking again for the row ListAgents has just said is not there.
 func listAgents(ctx context.Context, tx Tx) ([]Agent, error) {
 	agents, err := tx.ListAgents(ctx)
 	if err != nil {
@@ -67,10 +74,10 @@ func listAgents(ctx context.Context, tx Tx) ([]Agent, error) {
 		known[a.ID] = true
 	}
 	for _, id := range mail {
-		if known[id] || id == BroadcastName || ValidateStoredAgentID(id) != nil {
+		if known[id] || ValidateStoredAgentID(id) != nil {
 			continue
 		}
-		a, err := findAgent(ctx, tx, id)
+		a, err := mailAgent(ctx, tx, id) // no row: ListAgents would have listed it
 		if err != nil {
 			return nil, err
 		}
