@@ -178,11 +178,7 @@ func (a *app) memoryDeleteCmd() *cobra.Command {
 		Short: "Delete a memory entry",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, err := a.taskActor()
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -204,11 +200,7 @@ func (a *app) memoryGCCmd() *cobra.Command {
 		Short: "Delete expired memory entries",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			agent, err := a.taskActor()
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -36,11 +36,7 @@ All of it is stored, or nothing is. The same format as 'vybe push'.`,
 			if err != nil {
 				return err
 			}
-			agent, err := a.taskActor()
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -30,11 +30,7 @@ the brief and changes nothing. The rules of 'vybe resume', plus the
 fallback to your own task in progress.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			agent, err := a.taskActor()
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package bb
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -44,6 +45,17 @@ func (a *app) taskActor() (string, error) {
 	return id, nil
 }
 
+// actingService is the service and the acting agent of a mutation: the
+// identity is checked before the board is opened.
+func (a *app) actingService(ctx context.Context) (hub.API, string, error) {
+	agent, err := a.taskActor()
+	if err != nil {
+		return nil, "", err
+	}
+	svc, err := a.service(ctx)
+	return svc, agent, err
+}
+
 func printTask(w io.Writer, t hub.Task) {
 	fmt.Fprintf(w, "%s  [%s] p%d  %s\n", termtext.Line(t.ID), t.Status, t.Priority, termtext.Line(t.Title))
 	if t.ProjectID != "" {
@@ -78,12 +90,8 @@ func (a *app) taskCreateCmd() *cobra.Command {
 		Example: `  bb --as claude-1 task create "Fix login redirect" --desc "after OAuth" --priority 2`,
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, err := a.taskActor()
-			if err != nil {
-				return err
-			}
 			in.Title = args[0]
-			svc, err := a.service(cmd.Context())
+			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -240,11 +248,7 @@ task.)`,
   bb --as bob task begin 1da57670 --takeover-stale`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, err := a.taskActor()
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -265,11 +269,7 @@ func (a *app) taskStatusCmd() *cobra.Command {
 		Short: "Set a task's status (low-level transition)",
 		Args:  usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, err := a.taskActor()
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -292,11 +292,7 @@ func (a *app) taskPriorityCmd() *cobra.Command {
 			if err != nil {
 				return hub.FieldErr(hub.CodeInvalidInput, "priority", "invalid priority %q: expected an integer", args[1])
 			}
-			agent, err := a.taskActor()
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -317,12 +313,8 @@ func (a *app) taskCompleteCmd() *cobra.Command {
 		Short:   "Close a task: --outcome done (default) or blocked",
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, err := a.taskActor()
-			if err != nil {
-				return err
-			}
 			in.ID = args[0]
-			svc, err := a.service(cmd.Context())
+			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -353,11 +345,7 @@ func (a *app) taskDepCmd() *cobra.Command {
 			Short: short,
 			Args:  usageArgs(cobra.ExactArgs(2)),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				agent, err := a.taskActor()
-				if err != nil {
-					return err
-				}
-				svc, err := a.service(cmd.Context())
+				svc, agent, err := a.actingService(cmd.Context())
 				if err != nil {
 					return err
 				}
@@ -392,11 +380,7 @@ func (a *app) taskDeleteCmd() *cobra.Command {
 		Short: "Delete a task and its dependency edges",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, err := a.taskActor()
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err
 			}
