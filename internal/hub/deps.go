@@ -48,18 +48,27 @@ type DepResult struct {
 	Message string `json:"message"`
 }
 
+// checkDepInput is the input rule of both dependency edits: an acting agent
+// and both task ids.
+func checkDepInput(agent, id, dep string) error {
+	if err := checkAgent(agent); err != nil {
+		return err
+	}
+	if id == "" {
+		return FieldErr(CodeInvalidInput, "id", "{field} is required")
+	}
+	if dep == "" {
+		return FieldErr(CodeInvalidInput, "depends_on", "{field} is required")
+	}
+	return nil
+}
+
 // AddTaskDep records that task id depends on dep. Self-dependencies and
 // cycles are rejected; if dep is not completed, id becomes blocked with
 // reason "dependency" (unless it is already completed).
 func (s *Service) AddTaskDep(ctx context.Context, agent, id, dep string) (DepResult, error) {
-	if err := checkAgent(agent); err != nil {
+	if err := checkDepInput(agent, id, dep); err != nil {
 		return DepResult{}, err
-	}
-	if id == "" {
-		return DepResult{}, FieldErr(CodeInvalidInput, "id", "{field} is required")
-	}
-	if dep == "" {
-		return DepResult{}, FieldErr(CodeInvalidInput, "depends_on", "{field} is required")
 	}
 	if id == dep {
 		return DepResult{}, FieldErr(CodeInvalidInput, "depends_on", "task cannot depend on itself")
@@ -108,14 +117,8 @@ func (s *Service) AddTaskDep(ctx context.Context, agent, id, dep string) (DepRes
 // RemoveTaskDep removes the edge (an absent edge is fine) and unblocks id
 // if nothing it depends on is left unresolved.
 func (s *Service) RemoveTaskDep(ctx context.Context, agent, id, dep string) (DepResult, error) {
-	if err := checkAgent(agent); err != nil {
+	if err := checkDepInput(agent, id, dep); err != nil {
 		return DepResult{}, err
-	}
-	if id == "" {
-		return DepResult{}, FieldErr(CodeInvalidInput, "id", "{field} is required")
-	}
-	if dep == "" {
-		return DepResult{}, FieldErr(CodeInvalidInput, "depends_on", "{field} is required")
 	}
 	return write(ctx, s, []string{agent, id, dep}, func(tx Tx) (DepResult, error) {
 		now := s.Now()
