@@ -85,16 +85,7 @@ func ViewTask(t Task) TaskView {
 }
 
 // ViewTasks converts tasks; nil stays nil.
-func ViewTasks(ts []Task) []TaskView {
-	if ts == nil {
-		return nil
-	}
-	out := make([]TaskView, len(ts))
-	for i, t := range ts {
-		out[i] = ViewTask(t)
-	}
-	return out
-}
+func ViewTasks(ts []Task) []TaskView { return viewAll(ts, ViewTask) }
 
 // ViewEvent converts an event; an empty payload ("{}") is shown as null.
 func ViewEvent(e Event) EventView {
@@ -107,16 +98,7 @@ func ViewEvent(e Event) EventView {
 }
 
 // ViewEvents converts events; nil stays nil.
-func ViewEvents(es []Event) []EventView {
-	if es == nil {
-		return nil
-	}
-	out := make([]EventView, len(es))
-	for i, e := range es {
-		out[i] = ViewEvent(e)
-	}
-	return out
-}
+func ViewEvents(es []Event) []EventView { return viewAll(es, ViewEvent) }
 
 // ViewMemory converts a memory entry.
 func ViewMemory(m Memory) MemoryView {
@@ -129,13 +111,7 @@ func ViewMemory(m Memory) MemoryView {
 }
 
 // ViewMemories converts memory entries (never nil).
-func ViewMemories(ms []Memory) []MemoryView {
-	out := make([]MemoryView, len(ms))
-	for i, m := range ms {
-		out[i] = ViewMemory(m)
-	}
-	return out
-}
+func ViewMemories(ms []Memory) []MemoryView { return viewEach(ms, ViewMemory) }
 
 // ViewArtifact converts a task artifact.
 func ViewArtifact(a Artifact) ArtifactView {
@@ -144,16 +120,27 @@ func ViewArtifact(a Artifact) ArtifactView {
 }
 
 // ViewArtifacts converts task artifacts (never nil).
-func ViewArtifacts(as []Artifact) []ArtifactView {
-	out := make([]ArtifactView, len(as))
-	for i, a := range as {
-		out[i] = ViewArtifact(a)
-	}
-	return out
-}
+func ViewArtifacts(as []Artifact) []ArtifactView { return viewEach(as, ViewArtifact) }
 
 // ViewAgentState converts an agent's resume state.
 func ViewAgentState(a Agent) AgentStateView {
 	return AgentStateView{AgentName: a.ID, LastSeenEventID: a.EventCursor, FocusTaskID: a.FocusTaskID,
 		FocusProjectID: a.FocusProjectID, Version: a.Version, LastActiveAt: ViewTimeNano(a.LastSeen)}
+}
+
+// viewAll converts each element with view; nil stays nil.
+func viewAll[T, V any](xs []T, view func(T) V) []V {
+	if xs == nil {
+		return nil
+	}
+	return viewEach(xs, view)
+}
+
+// viewEach converts each element with view (never nil).
+func viewEach[T, V any](xs []T, view func(T) V) []V {
+	out := make([]V, len(xs))
+	for i, x := range xs {
+		out[i] = view(x)
+	}
+	return out
 }
