@@ -24,13 +24,16 @@ var sizePlans = map[string]struct{ want []string }{
 	"agent-inbox-unread": {want: []string{
 		"idx_messages_unread (recipient=?)",
 		"idx_messages_recipient_ack_seq (recipient=? AND requires_ack=? AND seq>?)"}},
-	// Read and acked pages walk the same streams newest first until the
-	// page is full: bounded while such messages are common in the history
-	// (as here), not when almost none are (see BENCHMARKS.md).
+	// Read and acked pages read each stream from an index holding only
+	// rows in that state; read broadcasts through the cursor come from the
+	// range between the ack cursor (or 0) and the read cursor.
 	"agent-inbox-read": {want: []string{
-		"idx_messages_recipient_created (recipient=?)", "LAST TERM OF ORDER BY"}},
+		"idx_messages_read_recipient_created (recipient=?)",
+		"idx_broadcast_acks_read (agent=? AND message_seq>?)",
+		"idx_messages_recipient_ack_seq (recipient=? AND requires_ack=? AND seq>? AND seq<?)"}},
 	"agent-inbox-acked": {want: []string{
-		"idx_messages_recipient_created (recipient=?)", "LAST TERM OF ORDER BY"}},
+		"idx_messages_acked_recipient_created (recipient=?)",
+		"idx_broadcast_acks_acked (agent=?)"}},
 	"agent-inbox-mail": {want: []string{"idx_messages_mail_recipient_created (recipient=?)"}},
 	"agent-mail-read": {want: []string{
 		"idx_messages_unread (recipient=?)",

@@ -47,9 +47,9 @@ func (t *tx) MarkRead(ctx context.Context, m *hub.Message, agent string, at time
 		_, err := t.exec(ctx, `UPDATE messages SET read_at = ? WHERE id = ? AND read_at IS NULL`, ts(at), m.UUID)
 		return err
 	}
-	_, err := t.exec(ctx, `INSERT INTO broadcast_acks (message_id, agent, read_at) VALUES (?, ?, ?)
+	_, err := t.exec(ctx, `INSERT INTO broadcast_acks (message_id, agent, read_at, message_seq) VALUES (?, ?, ?, ?)
 		ON CONFLICT (message_id, agent) DO UPDATE SET read_at = excluded.read_at WHERE broadcast_acks.read_at IS NULL`,
-		m.UUID, agent, ts(at))
+		m.UUID, agent, ts(at), receiptSeq(m))
 	return err
 }
 
@@ -58,10 +58,19 @@ func (t *tx) MarkAcked(ctx context.Context, m *hub.Message, agent string, at tim
 		_, err := t.exec(ctx, `UPDATE messages SET acked_at = ? WHERE id = ? AND acked_at IS NULL`, ts(at), m.UUID)
 		return err
 	}
-	_, err := t.exec(ctx, `INSERT INTO broadcast_acks (message_id, agent, acked_at) VALUES (?, ?, ?)
+	_, err := t.exec(ctx, `INSERT INTO broadcast_acks (message_id, agent, acked_at, message_seq) VALUES (?, ?, ?, ?)
 		ON CONFLICT (message_id, agent) DO UPDATE SET acked_at = excluded.acked_at WHERE broadcast_acks.acked_at IS NULL`,
-		m.UUID, agent, ts(at))
+		m.UUID, agent, ts(at), receiptSeq(m))
 	return err
+}
+
+// receiptSeq is the message_seq of a new receipt of m: its seq, or NULL
+// when unknown (the table's trigger then looks it up).
+func receiptSeq(m *hub.Message) any {
+	if m.Seq <= 0 {
+		return nil
+	}
+	return m.Seq
 }
 
 func (t *tx) ReadCursor(ctx context.Context, agent string) (int64, error) {
@@ -111,6 +120,8 @@ func (t *tx) Inbox(ctx context.Context, f hub.InboxFilter) ([]hub.InboxEntry, er
 		add(cols+effRead+` AS r, `+effAcked+` AS a FROM messages m`+t.indexed("idx_messages_bead")+acks+
 			` WHERE m.bead_id = ? AND m.bead_id <> '' AND (m.recipient = ? OR m.recipient = '*') AND m.sender <> ?`+where+newest,
 			append(append([]any{f.Agent, f.BeadID, f.Agent, f.Agent}, a...), f.Limit)...)
+	case !f.MailOnly && (f.State == hub.StateRead || f.State == hub.StateAcked):
+		t.receiptStreams(f, add)
 	default:
 		// Addressed to the agent.
 		index := "idx_messages_recipient_created"
@@ -170,6 +181,58 @@ func (t *tx) Inbox(ctx context.Context, f hub.InboxFilter) ([]hub.InboxEntry, er
 		}
 	}
 	return out, rows.Err()
+}
+
+// receiptStreams adds the streams of a page of f.Agent's read or acked
+// messages, each read newest first from an index that holds only rows in
+// that state, so the page never walks a history of messages in another
+// state:
+//
+//   - direct messages, from the partial indexes on messages by receipt;
+//   - broadcasts with the agent's receipt in that state, from the partial
+//     indexes on broadcast_acks(agent, message_seq);
+//   - for read, also the broadcasts at or before the read cursor without a
+//     receipt (read through the cursor) and not acked: those not asking
+//     for an ack, and those asking for one after the agent's ack cursor
+//     (every one at or before it is acked).
+func (t *tx) receiptStreams(f hub.InboxFilter, add func(string, ...any)) {
+	const cols = `SELECT m.id, m.created, m.seq, `
+	direct, receipts := "idx_messages_acked_recipient_created", "idx_broadcast_acks_acked"
+	state := ` AND b.acked_at IS NOT NULL`
+	if f.State == hub.StateRead {
+		direct, receipts = "idx_messages_read_recipient_created", "idx_broadcast_acks_read"
+		state = ` AND b.read_at IS NOT NULL AND b.acked_at IS NULL AND b.message_seq > ?`
+	}
+	directState := ` AND m.acked_at IS NOT NULL`
+	if f.State == hub.StateRead {
+		directState = ` AND m.read_at IS NOT NULL AND m.acked_at IS NULL`
+	}
+	add(cols+`m.read_at AS r, m.acked_at AS a FROM messages m`+t.indexed(direct)+
+		` WHERE m.recipient = ? AND m.sender <> ?`+directState+` ORDER BY m.created DESC, m.seq DESC LIMIT ?`, f.Agent, f.Agent, f.Limit)
+	args := []any{f.Agent}
+	if f.State == hub.StateRead {
+		args = append(args, f.Cursor)
+	}
+	add(cols+`b.read_at AS r, b.acked_at AS a FROM broadcast_acks b`+t.indexed(receipts)+
+		` JOIN messages m ON m.id = b.message_id WHERE b.agent = ?`+state+
+		` AND m.recipient = '*' AND m.sender <> ? ORDER BY b.message_seq DESC LIMIT ?`, append(args, f.Agent, f.Limit)...)
+	if f.State != hub.StateRead {
+		return
+	}
+	acks := ` LEFT JOIN broadcast_acks b ON b.message_id = m.id AND b.agent = ?`
+	for _, ack := range []int{0, 1} {
+		from := `0`
+		if ack == 1 {
+			from = `COALESCE((SELECT ack_cursor FROM agents WHERE id = ?), 0)`
+		}
+		args := []any{f.Agent}
+		if ack == 1 {
+			args = append(args, f.Agent)
+		}
+		add(cols+`b.read_at AS r, b.acked_at AS a FROM messages m`+t.indexed("idx_messages_recipient_ack_seq")+acks+
+			` WHERE m.recipient = '*' AND m.requires_ack = `+fmt.Sprint(ack)+` AND m.seq > `+from+` AND m.seq <= ? AND m.sender <> ?
+			AND b.acked_at IS NULL ORDER BY m.seq DESC LIMIT ?`, append(args, f.Cursor, f.Agent, f.Limit)...)
+	}
 }
 
 // inboxState renders f's state and mail-only filters over the receipt
@@ -304,8 +367,8 @@ func (t *tx) MarkAckedLatest(ctx context.Context, m *hub.Message, agent string, 
 		_, err := t.exec(ctx, `UPDATE messages SET acked_at = ? WHERE id = ?`, ts(at), m.UUID)
 		return err
 	}
-	_, err := t.exec(ctx, `INSERT INTO broadcast_acks (message_id, agent, acked_at) VALUES (?, ?, ?)
+	_, err := t.exec(ctx, `INSERT INTO broadcast_acks (message_id, agent, acked_at, message_seq) VALUES (?, ?, ?, ?)
 		ON CONFLICT (message_id, agent) DO UPDATE SET acked_at = excluded.acked_at`,
-		m.UUID, agent, ts(at))
+		m.UUID, agent, ts(at), receiptSeq(m))
 	return err
 }

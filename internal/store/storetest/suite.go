@@ -31,6 +31,7 @@ func groups() []group {
 		{"Agents", testAgents},
 		{"Messages", testMessages},
 		{"Receipts", testReceipts},
+		{"Inbox", testInbox},
 		{"Artifacts", testArtifacts},
 		{"Refs", testRefs},
 		{"Events", testEvents},

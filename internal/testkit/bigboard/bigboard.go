@@ -242,7 +242,7 @@ func seedBatch(ctx context.Context, conn *sql.Conn, s Spec, from, to int) (err e
 		created, read_at, acked_at, seq, tags, priority, bead_id, requires_ack)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	insTag, err2 := tx.PrepareContext(ctx, `INSERT INTO message_tags (message_id, tag, seq) VALUES (?, ?, ?)`)
-	insAck, err3 := tx.PrepareContext(ctx, `INSERT INTO broadcast_acks (message_id, agent, read_at, acked_at) VALUES (?, ?, ?, ?)`)
+	insAck, err3 := tx.PrepareContext(ctx, `INSERT INTO broadcast_acks (message_id, agent, read_at, acked_at, message_seq) VALUES (?, ?, ?, ?, ?)`)
 	insDelivery, err4 := tx.PrepareContext(ctx, `INSERT INTO mail_deliveries (message_id, agent, delivered_at) VALUES (?, ?, ?)`)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return err
@@ -324,13 +324,13 @@ func seedBatch(ctx context.Context, conn *sql.Conn, s Spec, from, to int) (err e
 			if reqAck == 1 {
 				for a := 0; a < s.Agents; a++ {
 					if a != sender {
-						if _, err := insAck.ExecContext(ctx, id, Agent(a), readAt, readAt); err != nil {
+						if _, err := insAck.ExecContext(ctx, id, Agent(a), readAt, readAt, seq); err != nil {
 							return err
 						}
 					}
 				}
 			}
-			if _, err := insAck.ExecContext(ctx, id, MailReader, readAt, nil); err != nil {
+			if _, err := insAck.ExecContext(ctx, id, MailReader, readAt, nil, seq); err != nil {
 				return err
 			}
 			if reqAck == 1 || prio != "normal" {
