@@ -104,8 +104,11 @@ func BenchmarkPostWrite(b *testing.B) {
 		}
 		b.Cleanup(func() { st.Close() })
 		if !withIndex {
-			for _, tr := range []string{"messages_fts_insert", "messages_fts_update", "messages_fts_delete"} {
-				if _, err := st.SQL().ExecContext(ctx, "DROP TRIGGER "+tr); err != nil {
+			// The store writes new messages' index rows at commit: give
+			// it a plain table, which keeps the rows but no index.
+			for _, q := range []string{"DROP TRIGGER messages_fts_update", "DROP TRIGGER messages_fts_delete",
+				"DROP TABLE messages_fts", "CREATE TABLE messages_fts (subject, body)"} {
+				if _, err := st.SQL().ExecContext(ctx, q); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -41,6 +41,9 @@ func Dialect() sqlstore.Dialect {
 		IndexHints:      true,
 		GuardLimits:     true,
 		AppendOnly:      "OR ROLLBACK ",
+		// New messages are indexed for search in one statement per
+		// write transaction (migration 023 dropped the per-row trigger).
+		IndexMessagesAtCommit: true,
 		// SQLite has one writer at a time: writers of one process (bb
 		// serve, bb mcp serving concurrent calls) queue in the process
 		// instead of each opening a connection and polling the lock in

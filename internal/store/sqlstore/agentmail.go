@@ -354,6 +354,9 @@ func (t *tx) MailExpiryCandidates(ctx context.Context, regularCutoff time.Time) 
 }
 
 func (t *tx) DeleteMailBefore(ctx context.Context, regularCutoff time.Time, keep []string) error {
+	if err := t.indexMessages(ctx); err != nil {
+		return err
+	}
 	where := regularExpired
 	args := []any{ts(regularCutoff)}
 	if len(keep) > 0 {
@@ -377,6 +380,9 @@ func (t *tx) DeleteMailBefore(ctx context.Context, regularCutoff time.Time, keep
 }
 
 func (t *tx) DeleteMail(ctx context.Context, ids []string) error {
+	if err := t.indexMessages(ctx); err != nil {
+		return err
+	}
 	for start := 0; start < len(ids); start += mailChunk {
 		chunk := ids[start:min(start+mailChunk, len(ids))]
 		args := make([]any, len(chunk))

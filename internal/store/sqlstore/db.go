@@ -74,6 +74,15 @@ type Dialect struct {
 	// a failure rolls back the whole transaction, which is what any store
 	// failure leads to anyway. "" elsewhere.
 	AppendOnly string
+	// IndexMessagesAtCommit makes the store write the search index of the
+	// messages a write transaction added itself, in one statement just
+	// before COMMIT, instead of a trigger doing it row by row. SQLite's
+	// full-text index turns each statement that writes it inside a
+	// transaction into a new index segment (to be merged later), so a
+	// trigger per message costs a segment per message; one statement per
+	// transaction costs one for the whole group commit. PostgreSQL's index
+	// is an expression index kept by the database.
+	IndexMessagesAtCommit bool
 }
 
 // DB is a hub.Store over a *sql.DB.
@@ -290,6 +299,9 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 		keep = errors.As(err, &he) && he.Code != hub.CodeInternal
 		return err
 	}
+	if err := t.indexMessages(ctx); err != nil {
+		return err
+	}
 	if _, err := pc.ExecContext(ctx, "COMMIT"); err != nil {
 		return err
 	}
@@ -309,6 +321,9 @@ type tx struct {
 	q       querier
 	d       *Dialect
 	onQuery func(string, []any)
+	// unindexed are the seqs of the messages this transaction added and
+	// has not indexed for search yet (Dialect.IndexMessagesAtCommit).
+	unindexed []int64
 }
 
 var _ hub.Tx = (*tx)(nil)

@@ -112,6 +112,9 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if err != nil {
 		return err
 	}
+	if t.d.IndexMessagesAtCommit {
+		t.unindexed = append(t.unindexed, m.Seq)
+	}
 	for _, tag := range m.Tags {
 		if _, err := t.exec(ctx, `INSERT INTO message_tags (message_id, tag, seq) VALUES (?, ?, ?)`, m.UUID, tag, m.Seq); err != nil {
 			return err
@@ -319,6 +322,9 @@ func (t *tx) CountMessagesBefore(ctx context.Context, cutoff time.Time) (int64, 
 }
 
 func (t *tx) DeleteMessagesBefore(ctx context.Context, cutoff time.Time) (int64, error) {
+	if err := t.indexMessages(ctx); err != nil {
+		return 0, err
+	}
 	c := ts(cutoff)
 	for _, q := range []string{
 		`DELETE FROM broadcast_acks WHERE message_id IN (SELECT id FROM messages WHERE created < ?)`,

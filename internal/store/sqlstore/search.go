@@ -66,6 +66,9 @@ var searchSources = []searchSource{
 // ts_rank; SQLite ranks a bounded window of each kind's newest matches
 // (searchFTS5).
 func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, error) {
+	if err := t.indexMessages(ctx); err != nil {
+		return nil, err
+	}
 	if !t.d.Dollar {
 		return t.searchFTS5(ctx, q)
 	}

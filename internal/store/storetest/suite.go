@@ -40,6 +40,7 @@ func groups() []group {
 		{"IdempotentRequests", testIdempotencyRequests},
 		{"Transactions", testTransactions},
 		{"Search", testSearch},
+		{"SearchIndex", testSearchIndex},
 	}
 }
 

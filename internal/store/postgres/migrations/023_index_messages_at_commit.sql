@@ -1,0 +1,4 @@
+-- Twin of SQLite's 023, which moves the indexing of new messages for search
+-- from a per-row trigger to one statement at the end of the write
+-- transaction. PostgreSQL's search index is an expression index the
+-- database keeps itself: nothing changes here.

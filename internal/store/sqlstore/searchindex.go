@@ -1,0 +1,41 @@
+package sqlstore
+
+import (
+	"context"
+	"slices"
+)
+
+// indexChunk bounds the seqs named in one statement when the messages to
+// index are not one run of consecutive seqs.
+const indexChunk = 500
+
+// indexMessages writes the search index entries of the messages this
+// transaction added and has not indexed yet (Dialect.IndexMessagesAtCommit),
+// so they are searchable from the same commit. The posts of a group commit
+// have consecutive seqs: one statement indexes them all, which SQLite's
+// full-text index stores as one segment. It runs before COMMIT and before
+// anything in the transaction that reads or removes index entries.
+func (t *tx) indexMessages(ctx context.Context) error {
+	seqs := t.unindexed
+	if len(seqs) == 0 {
+		return nil
+	}
+	t.unindexed = nil
+	slices.Sort(seqs)
+	seqs = slices.Compact(seqs)
+	const insert = `INSERT INTO messages_fts (rowid, subject, body) SELECT seq, subject, body FROM messages WHERE seq `
+	if seqs[len(seqs)-1]-seqs[0] == int64(len(seqs)-1) {
+		_, err := t.exec(ctx, insert+`BETWEEN ? AND ?`, seqs[0], seqs[len(seqs)-1])
+		return err
+	}
+	for chunk := range slices.Chunk(seqs, indexChunk) {
+		args := make([]any, len(chunk))
+		for i, s := range chunk {
+			args[i] = s
+		}
+		if _, err := t.exec(ctx, insert+`IN (`+placeholders(len(chunk))+`)`, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
