@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"slices"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // indexChunk bounds the seqs named in one statement when the messages to
@@ -38,4 +40,28 @@ func (t *tx) indexMessages(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// RebuildMessageIndex rewrites the search index of every message from the
+// messages table, in one write transaction, where the store indexes new
+// messages itself (Dialect.IndexMessagesAtCommit; elsewhere the database
+// keeps its index and this does nothing). For writers that insert message
+// rows without going through a transaction of this store: copying a whole
+// board into this one.
+func (s *DB) RebuildMessageIndex(ctx context.Context) error {
+	if !s.dialect.IndexMessagesAtCommit {
+		return nil
+	}
+	return s.Write(ctx, func(htx hub.Tx) error {
+		t := htx.(*tx)
+		for _, q := range []string{
+			`INSERT INTO messages_fts (messages_fts) VALUES ('delete-all')`,
+			`INSERT INTO messages_fts (rowid, subject, body) SELECT seq, subject, body FROM messages WHERE seq IS NOT NULL`,
+		} {
+			if _, err := t.exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -102,7 +102,8 @@ func quote(id string) string { return `"` + strings.ReplaceAll(id, `"`, `""`) + 
 // tables lists the store's data tables (not its bookkeeping ones).
 func (s side) tables(ctx context.Context, q querier) ([]string, error) {
 	// Plain tables only: the full-text indexes (virtual tables and their
-	// shadow tables) are rebuilt by the target's own triggers.
+	// shadow tables) are rebuilt by the target's own triggers, or for
+	// messages on SQLite by RebuildMessageIndex after the copy.
 	query := `SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'`
 	if s.pg() {
 		query = `SELECT table_name FROM information_schema.tables
@@ -381,6 +382,12 @@ func Copy(ctx context.Context, srcDB, dstDB *sqlstore.DB, o Options) (Result, er
 		}
 		res.Tables = append(res.Tables, TableCount{Table: t, Source: total})
 		res.Rows += total
+	}
+
+	// The rows went in with plain INSERTs: index the messages for search
+	// where the store does it itself.
+	if err := dstDB.RebuildMessageIndex(ctx); err != nil {
+		return res, hub.Internal("index messages for search", err)
 	}
 
 	// Carry the auto-number counters over, so ids never go back.

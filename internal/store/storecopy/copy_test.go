@@ -211,6 +211,14 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	compare(t, "postgres -> sqlite", want, dump(t, back))
+	// The copied messages are searchable (SQLite indexes them after the copy).
+	var indexed int
+	if err := back.SQL().QueryRow(`SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH 'quoted'`).Scan(&indexed); err != nil {
+		t.Fatal(err)
+	}
+	if indexed != 1234 {
+		t.Errorf("postgres -> sqlite: %d of 1234 messages indexed for search", indexed)
+	}
 
 	// Counters: the next event continues after the source's high-water mark.
 	for name, st := range map[string]*sqlstore.DB{"postgres": pg, "sqlite copy": back} {

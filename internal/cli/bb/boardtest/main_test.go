@@ -185,6 +185,13 @@ func seedBoardFast(ctx context.Context, dbPath string, n int, start time.Time) e
 				return err
 			}
 		}
+		// The search index, as the store writes it at the end of a
+		// transaction.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO messages_fts (rowid, subject, body)
+			SELECT seq, subject, body FROM messages WHERE seq > ?`, base+int64(done)); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
 		if err := tx.Commit(); err != nil {
 			return err
 		}
