@@ -3,7 +3,9 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -124,4 +126,115 @@ func TestSearchBigBoardFindsNewestStrongMatch(t *testing.T) {
 	if len(res.Hits) != len(seqs) {
 		t.Errorf("rare word: %d hits, %d messages have it", len(res.Hits), len(seqs))
 	}
+}
+
+// When a word is in many messages, an agent filter walks the agent's own
+// messages (sent and received) beside the word's matches, in stretches
+// going back; two common words are walked together. Either way the hits
+// must be the best of exactly the newest matches that pass: checked here
+// against every message read back, with an agent whose matches are sparse
+// among its own messages (several stretches) and partly mail addressed to
+// it.
+func TestSearchCommonWordsWalkFindsNewestMatches(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "bb.db")
+	if err := bigboard.Build(ctx, p, bigboard.Spec{Messages: 3000, Broadcasts: 300, Now: benchNow}, openForSeed); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, p, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const agent = "zed"
+	t0 := benchNow.Add(-time.Hour)
+	err = st.Write(ctx, func(tx hub.Tx) error {
+		for i := 1; i <= 2000; i++ {
+			m := hub.Message{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", 900000+i), From: agent, To: hub.Broadcast,
+				CreatedAt: t0.Add(time.Duration(i) * time.Second), Body: fmt.Sprintf("routine line %d", i)}
+			switch {
+			case i%3 == 0: // other agents' traffic between zed's
+				m.From, m.Body = "amy", bigboard.CommonWord+" rollout of the night build"
+			case i%37 == 0:
+				m.Body = fmt.Sprintf("we %s the rollout %d", bigboard.CommonWord, i)
+			case i%41 == 0: // addressed to zed
+				m.From, m.To, m.Body = "amy", agent, fmt.Sprintf("please %s branch %d", bigboard.CommonWord, i)
+			}
+			if err := tx.InsertMessage(ctx, &m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := hub.NewService(st, hub.FixedClock{T: benchNow}, t.TempDir())
+	// want is the seqs of the newest window matches, read back row by row.
+	want := func(pass func(from, to, body string) bool) map[int64]bool {
+		rows, err := st.SQL().QueryContext(ctx, "SELECT seq, sender, recipient, body FROM messages ORDER BY seq DESC")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[int64]bool{}
+		for rows.Next() && len(out) < 50 {
+			var seq int64
+			var from, to, body string
+			if err := rows.Scan(&seq, &from, &to, &body); err != nil {
+				t.Fatal(err)
+			}
+			if pass(from, to, body) {
+				out[seq] = true
+			}
+		}
+		return out
+	}
+	has := func(body string, ws ...string) bool {
+		for _, w := range ws {
+			if !slices.Contains(strings.Fields(body), w) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range []struct {
+		q    hub.SearchQuery
+		pass func(from, to, body string) bool
+	}{
+		{hub.SearchQuery{Text: bigboard.CommonWord, Agent: agent, Limit: 50},
+			func(from, to, body string) bool {
+				return (from == agent || to == agent) && has(body, bigboard.CommonWord)
+			}},
+		{hub.SearchQuery{Text: "rollout " + bigboard.CommonWord, Limit: 50},
+			func(from, to, body string) bool { return has(body, "rollout", bigboard.CommonWord) }},
+		{hub.SearchQuery{Text: "rollout " + bigboard.CommonWord, Agent: agent, Limit: 50},
+			func(from, to, body string) bool {
+				return (from == agent || to == agent) && has(body, "rollout", bigboard.CommonWord)
+			}},
+	} {
+		w := want(c.pass)
+		res, err := svc.Search(ctx, c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int64]bool{}
+		for _, h := range res.Hits {
+			got[h.Seq] = true
+		}
+		if len(w) < 30 || !maps.Equal(got, w) {
+			t.Errorf("%q agent %q: %d hits, want the newest %d matches; extra %v, missing %v", c.q.Text, c.q.Agent, len(got), len(w), diff(got, w), diff(w, got))
+		}
+	}
+}
+
+func diff(a, b map[int64]bool) []int64 {
+	var out []int64
+	for k := range a {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

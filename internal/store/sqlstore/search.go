@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -120,13 +122,36 @@ func searchFilters(src searchSource, q hub.SearchTerms) (string, []any) {
 // their matches. A word in more rows than searchWindow (or the number of
 // results asked for, if more) is read as the whole word (FTS5 walks it
 // lazily, newest first), and then only that many of the newest matches of
-// the query are ranked (hub.SearchScore, the same BM25). With an agent or
-// since filter, at most searchScan of the newest matches are looked at to
-// find them (since also bounds the walk by sequence number).
+// the query are ranked (hub.SearchScore, the same BM25).
+//
+// Filters: since bounds the walk by sequence number (messages are numbered
+// in the order they are written). Messages filtered by agent are found by
+// walking the agent's own messages and the query's matches side by side,
+// newest first (searchAgentWalk), reading at most searchWalk entries of
+// both indexes together; other kinds look at most at searchScan of the
+// newest matches to find the window.
 const (
 	searchWindow = 50
 	searchScan   = 5000
+	searchWalk   = 20000
 )
+
+// searchProbe is what the newest matches of one term tell: how many there
+// are, up to a limit, and the sequence number of the oldest of them.
+type searchProbe struct {
+	n      int
+	oldest int64
+}
+
+// density is the share of the rows up to top that match, as the newest
+// matches tell it.
+func (p searchProbe) density(top int64) float64 {
+	span := top
+	if p.oldest > 0 {
+		span = top - p.oldest + 1
+	}
+	return float64(p.n) / float64(max(span, 1))
+}
 
 // searchFTS5 ranks each kind's matches (see searchWindow) and returns the
 // best q.Limit of all kinds, the newest first among equals.
@@ -137,16 +162,24 @@ func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow
 		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, src.kind) {
 			continue
 		}
+		// Each word counted as a whole word over its newest window+1
+		// matches (FTS5 reads them lazily), one row back.
 		whole := make([]bool, len(q.Terms))
+		probes := make([]searchProbe, len(q.Terms))
 		anyCommon := false
+		var top int64
 		for i, term := range q.Terms {
-			ids, err := column[int64](ctx, t, "SELECT rowid FROM "+src.fts5+" WHERE "+src.fts5+" MATCH ? ORDER BY rowid DESC LIMIT "+
-				strconv.Itoa(window+1), fts5Query([]hub.SearchTerm{term}, []bool{true}))
-			if err != nil {
+			p := &probes[i]
+			if err := t.row(ctx, "SELECT count(*), coalesce(min(rowid), 0), coalesce((SELECT rowid FROM "+src.fts5+" ORDER BY rowid DESC LIMIT 1), 0) FROM (SELECT rowid FROM "+
+				src.fts5+" WHERE "+src.fts5+" MATCH ? ORDER BY rowid DESC LIMIT "+strconv.Itoa(window+1)+")",
+				fts5Query([]hub.SearchTerm{term}, []bool{true})).Scan(&p.n, &p.oldest, &top); err != nil {
 				return nil, err
 			}
-			whole[i] = len(ids) > window
+			whole[i] = p.n > window
 			anyCommon = anyCommon || whole[i]
+		}
+		if top == 0 {
+			continue // nothing of this kind is indexed
 		}
 		cond, wargs := searchFilters(src, q)
 		if !anyCommon {
@@ -165,8 +198,25 @@ func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow
 			out = append(out, rows...)
 			continue
 		}
-		match := fts5Query(q.Terms, whole)
-		rows, err := t.searchWindowOf(ctx, src, q, match, window+1, cond, wargs)
+		// The rarest word first: FTS5 walks the first phrase of an AND and
+		// seeks the others from it.
+		order := make([]int, len(q.Terms))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return probes[order[a]].density(top) < probes[order[b]].density(top) })
+		terms, wholes := make([]hub.SearchTerm, len(order)), make([]bool, len(order))
+		for i, k := range order {
+			terms[i], wholes[i] = q.Terms[k], whole[k]
+		}
+		match := fts5Query(terms, wholes)
+		var rows []hub.SearchRow
+		var err error
+		if src.kind == hub.SearchMessage && q.Agent != "" {
+			rows, err = t.searchAgentWalk(ctx, src, q, match, window+1, top, probes[order[0]].density(top))
+		} else {
+			rows, err = t.searchWindowOf(ctx, src, q, match, window+1, cond, wargs)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -180,10 +230,6 @@ func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow
 		// the window's rows, or, when it is full, their density over the
 		// message numbers they span.
 		n := int64(min(len(rows), window))
-		var top int64
-		if err := t.row(ctx, "SELECT rowid FROM "+src.fts5+" ORDER BY rowid DESC LIMIT 1").Scan(&top); err != nil {
-			return nil, err
-		}
 		if len(rows) >= window {
 			if last := rows[window-1].Seq; last > 0 {
 				n = int64(float64(window) * float64(top) / float64(max(top-last+1, 1)))
@@ -214,6 +260,19 @@ func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow
 	return out, nil
 }
 
+// searchSince is the sequence number of the first message written since
+// q.Since (0 without the filter); ok is false when there is none.
+func (t *tx) searchSince(ctx context.Context, src searchSource, q hub.SearchTerms) (first int64, ok bool, err error) {
+	if src.kind != hub.SearchMessage || q.Since.IsZero() {
+		return 0, true, nil
+	}
+	err = t.row(ctx, "SELECT seq FROM messages"+t.indexed("idx_messages_created_seq")+" WHERE created >= ? ORDER BY created, seq LIMIT 1", ts(q.Since)).Scan(&first)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return first, err == nil, err
+}
+
 // searchWindowOf returns up to limit of the newest matches of
 // match in one kind that pass the filters, newest first.
 func (t *tx) searchWindowOf(ctx context.Context, src searchSource, q hub.SearchTerms, match string, limit int, cond string, wargs []any) ([]hub.SearchRow, error) {
@@ -221,18 +280,13 @@ func (t *tx) searchWindowOf(ctx context.Context, src searchSource, q hub.SearchT
 	if cond != "" {
 		scan = searchScan
 	}
+	first, ok, err := t.searchSince(ctx, src, q)
+	if !ok || err != nil {
+		return nil, err
+	}
 	bound := ""
-	if src.kind == hub.SearchMessage && !q.Since.IsZero() {
-		// Messages are numbered in the order they are written: the walk
-		// stops at the first one written since then.
-		var first int64
-		err := t.row(ctx, "SELECT seq FROM messages"+t.indexed("idx_messages_created_seq")+" WHERE created >= ? ORDER BY created, seq LIMIT 1", ts(q.Since)).Scan(&first)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	if first > 0 {
+		// The walk stops at the first message written since then.
 		bound = " AND rowid >= " + strconv.FormatInt(first, 10)
 	}
 	// CROSS JOIN keeps the index walk outside: newest match first, each
@@ -241,6 +295,126 @@ func (t *tx) searchWindowOf(ctx context.Context, src searchSource, q hub.SearchT
 		" WHERE " + src.fts5 + " MATCH ?" + bound + " ORDER BY rowid DESC LIMIT " + strconv.Itoa(scan) + ") f CROSS JOIN " + src.table +
 		" m ON " + src.join + " WHERE 1 = 1" + cond + " ORDER BY f.rowid DESC LIMIT " + strconv.Itoa(limit)
 	return t.searchRows(ctx, query, append([]any{match}, wargs...)...)
+}
+
+// searchAgentWalk returns up to limit of the newest messages matching match
+// that q.Agent sent or received, newest first. It reads the agent's
+// messages (by sender and by recipient) and the matches side by side, in
+// stretches of message numbers going back from top, and keeps the numbers
+// both hold; density (the share of messages the query's rarest word
+// matches) sizes the first stretch. It stops when limit are found, the
+// since bound is passed or searchWalk index entries have been read.
+func (t *tx) searchAgentWalk(ctx context.Context, src searchSource, q hub.SearchTerms, match string, limit int, top int64, density float64) ([]hub.SearchRow, error) {
+	first, ok, err := t.searchSince(ctx, src, q)
+	if !ok || err != nil {
+		return nil, err
+	}
+	floor := max(first, 1)
+	// How many of the agent's messages a stretch holds.
+	k := searchScan
+	if density > 0 {
+		k = int(min(float64(searchScan), float64(limit)/density))
+	}
+	k = max(k, limit)
+	var found []int64
+	hi, read := top+1, 0
+	for len(found) < limit && hi > floor && read < searchWalk {
+		// The agent's newest k below hi that it sent, and that it received
+		// (idx_messages_recipient_ack_seq keeps them in order in two
+		// ranges: requires_ack is 0 or 1), each as one list; together they
+		// hold every message of the agent from lo up.
+		lo := floor
+		one := "SELECT seq AS v FROM messages%s WHERE %s AND seq < ? AND seq >= ? ORDER BY seq DESC LIMIT " + strconv.Itoa(k)
+		lists := make([]sql.NullString, 3)
+		err := t.row(ctx, "SELECT ("+groupConcat(fmt.Sprintf(one, t.indexed("idx_messages_sender_seq"), "sender = ?"))+"), ("+
+			groupConcat(fmt.Sprintf(one, t.indexed("idx_messages_recipient_ack_seq"), "recipient = ? AND requires_ack = 0"))+"), ("+
+			groupConcat(fmt.Sprintf(one, t.indexed("idx_messages_recipient_ack_seq"), "recipient = ? AND requires_ack = 1"))+")",
+			q.Agent, hi, floor, q.Agent, hi, floor, q.Agent, hi, floor).Scan(&lists[0], &lists[1], &lists[2])
+		if err != nil {
+			return nil, err
+		}
+		var seqs [][]int64
+		for _, list := range lists {
+			l, err := int64List(list)
+			if err != nil {
+				return nil, err
+			}
+			if len(l) == k {
+				lo = max(lo, l[k-1])
+			}
+			seqs = append(seqs, l)
+			read += len(l)
+		}
+		// The matches from lo up, at most searchScan of them: when more,
+		// the stretch ends at the oldest read.
+		hits, err := t.int64s(ctx, "SELECT rowid AS v FROM "+src.fts5+" WHERE "+src.fts5+" MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT "+
+			strconv.Itoa(searchScan), match, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		read += len(hits)
+		if len(hits) == searchScan {
+			lo = hits[len(hits)-1]
+		}
+		mine := make(map[int64]bool, len(seqs[0])+len(seqs[1])+len(seqs[2]))
+		for _, l := range seqs {
+			for _, s := range l {
+				mine[s] = s >= lo
+			}
+		}
+		for _, h := range hits {
+			if mine[h] && len(found) < limit {
+				found = append(found, h)
+			}
+		}
+		hi = lo
+		k = min(2*k, searchWalk)
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	cond, wargs := searchFilters(src, hub.SearchTerms{Since: q.Since})
+	args := make([]any, 0, len(found)+len(wargs))
+	for _, s := range found {
+		args = append(args, s)
+	}
+	return t.searchRows(ctx, "SELECT CAST('"+src.kind+"' AS TEXT) AS kind, "+src.cols+", 0.0 FROM messages m WHERE m.seq IN ("+placeholders(len(found))+")"+cond+
+		" ORDER BY m.seq DESC", append(args, wargs...)...)
+}
+
+// int64s runs a query of one integer column named v and returns its
+// values, largest first.
+func (t *tx) int64s(ctx context.Context, query string, args ...any) ([]int64, error) {
+	var list sql.NullString
+	if err := t.row(ctx, groupConcat(query), args...).Scan(&list); err != nil {
+		return nil, err
+	}
+	return int64List(list)
+}
+
+// groupConcat is an expression for the values v of query as one list: the
+// database hands over one value instead of one row each, which costs more
+// than the rest of such a query.
+func groupConcat(query string) string {
+	return "SELECT group_concat(v) FROM (" + query + ") AS l"
+}
+
+// int64List reads a list of groupConcat, largest first.
+func int64List(list sql.NullString) ([]int64, error) {
+	if !list.Valid || list.String == "" {
+		return nil, nil
+	}
+	parts := strings.Split(list.String, ",")
+	out := make([]int64, len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	slices.SortFunc(out, func(a, b int64) int { return cmp.Compare(b, a) })
+	return out, nil
 }
 
 // searchRows runs a query answering the columns of searchSource.cols and a
