@@ -139,3 +139,53 @@ func TestCheckInFoldedIntoTheWrite(t *testing.T) {
 		t.Fatal("CheckIn filled the slot (a second check-in in its transaction)")
 	}
 }
+
+// A check-in that finds no unread broadcast moves the agent's read cursor
+// up to the newest broadcast (its own posts), so that counting never walks
+// the agent's own posts again; one with a broadcast still unread leaves the
+// cursor where it is, and that broadcast stays unread.
+func TestCheckInMovesTheCursorOverOwnPosts(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := hookBoard(t, nil)
+	registerWorkers(t, svc, "alice", "bob")
+	cursor := func() int64 {
+		t.Helper()
+		var c int64
+		if err := svc.Store.Read(ctx, func(tx hub.Tx) (err error) { c, err = tx.ReadCursor(ctx, "alice"); return }); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	post := func(from string) hub.PostResult {
+		t.Helper()
+		r := svc.PostMany(ctx, []hub.PostOp{{In: hub.PostInput{From: from, Content: "x"}, CheckIn: true}})[0]
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		return r
+	}
+	var last hub.PostResult
+	for range 3 {
+		last = post("alice")
+	}
+	if got := cursor(); got != last.Message.Seq {
+		t.Fatalf("after three own posts and nothing unread the cursor is %d, want %d", got, last.Message.Seq)
+	}
+	theirs := post("bob")
+	mine := post("alice")
+	if mine.Notices == nil || mine.Notices.Board != 1 {
+		t.Fatalf("alice's notices after bob posted: %+v, want 1 unread broadcast", mine.Notices)
+	}
+	if got := cursor(); got != last.Message.Seq {
+		t.Fatalf("with bob's post unread the cursor moved to %d, want it kept at %d", got, last.Message.Seq)
+	}
+	if _, err := svc.ReadMail(ctx, "alice", theirs.Message.UUID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := svc.CheckIn(ctx, "alice"); err != nil || n.Board != 0 {
+		t.Fatalf("check-in after reading bob's post = %+v, %v; want nothing unread", n, err)
+	}
+	if got := cursor(); got != mine.Message.Seq {
+		t.Fatalf("after reading the one unread broadcast the cursor is %d, want the newest, %d", got, mine.Message.Seq)
+	}
+}

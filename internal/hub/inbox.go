@@ -31,6 +31,10 @@ type NoticeCounts struct {
 	Incursions int64
 	// Mark is the agent's notice mark (see Tx.NoticeMark).
 	Mark string
+	// ReadCursor is the agent's read cursor (see Tx.ReadCursor; 0 for an
+	// unknown agent) and NewestBroadcast the seq of the newest broadcast
+	// (0 when there is none).
+	ReadCursor, NewestBroadcast int64
 }
 
 // Notices is what an identified caller should know without asking: it is
@@ -190,25 +194,40 @@ func (s *Service) InboxCounts(ctx context.Context, agent string) (Notices, error
 }
 
 // giveNotices counts agent's notices inside tx and records them as given.
+//
+// A check-in that finds no unread broadcast also moves the agent's read
+// cursor up to the newest broadcast: every broadcast it passes is the
+// agent's own or one it has already read, so nothing reads differently,
+// but the next count does not walk the agent's own posts again (an agent
+// that posts and never reads the board would otherwise make every
+// check-in slower than the last).
 func (s *Service) giveNotices(ctx context.Context, tx Tx, agent string) (Notices, error) {
-	n, mark, old, err := countNotices(ctx, tx, agent)
-	if err != nil || old == mark {
+	n, mark, c, err := countNotices(ctx, tx, agent)
+	if err != nil {
 		return n, err
+	}
+	if c.Unread.Board == 0 && c.NewestBroadcast > c.ReadCursor {
+		if err := tx.SetReadCursor(ctx, agent, c.NewestBroadcast); err != nil {
+			return n, err
+		}
+	}
+	if c.Mark == mark {
+		return n, nil
 	}
 	n.Changed = !n.Empty()
 	return n, tx.SetNoticeMark(ctx, agent, mark)
 }
 
 // countNotices counts agent's notices; it returns them with their mark
-// and the mark last given.
-func countNotices(ctx context.Context, tx Tx, agent string) (n Notices, mark, old string, err error) {
-	c, err := tx.NoticeCounts(ctx, agent, NoticeCap)
+// and the store's counts (c.Mark is the mark last given).
+func countNotices(ctx context.Context, tx Tx, agent string) (n Notices, mark string, c NoticeCounts, err error) {
+	c, err = tx.NoticeCounts(ctx, agent, NoticeCap)
 	if err != nil {
-		return n, "", "", err
+		return n, "", c, err
 	}
 	n.Addressed, n.Board = c.Unread.Addressed, c.Unread.Board
 	n.Unread = min(c.Unread.Addressed+c.Unread.Board, NoticeCap)
 	n.AcksOwed, n.Incursions = c.AcksOwed, c.Incursions
 	mark = fmt.Sprintf("a%d@%d b%d@%d k%d i%d", n.Addressed, c.Unread.NewestAddressed, n.Board, c.Unread.NewestBoard, n.AcksOwed, n.Incursions)
-	return n, mark, c.Mark, nil
+	return n, mark, c, nil
 }

@@ -93,8 +93,9 @@ type MessageTx interface {
 	// messages addressed to it and broadcasts newer than its read cursor.
 	UnreadCounts(ctx context.Context, agent string, cap int) (UnreadCounts, error)
 	// NoticeCounts returns in one call what UnreadCounts, AcksOwed and
-	// IncursionsOnActive count for agent (each up to cap) and its
-	// NoticeMark: the check-in of every identified call.
+	// IncursionsOnActive count for agent (each up to cap), its NoticeMark
+	// and ReadCursor, and the newest broadcast's seq: the check-in of
+	// every identified call.
 	NoticeCounts(ctx context.Context, agent string, cap int) (NoticeCounts, error)
 	// NoticeMark is the fingerprint of the notices agent was last given
 	// ("" before the first); SetNoticeMark replaces it.

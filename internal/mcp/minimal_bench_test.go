@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -17,7 +18,8 @@ import (
 // a SQLite database in WAL mode (testdata/minimal). Both are real child
 // processes over stdio driven by the SDK client; each iteration calls
 // both, alternating which goes first, so both see the same load.
-// Reported: both medians and bb/minimal.
+// Reported: both medians and bb/minimal, and each server process's CPU
+// time (user+system, start-up included) per call.
 //
 //	go test -run '^$' -bench StdioVsMinimal -benchtime 3000x ./internal/mcp/
 func BenchmarkStdioVsMinimal(b *testing.B) {
@@ -32,14 +34,13 @@ func BenchmarkStdioVsMinimal(b *testing.B) {
 		b.Fatalf("bb init: %v %s", err, out)
 	}
 	bb, bbCmd := startMCP(b, dir, bbEnv(), "--agent", "bench-1")
-	defer closeMCP(b, bb, bbCmd)
 	ctx := context.Background()
+	floorCmd := exec.Command(minimal, filepath.Join(dir, "floor.db"))
 	floor, err := sdk.NewClient(&sdk.Implementation{Name: "bb-test", Version: "1"}, nil).
-		Connect(ctx, &sdk.CommandTransport{Command: exec.Command(minimal, filepath.Join(dir, "floor.db"))}, nil)
+		Connect(ctx, &sdk.CommandTransport{Command: floorCmd}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer floor.Close()
 	bbCall := &sdk.CallToolParams{Name: "bb_post_message", Arguments: map[string]any{"content": "bench post"}}
 	floorCall := &sdk.CallToolParams{Name: "insert", Arguments: map[string]any{"text": "bench post"}}
 	timed := func(cs *sdk.ClientSession, p *sdk.CallToolParams, into *[]time.Duration) {
@@ -66,11 +67,25 @@ func BenchmarkStdioVsMinimal(b *testing.B) {
 			timed(floor, floorCall, &tFloor)
 		}
 	}
+	b.StopTimer()
+	closeMCP(b, bb, bbCmd)
+	if err := floor.Close(); err != nil {
+		b.Fatal(err)
+	}
 	mBB, mFloor := medianOf(tBB), medianOf(tFloor)
 	b.ReportMetric(float64(mFloor.Microseconds()), "minimal-µs")
 	b.ReportMetric(float64(mBB.Microseconds()), "bb-µs")
 	b.ReportMetric(float64(mBB)/float64(mFloor), "bb/minimal")
+	calls := time.Duration(b.N + 20)
+	if floorCmd.ProcessState != nil {
+		cBB, cFloor := cpuOf(bbCmd.ProcessState)/calls, cpuOf(floorCmd.ProcessState)/calls
+		b.ReportMetric(float64(cFloor.Microseconds()), "minimal-cpu-µs")
+		b.ReportMetric(float64(cBB.Microseconds()), "bb-cpu-µs")
+	}
 }
+
+// cpuOf is the user and system CPU time of an exited process.
+func cpuOf(ps *os.ProcessState) time.Duration { return ps.UserTime() + ps.SystemTime() }
 
 func medianOf(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {

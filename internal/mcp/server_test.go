@@ -594,8 +594,25 @@ func TestToolSchemasEveryClientAccepts(t *testing.T) {
 // tool call (bb_get_status of one agent plus the check-in), without
 // process and pipe overhead.
 func BenchmarkInMemoryToolCall(b *testing.B) {
+	b.Run("get_status", func(b *testing.B) {
+		benchInMemory(b, &sdk.CallToolParams{Name: "bb_get_status", Arguments: map[string]any{"agent_id": "bench-1"}})
+	})
+	b.Run("post_message", func(b *testing.B) {
+		benchInMemory(b, &sdk.CallToolParams{Name: "bb_post_message", Arguments: map[string]any{"content": "bench post"}})
+	})
+}
+
+// benchInMemory times one tool call on a board opened as bb mcp opens it
+// (a long-lived process).
+func benchInMemory(b *testing.B, p *sdk.CallToolParams) {
 	dir := b.TempDir()
-	s, err := New(openBoard(b, dir, nil), Options{Agent: "bench-1"})
+	board, err := boot.Open(context.Background(), boot.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"),
+		Create: true, ProjectRoot: dir, LongLived: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer board.Close()
+	s, err := New(board.API, Options{Agent: "bench-1"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -609,7 +626,6 @@ func BenchmarkInMemoryToolCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cs.Close()
-	p := &sdk.CallToolParams{Name: "bb_get_status", Arguments: map[string]any{"agent_id": "bench-1"}}
 	if _, err := cs.CallTool(ctx, p); err != nil {
 		b.Fatal(err)
 	}

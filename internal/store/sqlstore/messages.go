@@ -380,8 +380,9 @@ func (t *tx) unreadBoardSQL(agent string, limit int) (string, []any) {
 }
 
 // NoticeCounts runs every count of agent's notices and reads its notice
-// mark in one statement: each part is the query of UnreadCounts, AcksOwed
-// or IncursionsOnActive, one row per part.
+// mark, its read cursor and the newest broadcast in one statement: each
+// part is the query of UnreadCounts, AcksOwed or IncursionsOnActive, one
+// row per part.
 func (t *tx) NoticeCounts(ctx context.Context, agent string, limit int) (hub.NoticeCounts, error) {
 	var c hub.NoticeCounts
 	parts := []func(string, int) (string, []any){t.unreadAddressedSQL, t.unreadBoardSQL, t.acksDirectSQL, t.acksBroadcastSQL, t.incursionsSQL}
@@ -392,8 +393,11 @@ func (t *tx) NoticeCounts(ctx context.Context, agent string, limit int) (hub.Not
 		fmt.Fprintf(&b, "SELECT %d, n, newest, '' FROM (%s) p%d UNION ALL ", i, q, i)
 		args = append(args, a...)
 	}
-	b.WriteString(`SELECT -1, 0, 0, COALESCE((SELECT notice_mark FROM agents WHERE id = ?), '')`)
-	args = append(args, agent)
+	// The newest broadcast: one index probe per requires_ack value.
+	b.WriteString(`SELECT -2, COALESCE((SELECT MAX(seq) FROM messages WHERE recipient = '*' AND requires_ack = 0), 0),
+		COALESCE((SELECT MAX(seq) FROM messages WHERE recipient = '*' AND requires_ack = 1), 0), '' UNION ALL `)
+	b.WriteString(`SELECT -1, COALESCE((SELECT read_cursor FROM agents WHERE id = ?), 0), 0, COALESCE((SELECT notice_mark FROM agents WHERE id = ?), '')`)
+	args = append(args, agent, agent)
 	rows, err := t.query(ctx, b.String(), args...)
 	if err != nil {
 		return c, err
@@ -417,8 +421,10 @@ func (t *tx) NoticeCounts(ctx context.Context, agent string, limit int) (hub.Not
 			bcast = n
 		case 4:
 			c.Incursions = n
+		case -2:
+			c.NewestBroadcast = max(n, newest)
 		case -1:
-			c.Mark = mark
+			c.ReadCursor, c.Mark = n, mark
 		}
 	}
 	c.AcksOwed = min(direct+bcast, int64(limit))

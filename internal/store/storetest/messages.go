@@ -410,6 +410,13 @@ func testMessages(t *testing.T, open Opener) {
 					if want.Incursions, err = tx.IncursionsOnActive(f.Ctx, agent, limit); err != nil {
 						return err
 					}
+					if want.ReadCursor, err = tx.ReadCursor(f.Ctx, agent); err != nil {
+						return err
+					}
+					// The newest message is the broadcast asking for an ack.
+					if want.NewestBroadcast, err = tx.LastMessageSeq(f.Ctx); err != nil {
+						return err
+					}
 					want.Mark, err = tx.NoticeMark(f.Ctx, agent)
 					return err
 				})
