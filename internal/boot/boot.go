@@ -54,7 +54,8 @@ type Config struct {
 	BusyTimeoutMS int
 	// LongLived says the process serves many calls (bb serve, bb mcp): an
 	// SQLite board then checkpoints its write-ahead log in the background
-	// instead of inside the commit that fills it.
+	// instead of inside the commit that fills it, and reads pages without
+	// a memory map (sqlite.Options.NoMemoryMap).
 	LongLived bool
 }
 
@@ -129,6 +130,7 @@ func openStore(ctx context.Context, c Config) (*sqlstore.DB, error) {
 	o := sqlite.Options{Create: c.Create, BusyTimeoutMS: c.BusyTimeoutMS}
 	if c.LongLived {
 		o.CheckpointEvery = backgroundCheckpoint
+		o.NoMemoryMap = true
 	}
 	return sqlite.Open(ctx, c.SQLitePath, o)
 }
