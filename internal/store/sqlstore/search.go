@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -298,75 +297,62 @@ func (t *tx) searchWindowOf(ctx context.Context, src searchSource, q hub.SearchT
 }
 
 // searchAgentWalk returns up to limit of the newest messages matching match
-// that q.Agent sent or received, newest first. It reads the agent's
-// messages (by sender and by recipient) and the matches side by side, in
-// stretches of message numbers going back from top, and keeps the numbers
-// both hold; density (the share of messages the query's rarest word
-// matches) sizes the first stretch. It stops when limit are found, the
-// since bound is passed or searchWalk index entries have been read.
+// that q.Agent sent or received, newest first. It walks stretches of
+// message numbers going back from top, two statements each. The first
+// finds where the stretch starts: the k-th newest message of the agent
+// below the stretch's end in each list (sent; received, which
+// idx_messages_recipient_ack_seq keeps in order in two ranges: requires_ack
+// is 0 or 1), the newest of those. The second keeps the query's matches in
+// the stretch that the agent's lists hold, the smaller side looked up in
+// the other. density (the share of messages the query's rarest word
+// matches) sizes the stretch: about limit matches of the agent's, and at
+// most about searchScan matches in all. It stops when limit are found, the
+// since bound is passed or about searchWalk index entries have been read.
 func (t *tx) searchAgentWalk(ctx context.Context, src searchSource, q hub.SearchTerms, match string, limit int, top int64, density float64) ([]hub.SearchRow, error) {
 	first, ok, err := t.searchSince(ctx, src, q)
 	if !ok || err != nil {
 		return nil, err
 	}
 	floor := max(first, 1)
-	// How many of the agent's messages a stretch holds.
-	k := searchScan
-	if density > 0 {
-		k = int(min(float64(searchScan), float64(limit)/density))
+	density = max(density, 1e-9)
+	// How many of the agent's messages a stretch holds (per list), and
+	// how many message numbers at most.
+	k := max(int(min(float64(searchScan), float64(limit)/density)), limit)
+	span := int64(float64(searchScan) / density)
+	kth := func(index, where string) string {
+		return "coalesce((SELECT seq FROM messages" + t.indexed(index) + " WHERE " + where + " AND seq < ?2 AND seq >= ?3 ORDER BY seq DESC LIMIT 1 OFFSET ?4), 0)"
 	}
-	k = max(k, limit)
+	start := "SELECT max(?3, ?5, " + kth("idx_messages_sender_seq", "sender = ?1") + ", " +
+		kth("idx_messages_recipient_ack_seq", "recipient = ?1 AND requires_ack = 0") + ", " +
+		kth("idx_messages_recipient_ack_seq", "recipient = ?1 AND requires_ack = 1") + ")"
+	mine := "SELECT seq AS v FROM messages" + t.indexed("idx_messages_sender_seq") + " WHERE sender = ?1 AND seq >= ?3 AND seq < ?2 UNION ALL " +
+		"SELECT seq AS v FROM messages" + t.indexed("idx_messages_recipient_ack_seq") + " WHERE recipient = ?1 AND requires_ack IN (0, 1) AND seq >= ?3 AND seq < ?2"
+	hits := "SELECT rowid AS v FROM " + src.fts5 + " WHERE " + src.fts5 + " MATCH ?4 AND rowid >= ?3 AND rowid < ?2"
+	// (v+0): the other side is read once into a lookup table, and FTS5
+	// is not asked for each number of it.
+	agentSide := groupConcat("SELECT v FROM (" + hits + ") WHERE (v+0) IN (" + mine + ")")
+	wordSide := groupConcat("SELECT v FROM (" + mine + ") WHERE (v+0) IN (" + hits + ")")
 	var found []int64
 	hi, read := top+1, 0
 	for len(found) < limit && hi > floor && read < searchWalk {
-		// The agent's newest k below hi that it sent, and that it received
-		// (idx_messages_recipient_ack_seq keeps them in order in two
-		// ranges: requires_ack is 0 or 1), each as one list; together they
-		// hold every message of the agent from lo up.
-		lo := floor
-		one := "SELECT seq AS v FROM messages%s WHERE %s AND seq < ? AND seq >= ? ORDER BY seq DESC LIMIT " + strconv.Itoa(k)
-		lists := make([]sql.NullString, 3)
-		err := t.row(ctx, "SELECT ("+groupConcat(fmt.Sprintf(one, t.indexed("idx_messages_sender_seq"), "sender = ?"))+"), ("+
-			groupConcat(fmt.Sprintf(one, t.indexed("idx_messages_recipient_ack_seq"), "recipient = ? AND requires_ack = 0"))+"), ("+
-			groupConcat(fmt.Sprintf(one, t.indexed("idx_messages_recipient_ack_seq"), "recipient = ? AND requires_ack = 1"))+")",
-			q.Agent, hi, floor, q.Agent, hi, floor, q.Agent, hi, floor).Scan(&lists[0], &lists[1], &lists[2])
+		var lo int64
+		if err := t.row(ctx, start, q.Agent, hi, floor, k-1, hi-span).Scan(&lo); err != nil {
+			return nil, err
+		}
+		both := agentSide
+		if words := int(float64(hi-lo) * density); words < k {
+			both = wordSide
+		}
+		var list sql.NullString
+		if err := t.row(ctx, both, q.Agent, hi, lo, match).Scan(&list); err != nil {
+			return nil, err
+		}
+		hits, err := int64List(list)
 		if err != nil {
 			return nil, err
 		}
-		var seqs [][]int64
-		for _, list := range lists {
-			l, err := int64List(list)
-			if err != nil {
-				return nil, err
-			}
-			if len(l) == k {
-				lo = max(lo, l[k-1])
-			}
-			seqs = append(seqs, l)
-			read += len(l)
-		}
-		// The matches from lo up, at most searchScan of them: when more,
-		// the stretch ends at the oldest read.
-		hits, err := t.int64s(ctx, "SELECT rowid AS v FROM "+src.fts5+" WHERE "+src.fts5+" MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT "+
-			strconv.Itoa(searchScan), match, lo, hi)
-		if err != nil {
-			return nil, err
-		}
-		read += len(hits)
-		if len(hits) == searchScan {
-			lo = hits[len(hits)-1]
-		}
-		mine := make(map[int64]bool, len(seqs[0])+len(seqs[1])+len(seqs[2]))
-		for _, l := range seqs {
-			for _, s := range l {
-				mine[s] = s >= lo
-			}
-		}
-		for _, h := range hits {
-			if mine[h] && len(found) < limit {
-				found = append(found, h)
-			}
-		}
+		found = append(found, hits[:min(len(hits), limit-len(found))]...)
+		read += k + int(float64(hi-lo)*density)
 		hi = lo
 		k = min(2*k, searchWalk)
 	}
@@ -378,18 +364,12 @@ func (t *tx) searchAgentWalk(ctx context.Context, src searchSource, q hub.Search
 	for _, s := range found {
 		args = append(args, s)
 	}
-	return t.searchRows(ctx, "SELECT CAST('"+src.kind+"' AS TEXT) AS kind, "+src.cols+", 0.0 FROM messages m WHERE m.seq IN ("+placeholders(len(found))+")"+cond+
-		" ORDER BY m.seq DESC", append(args, wargs...)...)
-}
-
-// int64s runs a query of one integer column named v and returns its
-// values, largest first.
-func (t *tx) int64s(ctx context.Context, query string, args ...any) ([]int64, error) {
-	var list sql.NullString
-	if err := t.row(ctx, groupConcat(query), args...).Scan(&list); err != nil {
-		return nil, err
-	}
-	return int64List(list)
+	// Sorted here: ORDER BY seq would have SQLite walk the whole index of
+	// seq in order, testing each against the list.
+	rows, err := t.searchRows(ctx, "SELECT CAST('"+src.kind+"' AS TEXT) AS kind, "+src.cols+", 0.0 FROM messages m WHERE m.seq IN ("+placeholders(len(found))+")"+cond,
+		append(args, wargs...)...)
+	slices.SortFunc(rows, func(a, b hub.SearchRow) int { return cmp.Compare(b.Seq, a.Seq) })
+	return rows, err
 }
 
 // groupConcat is an expression for the values v of query as one list: the
