@@ -34,6 +34,9 @@ func sizeCommands() []sizeCommand {
 	return []sizeCommand{
 		{name: "bb-agent-inbox", bin: "bb", args: []string{"--as", bigboard.Reader, "agent", "inbox"}},
 		{name: "bb-agent-inbox-unread", bin: "bb", args: []string{"--as", bigboard.Reader, "agent", "inbox", "--state", "unread"}},
+		{name: "bb-agent-inbox-read", bin: "bb", args: []string{"--as", bigboard.Reader, "agent", "inbox", "--state", "read"}},
+		{name: "bb-agent-inbox-acked", bin: "bb", args: []string{"--as", bigboard.Reader, "agent", "inbox", "--state", "acked", "--limit", "5"}},
+		{name: "agent-mail-status", bin: "agent-mail", args: []string{"status", "--agent", bigboard.MailReader}},
 		{name: "agent-mail-read", bin: "agent-mail", args: []string{"read", bigboard.MailReader, "--no-mark-read"}},
 		{name: "bb-log", bin: "bb", args: []string{"--as", bigboard.Reader, "log"}},
 		{name: "hook-UserPromptSubmit", bin: "bb", args: []string{"hook", "claude", "UserPromptSubmit"},

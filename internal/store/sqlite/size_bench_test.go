@@ -127,6 +127,10 @@ var sizeReads = []struct {
 		rows, err := s.ReadAgentMail(ctx, hub.MailReadInput{Agent: bigboard.MailReader, Limit: 20, NoMarkRead: true})
 		return len(rows), err
 	}},
+	{"agent-mail-status", func(ctx context.Context, s *hub.Service) (int, error) {
+		rows, err := s.AgentMailStatus(ctx, bigboard.MailReader, "")
+		return len(rows), err
+	}},
 	{"log", func(ctx context.Context, s *hub.Service) (int, error) {
 		ms, err := s.Log(ctx, hub.LogQuery{Reader: bigboard.Reader})
 		return len(ms), err

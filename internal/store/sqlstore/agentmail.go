@@ -221,43 +221,40 @@ func (t *tx) MailFirstSeen(ctx context.Context, id string) (string, bool, error)
 
 const mailChunk = 500
 
+// MailCounts reads the running totals the triggers of migration 027 keep
+// (mail_counts per agent, broadcast_senders per sender), so its cost does
+// not grow with the board's history.
 func (t *tx) MailCounts(ctx context.Context, agents []string) ([]hub.MailCounts, error) {
-	direct := map[string]*mailPair{}
-	acks := map[string]*mailPair{}
+	type totals struct{ directUnread, directUnacked, read, acked int64 }
+	per := map[string]totals{}
 	for start := 0; start < len(agents); start += mailChunk {
 		chunk := agents[start:min(start+mailChunk, len(agents))]
 		args := make([]any, len(chunk))
 		for i, a := range chunk {
 			args[i] = a
 		}
-		rows, err := t.query(ctx, `SELECT recipient,
-				SUM(CASE WHEN read_at IS NULL THEN 1 ELSE 0 END),
-				SUM(CASE WHEN acked_at IS NULL THEN 1 ELSE 0 END)
-			FROM messages WHERE recipient IN (`+placeholders(len(chunk))+`) AND sender <> recipient
-			GROUP BY recipient`, args...)
+		rows, err := t.query(ctx, `SELECT agent, direct_unread, direct_unacked, broadcasts_read, broadcasts_acked
+			FROM mail_counts WHERE agent IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, err
 		}
-		if err := scanCounts(rows, direct); err != nil {
-			return nil, err
+		for rows.Next() {
+			var a string
+			var c totals
+			if err := rows.Scan(&a, &c.directUnread, &c.directUnacked, &c.read, &c.acked); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			per[a] = c
 		}
-		rows, err = t.query(ctx, `SELECT ba.agent,
-				SUM(CASE WHEN ba.read_at IS NOT NULL THEN 1 ELSE 0 END),
-				SUM(CASE WHEN ba.acked_at IS NOT NULL THEN 1 ELSE 0 END)
-			FROM broadcast_acks ba JOIN messages m ON m.id = ba.message_id
-			WHERE ba.agent IN (`+placeholders(len(chunk))+`) AND m.recipient = '*' AND m.sender <> ba.agent
-			GROUP BY ba.agent`, args...)
-		if err != nil {
-			return nil, err
-		}
-		if err := scanCounts(rows, acks); err != nil {
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return nil, err
 		}
 	}
 	// Broadcasts each agent did not send itself.
 	var total int64
 	sent := map[string]int64{}
-	rows, err := t.query(ctx, `SELECT sender, COUNT(*) FROM messages WHERE recipient = ? GROUP BY sender`, hub.Broadcast)
+	rows, err := t.query(ctx, `SELECT sender, broadcasts FROM broadcast_senders`)
 	if err != nil {
 		return nil, err
 	}
@@ -276,35 +273,10 @@ func (t *tx) MailCounts(ctx context.Context, agents []string) ([]hub.MailCounts,
 	}
 	out := make([]hub.MailCounts, 0, len(agents))
 	for _, a := range agents {
-		c := hub.MailCounts{Agent: a}
-		if d := direct[a]; d != nil {
-			c.Unread, c.Unacked = d.unread, d.unacked
-		}
-		b := total - sent[a]
-		c.Unread += b
-		c.Unacked += b
-		if k := acks[a]; k != nil {
-			c.Unread -= k.unread
-			c.Unacked -= k.unacked
-		}
-		out = append(out, c)
+		c, b := per[a], total-sent[a]
+		out = append(out, hub.MailCounts{Agent: a, Unread: c.directUnread + b - c.read, Unacked: c.directUnacked + b - c.acked})
 	}
 	return out, nil
-}
-
-type mailPair struct{ unread, unacked int64 }
-
-func scanCounts(rows *sql.Rows, into map[string]*mailPair) error {
-	defer rows.Close()
-	for rows.Next() {
-		var a string
-		var x, y sql.NullInt64
-		if err := rows.Scan(&a, &x, &y); err != nil {
-			return err
-		}
-		into[a] = &mailPair{x.Int64, y.Int64}
-	}
-	return rows.Err()
 }
 
 const mailExpiryCols = `id, sender, subject, ttl_hours, created, seq`

@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,13 +104,15 @@ func quote(id string) string { return `"` + strings.ReplaceAll(id, `"`, `""`) + 
 func (s side) tables(ctx context.Context, q querier) ([]string, error) {
 	// Plain tables only: the full-text indexes (virtual tables and their
 	// shadow tables) are rebuilt by the target's own triggers, or for
-	// messages on SQLite by RebuildMessageIndex after the copy.
+	// messages on SQLite by RebuildMessageIndex after the copy; the Agent
+	// Mail status totals by the target's triggers too.
 	query := `SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'`
 	if s.pg() {
 		query = `SELECT table_name FROM information_schema.tables
 			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'schema_version'`
 	}
-	return strings1(ctx, q, query)
+	names, err := strings1(ctx, q, query)
+	return slices.DeleteFunc(names, func(n string) bool { return n == "mail_counts" || n == "broadcast_senders" }), err
 }
 
 // identity returns the auto-numbered column of each table that has one

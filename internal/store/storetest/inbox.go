@@ -120,4 +120,103 @@ func testInbox(t *testing.T, open Opener) {
 			}
 		}
 	})
+
+	// The status counts come from running totals kept by the store on
+	// every insert, receipt and delete; they must equal what the receipts
+	// themselves say, message by message.
+	t.Run("MailCountsMatchTheReceipts", func(t *testing.T) {
+		f := New(t, open)
+		ids := []string{"p:a", "p:b", "p:c", "p:d"}
+		x := uint32(11)
+		rnd := func(n int) int { x ^= x << 13; x ^= x >> 17; x ^= x << 5; return int(x % uint32(n)) }
+		var msgs []hub.Message
+		check := func(when string) {
+			t.Helper()
+			var got []hub.MailCounts
+			want := map[string]hub.MailCounts{}
+			f.Read(func(tx hub.Tx) (err error) {
+				if got, err = tx.MailCounts(f.Ctx, append(ids, "p:nobody")); err != nil {
+					return err
+				}
+				for _, a := range append(ids, "p:nobody") {
+					c := hub.MailCounts{Agent: a}
+					for _, m := range msgs {
+						if m.From == a || (!m.IsBroadcast() && m.To != a) {
+							continue
+						}
+						r, err := tx.ReceiptOf(f.Ctx, &m, a)
+						if err != nil {
+							return err
+						}
+						if r.ReadAt == nil {
+							c.Unread++
+						}
+						if r.AckedAt == nil {
+							c.Unacked++
+						}
+					}
+					want[a] = c
+				}
+				return nil
+			})
+			for _, c := range got {
+				if c != want[c.Agent] {
+					t.Errorf("%s: %s counts %+v, the receipts give %+v", when, c.Agent, c, want[c.Agent])
+				}
+			}
+		}
+		at := T0()
+		for round := range 4 {
+			for i := range 15 {
+				n := round*15 + i
+				m := hub.Message{UUID: fmt.Sprintf("66666666-6666-4666-8666-%012d", n), From: ids[rnd(len(ids))],
+					Body: "m", CreatedAt: at.Add(time.Duration(n) * time.Second)}
+				switch rnd(4) {
+				case 0:
+					m.To = hub.Broadcast
+				case 1:
+					m.To = m.From // to itself: never counted
+				default:
+					m.To = ids[rnd(len(ids))]
+				}
+				if rnd(4) == 0 && !m.IsBroadcast() {
+					// Written with its receipt already set, as another
+					// tool may.
+					m.ReadAt = &at
+				}
+				f.Write(func(tx hub.Tx) error { return tx.InsertMessage(f.Ctx, &m) })
+				msgs = append(msgs, m)
+			}
+			f.Write(func(tx hub.Tx) error {
+				for i := range msgs {
+					m := &msgs[i]
+					for _, a := range ids {
+						var err error
+						switch rnd(8) {
+						case 0:
+							err = tx.MarkRead(f.Ctx, m, a, at)
+						case 1:
+							err = tx.MarkAcked(f.Ctx, m, a, at)
+						case 2:
+							err = tx.MarkAckedLatest(f.Ctx, m, a, at.Add(time.Minute))
+						}
+						if err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+			check(fmt.Sprintf("round %d", round))
+			// Delete a few, broadcasts with receipts among them.
+			var gone []string
+			for len(gone) < 5 {
+				i := rnd(len(msgs))
+				gone = append(gone, msgs[i].UUID)
+				msgs = slices.Delete(msgs, i, i+1)
+			}
+			f.Write(func(tx hub.Tx) error { return tx.DeleteMail(f.Ctx, gone) })
+			check(fmt.Sprintf("round %d after deleting", round))
+		}
+	})
 }
