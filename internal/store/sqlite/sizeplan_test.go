@@ -40,7 +40,7 @@ var sizePlans = map[string]struct{ want []string }{
 		"idx_messages_recipient_ack_seq (recipient=? AND requires_ack=? AND seq>?)"}},
 	// Status reads the running totals, one row per agent asked about.
 	"agent-mail-status": {want: []string{"mail_counts USING INDEX sqlite_autoindex_mail_counts_1 (agent=?)"}},
-	"log": {want: []string{"sqlite_autoindex_messages_2 (seq>?)"}},
+	"log":               {want: []string{"sqlite_autoindex_messages_2 (seq>?)"}},
 	"check-in": {want: []string{
 		"idx_messages_unread (recipient=?)",
 		"idx_messages_ack_owed (recipient=?)",

@@ -30,35 +30,45 @@ UPDATE mail_counts SET
         WHERE b.agent = mail_counts.agent AND m.recipient = '*' AND m.sender <> b.agent AND b.acked_at IS NOT NULL);
 INSERT INTO broadcast_senders (sender, broadcasts) SELECT sender, COUNT(*) FROM messages WHERE recipient = '*' GROUP BY sender;
 
-CREATE FUNCTION mail_counts_messages() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION mail_counts_direct() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP <> 'INSERT' THEN
-        IF OLD.recipient <> '*' AND OLD.sender <> OLD.recipient THEN
-            UPDATE mail_counts SET direct_unread = direct_unread - (OLD.read_at IS NULL)::int,
-                direct_unacked = direct_unacked - (OLD.acked_at IS NULL)::int WHERE agent = OLD.recipient;
-        ELSIF TG_OP = 'DELETE' AND OLD.recipient = '*' THEN
-            UPDATE broadcast_senders SET broadcasts = broadcasts - 1 WHERE sender = OLD.sender;
-            -- A broadcast deleted before its receipts takes their counts
-            -- with it (a receipt counts only while its broadcast exists).
-            UPDATE mail_counts c SET broadcasts_read = c.broadcasts_read - (b.read_at IS NOT NULL)::int,
-                broadcasts_acked = c.broadcasts_acked - (b.acked_at IS NOT NULL)::int
-            FROM broadcast_acks b WHERE b.message_id = OLD.id AND b.agent = c.agent AND c.agent <> OLD.sender;
-        END IF;
+    IF TG_OP <> 'INSERT' AND OLD.recipient <> '*' AND OLD.sender <> OLD.recipient THEN
+        UPDATE mail_counts SET direct_unread = direct_unread - (OLD.read_at IS NULL)::int,
+            direct_unacked = direct_unacked - (OLD.acked_at IS NULL)::int WHERE agent = OLD.recipient;
     END IF;
-    IF TG_OP <> 'DELETE' THEN
-        IF NEW.recipient <> '*' AND NEW.sender <> NEW.recipient THEN
-            INSERT INTO mail_counts (agent) VALUES (NEW.recipient) ON CONFLICT DO NOTHING;
-            UPDATE mail_counts SET direct_unread = direct_unread + (NEW.read_at IS NULL)::int,
-                direct_unacked = direct_unacked + (NEW.acked_at IS NULL)::int WHERE agent = NEW.recipient;
-        ELSIF TG_OP = 'INSERT' AND NEW.recipient = '*' THEN
-            INSERT INTO broadcast_senders (sender) VALUES (NEW.sender) ON CONFLICT DO NOTHING;
-            UPDATE broadcast_senders SET broadcasts = broadcasts + 1 WHERE sender = NEW.sender;
-        END IF;
+    IF TG_OP <> 'DELETE' AND NEW.recipient <> '*' AND NEW.sender <> NEW.recipient THEN
+        INSERT INTO mail_counts (agent) VALUES (NEW.recipient) ON CONFLICT DO NOTHING;
+        UPDATE mail_counts SET direct_unread = direct_unread + (NEW.read_at IS NULL)::int,
+            direct_unacked = direct_unacked + (NEW.acked_at IS NULL)::int WHERE agent = NEW.recipient;
     END IF;
     RETURN NULL;
 END $$;
-CREATE TRIGGER mail_counts_messages AFTER INSERT OR DELETE OR UPDATE OF read_at, acked_at, sender, recipient ON messages
-    FOR EACH ROW EXECUTE FUNCTION mail_counts_messages();
+CREATE TRIGGER mail_counts_direct_insert AFTER INSERT ON messages
+    FOR EACH ROW WHEN (NEW.recipient <> '*' AND NEW.sender <> NEW.recipient) EXECUTE FUNCTION mail_counts_direct();
+CREATE TRIGGER mail_counts_direct_update AFTER UPDATE OF read_at, acked_at, sender, recipient ON messages
+    FOR EACH ROW EXECUTE FUNCTION mail_counts_direct();
+CREATE TRIGGER mail_counts_direct_delete AFTER DELETE ON messages
+    FOR EACH ROW WHEN (OLD.recipient <> '*' AND OLD.sender <> OLD.recipient) EXECUTE FUNCTION mail_counts_direct();
+
+CREATE FUNCTION broadcast_senders_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO broadcast_senders (sender) VALUES (NEW.sender) ON CONFLICT DO NOTHING;
+        UPDATE broadcast_senders SET broadcasts = broadcasts + 1 WHERE sender = NEW.sender;
+    ELSE
+        UPDATE broadcast_senders SET broadcasts = broadcasts - 1 WHERE sender = OLD.sender;
+        -- A broadcast deleted before its receipts takes their counts with
+        -- it (a receipt counts only while its broadcast exists).
+        UPDATE mail_counts c SET broadcasts_read = c.broadcasts_read - (b.read_at IS NOT NULL)::int,
+            broadcasts_acked = c.broadcasts_acked - (b.acked_at IS NOT NULL)::int
+        FROM broadcast_acks b WHERE b.message_id = OLD.id AND b.agent = c.agent AND c.agent <> OLD.sender;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER broadcast_senders_insert AFTER INSERT ON messages
+    FOR EACH ROW WHEN (NEW.recipient = '*') EXECUTE FUNCTION broadcast_senders_count();
+CREATE TRIGGER broadcast_senders_delete AFTER DELETE ON messages
+    FOR EACH ROW WHEN (OLD.recipient = '*') EXECUTE FUNCTION broadcast_senders_count();
 
 CREATE FUNCTION mail_counts_receipts() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -75,5 +85,9 @@ BEGIN
     END IF;
     RETURN NULL;
 END $$;
-CREATE TRIGGER mail_counts_receipts AFTER INSERT OR DELETE OR UPDATE OF read_at, acked_at ON broadcast_acks
+CREATE TRIGGER mail_counts_receipt_insert AFTER INSERT ON broadcast_acks
+    FOR EACH ROW EXECUTE FUNCTION mail_counts_receipts();
+CREATE TRIGGER mail_counts_receipt_update AFTER UPDATE OF read_at, acked_at ON broadcast_acks
+    FOR EACH ROW EXECUTE FUNCTION mail_counts_receipts();
+CREATE TRIGGER mail_counts_receipt_delete AFTER DELETE ON broadcast_acks
     FOR EACH ROW EXECUTE FUNCTION mail_counts_receipts();
