@@ -28,7 +28,9 @@ type searchSource struct {
 	agent string // a condition with one '?' per agentArgs
 	nArgs int
 	at    string
-	extra string // always applied (unexpired memory), one '?' for now
+	// newest orders the rows newest first.
+	newest string
+	extra  string // always applied (unexpired memory), one '?' for now
 	// title is the first indexed column of fts5, which weighs more.
 	title string
 }
@@ -45,27 +47,27 @@ var searchSources = []searchSource{
 	{kind: hub.SearchMessage, fts5: "messages_fts", table: "messages", join: "m.seq = f.rowid",
 		doc:   "bb_search_doc(m.subject, m.body)",
 		cols:  "m.id, m.seq, '', '', m.subject, m.body, m.sender, m.recipient, m.created",
-		agent: "(m.sender = ? OR m.recipient = ?)", nArgs: 2, at: "m.created", title: "subject"},
+		agent: "(m.sender = ? OR m.recipient = ?)", nArgs: 2, at: "m.created", newest: "m.seq", title: "subject"},
 	{kind: hub.SearchTask, fts5: "tasks_fts", table: "tasks", join: "m.id = f.id",
 		doc:   "bb_search_doc(m.title, m.description)",
 		cols:  "m.id, 0, '', '', m.title, m.description, m.owner, '', m.updated_at",
-		agent: "m.owner = ?", nArgs: 1, at: "m.updated_at", title: "title"},
+		agent: "m.owner = ?", nArgs: 1, at: "m.updated_at", newest: "m.updated_at", title: "title"},
 	{kind: hub.SearchMemory, fts5: "memory_fts", table: "memory", join: "m.id = f.rowid",
 		doc:   "bb_search_doc(m.key, m.value)",
 		cols:  "m.key, 0, m.scope, m.scope_id, m.key, m.value, CASE WHEN m.scope = 'agent' THEN m.scope_id ELSE '' END, '', m.updated_at",
-		agent: "(m.scope = 'agent' AND m.scope_id = ?)", nArgs: 1, at: "m.updated_at",
+		agent: "(m.scope = 'agent' AND m.scope_id = ?)", nArgs: 1, at: "m.updated_at", newest: "m.updated_at",
 		extra: "(m.expires_at IS NULL OR m.expires_at > ?)", title: "key"},
 	{kind: hub.SearchArtifact, fts5: "artifacts_fts", table: "artifacts", join: "m.id = f.rowid",
 		doc:   "bb_search_doc(m.path, m.description)",
 		cols:  "m.path, 0, '', '', m.path, m.description, m.produced_by, '', m.updated_at",
-		agent: "m.produced_by = ?", nArgs: 1, at: "m.updated_at", title: "path"},
+		agent: "m.produced_by = ?", nArgs: 1, at: "m.updated_at", newest: "m.updated_at", title: "path"},
 }
 
 // Search runs one ranked query over every requested kind, best q.Limit
 // matches first. The first field of each kind (subject, title, key, path)
-// weighs more than the second. PostgreSQL ranks each kind's matches with
-// ts_rank; SQLite ranks a bounded window of each kind's newest matches
-// (searchFTS5).
+// weighs more than the second. Both databases rank at most a window of
+// each kind's newest matches (searchWindowSize): PostgreSQL with ts_rank
+// over the newest window matches of the query; SQLite as searchFTS5 says.
 func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, error) {
 	if err := t.indexMessages(ctx); err != nil {
 		return nil, err
@@ -80,10 +82,13 @@ func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, er
 		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, src.kind) {
 			continue
 		}
+		// The newest window matches that pass the filters, ranked: the
+		// GIN index finds the matches, and only the window's words are
+		// read again to rank them.
 		cond, wargs := searchFilters(src, q)
-		parts = append(parts, "SELECT * FROM (SELECT CAST('"+src.kind+"' AS TEXT) AS kind, "+src.cols+", ts_rank("+src.doc+", q) AS score FROM "+
-			src.table+" m, to_tsquery('simple', ?) q WHERE "+src.doc+" @@ q"+cond+" ORDER BY score DESC LIMIT ?) AS s"+src.kind)
-		args = append(append(append(args, match), wargs...), q.Limit)
+		parts = append(parts, "SELECT * FROM (SELECT CAST('"+src.kind+"' AS TEXT) AS kind, "+src.cols+", ts_rank("+src.doc+", q) AS score FROM (SELECT m.* FROM "+
+			src.table+" m WHERE "+src.doc+" @@ to_tsquery('simple', ?)"+cond+" ORDER BY "+src.newest+" DESC LIMIT ?) m, to_tsquery('simple', ?) q ORDER BY score DESC LIMIT ?) AS s"+src.kind)
+		args = append(append(append(args, match), wargs...), searchWindowSize(q), match, q.Limit)
 	}
 	if len(parts) == 0 {
 		return nil, nil
@@ -135,6 +140,10 @@ const (
 	searchWalk   = 20000
 )
 
+// searchWindowSize is how many of a kind's newest matches are ranked when
+// there are more: searchWindow, or the number of results asked for if more.
+func searchWindowSize(q hub.SearchTerms) int { return max(searchWindow, q.Limit) }
+
 // searchProbe is what the newest matches of one term tell: how many there
 // are, up to a limit, and the sequence number of the oldest of them.
 type searchProbe struct {
@@ -156,7 +165,7 @@ func (p searchProbe) density(top int64) float64 {
 // best q.Limit of all kinds, the newest first among equals.
 func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, error) {
 	var out []hub.SearchRow
-	window := max(searchWindow, q.Limit)
+	window := searchWindowSize(q)
 	for _, src := range searchSources {
 		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, src.kind) {
 			continue

@@ -193,6 +193,27 @@ func testSearch(t *testing.T, open Opener) {
 			t.Errorf("bad kind: %v", err)
 		}
 	})
+	t.Run("ACommonWordRanksItsNewestMatches", func(t *testing.T) {
+		// A word in more messages than the window (50): only its newest
+		// 50 are ranked, so a strong old match (the word as a subject)
+		// gives way to newer mentions, on every database alike.
+		old, err := svc.SendMail(ctx, hub.SendInput{From: "bob", To: "ana", BeadID: "bd-8", Category: "INFO", Subject: "quartz", Body: "quartz"})
+		check(t, err)
+		var newest []int64
+		for i := range 60 {
+			newest = append(newest, f.Post(hub.PostInput{From: "ana", Content: "a status line that mentions quartz once, number " + strconv.Itoa(i)}).Seq)
+		}
+		res, err := svc.Search(ctx, hub.SearchQuery{Text: "quartz"})
+		check(t, err)
+		if len(res.Hits) != hub.DefaultSearchLimit {
+			t.Fatalf("%d hits, want %d", len(res.Hits), hub.DefaultSearchLimit)
+		}
+		for _, h := range res.Hits {
+			if h.Seq < newest[10] {
+				t.Errorf("hit %d (%q) is older than the newest 50 matches (from %d; the old mail is %d)", h.Seq, h.Title, newest[10], old.Seq)
+			}
+		}
+	})
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
