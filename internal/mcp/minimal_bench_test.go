@@ -17,9 +17,13 @@ import (
 // minimal MCP server on the same SDK whose only tool inserts one row into
 // a SQLite database in WAL mode (testdata/minimal). Both are real child
 // processes over stdio driven by the SDK client; each iteration calls
-// both, alternating which goes first, so both see the same load.
-// Reported: both medians and bb/minimal, and each server process's CPU
-// time (user+system, start-up included) per call.
+// each server once, rotating which goes first, so all see the same load.
+// Reported: the medians, bb/minimal, and each server process's CPU time
+// (user+system, start-up included) per call.
+//
+// With BB_BENCH_BASELINE naming another bb binary (say, one built from
+// main), that binary runs too, on a board of its own, and is reported as
+// base-µs, base/minimal and base-cpu-µs: a before/after in one run.
 //
 //	go test -run '^$' -bench StdioVsMinimal -benchtime 3000x ./internal/mcp/
 func BenchmarkStdioVsMinimal(b *testing.B) {
@@ -28,64 +32,87 @@ func BenchmarkStdioVsMinimal(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", minimal, "./testdata/minimal").CombinedOutput(); err != nil {
 		b.Fatalf("build the minimal server: %v\n%s", err, out)
 	}
-	ini := exec.Command(bbBin, "init")
-	ini.Dir, ini.Env = dir, bbEnv()
-	if out, err := ini.CombinedOutput(); err != nil {
-		b.Fatalf("bb init: %v %s", err, out)
-	}
-	bb, bbCmd := startMCP(b, dir, bbEnv(), "--agent", "bench-1")
 	ctx := context.Background()
+	type server struct {
+		name string
+		cs   *sdk.ClientSession
+		cmd  *exec.Cmd
+		call *sdk.CallToolParams
+		t    []time.Duration
+	}
+	bbServer := func(name, bin string) *server {
+		board := filepath.Join(dir, name)
+		if err := os.Mkdir(board, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		ini := exec.Command(bin, "init")
+		ini.Dir, ini.Env = board, bbEnv()
+		if out, err := ini.CombinedOutput(); err != nil {
+			b.Fatalf("%s init: %v %s", bin, err, out)
+		}
+		cmd := exec.Command(bin, "mcp", "--agent", "bench-1")
+		cmd.Dir, cmd.Env = board, bbEnv()
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bb-test", Version: "1"}, nil).
+			Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+		if err != nil {
+			b.Fatalf("connect to %s mcp: %v", bin, err)
+		}
+		return &server{name: name, cs: cs, cmd: cmd,
+			call: &sdk.CallToolParams{Name: "bb_post_message", Arguments: map[string]any{"content": "bench post"}}}
+	}
 	floorCmd := exec.Command(minimal, filepath.Join(dir, "floor.db"))
 	floor, err := sdk.NewClient(&sdk.Implementation{Name: "bb-test", Version: "1"}, nil).
 		Connect(ctx, &sdk.CommandTransport{Command: floorCmd}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	bbCall := &sdk.CallToolParams{Name: "bb_post_message", Arguments: map[string]any{"content": "bench post"}}
-	floorCall := &sdk.CallToolParams{Name: "insert", Arguments: map[string]any{"text": "bench post"}}
-	timed := func(cs *sdk.ClientSession, p *sdk.CallToolParams, into *[]time.Duration) {
+	servers := []*server{{name: "minimal", cs: floor, cmd: floorCmd,
+		call: &sdk.CallToolParams{Name: "insert", Arguments: map[string]any{"text": "bench post"}}}, bbServer("bb", bbBin)}
+	if base := os.Getenv("BB_BENCH_BASELINE"); base != "" {
+		servers = append(servers, bbServer("base", base))
+	}
+	timed := func(s *server) {
 		t0 := time.Now()
-		r, err := cs.CallTool(ctx, p)
-		*into = append(*into, time.Since(t0))
+		r, err := s.cs.CallTool(ctx, s.call)
+		s.t = append(s.t, time.Since(t0))
 		if err != nil || r.IsError {
-			b.Fatalf("%s: %v %v", p.Name, err, r)
+			b.Fatalf("%s: %v %v", s.name, err, r)
 		}
 	}
-	var tBB, tFloor []time.Duration
-	for range 20 { // warm up both (bb creates the agent on its first call)
-		timed(bb, bbCall, &tBB)
-		timed(floor, floorCall, &tFloor)
+	const warmUp = 20 // bb creates the agent on its first call
+	for range warmUp {
+		for _, s := range servers {
+			timed(s)
+		}
 	}
-	tBB, tFloor = tBB[:0], tFloor[:0]
+	for _, s := range servers {
+		s.t = s.t[:0]
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if i%2 == 0 {
-			timed(floor, floorCall, &tFloor)
-			timed(bb, bbCall, &tBB)
-		} else {
-			timed(bb, bbCall, &tBB)
-			timed(floor, floorCall, &tFloor)
+		for j := range servers {
+			timed(servers[(i+j)%len(servers)])
 		}
 	}
 	b.StopTimer()
-	closeMCP(b, bb, bbCmd)
-	if err := floor.Close(); err != nil {
-		b.Fatal(err)
+	for _, s := range servers {
+		if err := s.cs.Close(); err != nil {
+			b.Fatalf("closing %s: %v", s.name, err)
+		}
 	}
-	mBB, mFloor := medianOf(tBB), medianOf(tFloor)
-	b.ReportMetric(float64(mFloor.Microseconds()), "minimal-µs")
-	b.ReportMetric(float64(mBB.Microseconds()), "bb-µs")
-	b.ReportMetric(float64(mBB)/float64(mFloor), "bb/minimal")
-	calls := time.Duration(b.N + 20)
-	if floorCmd.ProcessState != nil {
-		cBB, cFloor := cpuOf(bbCmd.ProcessState)/calls, cpuOf(floorCmd.ProcessState)/calls
-		b.ReportMetric(float64(cFloor.Microseconds()), "minimal-cpu-µs")
-		b.ReportMetric(float64(cBB.Microseconds()), "bb-cpu-µs")
+	floorMedian := medianOf(servers[0].t)
+	for _, s := range servers {
+		m := medianOf(s.t)
+		b.ReportMetric(float64(m.Microseconds()), s.name+"-µs")
+		if s.name != "minimal" {
+			b.ReportMetric(float64(m)/float64(floorMedian), s.name+"/minimal")
+		}
+		if s.cmd.ProcessState != nil {
+			cpu := s.cmd.ProcessState.UserTime() + s.cmd.ProcessState.SystemTime()
+			b.ReportMetric(float64((cpu / time.Duration(b.N+warmUp)).Microseconds()), s.name+"-cpu-µs")
+		}
 	}
 }
-
-// cpuOf is the user and system CPU time of an exited process.
-func cpuOf(ps *os.ProcessState) time.Duration { return ps.UserTime() + ps.SystemTime() }
 
 func medianOf(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
