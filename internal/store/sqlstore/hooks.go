@@ -72,9 +72,13 @@ func (t *tx) Undelivered(ctx context.Context, agent string, cursor int64, since 
 	// mail, and the urgent broadcasts after the cursor, each kind from its
 	// own partial index (high or critical priority; asking for an ack), so
 	// the many ordinary board posts are never read.
+	// The unread rows are sorted, not found by walking the seq index: on
+	// PostgreSQL an index order would walk the whole history whenever the
+	// agent has fewer unread rows than the limit ("m.seq + 0" is no index
+	// order).
 	direct, err := t.messages(ctx, `SELECT `+messageCols+` FROM messages m`+t.indexed("idx_messages_unread")+
 		` LEFT JOIN messages p ON p.id = m.reply_to WHERE m.recipient = ? AND m.sender <> ?
-		AND m.read_at IS NULL AND m.acked_at IS NULL AND `+notDelivered+` ORDER BY m.seq LIMIT ?`,
+		AND m.read_at IS NULL AND m.acked_at IS NULL AND `+notDelivered+` ORDER BY m.seq + 0 LIMIT ?`,
 		agent, agent, agent, limit)
 	if err != nil {
 		return nil, err
