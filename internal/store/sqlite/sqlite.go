@@ -91,12 +91,19 @@ type Options struct {
 	// second (bb serve) that costs more CPU than the map saves, and keeps
 	// a few MB more resident. Short-lived processes keep the map.
 	NoMemoryMap bool
+	// LogResetBytes is, without CheckpointEvery, the size of the
+	// write-ahead log past which a commit copies the log into the database
+	// file and empties it (default DefaultLogResetBytes; see resetLog).
+	LogResetBytes int64
 }
 
 // Open opens (and migrates) the database at path.
 func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	if o.BusyTimeoutMS <= 0 {
 		o.BusyTimeoutMS = 5000
+	}
+	if o.LogResetBytes <= 0 {
+		o.LogResetBytes = DefaultLogResetBytes
 	}
 	fi, statErr := os.Stat(path)
 	switch {
@@ -141,9 +148,10 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Add("_pragma", "foreign_keys(1)")
 	background := o.CheckpointEvery > 0 && !readonly
-	if background {
-		q.Add("_pragma", "wal_autocheckpoint(0)")
-	}
+	// SQLite's own automatic checkpoint is off: the commits of this
+	// process checkpoint in the background (CheckpointEvery) or after
+	// the commit that grows the log past LogResetBytes (resetLog).
+	q.Add("_pragma", "wal_autocheckpoint(0)")
 	// Pages read through a memory map, not a system call each: reads that
 	// touch rows spread over a large board (a search's matches, an inbox
 	// of old mail) cost several times less.
@@ -167,6 +175,9 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	d.Progress = walMark(path)
 	st := sqlstore.New(db, d, path)
 	st.StuckAfter = o.StuckAfter
+	if !readonly && !background {
+		st.OnCommit(resetLog(ctx, st, path, o.LogResetBytes, o.BusyTimeoutMS))
+	}
 	if background {
 		var committed atomic.Bool
 		st.OnCommit(func() { committed.Store(true) })
@@ -216,6 +227,39 @@ func checkpoints(db *sql.DB, every time.Duration, committed *atomic.Bool, stop <
 			conn.Close() // a broken connection: open another next time
 			conn = nil
 		}
+	}
+}
+
+// DefaultLogResetBytes is Options.LogResetBytes's default: about 1,000
+// pages, the size at which SQLite's own automatic checkpoint runs.
+const DefaultLogResetBytes = 4 << 20
+
+// resetLog returns the OnCommit of a process without background
+// checkpoints (every one-shot command): once the log has grown past limit
+// bytes, it checkpoints and truncates it to zero bytes.
+//
+// SQLite's automatic checkpoint is not enough for processes that each
+// open the board, commit and exit: every process that opens a log no
+// other process holds open rebuilds the log's index by reading every
+// frame of it (and counts them all as not copied yet), and SQLite starts
+// writing the log from its beginning again only at the *next* write of
+// the process that checkpointed — which a one-shot process never makes.
+// The log then grew without end (3,400 frames, 14 MB, after 150 posts),
+// every process start read all of it, and every commit past 1,000 pages
+// copied all of it again. A TRUNCATE checkpoint empties the file at once.
+//
+// It never waits: with busy_timeout 0 a checkpoint that meets another
+// writer or a reader of older frames copies what it can and leaves the
+// reset to a later commit (SQLite reports that as a row, not an error).
+func resetLog(ctx context.Context, st *sqlstore.DB, path string, limit int64, busyMS int) func() {
+	wal := path + "-wal"
+	return func() {
+		fi, err := os.Stat(wal)
+		if err != nil || fi.Size() < limit {
+			return
+		}
+		_ = st.Exec(context.WithoutCancel(ctx), "PRAGMA busy_timeout = 0", "PRAGMA wal_checkpoint(TRUNCATE)",
+			fmt.Sprintf("PRAGMA busy_timeout = %d", busyMS))
 	}
 }
 

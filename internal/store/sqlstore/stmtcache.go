@@ -36,6 +36,23 @@ func (s *DB) acquire(ctx context.Context) (*pconn, error) {
 	return &pconn{conn: c, cache: s.dialect.CacheStatements}, nil
 }
 
+// Exec runs statements one after the other outside any transaction, on
+// one kept connection (upkeep such as a log checkpoint, which SQLite
+// refuses inside a transaction). It stops at the first failure.
+func (s *DB) Exec(ctx context.Context, queries ...string) error {
+	pc, err := s.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	for _, q := range queries {
+		if _, err = pc.conn.ExecContext(ctx, q); err != nil {
+			break
+		}
+	}
+	s.releaseConn(pc, err == nil)
+	return err
+}
+
 // releaseConn keeps a healthy connection of a caching dialect for the
 // next transaction and closes the others (returning them to the pool).
 func (s *DB) releaseConn(pc *pconn, healthy bool) {
