@@ -189,3 +189,37 @@ func TestCheckInMovesTheCursorOverOwnPosts(t *testing.T) {
 		t.Fatalf("after reading the one unread broadcast the cursor is %d, want the newest, %d", got, mine.Message.Seq)
 	}
 }
+
+// A check-in that would record nothing (seen within MailTouchInterval,
+// the notices already given) reads only; one that refreshes an old
+// last_seen or gives new notices writes.
+func TestCheckInWritesOnlyWhatChanged(t *testing.T) {
+	ctx := context.Background()
+	svc, clk := hookBoard(t, nil)
+	registerWorkers(t, svc, "alice", "bob")
+	cs := &countingStore{Store: svc.Store}
+	svc.Store = cs
+	checkIn := func(what string, writes int, board int64, changed bool) {
+		t.Helper()
+		cs.reads, cs.writes = 0, 0
+		n, err := svc.CheckIn(ctx, "alice")
+		if err != nil || cs.writes != writes || n.Board != board || n.Changed != changed {
+			t.Fatalf("%s: %+v, %v, %d writes; want %d writes, board %d, changed %v", what, n, err, cs.writes, writes, board, changed)
+		}
+	}
+	checkIn("first check-in", 1, 0, false)
+	clk.t = clk.t.Add(hub.MailTouchInterval - time.Second)
+	checkIn("within the interval, nothing new", 0, 0, false)
+	if _, err := svc.Post(ctx, hub.PostInput{From: "bob", Content: "news"}); err != nil {
+		t.Fatal(err)
+	}
+	checkIn("a new post", 1, 1, true)
+	checkIn("the same notices again", 0, 1, false)
+	clk.t = clk.t.Add(hub.MailTouchInterval)
+	checkIn("past the interval", 1, 1, false)
+	v, err := svc.AgentStatus(ctx, "alice")
+	if err != nil || !v.LastSeen.Equal(svc.Now()) {
+		t.Fatalf("alice last_seen = %v (%v), want %v", v.LastSeen, err, svc.Now())
+	}
+	checkIn("just refreshed", 0, 1, false)
+}

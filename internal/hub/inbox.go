@@ -103,7 +103,9 @@ func (n Notices) Text(c NoticeCommands) string {
 
 // CheckIn refreshes agent's last_seen (the passive heartbeat every command
 // made by an identified agent gives) and returns its notices, marking them
-// given.
+// given. A check-in that would record nothing — the agent was seen within
+// MailTouchInterval (liveness is judged in minutes) and its notices are
+// the ones last given — only reads: no write transaction.
 func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
 	if err := s.boardAgent(ctx, agent); err != nil {
 		return Notices{}, err
@@ -111,8 +113,27 @@ func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
 	// This is the check-in: a slot on ctx (WithCheckIn) would make a
 	// second one.
 	ctx = context.WithValue(ctx, checkInKey{}, (*CheckInSlot)(nil))
+	type quiet struct {
+		n  Notices
+		ok bool
+	}
+	now := s.Now()
+	q, err := read(ctx, s, func(tx Tx) (quiet, error) {
+		a, err := tx.GetAgent(ctx, agent)
+		if err != nil || a == nil || now.Sub(a.LastSeen) >= MailTouchInterval {
+			return quiet{}, err
+		}
+		n, mark, c, err := countNotices(ctx, tx, agent)
+		return quiet{n, c.Mark == mark && !cursorBehind(c)}, err
+	})
+	if err != nil {
+		return Notices{}, err
+	}
+	if q.ok {
+		return q.n, nil
+	}
 	return write(ctx, s, sideEffectRead{}, func(tx Tx) (Notices, error) {
-		if err := tx.TouchAgent(ctx, agent, s.Now()); err != nil {
+		if err := tx.TouchAgent(ctx, agent, now); err != nil {
 			return Notices{}, err
 		}
 		return s.giveNotices(ctx, tx, agent)
@@ -206,7 +227,7 @@ func (s *Service) giveNotices(ctx context.Context, tx Tx, agent string) (Notices
 	if err != nil {
 		return n, err
 	}
-	if c.Unread.Board == 0 && c.NewestBroadcast > c.ReadCursor {
+	if cursorBehind(c) {
 		if err := tx.SetReadCursor(ctx, agent, c.NewestBroadcast); err != nil {
 			return n, err
 		}
@@ -216,6 +237,12 @@ func (s *Service) giveNotices(ctx context.Context, tx Tx, agent string) (Notices
 	}
 	n.Changed = !n.Empty()
 	return n, tx.SetNoticeMark(ctx, agent, mark)
+}
+
+// cursorBehind reports whether a check-in moves the agent's read cursor:
+// no unread broadcast, and broadcasts (its own, or read) past the cursor.
+func cursorBehind(c NoticeCounts) bool {
+	return c.Unread.Board == 0 && c.NewestBroadcast > c.ReadCursor
 }
 
 // countNotices counts agent's notices; it returns them with their mark
