@@ -193,8 +193,13 @@ func (s *Service) recordIncursions(ctx context.Context, agent, bead string, res 
 // EditInput is an edit tool about to write files.
 type EditInput struct {
 	Agent string
-	Wd    string
-	Paths []string
+	// Session, when set (a hook), names the agent instead of Agent: the
+	// one this client session works as. A session already mapped and
+	// seen lately is looked up in the check's own read; otherwise it is
+	// resolved first (ResolveSession), as a hook's other events do.
+	Session *SessionInput
+	Wd      string
+	Paths   []string
 	// Tool names the edit tool (for the timeline).
 	Tool string
 }
@@ -230,7 +235,12 @@ type EditDecision struct {
 // when auto-reserve is on (a path already held is renewed when half its
 // TTL has passed). Every overlap records an INCURSION event.
 func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, error) {
-	if err := validateAgentRef("agent", in.Agent); err != nil {
+	sess := in.Session
+	if sess != nil {
+		if err := validateSessionInput(*sess); err != nil {
+			return EditDecision{}, err
+		}
+	} else if err := validateAgentRef("agent", in.Agent); err != nil {
 		return EditDecision{}, err
 	}
 	if len(in.Paths) > maxCheckPaths {
@@ -241,21 +251,30 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 		return EditDecision{}, err
 	}
 	type snap struct {
+		agent string // "": the session must be resolved first
 		set   HookSettings
 		check PathCheckResult
 		bead  string
 		held  map[string]time.Time // own reservations by scope path: expiry
 	}
+	now := s.Now()
 	sn, err := read(ctx, s, func(tx Tx) (snap, error) {
+		if sess != nil {
+			hs, err := tx.GetHookSession(ctx, sess.Client, sess.key())
+			if err != nil || !sess.mapped(hs) || !sess.fresh(hs, now) {
+				return snap{}, err
+			}
+			in.Agent = hs.AgentID
+		}
 		set, err := s.hookSettingsTx(ctx, tx)
 		if err != nil || set.Mode == ModeOff {
-			return snap{set: set}, err
+			return snap{agent: in.Agent, set: set}, err
 		}
 		c, err := s.checkPathsTx(ctx, tx, PathCheckInput{Agent: in.Agent, Wd: in.Wd, Paths: in.Paths}, stale)
 		if err != nil {
 			return snap{}, err
 		}
-		sn := snap{set: set, check: c, held: map[string]time.Time{}}
+		sn := snap{agent: in.Agent, set: set, check: c, held: map[string]time.Time{}}
 		if set.AutoReserve {
 			a, err := tx.GetAgent(ctx, in.Agent)
 			if err != nil {
@@ -280,6 +299,14 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 	if err != nil {
 		return EditDecision{}, err
 	}
+	if sn.agent == "" {
+		res, err := s.ResolveSession(ctx, *sess)
+		if err != nil {
+			return EditDecision{}, err
+		}
+		in.Agent, in.Session = res.AgentID, nil
+		return s.CheckEdit(ctx, in)
+	}
 	d := EditDecision{Mode: sn.set.Mode, Decision: EditAllow, Reserved: []string{}, Check: sn.check}
 	if sn.set.Mode == ModeOff {
 		return d, nil
@@ -302,7 +329,7 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 		}
 		return d, nil
 	}
-	now := s.Now()
+	now = s.Now()
 	ttl := time.Duration(sn.set.ReserveTTL) * time.Minute
 	for _, pc := range sn.check.Paths {
 		exp, mine := sn.held[pc.scope.Path]

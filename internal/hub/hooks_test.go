@@ -223,3 +223,50 @@ func TestDeliverToSession(t *testing.T) {
 		t.Fatalf("no session id: %v", err)
 	}
 }
+
+// An edit check for a hook session: a session mapped and seen lately is
+// looked up in the check's own read (one read, no write when the file is
+// the agent's own); an unknown session is mapped first, as ResolveSession
+// does; the decision is the one the check gives for the session's agent.
+func TestCheckEditForSession(t *testing.T) {
+	ctx := context.Background()
+	svc, clk := hookBoard(t, map[string]string{})
+	a, b := session(t, svc, "s-a"), session(t, svc, "s-b")
+	if _, err := svc.Reserve(ctx, hub.ReserveInput{Agent: a, Scope: "src/*", BeadID: "bd-1"}); err != nil {
+		t.Fatal(err)
+	}
+	cs := &countingStore{Store: svc.Store}
+	svc.Store = cs
+	check := func(id string, paths ...string) hub.EditDecision {
+		t.Helper()
+		cs.reads, cs.writes = 0, 0
+		d, err := svc.CheckEdit(ctx, hub.EditInput{Session: &hub.SessionInput{Client: "claude", SessionID: id}, Paths: paths})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if d := check("s-a", "src/x.go"); d.Decision != hub.EditAllow || cs.reads != 1 || cs.writes != 0 {
+		t.Fatalf("own held file: %+v, %d reads, %d writes; want allowed in one read", d, cs.reads, cs.writes)
+	}
+	if d := check("s-b", "src/x.go"); d.Decision != hub.EditDeny || !strings.Contains(d.Reason, a) {
+		t.Fatalf("b edits a's file: %+v", d)
+	}
+	if d := check("s-c", "src/x.go"); d.Decision != hub.EditDeny {
+		t.Fatalf("a new session edits a's file: %+v", d)
+	}
+	c := session(t, svc, "s-c")
+	if c == a || c == b {
+		t.Fatalf("the new session was mapped to %s", c)
+	}
+	clk.t = clk.t.Add(2 * time.Minute)
+	if check("s-a", "src/x.go"); cs.writes == 0 {
+		t.Fatal("a session not seen for 2 minutes was not refreshed")
+	}
+	if v, err := svc.AgentStatus(ctx, a); err != nil || !v.LastSeen.Equal(svc.Now()) {
+		t.Fatalf("last_seen %v (%v), want %v", v.LastSeen, err, svc.Now())
+	}
+	if _, err := svc.CheckEdit(ctx, hub.EditInput{Session: &hub.SessionInput{Client: "claude"}, Paths: []string{"a"}}); !hub.IsCode(err, hub.CodeInvalidArgs) {
+		t.Fatalf("a session without an id: %v", err)
+	}
+}

@@ -167,6 +167,26 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		}
 		return hookio.Context(client, event, sd.Delivery.Text), "", nil
 	}
+	if kind == hookio.KindPreTool {
+		wd := in.Cwd
+		if wd == "" {
+			wd = svc.Root()
+		}
+		if paths := inProject(svc.Root(), wd, in.Paths); len(paths) > 0 {
+			// The session is looked up in the check's own read.
+			dec, err := svc.CheckEdit(ctx, hub.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName})
+			if err != nil {
+				return nil, "", err
+			}
+			if dec.Decision == hub.EditDeny {
+				return hookio.Deny(client, event, dec.Reason), "", nil
+			}
+			if dec.Note != "" {
+				return nil, "bb hook: " + dec.Note, nil
+			}
+			return nil, "", nil
+		}
+	}
 	sess, err := svc.ResolveSession(ctx, sin)
 	if err != nil {
 		return nil, "", err
@@ -192,24 +212,8 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		}
 		return hookio.Context(client, event, text), note, nil
 	case hookio.KindPreTool:
-		wd := in.Cwd
-		if wd == "" {
-			wd = svc.Root()
-		}
-		paths := inProject(svc.Root(), wd, in.Paths)
-		if len(paths) == 0 {
-			return nil, "", nil // nothing the board's reservations can cover
-		}
-		dec, err := svc.CheckEdit(ctx, hub.EditInput{Agent: id, Wd: wd, Paths: paths, Tool: in.ToolName})
-		if err != nil {
-			return nil, "", err
-		}
-		if dec.Decision == hub.EditDeny {
-			return hookio.Deny(client, event, dec.Reason), "", nil
-		}
-		if dec.Note != "" {
-			return nil, "bb hook: " + dec.Note, nil
-		}
+		// A tool outside the project's files (CheckEdit above took the
+		// others): only the session is mapped.
 		return nil, "", nil
 	case hookio.KindStop:
 		if !set.StopReminder || in.StopActive {
