@@ -3,9 +3,13 @@ package bb
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,7 +47,7 @@ Every answer states a deterministic reason.`,
 				return err
 			}
 			if in.Register == "" {
-				in.Changes, in.ChangesNote = uncommittedFiles(cmd.Context(), svc.Root())
+				in.Changes, in.ChangesNote = uncommittedFiles(cmd.Context(), a.env.Getenv, svc.Root())
 			}
 			res, err := svc.InitSession(cmd.Context(), in)
 			if err != nil {
@@ -102,22 +106,67 @@ func capitalize(s string) string {
 
 // uncommittedFiles lists the files `git status --porcelain` reports in the
 // repository holding root, as canonical absolute paths; note says why the
-// list is empty when git cannot tell.
-func uncommittedFiles(ctx context.Context, root string) (files []string, note string) {
+// list is empty when git cannot tell. getenv is the process environment:
+// git's own variables decide where the repository is when they are set.
+func uncommittedFiles(ctx context.Context, getenv func(string) string, root string) (files []string, note string) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	top, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-toplevel").Output()
-	if err != nil {
-		if _, lerr := exec.LookPath("git"); lerr != nil {
-			return nil, "git is not installed"
+	top, found := gitWorkTree(getenv, root)
+	if !found {
+		// Only git itself can tell (its environment is set).
+		out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-toplevel").Output()
+		if err != nil {
+			if _, lerr := exec.LookPath("git"); lerr != nil {
+				return nil, "git is not installed"
+			}
+			return nil, "the project is not a git repository"
 		}
+		top = strings.TrimSpace(string(out))
+	} else if top == "" {
 		return nil, "the project is not a git repository"
 	}
 	out, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain=v1", "-z", "--untracked-files=all").Output()
 	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, "git is not installed"
+		}
 		return nil, "git status failed"
 	}
-	return parsePorcelainZ(strings.TrimSpace(string(top)), out), ""
+	return parsePorcelainZ(top, out), ""
+}
+
+// gitWorkTree finds the top of the git work tree holding dir without
+// starting git (SessionStart and Stop hooks run this; a process is the
+// largest part of their cost): the nearest directory, dir or above, with a
+// .git entry (a directory, or a file in linked work trees and submodules),
+// as git itself looks for it. top is "" when there is none. found is false
+// when git's environment (GIT_DIR, GIT_WORK_TREE, GIT_CEILING_DIRECTORIES,
+// GIT_DISCOVERY_ACROSS_FILESYSTEM) changes that search: then git is asked.
+func gitWorkTree(getenv func(string) string, dir string) (top string, found bool) {
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"} {
+		if getenv(k) != "" {
+			return "", false
+		}
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	if real, err := filepath.EvalSymlinks(d); err == nil {
+		d = real
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, true
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", false // unreadable: let git decide
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", true
+		}
+		d = up
+	}
 }
 
 // parsePorcelainZ reads `git status --porcelain=v1 -z`: "XY path\0", with

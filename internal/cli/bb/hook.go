@@ -152,7 +152,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 	}
 	sin := hub.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent}
 	if kind == hookio.KindStart && agent == "" {
-		changes, note := uncommittedFiles(ctx, svc.Root())
+		changes, note := uncommittedFiles(ctx, a.env.Getenv, svc.Root())
 		sin.Changes, sin.ChangesKnown = changes, note == ""
 	}
 	if kind == hookio.KindPrompt || kind == hookio.KindPostTool {
@@ -219,7 +219,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if !set.StopReminder || in.StopActive {
 			return nil, "", nil
 		}
-		changes, note := uncommittedFiles(ctx, svc.Root())
+		changes, note := uncommittedFiles(ctx, a.env.Getenv, svc.Root())
 		r, err := svc.StopReminder(ctx, hub.StopInput{Client: client, SessionID: in.SessionID, Agent: id,
 			Changes: changes, ChangesKnown: note == "", HookActive: in.StopActive})
 		if err != nil || r.Text == "" {
