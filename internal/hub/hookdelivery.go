@@ -187,8 +187,8 @@ func (s *Service) DeliverToSession(ctx context.Context, in SessionInput) (Sessio
 		pending []Message
 	}
 	f, err := read(ctx, s, func(tx Tx) (fast, error) {
-		hs, err := tx.GetHookSession(ctx, in.Client, in.key())
-		if err != nil || !in.mapped(hs) || !in.fresh(hs, now) {
+		hs, err := in.freshSession(ctx, tx, now)
+		if err != nil || hs == nil {
 			return fast{}, err
 		}
 		ms, err := s.pendingDelivery(ctx, tx, hs.AgentID)

@@ -260,8 +260,8 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 	now := s.Now()
 	sn, err := read(ctx, s, func(tx Tx) (snap, error) {
 		if sess != nil {
-			hs, err := tx.GetHookSession(ctx, sess.Client, sess.key())
-			if err != nil || !sess.mapped(hs) || !sess.fresh(hs, now) {
+			hs, err := sess.freshSession(ctx, tx, now)
+			if err != nil || hs == nil {
 				return snap{}, err
 			}
 			in.Agent = hs.AgentID

@@ -98,6 +98,17 @@ func (in SessionInput) fresh(hs *HookSession, now time.Time) bool {
 	return now.Sub(hs.LastSeen) < sessionTouchEvery && (in.ClientPID == 0 || in.ClientPID == hs.ClientPID)
 }
 
+// freshSession is in's stored session when it is mapped and fresh at now,
+// read inside tx: then a hook event needs no ResolveSession write (nil,
+// nil otherwise).
+func (in SessionInput) freshSession(ctx context.Context, tx Tx, now time.Time) (*HookSession, error) {
+	hs, err := tx.GetHookSession(ctx, in.Client, in.key())
+	if err != nil || !in.mapped(hs) || !in.fresh(hs, now) {
+		return nil, err
+	}
+	return hs, nil
+}
+
 // ResolveSession returns the agent a client session works as, mapping it
 // on first sight: an explicit agent wins; a session cleared inside the
 // same client process keeps its agent; otherwise a previous session's
