@@ -7,6 +7,10 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
+// indexInsert writes the search index entries of the messages a WHERE
+// condition on seq names.
+const indexInsert = `INSERT INTO messages_fts (rowid, subject, body) SELECT seq, subject, body FROM messages WHERE seq `
+
 // indexChunk bounds the seqs named in one statement when the messages to
 // index are not one run of consecutive seqs.
 const indexChunk = 500
@@ -25,9 +29,8 @@ func (t *tx) indexMessages(ctx context.Context) error {
 	t.unindexed = nil
 	slices.Sort(seqs)
 	seqs = slices.Compact(seqs)
-	const insert = `INSERT INTO messages_fts (rowid, subject, body) SELECT seq, subject, body FROM messages WHERE seq `
 	if seqs[len(seqs)-1]-seqs[0] == int64(len(seqs)-1) {
-		_, err := t.exec(ctx, insert+`BETWEEN ? AND ?`, seqs[0], seqs[len(seqs)-1])
+		_, err := t.exec(ctx, indexInsert+`BETWEEN ? AND ?`, seqs[0], seqs[len(seqs)-1])
 		return err
 	}
 	for chunk := range slices.Chunk(seqs, indexChunk) {
@@ -35,7 +38,7 @@ func (t *tx) indexMessages(ctx context.Context) error {
 		for i, s := range chunk {
 			args[i] = s
 		}
-		if _, err := t.exec(ctx, insert+`IN (`+placeholders(len(chunk))+`)`, args...); err != nil {
+		if _, err := t.exec(ctx, indexInsert+`IN (`+placeholders(len(chunk))+`)`, args...); err != nil {
 			return err
 		}
 	}
@@ -56,7 +59,7 @@ func (s *DB) RebuildMessageIndex(ctx context.Context) error {
 		t := htx.(*tx)
 		for _, q := range []string{
 			`INSERT INTO messages_fts (messages_fts) VALUES ('delete-all')`,
-			`INSERT INTO messages_fts (rowid, subject, body) SELECT seq, subject, body FROM messages WHERE seq IS NOT NULL`,
+			indexInsert + `IS NOT NULL`,
 		} {
 			if _, err := t.exec(ctx, q); err != nil {
 				return err
