@@ -197,36 +197,29 @@ func (t *tx) Inbox(ctx context.Context, f hub.InboxFilter) ([]hub.InboxEntry, er
 //     (every one at or before it is acked).
 func (t *tx) receiptStreams(f hub.InboxFilter, add func(string, ...any)) {
 	const cols = `SELECT m.id, m.created, m.seq, `
+	read := f.State == hub.StateRead
 	direct, receipts := "idx_messages_acked_recipient_created", "idx_broadcast_acks_acked"
-	state := ` AND b.acked_at IS NOT NULL`
-	if f.State == hub.StateRead {
+	directState, state := ` AND m.acked_at IS NOT NULL`, ` AND b.acked_at IS NOT NULL`
+	receiptArgs := []any{f.Agent}
+	if read {
 		direct, receipts = "idx_messages_read_recipient_created", "idx_broadcast_acks_read"
-		state = ` AND b.read_at IS NOT NULL AND b.acked_at IS NULL AND b.message_seq > ?`
-	}
-	directState := ` AND m.acked_at IS NOT NULL`
-	if f.State == hub.StateRead {
 		directState = ` AND m.read_at IS NOT NULL AND m.acked_at IS NULL`
+		state = ` AND b.read_at IS NOT NULL AND b.acked_at IS NULL AND b.message_seq > ?`
+		receiptArgs = append(receiptArgs, f.Cursor)
 	}
 	add(cols+`m.read_at AS r, m.acked_at AS a FROM messages m`+t.indexed(direct)+
 		` WHERE m.recipient = ? AND m.sender <> ?`+directState+` ORDER BY m.created DESC, m.seq DESC LIMIT ?`, f.Agent, f.Agent, f.Limit)
-	args := []any{f.Agent}
-	if f.State == hub.StateRead {
-		args = append(args, f.Cursor)
-	}
 	add(cols+`b.read_at AS r, b.acked_at AS a FROM broadcast_acks b`+t.indexed(receipts)+
 		` JOIN messages m ON m.id = b.message_id WHERE b.agent = ?`+state+
-		` AND m.recipient = '*' AND m.sender <> ? ORDER BY b.message_seq DESC LIMIT ?`, append(args, f.Agent, f.Limit)...)
-	if f.State != hub.StateRead {
+		` AND m.recipient = '*' AND m.sender <> ? ORDER BY b.message_seq DESC LIMIT ?`, append(receiptArgs, f.Agent, f.Limit)...)
+	if !read {
 		return
 	}
 	acks := ` LEFT JOIN broadcast_acks b ON b.message_id = m.id AND b.agent = ?`
 	for _, ack := range []int{0, 1} {
-		from := `0`
+		from, args := `0`, []any{f.Agent}
 		if ack == 1 {
 			from = `COALESCE((SELECT ack_cursor FROM agents WHERE id = ?), 0)`
-		}
-		args := []any{f.Agent}
-		if ack == 1 {
 			args = append(args, f.Agent)
 		}
 		add(cols+`b.read_at AS r, b.acked_at AS a FROM messages m`+t.indexed("idx_messages_recipient_ack_seq")+acks+
