@@ -35,6 +35,12 @@ type searchSource struct {
 	title string
 }
 
+// selectRow is the select list searchRows reads: the kind, cols and
+// score.
+func (s searchSource) selectRow(score string) string {
+	return "SELECT CAST('" + s.kind + "' AS TEXT) AS kind, " + s.cols + ", " + score
+}
+
 // key is what the SQLite query takes from fts5 to join the row.
 func (s searchSource) key() string {
 	if s.kind == hub.SearchTask {
@@ -86,7 +92,7 @@ func (t *tx) Search(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow, er
 		// GIN index finds the matches, and only the window's words are
 		// read again to rank them.
 		cond, wargs := searchFilters(src, q)
-		parts = append(parts, "SELECT * FROM (SELECT CAST('"+src.kind+"' AS TEXT) AS kind, "+src.cols+", ts_rank("+src.doc+", q) AS score FROM (SELECT m.* FROM "+
+		parts = append(parts, "SELECT * FROM ("+src.selectRow("ts_rank("+src.doc+", q) AS score")+" FROM (SELECT m.* FROM "+
 			src.table+" m WHERE "+src.doc+" @@ to_tsquery('simple', ?)"+cond+" ORDER BY "+src.newest+" DESC LIMIT ?) m, to_tsquery('simple', ?) q ORDER BY score DESC LIMIT ?) AS s"+src.kind)
 		args = append(append(append(args, match), wargs...), searchWindowSize(q), match, q.Limit)
 	}
@@ -197,7 +203,7 @@ func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow
 			if cond == "" {
 				inner += " ORDER BY rank LIMIT " + strconv.Itoa(q.Limit)
 			}
-			rows, err := t.searchRows(ctx, "SELECT CAST('"+src.kind+"' AS TEXT) AS kind, "+src.cols+", -f.rank AS score FROM ("+inner+") f CROSS JOIN "+
+			rows, err := t.searchRows(ctx, src.selectRow("-f.rank AS score")+" FROM ("+inner+") f CROSS JOIN "+
 				src.table+" m ON "+src.join+" WHERE 1 = 1"+cond+" ORDER BY f.rank LIMIT ?",
 				append(append([]any{fts5Query(q.Terms, nil)}, wargs...), q.Limit)...)
 			if err != nil {
@@ -299,7 +305,7 @@ func (t *tx) searchWindowOf(ctx context.Context, src searchSource, q hub.SearchT
 	}
 	// CROSS JOIN keeps the index walk outside: newest match first, each
 	// row looked up by its key, stopping at the window.
-	query := "SELECT CAST('" + src.kind + "' AS TEXT) AS kind, " + src.cols + ", 0.0 FROM (SELECT " + src.key() + " FROM " + src.fts5 +
+	query := src.selectRow("0.0") + " FROM (SELECT " + src.key() + " FROM " + src.fts5 +
 		" WHERE " + src.fts5 + " MATCH ?" + bound + " ORDER BY rowid DESC LIMIT " + strconv.Itoa(scan) + ") f CROSS JOIN " + src.table +
 		" m ON " + src.join + " WHERE 1 = 1" + cond + " ORDER BY f.rowid DESC LIMIT " + strconv.Itoa(limit)
 	return t.searchRows(ctx, query, append([]any{match}, wargs...)...)
@@ -375,7 +381,7 @@ func (t *tx) searchAgentWalk(ctx context.Context, src searchSource, q hub.Search
 	}
 	// Sorted here: ORDER BY seq would have SQLite walk the whole index of
 	// seq in order, testing each against the list.
-	rows, err := t.searchRows(ctx, "SELECT CAST('"+src.kind+"' AS TEXT) AS kind, "+src.cols+", 0.0 FROM messages m WHERE m.seq IN ("+placeholders(len(found))+")"+cond,
+	rows, err := t.searchRows(ctx, src.selectRow("0.0")+" FROM messages m WHERE m.seq IN ("+placeholders(len(found))+")"+cond,
 		append(args, wargs...)...)
 	slices.SortFunc(rows, func(a, b hub.SearchRow) int { return cmp.Compare(b.Seq, a.Seq) })
 	return rows, err
