@@ -1,6 +1,6 @@
 // Package boot is the composition root: the one place that builds the core
 // (hub.Service) over a store. Every binary (bb, agent-mail, vybe, bb serve,
-// bb mcp) and bb migrate get their hub.API here; no surface imports a
+// bb mcp) and bb migrate get their app.API here; no surface imports a
 // store package, and none sees the Store behind the API.
 package boot
 
@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/postgres"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
@@ -65,7 +66,7 @@ const backgroundCheckpoint = 250 * time.Millisecond
 
 // Board is an opened core: the API every surface calls, and what closes it.
 type Board struct {
-	API hub.API
+	API app.API
 	// Location describes where the data lives (a path or a redacted URL).
 	Location string
 	// Backend names the storage ("sqlite", "postgres").
@@ -99,7 +100,7 @@ func Open(ctx context.Context, c Config) (*Board, error) {
 	}
 	svc := hub.NewService(st, c.Clock, c.ProjectRoot)
 	svc.Env = c.Env
-	b := &Board{API: svc, Location: st.Location(), Backend: st.Backend()}
+	b := &Board{API: app.New(svc), Location: st.Location(), Backend: st.Backend()}
 	b.closeFn = func() {
 		if c.ProcessExits && st.Backend() == "sqlite" {
 			return // the process exits at once; see Config.ProcessExits

@@ -13,7 +13,7 @@ import (
 
 const module = "github.com/blackboard-hub/bb/"
 
-// surfaces are the packages that must enter the core through hub.API only.
+// surfaces are the packages that must enter the core through app.API only.
 var surfaces = []string{"./internal/cli/...", "./internal/mcp/...", "./internal/server/...", "./internal/view/..."}
 
 // core names a surface must not use: the store port, its transactions and
@@ -60,7 +60,7 @@ func TestSurfacesDoNotImportTheStore(t *testing.T) {
 	for _, p := range listSurfaces(t) {
 		for _, imp := range p.Imports {
 			if strings.HasPrefix(imp, module+"internal/store") {
-				t.Errorf("%s imports %s: surfaces get a hub.API from internal/boot", p.ImportPath, imp)
+				t.Errorf("%s imports %s: surfaces get an app.API from internal/boot", p.ImportPath, imp)
 			}
 		}
 		if strings.HasPrefix(p.ImportPath, module+"internal/cli/") {
@@ -68,14 +68,14 @@ func TestSurfacesDoNotImportTheStore(t *testing.T) {
 		}
 		for _, d := range p.Deps {
 			if strings.HasPrefix(d, module+"internal/store") || d == module+"internal/boot" {
-				t.Errorf("%s depends on %s: it should be handed a hub.API", p.ImportPath, d)
+				t.Errorf("%s depends on %s: it should be handed an app.API", p.ImportPath, d)
 			}
 		}
 	}
 }
 
 // No surface names hub.Store, hub.Tx or hub.Service: they reach the core
-// through hub.API only.
+// through app.API only.
 func TestSurfacesUseOnlyTheAPI(t *testing.T) {
 	for _, p := range listSurfaces(t) {
 		for _, f := range p.GoFiles {
@@ -102,7 +102,7 @@ func TestSurfacesUseOnlyTheAPI(t *testing.T) {
 					return true
 				}
 				if id, ok := sel.X.(*ast.Ident); ok && id.Name == hubName && forbidden[sel.Sel.Name] {
-					t.Errorf("%s uses hub.%s: surfaces call the core through hub.API only", path, sel.Sel.Name)
+					t.Errorf("%s uses hub.%s: surfaces call the core through app.API only", path, sel.Sel.Name)
 				}
 				return true
 			})

@@ -56,11 +56,11 @@ func mailAgent(ctx context.Context, tx Tx, id string) (*Agent, error) {
 	return &Agent{ID: id, Status: "offline", CreatedAt: created, UpdatedAt: created, Version: 1}, nil
 }
 
-// listAgents is every agent any surface knows: the agents rows (most
+// ListAgentsIn is every agent any surface knows: the agents rows (most
 // recently seen first), then the identities known only from the mail
 // traffic, by id, each as findAgent shows it (never seen: offline), without
 // asking again for the row ListAgents has just said is not there.
-func listAgents(ctx context.Context, tx Tx) ([]Agent, error) {
+func ListAgentsIn(ctx context.Context, tx Tx) ([]Agent, error) {
 	agents, err := tx.ListAgents(ctx)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func (s *Service) agentKnown(ctx context.Context, id string) (bool, error) {
 	if u, ok := s.Store.(UnbornStore); ok && u.Unborn() {
 		return false, nil
 	}
-	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
+	a, err := Read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
 	return a != nil, err
 }
 
@@ -182,9 +182,9 @@ func VybeAgentName(id string) (string, error) {
 	return n, ValidateStoredAgentID(n)
 }
 
-// agentNotFound is AGENT_NOT_FOUND for id. It suggests registering id only
+// AgentNotFound is AGENT_NOT_FOUND for id. It suggests registering id only
 // when bb agent register would accept it.
-func agentNotFound(field, id string) error {
+func AgentNotFound(field, id string) error {
 	if ValidateAgentName(field, id) == nil {
 		return FieldErr(CodeAgentNotFound, field, "agent %q not found (register it with: bb agent register --name %s --role <role>)", id, id)
 	}

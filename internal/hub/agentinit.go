@@ -61,11 +61,11 @@ var nameNouns = []string{"otter", "harbor", "falcon", "badger", "beacon", "cedar
 	"orca", "osprey", "pebble", "pine", "quartz", "raven", "reef", "ridge", "robin", "sparrow", "summit", "thicket",
 	"tundra", "valley", "walrus", "willow", "wren", "yak"}
 
-// suggestName returns the first free adjective-noun name in a sequence
+// SuggestName returns the first free adjective-noun name in a sequence
 // seeded by the project root: the same board state gives the same name.
-func (s *Service) suggestName(ctx context.Context, tx Tx) (string, error) {
+func (s *Service) SuggestName(ctx context.Context, tx Tx) (string, error) {
 	h := fnv.New32a()
-	h.Write([]byte(s.slashRoot()))
+	h.Write([]byte(s.SlashRoot()))
 	n := len(nameAdjectives) * len(nameNouns)
 	start := int(h.Sum32() % uint32(n))
 	for i := 0; i < n; i++ {
@@ -82,9 +82,9 @@ func (s *Service) suggestName(ctx context.Context, tx Tx) (string, error) {
 	return "", FieldErr(CodeInvalidArgs, "register", "every suggested name is taken: register one with {field} <name>")
 }
 
-// evidenceFor checks seed 001 §3.2 for one identity: uncommitted changes
+// EvidenceFor checks seed 001 §3.2 for one identity: uncommitted changes
 // inside a scope it holds, else an in-progress task it owns.
-func (s *Service) evidenceFor(ctx context.Context, tx Tx, agent string, changes []string) (*AdoptionCandidate, error) {
+func (s *Service) EvidenceFor(ctx context.Context, tx Tx, agent string, changes []string) (*AdoptionCandidate, error) {
 	held, err := tx.ListReservations(ctx, ReservationFilter{AgentID: agent, States: []string{ResActive}, Limit: StatusLimit})
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func (s *Service) candidates(ctx context.Context, tx Tx, changes []string) ([]Ad
 	}
 	out := []AdoptionCandidate{}
 	for id := range ids {
-		c, err := s.evidenceFor(ctx, tx, id, changes)
+		c, err := s.EvidenceFor(ctx, tx, id, changes)
 		if err != nil {
 			return nil, err
 		}
@@ -196,8 +196,8 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 	if _, err := s.StaleMinutes(); err != nil {
 		return InitResult{}, err
 	}
-	res, err := read(ctx, s, func(tx Tx) (InitResult, error) {
-		name, err := s.suggestName(ctx, tx)
+	res, err := Read(ctx, s, func(tx Tx) (InitResult, error) {
+		name, err := s.SuggestName(ctx, tx)
 		if err != nil {
 			return InitResult{}, err
 		}
@@ -229,23 +229,23 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 }
 
 func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
-	if err := validateAgentRef("adopt", in.Adopt); err != nil {
+	if err := ValidateAgentRef("adopt", in.Adopt); err != nil {
 		return InitResult{}, err
 	}
 	stale, err := s.StaleMinutes()
 	if err != nil {
 		return InitResult{}, err
 	}
-	return write(ctx, s, in, func(tx Tx) (InitResult, error) {
+	return Write(ctx, s, in, func(tx Tx) (InitResult, error) {
 		if _, err := requireAgent(ctx, tx, in.Adopt, CodeAgentNotFound, "adopt"); err != nil {
 			return InitResult{}, err
 		}
-		c, err := s.evidenceFor(ctx, tx, in.Adopt, in.Changes)
+		c, err := s.EvidenceFor(ctx, tx, in.Adopt, in.Changes)
 		if err != nil {
 			return InitResult{}, err
 		}
 		if c == nil {
-			name, err := s.suggestName(ctx, tx)
+			name, err := s.SuggestName(ctx, tx)
 			if err != nil {
 				return InitResult{}, err
 			}
@@ -263,7 +263,7 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 		if len(c.BeadIDs) > 0 {
 			bead = c.BeadIDs[0]
 		}
-		e := s.protocolEvent(EventResume, bead, in.Adopt, in.Adopt, c.Scope, ResumePayload{
+		e := s.ProtocolEvent(EventResume, bead, in.Adopt, in.Adopt, c.Scope, ResumePayload{
 			ResumeReason: c.Reason, PriorSessionAgent: in.Adopt, AdoptedAgent: in.Adopt, Evidence: c.Evidence, BeadIDs: c.BeadIDs,
 		}, fmt.Sprintf("session resumed %s (%s): %s", in.Adopt, c.Reason, c.Evidence))
 		if err := tx.AppendEvent(ctx, e); err != nil {

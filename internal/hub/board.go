@@ -23,7 +23,7 @@ type AgentView struct {
 	MinutesSince int
 }
 
-func agentView(a Agent, l Live) AgentView {
+func ViewAgent(a Agent, l Live) AgentView {
 	return AgentView{Agent: a, Liveness: l.Board, Presence: l.Presence, MinutesSince: l.MinutesSince}
 }
 
@@ -68,7 +68,7 @@ func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (
 			return Agent{}, err
 		}
 	}
-	return write(ctx, s, []any{agent, u}, func(tx Tx) (Agent, error) {
+	return Write(ctx, s, []any{agent, u}, func(tx Tx) (Agent, error) {
 		now := s.Now()
 		a, err := loadOrNewAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -97,7 +97,7 @@ func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (
 		if err := tx.PutAgent(ctx, a); err != nil {
 			return Agent{}, err
 		}
-		e := s.event(EventAgentStatus, agent, map[string]any{
+		e := s.Event(EventAgentStatus, agent, map[string]any{
 			"current_task": a.CurrentTask, "progress": a.Progress, "status": a.Status, "blockers": a.Blockers,
 		})
 		e.Message = fmt.Sprintf("%s is %s: %s", agent, a.Status, a.CurrentTask)
@@ -110,7 +110,7 @@ func (s *Service) ClearStatus(ctx context.Context, agent string) (Agent, error) 
 	if err := s.boardAgent(ctx, agent); err != nil {
 		return Agent{}, err
 	}
-	return write(ctx, s, agent, func(tx Tx) (Agent, error) {
+	return Write(ctx, s, agent, func(tx Tx) (Agent, error) {
 		now := s.Now()
 		a, err := loadOrNewAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -121,7 +121,7 @@ func (s *Service) ClearStatus(ctx context.Context, agent string) (Agent, error) 
 		if err := tx.PutAgent(ctx, a); err != nil {
 			return Agent{}, err
 		}
-		e := s.event(EventAgentCleared, agent, nil)
+		e := s.Event(EventAgentCleared, agent, nil)
 		e.Message = agent + " cleared its status"
 		return *a, tx.AppendEvent(ctx, e)
 	})
@@ -148,8 +148,8 @@ func (s *Service) Board(ctx context.Context) ([]AgentView, error) {
 		if _, err := tx.MarkOfflineBefore(ctx, offlineBefore(now, stale)); err != nil {
 			return nil, err
 		}
-		return listAgents(ctx, tx)
-	}, func(tx Tx) ([]Agent, error) { return listAgents(ctx, tx) })
+		return ListAgentsIn(ctx, tx)
+	}, func(tx Tx) ([]Agent, error) { return ListAgentsIn(ctx, tx) })
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (s *Service) Board(ctx context.Context) ([]AgentView, error) {
 func views(agents []Agent, now time.Time, stale int) []AgentView {
 	out := make([]AgentView, 0, len(agents))
 	for _, a := range agents {
-		out = append(out, agentView(a, LiveOf(a.LastSeen, now, stale)))
+		out = append(out, ViewAgent(a, LiveOf(a.LastSeen, now, stale)))
 	}
 	return out
 }
@@ -169,7 +169,7 @@ func (s *Service) AgentStatus(ctx context.Context, id string) (AgentView, error)
 	if err := s.boardAgent(ctx, id); err != nil {
 		return AgentView{}, err
 	}
-	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
+	a, err := Read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
 	if err != nil {
 		return AgentView{}, err
 	}
@@ -180,7 +180,7 @@ func (s *Service) AgentStatus(ctx context.Context, id string) (AgentView, error)
 	if err != nil {
 		return AgentView{}, err
 	}
-	return agentView(*a, LiveOf(a.LastSeen, s.Now(), stale)), nil
+	return ViewAgent(*a, LiveOf(a.LastSeen, s.Now(), stale)), nil
 }
 
 // PostInput is a Blackboard post (a broadcast message).
@@ -200,7 +200,7 @@ func (s *Service) Post(ctx context.Context, in PostInput) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	return write(ctx, s, in, func(tx Tx) (Message, error) { return s.postTx(ctx, tx, p) })
+	return Write(ctx, s, in, func(tx Tx) (Message, error) { return s.postTx(ctx, tx, p) })
 }
 
 // checkPost validates a post before any transaction; the returned input
@@ -265,14 +265,14 @@ func (s *Service) postTx(ctx context.Context, tx Tx, p postFields) (Message, err
 	if err := tx.InsertMessage(ctx, &m); err != nil {
 		return Message{}, err
 	}
-	e := s.event(EventMessagePosted, in.From, map[string]any{"id": m.Seq, "uuid": m.UUID, "priority": m.Priority, "tags": m.Tags})
+	e := s.Event(EventMessagePosted, in.From, map[string]any{"id": m.Seq, "uuid": m.UUID, "priority": m.Priority, "tags": m.Tags})
 	e.ToAgent = Broadcast
 	e.BeadID = m.BeadID
-	e.Message = preview(m.Body, 120)
+	e.Message = Preview(m.Body, 120)
 	return m, tx.AppendEvent(ctx, e)
 }
 
-func preview(s string, n int) string {
+func Preview(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	r := []rune(s)
 	if len(r) > n {
@@ -333,7 +333,7 @@ func (s *Service) Log(ctx context.Context, q LogQuery) ([]Message, error) {
 		return msgs[:pageBytes(msgs, q.MaxBytes)], err
 	}
 	if q.Reader == "" || !unfiltered {
-		return read(ctx, s, plain)
+		return Read(ctx, s, plain)
 	}
 	// An identified reader's unfiltered read advances its read cursor to
 	// the newest message shown, in the same transaction as the read, when
@@ -389,7 +389,7 @@ const messageOverhead = 256
 // Thread returns message seq and its direct replies (oldest first), at most
 // MaxThreadMessages in all.
 func (s *Service) Thread(ctx context.Context, seq int64) ([]Message, error) {
-	return read(ctx, s, func(tx Tx) ([]Message, error) {
+	return Read(ctx, s, func(tx Tx) ([]Message, error) {
 		m, err := tx.MessageBySeq(ctx, seq)
 		if err != nil {
 			return nil, err
@@ -425,7 +425,7 @@ func CleanArtifactPath(root, p string) (string, error) {
 	if len(p) > MaxArtifactPathLen {
 		return "", FieldErr(CodeInvalidInput, "path", "artifact path too long: %d bytes (max %d)", len(p), MaxArtifactPathLen)
 	}
-	if hasControl(p) || strings.ContainsRune(p, 0) {
+	if HasControl(p) || strings.ContainsRune(p, 0) {
 		return "", FieldErr(CodeInvalidInput, "path", "artifact path contains control characters")
 	}
 	if err := CheckUTF8("path", p); err != nil {
@@ -541,15 +541,15 @@ func (s *Service) AddArtifact(ctx context.Context, in ArtifactInput) (Artifact, 
 		A   Artifact
 		New bool
 	}
-	r, err := write(ctx, s, in, func(tx Tx) (res, error) {
+	r, err := Write(ctx, s, in, func(tx Tx) (res, error) {
 		now := s.Now()
 		a := Artifact{Path: path, ProducedBy: in.Agent, Description: in.Description, Version: in.Version, Refs: refs, CreatedAt: now, UpdatedAt: now}
 		created, err := tx.UpsertBoardArtifact(ctx, &a)
 		if err != nil {
 			return res{}, err
 		}
-		e := s.event(EventArtifactRegistered, in.Agent, map[string]any{"id": a.ID, "path": a.Path, "new": created})
-		e.Message = a.Path + ": " + preview(a.Description, 100)
+		e := s.Event(EventArtifactRegistered, in.Agent, map[string]any{"id": a.ID, "path": a.Path, "new": created})
+		e.Message = a.Path + ": " + Preview(a.Description, 100)
 		return res{a, created}, tx.AppendEvent(ctx, e)
 	})
 	return r.A, r.New, err
@@ -561,7 +561,7 @@ func (s *Service) ArtifactByPath(ctx context.Context, p string) (Artifact, error
 	if err != nil {
 		return Artifact{}, err
 	}
-	a, err := read(ctx, s, func(tx Tx) (*Artifact, error) { return tx.BoardArtifactByPath(ctx, path) })
+	a, err := Read(ctx, s, func(tx Tx) (*Artifact, error) { return tx.BoardArtifactByPath(ctx, path) })
 	if err != nil {
 		return Artifact{}, err
 	}
@@ -581,7 +581,7 @@ type ArtifactQuery struct {
 // Artifacts lists board artifacts, most recently registered first.
 func (s *Service) Artifacts(ctx context.Context, q ArtifactQuery) ([]Artifact, error) {
 	f := ArtifactFilter{By: q.By, Ref: q.Ref, Limit: ClampLimit(q.Limit, DefaultArtifactsLimit, MaxArtifactsLimit)}
-	return read(ctx, s, func(tx Tx) ([]Artifact, error) { return tx.ListBoardArtifacts(ctx, f) })
+	return Read(ctx, s, func(tx Tx) ([]Artifact, error) { return tx.ListBoardArtifacts(ctx, f) })
 }
 
 // RefMatches is what `bb refs` finds.
@@ -593,7 +593,7 @@ type RefMatches struct {
 // FindRefs returns every message and artifact that carries ref. A numeric
 // ref matches its decimal text ("13" and 13 are the same ref).
 func (s *Service) FindRefs(ctx context.Context, ref Ref) (RefMatches, error) {
-	return read(ctx, s, func(tx Tx) (RefMatches, error) {
+	return Read(ctx, s, func(tx Tx) (RefMatches, error) {
 		msgs, err := tx.ListMessages(ctx, MessageFilter{Ref: &ref})
 		if err != nil {
 			return RefMatches{}, err
@@ -654,7 +654,7 @@ func (s *Service) clearCounts(ctx context.Context, tx Tx, in ClearInput, now tim
 
 // PlanClear counts what Clear would remove, changing nothing.
 func (s *Service) PlanClear(ctx context.Context, in ClearInput) (ClearPlan, error) {
-	return read(ctx, s, func(tx Tx) (ClearPlan, error) { return s.clearCounts(ctx, tx, in, s.Now()) })
+	return Read(ctx, s, func(tx Tx) (ClearPlan, error) { return s.clearCounts(ctx, tx, in, s.Now()) })
 }
 
 // Clear removes old messages, offline agents and/or board artifacts in one
@@ -667,7 +667,7 @@ func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
 	if err != nil {
 		return ClearPlan{}, err
 	}
-	return write(ctx, s, in, func(tx Tx) (ClearPlan, error) {
+	return Write(ctx, s, in, func(tx Tx) (ClearPlan, error) {
 		now := s.Now()
 		var done ClearPlan
 		var err error
@@ -692,7 +692,7 @@ func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
 		if done.Empty() {
 			return done, nil
 		}
-		e := s.event(EventBoardCleared, in.Agent, done)
+		e := s.Event(EventBoardCleared, in.Agent, done)
 		e.Message = fmt.Sprintf("cleared %d messages, %d offline agents, %d artifacts", done.Messages, done.OfflineAgents, done.Artifacts)
 		return done, tx.AppendEvent(ctx, e)
 	})
@@ -716,7 +716,7 @@ func (s *Service) Summary(ctx context.Context) (Summary, error) {
 		return Summary{}, err
 	}
 	now := s.Now()
-	sum, err := read(ctx, s, func(tx Tx) (Summary, error) {
+	sum, err := Read(ctx, s, func(tx Tx) (Summary, error) {
 		var sum Summary
 		var err error
 		if sum.RecentMessages, err = tx.ListMessages(ctx, MessageFilter{Since: now.Add(-30 * time.Minute), Limit: 20}); err != nil {
@@ -758,7 +758,7 @@ type Export struct {
 
 // Export reads everything (oldest first) in one snapshot.
 func (s *Service) Export(ctx context.Context) (Export, error) {
-	return read(ctx, s, func(tx Tx) (Export, error) {
+	return Read(ctx, s, func(tx Tx) (Export, error) {
 		x := Export{ExportedAt: s.Now()}
 		var err error
 		if x.Agents, err = tx.ListAgents(ctx); err != nil {
@@ -813,7 +813,7 @@ func (s *Service) Events(ctx context.Context, q EventQuery) (EventPage, error) {
 	if err != nil {
 		return EventPage{}, err
 	}
-	evs, err := read(ctx, s, func(tx Tx) ([]Event, error) {
+	evs, err := Read(ctx, s, func(tx Tx) ([]Event, error) {
 		types, err := checkEventTypes(ctx, tx, q.Types)
 		if err != nil {
 			return nil, err

@@ -73,7 +73,7 @@ func (s *Service) AddTaskDep(ctx context.Context, agent, id, dep string) (DepRes
 	if id == dep {
 		return DepResult{}, FieldErr(CodeInvalidInput, "depends_on", "task cannot depend on itself")
 	}
-	return write(ctx, s, []string{agent, id, dep}, func(tx Tx) (DepResult, error) {
+	return Write(ctx, s, []string{agent, id, dep}, func(tx Tx) (DepResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -120,7 +120,7 @@ func (s *Service) RemoveTaskDep(ctx context.Context, agent, id, dep string) (Dep
 	if err := checkDepInput(agent, id, dep); err != nil {
 		return DepResult{}, err
 	}
-	return write(ctx, s, []string{agent, id, dep}, func(tx Tx) (DepResult, error) {
+	return Write(ctx, s, []string{agent, id, dep}, func(tx Tx) (DepResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {

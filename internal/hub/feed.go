@@ -81,7 +81,7 @@ func (s *Service) Follow(ctx context.Context, in FollowInput, emit func(Event) e
 		for sent < upTo {
 			q := f
 			q.AfterSeq, q.Desc, q.Limit = sent, false, followBatch
-			evs, err := read(ctx, s, func(tx Tx) ([]Event, error) { return tx.ListEvents(ctx, q) })
+			evs, err := Read(ctx, s, func(tx Tx) ([]Event, error) { return tx.ListEvents(ctx, q) })
 			if err != nil {
 				return err
 			}

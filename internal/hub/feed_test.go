@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
-func openBoard(t testing.TB) hub.API {
+func openBoard(t testing.TB) app.API {
 	t.Helper()
 	dir := t.TempDir()
 	b, err := boot.Open(context.Background(), boot.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true, ProjectRoot: dir})
@@ -22,7 +23,7 @@ func openBoard(t testing.TB) hub.API {
 	return b.API
 }
 
-func postN(t *testing.T, svc hub.API, n int) {
+func postN(t *testing.T, svc app.API, n int) {
 	t.Helper()
 	ops := make([]hub.PostOp, n)
 	for i := range ops {
@@ -37,7 +38,7 @@ func postN(t *testing.T, svc hub.API, n int) {
 
 // follow starts a follower of svc's live timeline; every event it gets
 // goes to the returned channel after gate lets it through.
-func follow(t *testing.T, ctx context.Context, svc hub.API, gate <-chan struct{}) <-chan int64 {
+func follow(t *testing.T, ctx context.Context, svc app.API, gate <-chan struct{}) <-chan int64 {
 	t.Helper()
 	got := make(chan int64, 4096)
 	ready := make(chan struct{})

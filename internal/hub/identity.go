@@ -41,9 +41,9 @@ func ValidateAgentName(field, id string) error {
 	return nil
 }
 
-// validateAgentRef checks an id naming an existing agent (any surface's id
+// ValidateAgentRef checks an id naming an existing agent (any surface's id
 // may be looked up: the agents table is shared).
-func validateAgentRef(field, id string) error {
+func ValidateAgentRef(field, id string) error {
 	if strings.TrimSpace(id) == "" {
 		return FieldErr(CodeInvalidArgs, field, "--%s cannot be empty", field)
 	}
@@ -53,7 +53,7 @@ func validateAgentRef(field, id string) error {
 	return nil
 }
 
-func textArg(field, v string, max int) error {
+func TextArg(field, v string, max int) error {
 	if strings.TrimSpace(v) == "" {
 		return FieldErr(CodeInvalidArgs, field, "--%s cannot be empty", field)
 	}
@@ -98,11 +98,11 @@ func (s *Service) RegisterAgent(ctx context.Context, in RegisterInput) (AgentInf
 			return AgentInfo{}, false, err
 		}
 	}
-	if err := textArg("role", in.Role, MaxRoleLen); err != nil {
+	if err := TextArg("role", in.Role, MaxRoleLen); err != nil {
 		return AgentInfo{}, false, err
 	}
 	if in.Display != "" {
-		if err := textArg("display", in.Display, MaxDisplayLen); err != nil {
+		if err := TextArg("display", in.Display, MaxDisplayLen); err != nil {
 			return AgentInfo{}, false, err
 		}
 	}
@@ -110,8 +110,8 @@ func (s *Service) RegisterAgent(ctx context.Context, in RegisterInput) (AgentInf
 	if err != nil {
 		return AgentInfo{}, false, err
 	}
-	r, err := write(ctx, s, in, func(tx Tx) (registerResult, error) {
-		return s.registerTx(ctx, tx, in)
+	r, err := Write(ctx, s, in, func(tx Tx) (RegisterResult, error) {
+		return s.RegisterTx(ctx, tx, in)
 	})
 	if err != nil {
 		return AgentInfo{}, false, err
@@ -119,13 +119,13 @@ func (s *Service) RegisterAgent(ctx context.Context, in RegisterInput) (AgentInf
 	return agentInfo(r.A, LiveOf(r.A.LastSeen, s.Now(), stale)), r.Created, nil
 }
 
-type registerResult struct {
+type RegisterResult struct {
 	A       Agent
 	Created bool
 }
 
-func (s *Service) registerTx(ctx context.Context, tx Tx, in RegisterInput) (registerResult, error) {
-	type res = registerResult
+func (s *Service) RegisterTx(ctx context.Context, tx Tx, in RegisterInput) (RegisterResult, error) {
+	type res = RegisterResult
 	now := s.Now()
 	a, err := tx.GetAgent(ctx, in.ID)
 	if err != nil {
@@ -153,7 +153,7 @@ func (s *Service) registerTx(ctx context.Context, tx Tx, in RegisterInput) (regi
 	if err := tx.PutAgent(ctx, a); err != nil {
 		return res{}, err
 	}
-	e := s.event(typ, in.ID, map[string]any{"agent_id": a.ID, "display_name": a.DisplayName, "role": a.Role, "version": a.Version})
+	e := s.Event(typ, in.ID, map[string]any{"agent_id": a.ID, "display_name": a.DisplayName, "role": a.Role, "version": a.Version})
 	if typ == EventAgentRegistered {
 		e.Message = fmt.Sprintf("%s registered as %s", a.ID, a.Role)
 	} else {
@@ -177,7 +177,7 @@ func (s *Service) ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo
 	if err != nil {
 		return nil, err
 	}
-	agents, err := read(ctx, s, func(tx Tx) ([]Agent, error) { return listAgents(ctx, tx) })
+	agents, err := Read(ctx, s, func(tx Tx) ([]Agent, error) { return ListAgentsIn(ctx, tx) })
 	if err != nil {
 		return nil, err
 	}
@@ -196,19 +196,19 @@ func (s *Service) ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo
 // ShowAgent returns one agent (AGENT_NOT_FOUND when absent). Looking at an
 // agent never refreshes its last_seen.
 func (s *Service) ShowAgent(ctx context.Context, id string) (AgentInfo, error) {
-	if err := validateAgentRef("agent", id); err != nil {
+	if err := ValidateAgentRef("agent", id); err != nil {
 		return AgentInfo{}, err
 	}
 	stale, err := s.StaleMinutes()
 	if err != nil {
 		return AgentInfo{}, err
 	}
-	a, err := read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
+	a, err := Read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
 	if err != nil {
 		return AgentInfo{}, err
 	}
 	if a == nil {
-		return AgentInfo{}, agentNotFound("agent", id)
+		return AgentInfo{}, AgentNotFound("agent", id)
 	}
 	return agentInfo(*a, LiveOf(a.LastSeen, s.Now(), stale)), nil
 }
@@ -229,7 +229,7 @@ func requireAgent(ctx context.Context, tx Tx, id string, code Code, field string
 		case CodeUnknownRecipient:
 			return nil, FieldErr(code, field, "recipient %q is not registered", id)
 		}
-		return nil, agentNotFound(field, id)
+		return nil, AgentNotFound(field, id)
 	}
 	return a, nil
 }
@@ -238,14 +238,14 @@ func requireAgent(ctx context.Context, tx Tx, id string, code Code, field string
 // idempotent and, like the passive heartbeat every command gives, it does
 // not write a timeline event: liveness is derived, not a change of state.
 func (s *Service) Heartbeat(ctx context.Context, id string) (AgentInfo, error) {
-	if err := validateAgentRef("agent", id); err != nil {
+	if err := ValidateAgentRef("agent", id); err != nil {
 		return AgentInfo{}, err
 	}
 	stale, err := s.StaleMinutes()
 	if err != nil {
 		return AgentInfo{}, err
 	}
-	a, err := write(ctx, s, id, func(tx Tx) (Agent, error) {
+	a, err := Write(ctx, s, id, func(tx Tx) (Agent, error) {
 		if _, err := requireAgent(ctx, tx, id, CodeAgentNotFound, "agent"); err != nil {
 			return Agent{}, err
 		}

@@ -118,7 +118,7 @@ func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
 		ok bool
 	}
 	now := s.Now()
-	q, err := read(ctx, s, func(tx Tx) (quiet, error) {
+	q, err := Read(ctx, s, func(tx Tx) (quiet, error) {
 		a, err := tx.GetAgent(ctx, agent)
 		if err != nil || a == nil || now.Sub(a.LastSeen) >= MailTouchInterval {
 			return quiet{}, err
@@ -132,7 +132,7 @@ func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
 	if q.ok {
 		return q.n, nil
 	}
-	return write(ctx, s, sideEffectRead{}, func(tx Tx) (Notices, error) {
+	return Write(ctx, s, SideEffectRead{}, func(tx Tx) (Notices, error) {
 		if err := tx.TouchAgent(ctx, agent, now); err != nil {
 			return Notices{}, err
 		}
@@ -208,7 +208,7 @@ func (s *Service) InboxCounts(ctx context.Context, agent string) (Notices, error
 	if err := ValidateStoredAgentID(agent); err != nil {
 		return Notices{}, err
 	}
-	return read(ctx, s, func(tx Tx) (Notices, error) {
+	return Read(ctx, s, func(tx Tx) (Notices, error) {
 		n, _, _, err := countNotices(ctx, tx, agent)
 		return n, err
 	})

@@ -137,7 +137,7 @@ func validateBead(bead string) error {
 	if strings.TrimSpace(bead) == "" {
 		return FieldErr(CodeMissingBeadID, "bead", "{field} is required: every message and reservation names the bead (task) it is about")
 	}
-	if len(bead) > MaxBeadIDLen || hasControl(bead) || strings.ContainsAny(bead, " \t") || !utf8.ValidString(bead) {
+	if len(bead) > MaxBeadIDLen || HasControl(bead) || strings.ContainsAny(bead, " \t") || !utf8.ValidString(bead) {
 		return FieldErr(CodeInvalidArgs, "bead", "invalid bead id %q: at most %d bytes of UTF-8 text, no whitespace or control characters", bead, MaxBeadIDLen)
 	}
 	return nil
@@ -153,10 +153,10 @@ func validateCategory(c string) error {
 // SendMail stores one message (one row, whatever the recipient) and, for
 // HANDOFF and BLOCKED, its protocol event.
 func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) {
-	if err := validateAgentRef("from", in.From); err != nil {
+	if err := ValidateAgentRef("from", in.From); err != nil {
 		return MailItem{}, err
 	}
-	if err := validateAgentRef("to", in.To); err != nil {
+	if err := ValidateAgentRef("to", in.To); err != nil {
 		return MailItem{}, err
 	}
 	if err := validateBead(in.BeadID); err != nil {
@@ -165,16 +165,16 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 	if err := validateCategory(in.Category); err != nil {
 		return MailItem{}, err
 	}
-	if err := textArg("subject", in.Subject, MaxSubjectLen); err != nil {
+	if err := TextArg("subject", in.Subject, MaxSubjectLen); err != nil {
 		return MailItem{}, err
 	}
-	if err := textArg("body", in.Body, MaxMessageLen); err != nil {
+	if err := TextArg("body", in.Body, MaxMessageLen); err != nil {
 		return MailItem{}, err
 	}
 	thread := in.ThreadID
 	if thread == "" {
 		thread = "bead:" + in.BeadID
-	} else if err := textArg("thread", thread, MaxThreadIDLen); err != nil {
+	} else if err := TextArg("thread", thread, MaxThreadIDLen); err != nil {
 		return MailItem{}, err
 	}
 	priority, urgency, err := mailPriority(in)
@@ -193,7 +193,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 	if to == in.From {
 		return MailItem{}, FieldErr(CodeInvalidArgs, "to", "cannot send a message to yourself (%s)", in.From)
 	}
-	return write(ctx, s, in, func(tx Tx) (MailItem, error) {
+	return Write(ctx, s, in, func(tx Tx) (MailItem, error) {
 		if _, err := requireAgent(ctx, tx, in.From, CodeUnknownSender, "from"); err != nil {
 			return MailItem{}, err
 		}
@@ -231,19 +231,19 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		if to == Broadcast {
 			shownTo = BroadcastName
 		}
-		summary := fmt.Sprintf("%s → %s %s: %s", in.From, shownTo, in.Category, preview(in.Subject, 100))
+		summary := fmt.Sprintf("%s → %s %s: %s", in.From, shownTo, in.Category, Preview(in.Subject, 100))
 		var e *Event
 		switch in.Category {
 		case CategoryHandoff:
-			e = s.protocolEvent(EventHandoff, m.BeadID, m.From, to, "", HandoffPayload{
+			e = s.ProtocolEvent(EventHandoff, m.BeadID, m.From, to, "", HandoffPayload{
 				Subject: m.Subject, Summary: m.Body, NextAction: m.Intent.NextAction, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
 			}, summary)
 		case CategoryBlocked:
-			e = s.protocolEvent(EventBlocked, m.BeadID, m.From, to, "", BlockedPayload{
+			e = s.ProtocolEvent(EventBlocked, m.BeadID, m.From, to, "", BlockedPayload{
 				Subject: m.Subject, Blocker: m.Body, RequestedAction: m.Intent.RequestedAction, Urgency: urgency, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
 			}, summary)
 		default:
-			e = s.event(EventAgentMessageSent, m.From, map[string]any{
+			e = s.Event(EventAgentMessageSent, m.From, map[string]any{
 				"message_id": m.UUID, "category": m.Category, "thread_id": thread, "subject": m.Subject, "requires_ack": m.RequiresAck,
 				"priority": m.Priority,
 			})
@@ -269,7 +269,7 @@ type InboxQuery struct {
 
 // Inbox lists the messages addressed to an agent, newest first.
 func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
-	if err := validateAgentRef("agent", q.Agent); err != nil {
+	if err := ValidateAgentRef("agent", q.Agent); err != nil {
 		return nil, err
 	}
 	if q.State != "" && q.State != StateUnread && q.State != StateRead && q.State != StateAcked {
@@ -281,7 +281,7 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 	if q.Limit < 1 || q.Limit > MaxInboxLimit {
 		return nil, FieldErr(CodeInvalidArgs, "limit", "{field} must be between 1 and %d, got %d", MaxInboxLimit, q.Limit)
 	}
-	return read(ctx, s, func(tx Tx) ([]MailItem, error) {
+	return Read(ctx, s, func(tx Tx) ([]MailItem, error) {
 		if _, err := requireAgent(ctx, tx, q.Agent, CodeAgentNotFound, "agent"); err != nil {
 			return nil, err
 		}
@@ -293,7 +293,7 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		delivered, err := tx.DeliveredAt(ctx, q.Agent, mailIDs(entryMessages(entries)))
+		delivered, err := tx.DeliveredAt(ctx, q.Agent, MessageIDs(entryMessages(entries)))
 		if err != nil {
 			return nil, err
 		}
@@ -352,7 +352,7 @@ func validateMessageID(id string) error {
 	if strings.TrimSpace(id) == "" {
 		return FieldErr(CodeInvalidArgs, "message", "{field} cannot be empty")
 	}
-	if len(id) > 128 || hasControl(id) {
+	if len(id) > 128 || HasControl(id) {
 		return FieldErr(CodeMessageNotFound, "message", "message %q not found", id)
 	}
 	return nil
@@ -360,13 +360,13 @@ func validateMessageID(id string) error {
 
 // ReadMail marks a message read for agent (unread → read; acked stays acked).
 func (s *Service) ReadMail(ctx context.Context, agent, id string) (MailItem, error) {
-	if err := validateAgentRef("agent", agent); err != nil {
+	if err := ValidateAgentRef("agent", agent); err != nil {
 		return MailItem{}, err
 	}
 	if err := validateMessageID(id); err != nil {
 		return MailItem{}, err
 	}
-	return write(ctx, s, []string{agent, id}, func(tx Tx) (MailItem, error) {
+	return Write(ctx, s, []string{agent, id}, func(tx Tx) (MailItem, error) {
 		m, err := s.mailFor(ctx, tx, agent, id, "")
 		if err != nil {
 			return MailItem{}, err
@@ -379,9 +379,9 @@ func (s *Service) ReadMail(ctx context.Context, agent, id string) (MailItem, err
 		if err := tx.MarkRead(ctx, m, agent, now); err != nil {
 			return MailItem{}, err
 		}
-		e := s.event(EventAgentMessageRead, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From})
+		e := s.Event(EventAgentMessageRead, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From})
 		e.ToAgent, e.BeadID = m.From, m.BeadID
-		e.Message = fmt.Sprintf("%s read %s from %s: %s", agent, categoryOr(m), m.From, preview(m.Subject, 80))
+		e.Message = fmt.Sprintf("%s read %s from %s: %s", agent, CategoryOr(m), m.From, Preview(m.Subject, 80))
 		if err := tx.AppendEvent(ctx, e); err != nil {
 			return MailItem{}, err
 		}
@@ -394,13 +394,13 @@ func (s *Service) ReadMail(ctx context.Context, agent, id string) (MailItem, err
 // (ACK_FORBIDDEN otherwise); acked_at is set once; messages that do not
 // require an ack may still be acked.
 func (s *Service) AckMail(ctx context.Context, agent, id string) (MailItem, error) {
-	if err := validateAgentRef("agent", agent); err != nil {
+	if err := ValidateAgentRef("agent", agent); err != nil {
 		return MailItem{}, err
 	}
 	if err := validateMessageID(id); err != nil {
 		return MailItem{}, err
 	}
-	return write(ctx, s, []string{agent, id}, func(tx Tx) (MailItem, error) {
+	return Write(ctx, s, []string{agent, id}, func(tx Tx) (MailItem, error) {
 		m, err := s.mailFor(ctx, tx, agent, id, CodeAckForbidden)
 		if err != nil {
 			return MailItem{}, err
@@ -418,9 +418,9 @@ func (s *Service) AckMail(ctx context.Context, agent, id string) (MailItem, erro
 				return MailItem{}, err
 			}
 		}
-		e := s.event(EventAgentMessageAcked, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From, "requires_ack": m.RequiresAck})
+		e := s.Event(EventAgentMessageAcked, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From, "requires_ack": m.RequiresAck})
 		e.ToAgent, e.BeadID = m.From, m.BeadID
-		e.Message = fmt.Sprintf("%s accepted %s from %s: %s", agent, categoryOr(m), m.From, preview(m.Subject, 80))
+		e.Message = fmt.Sprintf("%s accepted %s from %s: %s", agent, CategoryOr(m), m.From, Preview(m.Subject, 80))
 		if err := tx.AppendEvent(ctx, e); err != nil {
 			return MailItem{}, err
 		}
@@ -429,7 +429,7 @@ func (s *Service) AckMail(ctx context.Context, agent, id string) (MailItem, erro
 	})
 }
 
-func categoryOr(m *Message) string {
+func CategoryOr(m *Message) string {
 	if m.Category == "" {
 		return "message"
 	}
@@ -440,6 +440,21 @@ func entryMessages(es []InboxEntry) []Message {
 	out := make([]Message, 0, len(es))
 	for _, e := range es {
 		out = append(out, e.Message)
+	}
+	return out
+}
+
+// UrgentBroadcast reports whether a broadcast asks for attention now: it
+// requires an ack or its priority is high or critical.
+func UrgentBroadcast(m *Message) bool {
+	return m.RequiresAck || m.Priority == PriorityHigh || m.Priority == PriorityCritical
+}
+
+// MessageIDs lists the UUIDs of ms.
+func MessageIDs(ms []Message) []string {
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, m.UUID)
 	}
 	return out
 }

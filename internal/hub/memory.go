@@ -233,7 +233,7 @@ func (s *Service) SetMemory(ctx context.Context, agent string, in MemoryInput) (
 	if err := validateMemoryInput(&in); err != nil {
 		return MemoryWriteResult{}, err
 	}
-	return write(ctx, s, []any{agent, in}, func(tx Tx) (MemoryWriteResult, error) {
+	return Write(ctx, s, []any{agent, in}, func(tx Tx) (MemoryWriteResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -256,7 +256,7 @@ func (s *Service) GetMemory(ctx context.Context, scope, scopeID, key string) (Me
 	if err := ValidateScope(scope, scopeID); err != nil {
 		return Memory{}, err
 	}
-	return read(ctx, s, func(tx Tx) (Memory, error) {
+	return Read(ctx, s, func(tx Tx) (Memory, error) {
 		m, err := tx.GetMemory(ctx, scope, scopeID, key, s.Now())
 		if err != nil {
 			return Memory{}, err
@@ -277,7 +277,7 @@ func (s *Service) ListMemory(ctx context.Context, scope, scopeID string) ([]Memo
 	if err := ValidateScope(scope, scopeID); err != nil {
 		return nil, err
 	}
-	return read(ctx, s, func(tx Tx) ([]Memory, error) {
+	return Read(ctx, s, func(tx Tx) ([]Memory, error) {
 		return tx.ListMemory(ctx, scope, scopeID, false, s.Now(), MaxMemoryList)
 	})
 }
@@ -294,7 +294,7 @@ func (s *Service) DeleteMemory(ctx context.Context, agent, scope, scopeID, key s
 	if err := ValidateScope(scope, scopeID); err != nil {
 		return MemoryWriteResult{}, err
 	}
-	return write(ctx, s, []string{agent, scope, scopeID, key}, func(tx Tx) (MemoryWriteResult, error) {
+	return Write(ctx, s, []string{agent, scope, scopeID, key}, func(tx Tx) (MemoryWriteResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -329,7 +329,7 @@ func (s *Service) GCMemory(ctx context.Context, agent string, limit int) (GCResu
 	if limit <= 0 {
 		return GCResult{}, FieldErr(CodeInvalidInput, "limit", "limit must be > 0")
 	}
-	return write(ctx, s, []any{agent, limit}, func(tx Tx) (GCResult, error) {
+	return Write(ctx, s, []any{agent, limit}, func(tx Tx) (GCResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {

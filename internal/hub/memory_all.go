@@ -10,7 +10,7 @@ import (
 // scope id), newest first, at most MaxMemoryList of them: what a person
 // asking "what is remembered here?" wants to see, wherever an agent put it.
 func (s *Service) ListAllMemory(ctx context.Context) ([]Memory, error) {
-	return read(ctx, s, func(tx Tx) ([]Memory, error) {
+	return Read(ctx, s, func(tx Tx) ([]Memory, error) {
 		now := s.Now()
 		out := []Memory{}
 		for _, scope := range MemoryScopes {

@@ -107,16 +107,16 @@ func strPtr(s string) *string {
 	return &s
 }
 
-// slashRoot is the project root as the envelope shows it ('/' separators).
-func (s *Service) slashRoot() string { return filepath.ToSlash(s.ProjectRoot) }
+// SlashRoot is the project root as the envelope shows it ('/' separators).
+func (s *Service) SlashRoot() string { return filepath.ToSlash(s.ProjectRoot) }
 
-// protocolEvent builds a timeline row for a protocol event: events.type is
+// ProtocolEvent builds a timeline row for a protocol event: events.type is
 // the event type, events.payload the full v1 envelope, and the indexed
 // columns (agent, to_agent, bead_id, scope) mirror the envelope.
-func (s *Service) protocolEvent(typ, bead, from, to, scope string, payload any, message string) *Event {
+func (s *Service) ProtocolEvent(typ, bead, from, to, scope string, payload any, message string) *Event {
 	now := s.Now()
 	env := ProtocolEnvelope{
-		ID: uuid.NewString(), Version: ProtocolVersion, EventType: typ, ProjectRoot: s.slashRoot(),
+		ID: uuid.NewString(), Version: ProtocolVersion, EventType: typ, ProjectRoot: s.SlashRoot(),
 		BeadID: bead, FromAgent: strPtr(from), ToAgent: strPtr(to), Scope: strPtr(scope),
 		CreatedAt: FormatTime(now), Payload: payload,
 	}
@@ -169,7 +169,7 @@ func ValidateEnvelope(b []byte) error {
 // non-positive value is INVALID_ARGS: a silently ignored setting would make
 // takeovers happen at the wrong time.
 func (s *Service) StaleMinutes() (int, error) {
-	v := strings.TrimSpace(s.getenv("BB_AGENT_STALE_MINUTES"))
+	v := strings.TrimSpace(s.Getenv("BB_AGENT_STALE_MINUTES"))
 	if v == "" {
 		return 15, nil
 	}
@@ -183,13 +183,13 @@ func (s *Service) StaleMinutes() (int, error) {
 // LatestEventSeq returns the newest timeline sequence number (0 when empty):
 // the cheap probe live followers poll.
 func (s *Service) LatestEventSeq(ctx context.Context) (int64, error) {
-	return read(ctx, s, func(tx Tx) (int64, error) { return tx.LastEventSeq(ctx) })
+	return Read(ctx, s, func(tx Tx) (int64, error) { return tx.LastEventSeq(ctx) })
 }
 
 // ProtocolTimeline returns the newest protocol events (HANDOFF, BLOCKED,
 // INCURSION, RESUME) for a bead and/or agent, oldest first.
 func (s *Service) ProtocolTimeline(ctx context.Context, bead, agent string, limit int) ([]Event, error) {
-	evs, err := read(ctx, s, func(tx Tx) ([]Event, error) {
+	evs, err := Read(ctx, s, func(tx Tx) ([]Event, error) {
 		return tx.ListEvents(ctx, EventFilter{Types: ProtocolEventTypes, BeadID: bead, Agent: agent, Limit: limit, Desc: true})
 	})
 	if err != nil {

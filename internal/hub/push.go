@@ -201,7 +201,7 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 			return PushResult{}, err
 		}
 	}
-	return write(ctx, s, []any{agent, in}, func(tx Tx) (PushResult, error) {
+	return Write(ctx, s, []any{agent, in}, func(tx Tx) (PushResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {

@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
-func openService(t *testing.T) hub.API {
+func openService(t *testing.T) app.API {
 	t.Helper()
 	dir := t.TempDir()
 	b, err := boot.Open(context.Background(), boot.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true, ProjectRoot: dir,
@@ -23,7 +24,7 @@ func openService(t *testing.T) hub.API {
 	return b.API
 }
 
-func unread(t *testing.T, svc hub.API, agent string) int64 {
+func unread(t *testing.T, svc app.API, agent string) int64 {
 	t.Helper()
 	n, err := svc.CheckIn(context.Background(), agent)
 	if err != nil {

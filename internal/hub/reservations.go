@@ -15,10 +15,10 @@ const (
 	DefaultReserveTTL = 120
 	MinReserveTTL     = 5
 	MaxReserveTTL     = 1440
-	// maxOverlapRows bounds the rows one conflict check reads; maxIncursions
+	// MaxOverlapRows bounds the rows one conflict check reads; maxIncursions
 	// bounds the INCURSION events one attempt records.
-	maxOverlapRows = 1000
-	maxIncursions  = 20
+	MaxOverlapRows = 1000
+	MaxIncursions  = 20
 )
 
 // ReserveInput is `bb agent reserve`.
@@ -57,12 +57,15 @@ func (s *Service) DisplayScope(r Reservation) string {
 	return Scope{Path: r.Scope, Wildcard: r.Wildcard}.Display(s.ProjectRoot)
 }
 
-type overlapDecision struct {
-	res      Reservation
-	kind     Overlap
-	liveness Liveness
-	expired  bool
-	blocking bool // unexpired and owner active: never taken over
+// OverlapDecision is how one reservation of another agent meets a scope:
+// the overlap kind, the holder's liveness, whether it expired, and whether
+// it blocks (unexpired with an active owner: never taken over).
+type OverlapDecision struct {
+	Reservation Reservation
+	Kind        Overlap
+	Liveness    Liveness
+	Expired     bool
+	Blocking    bool // unexpired and owner active: never taken over
 }
 
 // Reserve claims a scope for an agent. Against another agent's active
@@ -73,7 +76,7 @@ type overlapDecision struct {
 // that overlaps another agent's reservation records an INCURSION event —
 // committed even when the reserve itself is refused.
 func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, error) {
-	if err := validateAgentRef("agent", in.Agent); err != nil {
+	if err := ValidateAgentRef("agent", in.Agent); err != nil {
 		return ReserveResult{}, err
 	}
 	sc, err := s.ScopeOf(in.Wd, in.Scope)
@@ -103,7 +106,7 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 		TTL                  int
 	}{in.Agent, sc.Path, in.BeadID, sc.Wildcard, in.TakeoverStale, ttl}
 	// A refusal (conflict, stale found) still commits its INCURSION events.
-	return write(ctx, s, req, func(tx Tx) (ReserveResult, error) {
+	return Write(ctx, s, req, func(tx Tx) (ReserveResult, error) {
 		var out ReserveResult
 		if _, err := requireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
 			return out, err
@@ -115,7 +118,7 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 		}
 		outcome := "takeover"
 		for _, d := range others {
-			if d.blocking {
+			if d.Blocking {
 				outcome = "conflict"
 				break
 			}
@@ -124,10 +127,10 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 			outcome = "stale_found"
 		}
 		for i, d := range others {
-			if i == maxIncursions {
+			if i == MaxIncursions {
 				break
 			}
-			e := s.incursionEvent(in, sc, shown, d, outcome)
+			e := s.IncursionEvent(in, sc, shown, d, outcome)
 			if err := tx.AppendEvent(ctx, e); err != nil {
 				return out, err
 			}
@@ -137,8 +140,8 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 		case "conflict":
 			var b []string
 			for _, d := range others {
-				if d.blocking {
-					b = append(b, fmt.Sprintf("%s holds %s (%s overlap, expires %s)", d.res.AgentID, s.DisplayScope(d.res), d.kind, FormatTime(d.res.ExpiresAt)))
+				if d.Blocking {
+					b = append(b, fmt.Sprintf("%s holds %s (%s overlap, expires %s)", d.Reservation.AgentID, s.DisplayScope(d.Reservation), d.Kind, FormatTime(d.Reservation.ExpiresAt)))
 				}
 				if len(b) == 3 {
 					break
@@ -147,14 +150,14 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 			return out, commitRefusal(FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; ")))
 		case "stale_found":
 			d := others[0]
-			why := "its owner is " + string(d.liveness)
-			if d.expired {
-				why = "it expired at " + FormatTime(d.res.ExpiresAt)
+			why := "its owner is " + string(d.Liveness)
+			if d.Expired {
+				why = "it expired at " + FormatTime(d.Reservation.ExpiresAt)
 			}
-			return out, commitRefusal(FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.res.AgentID, s.DisplayScope(d.res), why))
+			return out, commitRefusal(FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.Reservation.AgentID, s.DisplayScope(d.Reservation), why))
 		}
 		for _, d := range others {
-			r := d.res
+			r := d.Reservation
 			r.State = ResExpired
 			r.ReleasedAt = &now
 			if err := tx.UpdateReservation(ctx, &r); err != nil {
@@ -183,12 +186,12 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 		for _, r := range out.TakenOver {
 			taken = append(taken, r.ID)
 		}
-		e := s.event(typ, in.Agent, map[string]any{"reservation_id": out.Reservation.ID, "scope": shown,
+		e := s.Event(typ, in.Agent, map[string]any{"reservation_id": out.Reservation.ID, "scope": shown,
 			"expires_at": FormatTime(exp), "ttl_minutes": ttl, "taken_over": taken})
 		e.BeadID, e.Scope = in.BeadID, shown
-		e.Message = fmt.Sprintf("%s reserved %s until %s", in.Agent, shown, clockText(exp))
+		e.Message = fmt.Sprintf("%s reserved %s until %s", in.Agent, shown, ClockText(exp))
 		if out.Renewed {
-			e.Message = fmt.Sprintf("%s renewed %s until %s", in.Agent, shown, clockText(exp))
+			e.Message = fmt.Sprintf("%s renewed %s until %s", in.Agent, shown, ClockText(exp))
 		}
 		if len(taken) > 0 {
 			e.Message += fmt.Sprintf(" (took over %d stale reservation%s)", len(taken), map[bool]string{true: "", false: "s"}[len(taken) == 1])
@@ -197,27 +200,27 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 	})
 }
 
-func clockText(t time.Time) string { return t.UTC().Format("15:04 UTC") }
+func ClockText(t time.Time) string { return t.UTC().Format("15:04 UTC") }
 
-func (s *Service) incursionEvent(in ReserveInput, sc Scope, shown string, d overlapDecision, outcome string) *Event {
-	ownerScope := s.DisplayScope(d.res)
+func (s *Service) IncursionEvent(in ReserveInput, sc Scope, shown string, d OverlapDecision, outcome string) *Event {
+	ownerScope := s.DisplayScope(d.Reservation)
 	var hint string
 	switch outcome {
 	case "conflict":
-		if d.blocking {
-			hint = fmt.Sprintf("%s actively holds %s until %s: coordinate with it (bb agent send --to %s --category BLOCKED) or choose a disjoint scope", d.res.AgentID, ownerScope, FormatTime(d.res.ExpiresAt), d.res.AgentID)
+		if d.Blocking {
+			hint = fmt.Sprintf("%s actively holds %s until %s: coordinate with it (bb agent send --to %s --category BLOCKED) or choose a disjoint scope", d.Reservation.AgentID, ownerScope, FormatTime(d.Reservation.ExpiresAt), d.Reservation.AgentID)
 		} else {
-			hint = fmt.Sprintf("%s's reservation of %s is stale, but another active owner overlaps too; resolve that one first", d.res.AgentID, ownerScope)
+			hint = fmt.Sprintf("%s's reservation of %s is stale, but another active owner overlaps too; resolve that one first", d.Reservation.AgentID, ownerScope)
 		}
 	case "stale_found":
-		hint = fmt.Sprintf("%s's reservation of %s is stale (owner %s, expired: %t): retry with --takeover-stale to take it over", d.res.AgentID, ownerScope, d.liveness, d.expired)
+		hint = fmt.Sprintf("%s's reservation of %s is stale (owner %s, expired: %t): retry with --takeover-stale to take it over", d.Reservation.AgentID, ownerScope, d.Liveness, d.Expired)
 	default:
-		hint = fmt.Sprintf("taken over with --takeover-stale: %s's reservation of %s was archived as expired", d.res.AgentID, ownerScope)
+		hint = fmt.Sprintf("taken over with --takeover-stale: %s's reservation of %s was archived as expired", d.Reservation.AgentID, ownerScope)
 	}
-	msg := fmt.Sprintf("%s → %s: %s overlap on %s (%s holds %s, %s)", in.Agent, d.res.AgentID, d.kind, shown, d.res.AgentID, ownerScope, outcome)
-	return s.protocolEvent(EventIncursion, in.BeadID, in.Agent, d.res.AgentID, shown, IncursionPayload{
-		IncursionKind: string(d.kind), OwnerAgent: d.res.AgentID, IncomingAgent: in.Agent, OwnerLiveness: string(d.liveness),
-		ResolutionHint: hint, Outcome: outcome, ReservationID: d.res.ID, OwnerScope: ownerScope, OwnerExpired: d.expired,
+	msg := fmt.Sprintf("%s → %s: %s overlap on %s (%s holds %s, %s)", in.Agent, d.Reservation.AgentID, d.Kind, shown, d.Reservation.AgentID, ownerScope, outcome)
+	return s.ProtocolEvent(EventIncursion, in.BeadID, in.Agent, d.Reservation.AgentID, shown, IncursionPayload{
+		IncursionKind: string(d.Kind), OwnerAgent: d.Reservation.AgentID, IncomingAgent: in.Agent, OwnerLiveness: string(d.Liveness),
+		ResolutionHint: hint, Outcome: outcome, ReservationID: d.Reservation.ID, OwnerScope: ownerScope, OwnerExpired: d.Expired,
 	}, msg)
 }
 
@@ -225,7 +228,7 @@ func (s *Service) incursionEvent(in ReserveInput, sc Scope, shown string, d over
 // its owner may release it (RELEASE_FORBIDDEN); the row is kept, state
 // released.
 func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservation, error) {
-	if err := validateAgentRef("agent", agent); err != nil {
+	if err := ValidateAgentRef("agent", agent); err != nil {
 		return Reservation{}, err
 	}
 	sc, err := s.ScopeOf(wd, raw)
@@ -233,7 +236,7 @@ func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservati
 		return Reservation{}, err
 	}
 	shown := sc.Display(s.ProjectRoot)
-	return write(ctx, s, []string{agent, sc.Path, strconv.FormatBool(sc.Wildcard)}, func(tx Tx) (Reservation, error) {
+	return Write(ctx, s, []string{agent, sc.Path, strconv.FormatBool(sc.Wildcard)}, func(tx Tx) (Reservation, error) {
 		if _, err := requireAgent(ctx, tx, agent, CodeAgentNotFound, "agent"); err != nil {
 			return Reservation{}, err
 		}
@@ -259,7 +262,7 @@ func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservati
 		if err := tx.UpdateReservation(ctx, r); err != nil {
 			return Reservation{}, err
 		}
-		e := s.event(EventReservationRelease, agent, map[string]any{"reservation_id": r.ID, "scope": shown})
+		e := s.Event(EventReservationRelease, agent, map[string]any{"reservation_id": r.ID, "scope": shown})
 		e.BeadID, e.Scope = r.BeadID, shown
 		e.Message = fmt.Sprintf("%s released %s", agent, shown)
 		return *r, tx.AppendEvent(ctx, e)
@@ -291,11 +294,11 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 		}
 	}
 	if agent != "" {
-		if err := validateAgentRef("agent", agent); err != nil {
+		if err := ValidateAgentRef("agent", agent); err != nil {
 			return CoordStatus{}, err
 		}
 	}
-	st, err := read(ctx, s, func(tx Tx) (CoordStatus, error) {
+	st, err := Read(ctx, s, func(tx Tx) (CoordStatus, error) {
 		var st CoordStatus
 		var err error
 		if agent != "" {
@@ -304,7 +307,7 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 				return st, err
 			}
 			if a == nil {
-				return st, agentNotFound("agent", agent)
+				return st, AgentNotFound("agent", agent)
 			}
 		}
 		rf := ReservationFilter{AgentID: agent, BeadID: bead, States: []string{ResActive}, Limit: StatusLimit}
@@ -410,14 +413,14 @@ type StepInResult struct {
 // to the agent concerned); a reassignment also mails the new holder (INFO,
 // from the person), which its hooks deliver like any mail.
 func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, error) {
-	if err := validateAgentRef("person", in.Person); err != nil {
+	if err := ValidateAgentRef("person", in.Person); err != nil {
 		return StepInResult{}, err
 	}
-	if err := validateAgentRef("holder", in.Holder); err != nil {
+	if err := ValidateAgentRef("holder", in.Holder); err != nil {
 		return StepInResult{}, err
 	}
 	if in.To != "" {
-		if err := validateAgentRef("to", in.To); err != nil {
+		if err := ValidateAgentRef("to", in.To); err != nil {
 			return StepInResult{}, err
 		}
 		if in.To == in.Holder {
@@ -434,7 +437,7 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 	}
 	shown := sc.Display(s.ProjectRoot)
 	req := []string{in.Person, in.Holder, sc.Path, strconv.FormatBool(sc.Wildcard), in.To}
-	return write(ctx, s, req, func(tx Tx) (StepInResult, error) {
+	return Write(ctx, s, req, func(tx Tx) (StepInResult, error) {
 		var out StepInResult
 		p, err := requireAgent(ctx, tx, in.Person, CodeAgentNotFound, "person")
 		if err != nil {
@@ -473,7 +476,7 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 		payload := map[string]any{"reservation_id": r.ID, "scope": shown, "holder": in.Holder, "holder_presence": out.HolderPresence,
 			"expired": expired, "by_person": true}
 		if in.To == "" {
-			e := s.event(EventReservationRelease, in.Person, payload)
+			e := s.Event(EventReservationRelease, in.Person, payload)
 			e.ToAgent, e.BeadID, e.Scope = in.Holder, r.BeadID, shown
 			e.Message = fmt.Sprintf("%s released %s's reservation of %s (%s)", in.Person, in.Holder, shown, why)
 			return out, tx.AppendEvent(ctx, e)
@@ -486,8 +489,8 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 			return out, err
 		}
 		for _, d := range others {
-			if d.blocking {
-				return out, FieldErr(CodeReservationConflict, "to", "cannot reassign %s to %s: %s actively holds %s until %s", shown, in.To, d.res.AgentID, s.DisplayScope(d.res), FormatTime(d.res.ExpiresAt))
+			if d.Blocking {
+				return out, FieldErr(CodeReservationConflict, "to", "cannot reassign %s to %s: %s actively holds %s until %s", shown, in.To, d.Reservation.AgentID, s.DisplayScope(d.Reservation), FormatTime(d.Reservation.ExpiresAt))
 			}
 		}
 		exp := now.Add(DefaultReserveTTL * time.Minute)
@@ -515,7 +518,7 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 		m := Message{UUID: uuid.NewString(), From: in.Person, To: in.To, Category: CategoryInfo, BeadID: r.BeadID,
 			Subject: fmt.Sprintf("%s is yours: reassigned from %s", shown, in.Holder),
 			Body: fmt.Sprintf("%s reassigned the reservation of %s from %s (%s) to you; it is yours until %s: renew it before then, or release it when done.",
-				in.Person, shown, in.Holder, why, clockText(out.Reassigned.ExpiresAt)),
+				in.Person, shown, in.Holder, why, ClockText(out.Reassigned.ExpiresAt)),
 			Priority: PriorityNormal, CreatedAt: now}
 		if r.BeadID != "" {
 			m.ThreadID = "bead:" + r.BeadID
@@ -524,9 +527,9 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 			return out, err
 		}
 		payload["message_id"] = m.UUID
-		e := s.event(EventReservationReassigned, in.Person, payload)
+		e := s.Event(EventReservationReassigned, in.Person, payload)
 		e.ToAgent, e.BeadID, e.Scope = in.To, r.BeadID, shown
-		e.Message = fmt.Sprintf("%s reassigned %s from %s (%s) to %s until %s", in.Person, shown, in.Holder, why, in.To, clockText(out.Reassigned.ExpiresAt))
+		e.Message = fmt.Sprintf("%s reassigned %s from %s (%s) to %s until %s", in.Person, shown, in.Holder, why, in.To, ClockText(out.Reassigned.ExpiresAt))
 		return out, tx.AppendEvent(ctx, e)
 	})
 }

@@ -232,7 +232,7 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 	if err := checkLen("project_dir", in.ProjectDir, MaxProjectIDLen); err != nil {
 		return ResumeResult{}, err
 	}
-	return write(ctx, s, in, func(tx Tx) (ResumeResult, error) {
+	return Write(ctx, s, in, func(tx Tx) (ResumeResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, in.Agent, now)
 		if err != nil {
@@ -306,7 +306,7 @@ func (s *Service) peekResume(ctx context.Context, agent, projectDir string, ownI
 	if err := checkAgent(agent); err != nil {
 		return PeekResult{}, err
 	}
-	return read(ctx, s, func(tx Tx) (PeekResult, error) {
+	return Read(ctx, s, func(tx Tx) (PeekResult, error) {
 		now := s.Now()
 		a, err := tx.GetAgent(ctx, agent)
 		if err != nil {
@@ -579,7 +579,7 @@ func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventVie
 	if !q.All {
 		f.Agent = q.Agent
 	}
-	return read(ctx, s, func(tx Tx) ([]EventView, error) {
+	return Read(ctx, s, func(tx Tx) ([]EventView, error) {
 		es, err := tx.TaskEvents(ctx, f)
 		return ViewEvents(es), err
 	})
@@ -594,7 +594,7 @@ func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit in
 		return nil, FieldErr(CodeInvalidInput, "limit", "limit must be > 0")
 	}
 	limit = min(limit, MaxEventsLimit)
-	return read(ctx, s, func(tx Tx) ([]ArtifactView, error) {
+	return Read(ctx, s, func(tx Tx) ([]ArtifactView, error) {
 		as, err := tx.ListTaskArtifacts(ctx, taskID, limit)
 		return ViewArtifacts(as), err
 	})

@@ -71,7 +71,7 @@ func CanonicalScope(root, wd, raw string) (Scope, error) {
 	if strings.TrimSpace(s) == "" {
 		return Scope{}, FieldErr(CodeInvalidArgs, "scope", "{field} cannot be empty")
 	}
-	if len(s) > MaxScopeLen || !utf8.ValidString(s) || hasControl(s) {
+	if len(s) > MaxScopeLen || !utf8.ValidString(s) || HasControl(s) {
 		return Scope{}, FieldErr(CodeInvalidArgs, "scope", "invalid scope: at most %d bytes of UTF-8 text without control characters", MaxScopeLen)
 	}
 	var sc Scope

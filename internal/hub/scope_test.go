@@ -121,7 +121,7 @@ func FuzzScope(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b, wd string) {
 		const root = "/proj"
 		wd = CanonicalPath(root, wd)
-		if strings.Contains(wd, "*") || !utf8.ValidString(wd) || hasControl(wd) {
+		if strings.Contains(wd, "*") || !utf8.ValidString(wd) || HasControl(wd) {
 			return // such a working directory cannot be typed back as a scope
 		}
 		sa, errA := CanonicalScope(root, wd, a)

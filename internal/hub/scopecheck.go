@@ -10,13 +10,13 @@ import (
 // of exactly sc (if any); others are the other agents' overlapping
 // reservations with their owners' liveness and whether they block (the
 // reservation is unexpired and its owner active: never taken over).
-func (s *Service) overlaps(ctx context.Context, tx Tx, agent string, sc Scope, now time.Time, stale int) (*Reservation, []overlapDecision, error) {
-	rows, err := tx.OverlappingActive(ctx, sc.Path, Ancestors(sc.Path), maxOverlapRows)
+func (s *Service) overlaps(ctx context.Context, tx Tx, agent string, sc Scope, now time.Time, stale int) (*Reservation, []OverlapDecision, error) {
+	rows, err := tx.OverlappingActive(ctx, sc.Path, Ancestors(sc.Path), MaxOverlapRows)
 	if err != nil {
 		return nil, nil, err
 	}
 	var mine *Reservation
-	var others []overlapDecision
+	var others []OverlapDecision
 	owners := map[string]*Agent{}
 	for _, r := range rows {
 		if r.AgentID == agent {
@@ -35,8 +35,8 @@ func (s *Service) overlaps(ctx context.Context, tx Tx, agent string, sc Scope, n
 		}
 		l := holderLive(owner, now, stale)
 		expired := r.Expired(now)
-		others = append(others, overlapDecision{res: r, kind: ClassifyOverlap(r.Scope, sc.Path), liveness: l.Agent,
-			expired: expired, blocking: !TakeoverAllowed(l.Presence, expired)})
+		others = append(others, OverlapDecision{Reservation: r, Kind: ClassifyOverlap(r.Scope, sc.Path), Liveness: l.Agent,
+			Expired: expired, Blocking: !TakeoverAllowed(l.Presence, expired)})
 	}
 	return mine, others, nil
 }
@@ -91,7 +91,7 @@ func (s *Service) CheckScope(ctx context.Context, agent, wd, raw string) (ScopeC
 	if err != nil {
 		return ScopeCheck{}, err
 	}
-	return read(ctx, s, func(tx Tx) (ScopeCheck, error) {
+	return Read(ctx, s, func(tx Tx) (ScopeCheck, error) {
 		now := s.Now()
 		_, others, err := s.overlaps(ctx, tx, agent, sc, now, stale)
 		if err != nil {
@@ -99,7 +99,7 @@ func (s *Service) CheckScope(ctx context.Context, agent, wd, raw string) (ScopeC
 		}
 		out := ScopeCheck{Scope: sc, Outcome: CheckClear, Holders: []ScopeHolder{}}
 		if agent != "" {
-			rows, err := tx.OverlappingActive(ctx, sc.Path, Ancestors(sc.Path), maxOverlapRows)
+			rows, err := tx.OverlappingActive(ctx, sc.Path, Ancestors(sc.Path), MaxOverlapRows)
 			if err != nil {
 				return ScopeCheck{}, err
 			}
@@ -111,8 +111,8 @@ func (s *Service) CheckScope(ctx context.Context, agent, wd, raw string) (ScopeC
 			}
 		}
 		for _, d := range others {
-			out.Holders = append(out.Holders, ScopeHolder{Reservation: d.res, Overlap: d.kind, Liveness: d.liveness, Expired: d.expired, Blocking: d.blocking})
-			if d.blocking {
+			out.Holders = append(out.Holders, ScopeHolder{Reservation: d.Reservation, Overlap: d.Kind, Liveness: d.Liveness, Expired: d.Expired, Blocking: d.Blocking})
+			if d.Blocking {
 				out.Outcome = CheckConflict
 			} else if out.Outcome == CheckClear {
 				out.Outcome = CheckStale

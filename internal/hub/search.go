@@ -237,7 +237,7 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) (SearchResult, erro
 			st.Kinds = append(st.Kinds, k)
 		}
 	}
-	rows, err := read(ctx, s, func(tx Tx) ([]SearchRow, error) { return tx.Search(ctx, st) })
+	rows, err := Read(ctx, s, func(tx Tx) ([]SearchRow, error) { return tx.Search(ctx, st) })
 	if err != nil {
 		return SearchResult{}, err
 	}

@@ -36,7 +36,7 @@ func NewService(st Store, clock Clock, projectRoot string) *Service {
 // what is stored equals what is returned).
 func (s *Service) Now() time.Time { return s.Clock.Now().UTC().Truncate(time.Microsecond) }
 
-func (s *Service) getenv(k string) string {
+func (s *Service) Getenv(k string) string {
 	if s.Env == nil {
 		return ""
 	}
@@ -106,7 +106,7 @@ func fingerprint(command string, req any) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// write runs fn in a write transaction: the one path of every mutation.
+// Write runs fn in a Write transaction: the one path of every mutation.
 // When ctx carries an idempotency key, a reply stored for the same request
 // (same command, same req) is returned instead (decoded into T); a stored
 // reply of another command or of a different request under that key is
@@ -114,10 +114,10 @@ func fingerprint(command string, req any) (string, error) {
 // same transaction as the work. req is the mutation's normalized input
 // (what makes two requests the same); it is only read when ctx carries a
 // key.
-func write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, error)) (T, error) {
+func Write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, error)) (T, error) {
 	var out T
 	k, idem := IdemFrom(ctx)
-	if _, ok := req.(sideEffectRead); ok {
+	if _, ok := req.(SideEffectRead); ok {
 		idem = false
 	}
 	var fp string
@@ -188,8 +188,8 @@ func write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, e
 	return out, err
 }
 
-// read runs fn in a read transaction.
-func read[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (T, error) {
+// Read runs fn in a Read transaction.
+func Read[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (T, error) {
 	var out T
 	err := s.Store.Read(ctx, func(tx Tx) error {
 		v, err := fn(tx)
@@ -199,8 +199,8 @@ func read[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (T,
 	return out, err
 }
 
-// event builds a timeline event stamped now.
-func (s *Service) event(typ, agent string, payload any) *Event {
+// Event builds a timeline Event stamped now.
+func (s *Service) Event(typ, agent string, payload any) *Event {
 	e := &Event{Type: typ, Agent: agent, CreatedAt: s.Now()}
 	if payload != nil {
 		b, _ := json.Marshal(payload)
@@ -209,10 +209,10 @@ func (s *Service) event(typ, agent string, payload any) *Event {
 	return e
 }
 
-// sideEffectRead is the req of a read that writes as a side effect (marks
+// SideEffectRead is the req of a read that writes as a side effect (marks
 // agents offline, mail read, purges expired mail): it is never replayed,
 // whatever request id its context carries.
-type sideEffectRead struct{}
+type SideEffectRead struct{}
 
 // ErrReadOnlyBoard is wrapped by the error a store gives for a write to a
 // board that cannot be written (a read-only file or file system).
@@ -223,9 +223,9 @@ var ErrReadOnlyBoard = errors.New("the board is read-only")
 // plain, the same read without the side effect, runs in a read
 // transaction.
 func readAlso[T any](ctx context.Context, s *Service, effect, plain func(tx Tx) (T, error)) (T, error) {
-	v, err := write(ctx, s, sideEffectRead{}, effect)
+	v, err := Write(ctx, s, SideEffectRead{}, effect)
 	if errors.Is(err, ErrReadOnlyBoard) {
-		return read(ctx, s, plain)
+		return Read(ctx, s, plain)
 	}
 	return v, err
 }

@@ -215,10 +215,10 @@ type sessionData struct {
 }
 
 func (s *Service) loadSessions(ctx context.Context, viewer string) (sessionData, error) {
-	return read(ctx, s, func(tx Tx) (sessionData, error) {
+	return Read(ctx, s, func(tx Tx) (sessionData, error) {
 		var d sessionData
 		var err error
-		if d.agents, err = listAgents(ctx, tx); err != nil {
+		if d.agents, err = ListAgentsIn(ctx, tx); err != nil {
 			return d, err
 		}
 		if d.msgs, err = tx.ListMessages(ctx, MessageFilter{Limit: sessionMessages}); err != nil {
@@ -254,8 +254,8 @@ func visibleTo(m *Message, viewer string) bool {
 	return viewer != "" && m.From != viewer && (m.IsBroadcast() || m.To == viewer)
 }
 
-// unread: neither read nor acked (an ack implies the message was seen).
-func unread(r Receipt) bool { return r.ReadAt == nil && r.AckedAt == nil }
+// Unread: neither read nor acked (an ack implies the message was seen).
+func Unread(r Receipt) bool { return r.ReadAt == nil && r.AckedAt == nil }
 
 // pendingAck reports whether m requires an ack its recipient(s) have not
 // given: for a direct message its recipient's, for a broadcast the viewer's.
@@ -285,7 +285,7 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 	f := &feedBuilder{cards: map[string]*FeedCard{}, live: map[string]AgentView{},
 		blockedOpen: map[string]bool{}, taskStatus: map[string]string{}}
 	for _, a := range d.agents {
-		v := agentView(a, LiveOf(a.LastSeen, now, stale))
+		v := ViewAgent(a, LiveOf(a.LastSeen, now, stale))
 		out.Agents = append(out.Agents, v)
 		if v.Presence == PresActive {
 			out.Counts.ActiveAgents++
@@ -358,7 +358,7 @@ func (f *feedBuilder) addMessages(d sessionData, out *Sessions) {
 		var rc *Receipt
 		if r, ok := d.receipts[m.UUID]; ok {
 			rc = &r
-			if unread(r) {
+			if Unread(r) {
 				out.Unread++
 			}
 		}
@@ -382,7 +382,7 @@ func (f *feedBuilder) addMessages(d sessionData, out *Sessions) {
 		if c.Title == "" {
 			c.Title = m.Subject
 		}
-		if rc != nil && unread(*rc) {
+		if rc != nil && Unread(*rc) {
 			c.Unread++
 		}
 		if pend {

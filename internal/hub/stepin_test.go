@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 )
 
 func TestTakeoverAllowed(t *testing.T) {
@@ -73,7 +74,7 @@ func TestStepIn(t *testing.T) {
 		t.Fatalf("reassign: %+v", res)
 	}
 	// carol is told by mail from the person, and her hook delivers it.
-	d, err := svc.DeliverNew(ctx, "carol")
+	d, err := hooks.New(svc).DeliverNew(ctx, "carol")
 	if err != nil || !strings.Contains(d.Text, "src/a.go is yours: reassigned from bob-1") ||
 		!strings.Contains(d.Text, "boss reassigned the reservation of src/a.go from bob-1 (offline) to you") {
 		t.Fatalf("carol's hook delivery: %q %v", d.Text, err)

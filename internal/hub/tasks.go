@@ -187,7 +187,7 @@ func (s *Service) taskMutation(ctx context.Context, agent string, req any, fn fu
 		return TaskResult{}, err
 	}
 	var fresh *Task // the task as this transaction left it (nil on a replay)
-	rep, err := write(ctx, s, []any{agent, req}, func(tx Tx) (taskReply, error) {
+	rep, err := Write(ctx, s, []any{agent, req}, func(tx Tx) (taskReply, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -237,7 +237,7 @@ func (s *Service) GetTask(ctx context.Context, id string) (Task, error) {
 	if id == "" {
 		return Task{}, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
-	return read(ctx, s, func(tx Tx) (Task, error) {
+	return Read(ctx, s, func(tx Tx) (Task, error) {
 		t, err := mustTask(ctx, tx, id)
 		if err != nil {
 			return Task{}, err
@@ -253,7 +253,7 @@ func (s *Service) ListTasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 			return nil, err
 		}
 	}
-	return read(ctx, s, func(tx Tx) ([]Task, error) { return tx.ListTasks(ctx, f) })
+	return Read(ctx, s, func(tx Tx) ([]Task, error) { return tx.ListTasks(ctx, f) })
 }
 
 func mustTask(ctx context.Context, tx Tx, id string) (*Task, error) {
@@ -467,7 +467,7 @@ func (s *Service) DeleteTask(ctx context.Context, agent, id string) (DeleteResul
 	if id == "" {
 		return DeleteResult{}, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
-	return write(ctx, s, []string{agent, id}, func(tx Tx) (DeleteResult, error) {
+	return Write(ctx, s, []string{agent, id}, func(tx Tx) (DeleteResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
 		if err != nil {
@@ -520,7 +520,7 @@ func (s *Service) TaskStoreStatus(ctx context.Context, agent string) (TaskStatus
 		if err := checkAgent(agent); err != nil {
 			return out, err
 		}
-		st, err := write(ctx, s, sideEffectRead{}, func(tx Tx) (AgentStateView, error) {
+		st, err := Write(ctx, s, SideEffectRead{}, func(tx Tx) (AgentStateView, error) {
 			a, err := s.actingAgent(ctx, tx, agent, s.Now())
 			if err != nil {
 				return AgentStateView{}, err
@@ -532,7 +532,7 @@ func (s *Service) TaskStoreStatus(ctx context.Context, agent string) (TaskStatus
 		}
 		out.AgentState = &st
 	}
-	c, err := read(ctx, s, func(tx Tx) (TaskCounts, error) { return tx.Counts(ctx, s.Now()) })
+	c, err := Read(ctx, s, func(tx Tx) (TaskCounts, error) { return tx.Counts(ctx, s.Now()) })
 	out.Counts = c
 	return out, err
 }
@@ -559,7 +559,7 @@ func (s *Service) LoopRunStats(ctx context.Context, last int, projectID string) 
 	if last > 100 {
 		last = 100
 	}
-	evs, err := read(ctx, s, func(tx Tx) ([]Event, error) {
+	evs, err := Read(ctx, s, func(tx Tx) ([]Event, error) {
 		return tx.TaskEvents(ctx, TaskEventFilter{Kind: KindLoopRun, ProjectID: projectID, Limit: last})
 	})
 	if err != nil {
@@ -611,7 +611,7 @@ func (s *Service) GetTaskDetail(ctx context.Context, id string) (TaskDetail, err
 	if id == "" {
 		return TaskDetail{}, FieldErr(CodeInvalidInput, "id", "task id is required")
 	}
-	return read(ctx, s, func(tx Tx) (TaskDetail, error) {
+	return Read(ctx, s, func(tx Tx) (TaskDetail, error) {
 		t, err := mustTask(ctx, tx, id)
 		if err != nil {
 			return TaskDetail{}, err

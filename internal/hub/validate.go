@@ -110,7 +110,7 @@ func ParseRef(s string) (Ref, error) {
 	}
 	for i := range parts {
 		parts[i] = strings.TrimSpace(parts[i])
-		if parts[i] == "" || len(parts[i]) > MaxRefPartLen || hasControl(parts[i]) || !utf8.ValidString(parts[i]) {
+		if parts[i] == "" || len(parts[i]) > MaxRefPartLen || HasControl(parts[i]) || !utf8.ValidString(parts[i]) {
 			return Ref{}, refFormatErr(s)
 		}
 	}
@@ -254,7 +254,7 @@ func CheckUTF8(field, s string) error {
 	return nil
 }
 
-func hasControl(s string) bool {
+func HasControl(s string) bool {
 	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -45,7 +46,7 @@ type Options struct {
 	// Open returns the service when New was given none (bb mcp opens the
 	// board lazily, so that a server started before `bb init` starts
 	// working once the board exists). It is called until it succeeds.
-	Open func(ctx context.Context) (hub.API, error)
+	Open func(ctx context.Context) (app.API, error)
 	// Version is reported as the server version.
 	Version string
 	// ClientPID is the process id of the client that started the server
@@ -62,7 +63,7 @@ type Server struct {
 	opts Options
 
 	mu  sync.Mutex
-	svc hub.API
+	svc app.API
 	// identified holds the identity set by bb_identify, per session.
 	identified map[*sdk.ServerSession]string
 	// pins holds identities fixed when an HTTP session started, by
@@ -77,7 +78,7 @@ type Server struct {
 // New builds the MCP server over svc — the local *hub.Service or a remote
 // client of bb serve — or over opts.Open when svc is nil.
 // It returns an error for an unknown profile or an invalid fixed identity.
-func New(svc hub.API, opts Options) (*Server, error) {
+func New(svc app.API, opts Options) (*Server, error) {
 	if opts.Tools == "" {
 		opts.Tools = ProfileAll
 	}
@@ -173,7 +174,7 @@ const instructions = `Blackboard is the coordination hub shared by the agents wo
 
 // ToolNames lists the tools of a profile ("all" or "core").
 func ToolNames(profile string) []string {
-	s, err := New(nil, Options{Tools: profile, Open: func(context.Context) (hub.API, error) {
+	s, err := New(nil, Options{Tools: profile, Open: func(context.Context) (app.API, error) {
 		return nil, errors.New("no service")
 	}})
 	if err != nil {
@@ -187,7 +188,7 @@ func ToolNames(profile string) []string {
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // service returns the hub service, opening it on first success.
-func (s *Server) service(ctx context.Context) (hub.API, error) {
+func (s *Server) service(ctx context.Context) (app.API, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.svc != nil {
@@ -239,7 +240,7 @@ func (s *Server) identity(ss *sdk.ServerSession) (id, source string) {
 
 // agentFor is the caller's identity, else the agent of the hook session
 // of the client process that started this server ("" when none).
-func (s *Server) agentFor(ctx context.Context, svc hub.API, ss *sdk.ServerSession) string {
+func (s *Server) agentFor(ctx context.Context, svc app.API, ss *sdk.ServerSession) string {
 	if id, _ := s.identity(ss); id != "" || s.opts.ClientPID <= 0 {
 		return id
 	}
@@ -362,7 +363,7 @@ func (s *Server) identify(ctx context.Context, ss *sdk.ServerSession, id string)
 
 // call is what a tool handler gets besides its arguments.
 type call struct {
-	svc     hub.API
+	svc     app.API
 	agent   string // "" when the caller is not identified
 	session *sdk.ServerSession
 	// checkedIn is set by a tool that checked the caller in inside its

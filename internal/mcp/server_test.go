@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
@@ -22,13 +23,13 @@ import (
 var t0 = time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)
 
 // newService opens a fresh board in a temp project directory.
-func newService(t *testing.T) hub.API {
+func newService(t *testing.T) app.API {
 	t.Helper()
 	return openBoard(t, t.TempDir(), hub.FixedClock{T: t0})
 }
 
 // openBoard opens (creating it when missing) the board of project dir.
-func openBoard(t testing.TB, dir string, clock hub.Clock) hub.API {
+func openBoard(t testing.TB, dir string, clock hub.Clock) app.API {
 	t.Helper()
 	b, err := boot.Open(context.Background(), boot.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), Create: true, ProjectRoot: dir, Clock: clock})
 	if err != nil {
@@ -38,7 +39,7 @@ func openBoard(t testing.TB, dir string, clock hub.Clock) hub.API {
 	return b.API
 }
 
-func newServer(t *testing.T, svc hub.API, o Options) *Server {
+func newServer(t *testing.T, svc app.API, o Options) *Server {
 	t.Helper()
 	s, err := New(svc, o)
 	if err != nil {
@@ -213,7 +214,7 @@ func TestIdentityPrecedence(t *testing.T) {
 func TestNotInitialized(t *testing.T) {
 	var ready atomic.Bool
 	svc := newService(t)
-	s := newServer(t, nil, Options{Agent: "claude-1", Open: func(context.Context) (hub.API, error) {
+	s := newServer(t, nil, Options{Agent: "claude-1", Open: func(context.Context) (app.API, error) {
 		if !ready.Load() {
 			return nil, hub.Errorf(hub.CodeNotInitialized, "No blackboard found. Run 'bb init' to create one.")
 		}

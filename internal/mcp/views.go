@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/view"
 )
@@ -39,6 +40,6 @@ type (
 
 func mailOut(m hub.MailItem) MailOut { return view.MailOf(m) }
 
-func reservationOut(svc hub.API, r hub.Reservation) ReservationOut {
+func reservationOut(svc app.API, r hub.Reservation) ReservationOut {
 	return view.ReservationOf(r, svc.DisplayScope(r), svc.Now())
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -15,7 +16,7 @@ const maxBatch = 256
 // its own result. Under load N posts cost one commit; alone, a post waits
 // for nobody.
 type committer struct {
-	svc hub.API
+	svc app.API
 	q   chan postReq
 }
 
@@ -25,7 +26,7 @@ type postReq struct {
 	res chan hub.PostResult
 }
 
-func newCommitter(svc hub.API) *committer {
+func newCommitter(svc app.API) *committer {
 	return &committer{svc: svc, q: make(chan postReq, 4*maxBatch)}
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/server"
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 type env struct {
 	t    testing.TB
 	dir  string
-	svc  hub.API
+	svc  app.API
 	srv  *server.Server
 	http *httptest.Server
 	// token sent on every request when set.
@@ -59,7 +60,7 @@ func withClock(t time.Time) opt {
 }
 
 // openBoard opens the board of project dir.
-func openBoard(t testing.TB, dir string, clock hub.Clock) hub.API {
+func openBoard(t testing.TB, dir string, clock hub.Clock) app.API {
 	t.Helper()
 	b, err := boot.Open(context.Background(), boot.Config{SQLitePath: filepath.Join(dir, ".bb", "blackboard.db"), ProjectRoot: dir, Clock: clock})
 	if err != nil {

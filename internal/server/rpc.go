@@ -7,16 +7,17 @@ import (
 	"net/http"
 	"reflect"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/view"
 )
 
 // The RPC surface is what BB_SERVER clients (internal/server/remote) call:
 // POST /api/v1/rpc/<Method> with a JSON array of the method's arguments
-// (without the context) runs that method of hub.API on the server's
+// (without the context) runs that method of app.API on the server's
 // service and replies {"ok":true,"command":"<Method>","data":[results…]}
 // (results without the error), or the error envelope with its code. Only
-// the methods of hub.API that remotable accepts are callable. It is the same
+// the methods of app.API that remotable accepts are callable. It is the same
 // core, the same rules and the same transactions as a local call; the
 // stable public surface for scripts remains the REST endpoints above.
 
@@ -33,9 +34,9 @@ var (
 	errType = reflect.TypeOf((*error)(nil)).Elem()
 )
 
-// rpcMethods returns the callable methods of hub.API, by name.
+// rpcMethods returns the callable methods of app.API, by name.
 func rpcMethods() map[string]reflect.Method {
-	t := reflect.TypeOf((*hub.API)(nil)).Elem()
+	t := reflect.TypeOf((*app.API)(nil)).Elem()
 	out := map[string]reflect.Method{}
 	for i := 0; i < t.NumMethod(); i++ {
 		m := t.Method(i)

@@ -1,7 +1,7 @@
 // Package server is `bb serve`: the hub over HTTP. It exposes the JSON API
 // under /api/v1/ (the bb --json envelope), a live event stream (SSE), the
 // Sessions dashboard (html/template + htmx, embedded) and, when available,
-// MCP over streamable HTTP. It is a thin adapter over one hub.API:
+// MCP over streamable HTTP. It is a thin adapter over one app.API:
 // every rule stays in the core.
 package server
 
@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -40,7 +41,7 @@ const (
 
 // Config configures a Server.
 type Config struct {
-	Service hub.API
+	Service app.API
 	// Addr is host:port to listen on (DefaultAddr when empty).
 	Addr string
 	// Token, when set, is required on every request (Bearer header, or the
@@ -57,14 +58,14 @@ type Config struct {
 // Server is one running bb serve.
 type Server struct {
 	cfg Config
-	svc hub.API
+	svc app.API
 	// backend names the board's storage (shown on the dashboard).
 	backend string
 	log     *slog.Logger
 	posts   *committer
 	ui      *ui
 	mux     *http.ServeMux
-	// rpcs are the hub.API methods callable over /api/v1/rpc/.
+	// rpcs are the app.API methods callable over /api/v1/rpc/.
 	rpcs map[string]reflect.Method
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	mailrules "github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/pyjson"
 )
 
@@ -86,7 +87,7 @@ func (a *app) sendCmd() *cobra.Command {
 			`send --from claudefana:deploy --to second-brain:main --subject "Deploy fixed" --reply-to abc123-...`,
 		),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			in := hub.MailSendInput{From: from, To: to, Subject: subject, Refs: refs}
+			in := mailrules.MailSendInput{From: from, To: to, Subject: subject, Refs: refs}
 			f := cmd.Flags()
 			if f.Changed("body") {
 				in.Body = &body
@@ -111,7 +112,7 @@ func (a *app) sendCmd() *cobra.Command {
 				{Key: "recipient", Value: row.Recipient},
 				{Key: "subject", Value: row.Subject},
 				{Key: "type", Value: row.Type},
-				{Key: "created", Value: hub.RenderMailTime(row.Created, a.env.Loc)},
+				{Key: "created", Value: mailrules.RenderMailTime(row.Created, a.env.Loc)},
 				{Key: "ttl_hours", Value: row.TTLHours},
 			})
 		},
@@ -171,7 +172,7 @@ func (a *app) readCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rows, err := svc.ReadAgentMail(cmd.Context(), hub.MailReadInput{
+			rows, err := svc.ReadAgentMail(cmd.Context(), mailrules.MailReadInput{
 				Agent: agent, All: all, From: from, Limit: limit, Thread: thread, NoMarkRead: noMark,
 			})
 			if err != nil {
@@ -201,7 +202,7 @@ func (a *app) mailObject(r hub.MailRow) pyjson.Object {
 		if s == nil {
 			return nil
 		}
-		return hub.RenderMailTime(*s, a.env.Loc)
+		return mailrules.RenderMailTime(*s, a.env.Loc)
 	}
 	return pyjson.Object{
 		{Key: "id", Value: r.ID},
@@ -213,7 +214,7 @@ func (a *app) mailObject(r hub.MailRow) pyjson.Object {
 		{Key: "reply_to", Value: r.ReplyTo},
 		{Key: "type", Value: r.Type},
 		{Key: "ttl_hours", Value: r.TTLHours},
-		{Key: "created", Value: hub.RenderMailTime(r.Created, a.env.Loc)},
+		{Key: "created", Value: mailrules.RenderMailTime(r.Created, a.env.Loc)},
 		{Key: "read_at", Value: tm(r.ReadAt)},
 		{Key: "acked_at", Value: tm(r.AckedAt)},
 	}
@@ -243,7 +244,7 @@ func (a *app) ackCmd() *cobra.Command {
 			return a.reply(pyjson.Object{
 				{Key: "message_id", Value: res.MessageID},
 				{Key: "agent", Value: res.Agent},
-				{Key: "acked_at", Value: hub.RenderMailTime(res.AckedAt, a.env.Loc)},
+				{Key: "acked_at", Value: mailrules.RenderMailTime(res.AckedAt, a.env.Loc)},
 			})
 		},
 	}
@@ -321,8 +322,8 @@ func (a *app) cleanupCmd() *cobra.Command {
 			if n == 0 {
 				return a.reply(pyjson.Object{{Key: "deleted_count", Value: 0}})
 			}
-			oldest := hub.RenderMailTime(res.Expired[0].Created, a.env.Loc)
-			newest := hub.RenderMailTime(res.Expired[n-1].Created, a.env.Loc)
+			oldest := mailrules.RenderMailTime(res.Expired[0].Created, a.env.Loc)
+			newest := mailrules.RenderMailTime(res.Expired[n-1].Created, a.env.Loc)
 			if res.DryRun {
 				msgs := make([]pyjson.Object, 0, n)
 				for _, r := range res.Expired {

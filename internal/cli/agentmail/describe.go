@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	mailrules "github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/pyjson"
 )
 
@@ -48,7 +49,7 @@ func (a *app) describe(name string) error {
 		{Key: "invariants", Value: []string{
 			"All output is JSON on stdout, pretty-printed with two-space indentation",
 			"All errors are JSON on stderr with 'error' key and non-zero exit code",
-			"Messages are ephemeral — fixed " + strconv.Itoa(hub.MailTTLHours) + "h TTL, auto-cleanup on send/read/status",
+			"Messages are ephemeral — fixed " + strconv.Itoa(mailrules.MailTTLHours) + "h TTL, auto-cleanup on send/read/status",
 			"Agent identity: project:name (e.g. claudefana:deploy, second-brain:main)",
 			"Broadcast: use --to '*' — all agents see it",
 			"File references in --refs are paths relative to sender's project root",

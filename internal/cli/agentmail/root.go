@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"time"
 
+	core "github.com/blackboard-hub/bb/internal/app"
+
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/boot"
@@ -107,7 +109,7 @@ type app struct {
 	env Env
 	// cmds are the subcommands in schema order.
 	cmds    []*cobra.Command
-	svc     hub.API
+	svc     core.API
 	closeFn func()
 }
 
@@ -158,7 +160,7 @@ func (a *app) defaultDBPath() string {
 // service returns the core over a store that is opened (and created, with
 // its folder) on the first transaction, so that input rejected by
 // validation creates nothing.
-func (a *app) service() (hub.API, error) {
+func (a *app) service() (core.API, error) {
 	if a.svc != nil {
 		return a.svc, nil
 	}

@@ -3,6 +3,7 @@ package bb
 import (
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/view"
 )
@@ -85,6 +86,6 @@ func mailView(m hub.MailItem) mailJSON { return view.MailOf(m) }
 
 type reservationJSON = view.Reservation
 
-func reservationView(svc hub.API, r hub.Reservation) reservationJSON {
+func reservationView(svc core.API, r hub.Reservation) reservationJSON {
 	return view.ReservationOf(r, svc.DisplayScope(r), svc.Now())
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
@@ -154,7 +155,7 @@ func preview(subject, body string) string {
 	return truncate(s, 100)
 }
 
-func (a *app) mailActCmd(use, short string, act func(svc hub.API, cmd *cobra.Command, agent, id string) (hub.MailItem, error), verb string) *cobra.Command {
+func (a *app) mailActCmd(use, short string, act func(svc core.API, cmd *cobra.Command, agent, id string) (hub.MailItem, error), verb string) *cobra.Command {
 	var agent, id string
 	c := &cobra.Command{
 		Use:   use,
@@ -192,14 +193,14 @@ func (a *app) mailActCmd(use, short string, act func(svc hub.API, cmd *cobra.Com
 
 func (a *app) agentReadCmd() *cobra.Command {
 	return a.mailActCmd("read", "Mark a message read (unread → read; acked stays acked)",
-		func(svc hub.API, cmd *cobra.Command, agent, id string) (hub.MailItem, error) {
+		func(svc core.API, cmd *cobra.Command, agent, id string) (hub.MailItem, error) {
 			return svc.ReadMail(cmd.Context(), agent, id)
 		}, "Read")
 }
 
 func (a *app) agentAckCmd() *cobra.Command {
 	return a.mailActCmd("ack", "Acknowledge a message (recipient only)",
-		func(svc hub.API, cmd *cobra.Command, agent, id string) (hub.MailItem, error) {
+		func(svc core.API, cmd *cobra.Command, agent, id string) (hub.MailItem, error) {
 			return svc.AckMail(cmd.Context(), agent, id)
 		}, "Acked")
 }

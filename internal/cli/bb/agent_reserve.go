@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
@@ -268,7 +269,7 @@ func counts(m map[string]int64, keys ...string) string {
 	return s
 }
 
-func printCoordStatus(w io.Writer, svc hub.API, tw when, st hub.CoordStatus) {
+func printCoordStatus(w io.Writer, svc core.API, tw when, st hub.CoordStatus) {
 	fmt.Fprintf(w, "Active reservations: %d\n", len(st.Reservations))
 	rs := append([]hub.Reservation(nil), st.Reservations...)
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Scope < rs[j].Scope })

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/server/remote"
@@ -76,8 +77,8 @@ func (a *app) databaseURL() string {
 
 // service returns the board every command works on (once per
 // invocation): with BB_SERVER set, a bb serve reached over HTTP (BB_TOKEN
-// its token); otherwise the local board. Both are a hub.API.
-func (a *app) service(ctx context.Context) (hub.API, error) {
+// its token); otherwise the local board. Both are a core.API.
+func (a *app) service(ctx context.Context) (core.API, error) {
 	if a.api != nil {
 		return a.api, nil
 	}
@@ -118,7 +119,7 @@ const EnvServer = "BB_SERVER"
 
 // localService opens the local board (once per invocation): for commands
 // that serve it (bb serve, bb mcp) or need its files.
-func (a *app) localService(ctx context.Context) (hub.API, error) {
+func (a *app) localService(ctx context.Context) (core.API, error) {
 	if a.local != nil {
 		return a.local, nil
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
 )
@@ -94,7 +95,7 @@ func printEvent(w io.Writer, tw when, e hub.Event) {
 // followEvents prints the first page (the newest events, or those after
 // --since-seq), then every later matching event as it is committed, until
 // the context ends (Ctrl-C), which is a normal exit.
-func (a *app) followEvents(cmd *cobra.Command, svc hub.API, f hub.EventQuery, first hub.EventPage) error {
+func (a *app) followEvents(cmd *cobra.Command, svc core.API, f hub.EventQuery, first hub.EventPage) error {
 	w, out := a.env.Stdout, a.humanOut()
 	emit := func(e hub.Event) error {
 		if a.g.json {

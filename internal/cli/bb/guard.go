@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 )
 
 // The git guard: pre-commit and pre-push hooks that run `bb guard check`,
@@ -51,9 +52,9 @@ type guardCheck struct {
 	Mode    string `json:"mode"`
 	Refused bool   `json:"refused"`
 	// Held are the checked paths other agents' reservations overlap.
-	Held   []hub.PathCheck `json:"held"`
-	Reason string          `json:"reason,omitempty"`
-	Note   string          `json:"note,omitempty"`
+	Held   []hooks.PathCheck `json:"held"`
+	Reason string            `json:"reason,omitempty"`
+	Note   string            `json:"note,omitempty"`
 }
 
 func (a *app) guardCmd() *cobra.Command {
@@ -441,7 +442,7 @@ const guardCheckBatch = 500
 // guardCheck is bb guard check: it fails open (exit 0, note on stderr) on
 // anything but a deliberate refusal.
 func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error {
-	res := guardCheck{Stage: stage, Mode: hub.ModeBlock, Held: []hub.PathCheck{}}
+	res := guardCheck{Stage: stage, Mode: hub.ModeBlock, Held: []hooks.PathCheck{}}
 	note := func(format string, v ...any) error {
 		fmt.Fprintf(a.env.Stderr, "bb guard: "+format+"\n", v...)
 		return a.reply(cmd, res, nil)
@@ -523,7 +524,7 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	for len(rels) > 0 {
 		batch := rels[:min(len(rels), guardCheckBatch)]
 		rels = rels[len(batch):]
-		chk, err := api.CheckPaths(ctx, hub.PathCheckInput{Agent: agent, Wd: root, Paths: batch, RecordIncursions: true})
+		chk, err := api.CheckPaths(ctx, hooks.PathCheckInput{Agent: agent, Wd: root, Paths: batch, RecordIncursions: true})
 		if err != nil {
 			return note("%s; check skipped", hub.MessageOf(err))
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hookio"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/procid"
 )
 
@@ -144,13 +145,13 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 	// Settings are read here only for the events that run once a session
 	// or turn; the hot paths (prompt, tool) read them inside their own
 	// transaction.
-	var set hub.HookSettings
+	var set hooks.HookSettings
 	if kind == hookio.KindStart || kind == hookio.KindStop {
 		if set, err = svc.GetHookSettings(ctx); err != nil {
 			return nil, "", err
 		}
 	}
-	sin := hub.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent}
+	sin := hooks.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent}
 	if kind == hookio.KindStart && agent == "" {
 		changes, note := uncommittedFiles(ctx, a.env.Getenv, svc.Root())
 		sin.Changes, sin.ChangesKnown = changes, note == ""
@@ -174,11 +175,11 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		}
 		if paths := inProject(svc.Root(), wd, in.Paths); len(paths) > 0 {
 			// The session is looked up in the check's own read.
-			dec, err := svc.CheckEdit(ctx, hub.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName})
+			dec, err := svc.CheckEdit(ctx, hooks.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName})
 			if err != nil {
 				return nil, "", err
 			}
-			if dec.Decision == hub.EditDeny {
+			if dec.Decision == hooks.EditDeny {
 				return hookio.Deny(client, event, dec.Reason), "", nil
 			}
 			if dec.Note != "" {
@@ -220,7 +221,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			return nil, "", nil
 		}
 		changes, note := uncommittedFiles(ctx, a.env.Getenv, svc.Root())
-		r, err := svc.StopReminder(ctx, hub.StopInput{Client: client, SessionID: in.SessionID, Agent: id,
+		r, err := svc.StopReminder(ctx, hooks.StopInput{Client: client, SessionID: in.SessionID, Agent: id,
 			Changes: changes, ChangesKnown: note == "", HookActive: in.StopActive})
 		if err != nil || r.Text == "" {
 			return nil, "", err

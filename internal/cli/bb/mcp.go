@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 	"github.com/blackboard-hub/bb/internal/procid"
@@ -72,7 +73,7 @@ left unanswered at shutdown, exit 1.`,
 				ClientPID: procid.Client(),
 				// The local board, or with BB_SERVER a bb serve (so an
 				// agent on another machine gets the same tools).
-				Open: func(ctx context.Context) (hub.API, error) {
+				Open: func(ctx context.Context) (core.API, error) {
 					mu.Lock()
 					defer mu.Unlock()
 					return a.service(ctx)

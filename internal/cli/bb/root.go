@@ -15,6 +15,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
@@ -121,9 +122,9 @@ type app struct {
 	g   globals
 	// local is the local board, opened on first use by a command that
 	// needs it.
-	local hub.API
+	local core.API
 	// api is what commands use: local, or a remote client (BB_SERVER).
-	api     hub.API
+	api     core.API
 	closeFn func()
 	// notices computed for the reply (nil when the caller is anonymous).
 	notices *hub.Notices

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/loadgen"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
@@ -182,7 +183,7 @@ func (a *app) serveDir(ctx context.Context, dir, addr string) error {
 }
 
 // runServer runs bb serve over svc until ctx ends, printing where it listens.
-func (a *app) runServer(ctx context.Context, svc hub.API, addr, token string) error {
+func (a *app) runServer(ctx context.Context, svc core.API, addr, token string) error {
 	lvl := slog.LevelInfo
 	if a.g.quiet {
 		lvl = slog.LevelWarn
@@ -216,7 +217,7 @@ func (a *app) runServer(ctx context.Context, svc hub.API, addr, token string) er
 // commandRunner runs bb commands in-process on svc for the server's
 // POST /api/v1/command: --json, acting as the given agent, with the
 // server's environment (BB_SERVER cleared) and no stdin.
-func (a *app) commandRunner(svc hub.API) server.CommandRunner {
+func (a *app) commandRunner(svc core.API) server.CommandRunner {
 	return func(ctx context.Context, agent string, args []string) []byte {
 		var out, errb bytes.Buffer
 		env := a.env

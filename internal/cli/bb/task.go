@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
 )
@@ -47,7 +48,7 @@ func (a *app) taskActor() (string, error) {
 
 // actingService is the service and the acting agent of a mutation: the
 // identity is checked before the board is opened.
-func (a *app) actingService(ctx context.Context) (hub.API, string, error) {
+func (a *app) actingService(ctx context.Context) (core.API, string, error) {
 	agent, err := a.taskActor()
 	if err != nil {
 		return nil, "", err

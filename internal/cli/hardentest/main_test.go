@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/blackboard-hub/bb/internal/testkit"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 // binDir holds bb, vybe and agent-mail, built once for this package.

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 
+	core "github.com/blackboard-hub/bb/internal/app"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -108,7 +110,7 @@ type app struct {
 		agent     string
 		requestID string
 	}
-	svc     hub.API
+	svc     core.API
 	closeFn func()
 	dbPath  string
 	dbSrc   string
@@ -312,7 +314,7 @@ func vybeKey(agent, rid, command string) hub.IdemKey {
 }
 
 // service opens the database once per invocation.
-func (a *app) service(ctx context.Context) (hub.API, error) {
+func (a *app) service(ctx context.Context) (core.API, error) {
 	if a.svc != nil {
 		return a.svc, nil
 	}

@@ -1,4 +1,4 @@
-// Package remote is the BB_SERVER client: a hub.API whose methods run on a
+// Package remote is the BB_SERVER client: an app.API whose methods run on a
 // bb serve over HTTP (POST /api/v1/rpc/<Method>), so every bb command works
 // unchanged against a remote hub.
 package remote

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 )
@@ -119,7 +120,7 @@ func TestDeliveryCursorNeverSkipsADueBroadcast(t *testing.T) {
 	}
 	defer st.Close()
 	t0 := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	svc := hub.NewService(st, hub.FixedClock{T: t0.Add(time.Hour)}, t.TempDir())
+	svc := app.New(hub.NewService(st, hub.FixedClock{T: t0.Add(time.Hour)}, t.TempDir()))
 	const me = "hook-agent"
 	if err := st.Write(ctx, func(tx hub.Tx) error { return tx.TouchAgent(ctx, me, t0) }); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 	"github.com/blackboard-hub/bb/internal/testkit/bigboard"
 )
@@ -82,7 +84,7 @@ func seededBoard(b *testing.B, n int) string {
 }
 
 // boardService opens a copy of the template board of n messages.
-func boardService(b *testing.B, n int) *hub.Service {
+func boardService(b *testing.B, n int) *app.Service {
 	dir := b.TempDir()
 	p := filepath.Join(dir, "bb.db")
 	if err := bigboard.CopyFile(seededBoard(b, n), p); err != nil {
@@ -93,57 +95,57 @@ func boardService(b *testing.B, n int) *hub.Service {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	return hub.NewService(st, hub.FixedClock{T: benchNow}, dir)
+	return app.New(hub.NewService(st, hub.FixedClock{T: benchNow}, dir))
 }
 
 // sizeReads are the reads measured, each returning how many items it found
 // (which must be the same on both boards: only the history differs).
 var sizeReads = []struct {
 	name string
-	run  func(ctx context.Context, s *hub.Service) (int, error)
+	run  func(ctx context.Context, s *app.Service) (int, error)
 }{
-	{"agent-inbox", func(ctx context.Context, s *hub.Service) (int, error) {
+	{"agent-inbox", func(ctx context.Context, s *app.Service) (int, error) {
 		items, err := s.Inbox(ctx, hub.InboxQuery{Agent: bigboard.Reader})
 		return len(items), err
 	}},
-	{"agent-inbox-unread", func(ctx context.Context, s *hub.Service) (int, error) {
+	{"agent-inbox-unread", func(ctx context.Context, s *app.Service) (int, error) {
 		items, err := s.Inbox(ctx, hub.InboxQuery{Agent: bigboard.Reader, State: hub.StateUnread})
 		return len(items), err
 	}},
-	{"agent-inbox-read", func(ctx context.Context, s *hub.Service) (int, error) {
+	{"agent-inbox-read", func(ctx context.Context, s *app.Service) (int, error) {
 		items, err := s.Inbox(ctx, hub.InboxQuery{Agent: bigboard.Reader, State: hub.StateRead})
 		return len(items), err
 	}},
-	{"agent-inbox-acked", func(ctx context.Context, s *hub.Service) (int, error) {
+	{"agent-inbox-acked", func(ctx context.Context, s *app.Service) (int, error) {
 		// Acks are rare (the 1k board holds 5 for the reader): a page of 5.
 		items, err := s.Inbox(ctx, hub.InboxQuery{Agent: bigboard.Reader, State: hub.StateAcked, Limit: 5})
 		return len(items), err
 	}},
-	{"agent-inbox-mail", func(ctx context.Context, s *hub.Service) (int, error) {
+	{"agent-inbox-mail", func(ctx context.Context, s *app.Service) (int, error) {
 		items, err := s.Inbox(ctx, hub.InboxQuery{Agent: bigboard.Reader, MailOnly: true, Limit: 20})
 		return len(items), err
 	}},
-	{"agent-mail-read", func(ctx context.Context, s *hub.Service) (int, error) {
-		rows, err := s.ReadAgentMail(ctx, hub.MailReadInput{Agent: bigboard.MailReader, Limit: 20, NoMarkRead: true})
+	{"agent-mail-read", func(ctx context.Context, s *app.Service) (int, error) {
+		rows, err := s.ReadAgentMail(ctx, agentmail.MailReadInput{Agent: bigboard.MailReader, Limit: 20, NoMarkRead: true})
 		return len(rows), err
 	}},
-	{"agent-mail-status", func(ctx context.Context, s *hub.Service) (int, error) {
+	{"agent-mail-status", func(ctx context.Context, s *app.Service) (int, error) {
 		rows, err := s.AgentMailStatus(ctx, bigboard.MailReader, "")
 		return len(rows), err
 	}},
-	{"log", func(ctx context.Context, s *hub.Service) (int, error) {
+	{"log", func(ctx context.Context, s *app.Service) (int, error) {
 		ms, err := s.Log(ctx, hub.LogQuery{Reader: bigboard.Reader})
 		return len(ms), err
 	}},
-	{"check-in", func(ctx context.Context, s *hub.Service) (int, error) {
+	{"check-in", func(ctx context.Context, s *app.Service) (int, error) {
 		n, err := s.CheckIn(ctx, bigboard.Reader)
 		return int(n.Unread + n.AcksOwed), err
 	}},
-	{"hook-deliver", func(ctx context.Context, s *hub.Service) (int, error) {
+	{"hook-deliver", func(ctx context.Context, s *app.Service) (int, error) {
 		d, err := s.DeliverNew(ctx, bigboard.Reader)
 		return len(d.Delivered) + 1, err
 	}},
-	{"hook-deliver-hook-only", func(ctx context.Context, s *hub.Service) (int, error) {
+	{"hook-deliver-hook-only", func(ctx context.Context, s *app.Service) (int, error) {
 		d, err := s.DeliverNew(ctx, bigboard.HookReader)
 		return len(d.Delivered) + 1, err
 	}},
@@ -152,7 +154,7 @@ var sizeReads = []struct {
 func BenchmarkBoardSize(b *testing.B) {
 	ctx := context.Background()
 	sizes := []int{1_000, benchMessages()}
-	svcs := []*hub.Service{boardService(b, sizes[0]), boardService(b, sizes[1])}
+	svcs := []*app.Service{boardService(b, sizes[0]), boardService(b, sizes[1])}
 	// The first delivery writes what is new; every later one finds nothing
 	// new, the steady state measured.
 	for _, s := range svcs {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 	"github.com/blackboard-hub/bb/internal/testkit/bigboard"
@@ -79,7 +80,7 @@ func TestBoardSizeReadsAreBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	svc := hub.NewService(st, hub.FixedClock{T: benchNow}, t.TempDir())
+	svc := app.New(hub.NewService(st, hub.FixedClock{T: benchNow}, t.TempDir()))
 	type stmt struct {
 		q    string
 		args []any

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/store/postgres/pgtest"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 	"github.com/blackboard-hub/bb/internal/store/storecopy"
@@ -60,7 +62,7 @@ func TestBigBoardPlansOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d messages seeded and copied in %s", n, time.Since(t0).Round(time.Millisecond))
-	svc := hub.NewService(pg, hub.FixedClock{T: now}, t.TempDir())
+	svc := app.New(hub.NewService(pg, hub.FixedClock{T: now}, t.TempDir()))
 	reads := []struct {
 		name string
 		run  func() error
@@ -83,7 +85,7 @@ func TestBigBoardPlansOnPostgres(t *testing.T) {
 			return err
 		}},
 		{"agent-mail read", func() error {
-			_, err := svc.ReadAgentMail(ctx, hub.MailReadInput{Agent: bigboard.MailReader, Limit: 20, NoMarkRead: true})
+			_, err := svc.ReadAgentMail(ctx, agentmail.MailReadInput{Agent: bigboard.MailReader, Limit: 20, NoMarkRead: true})
 			return err
 		}},
 		{"agent-mail status", func() error { _, err := svc.AgentMailStatus(ctx, bigboard.MailReader, ""); return err }},

@@ -5,12 +5,13 @@ package hooktest
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/blackboard-hub/bb/internal/testkit"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 var binDir string

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// client_gen.go must match hub.API: run `go generate ./internal/server/remote`
+// client_gen.go must match app.API: run `go generate ./internal/server/remote`
 // after changing the interface.
 func TestClientGenUpToDate(t *testing.T) {
-	want, err := Generate("../../../hub/api.go")
+	want, err := Generate("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestQualify(t *testing.T) {
 		"context.Context":   "context.Context",
 		"time.Time":         "time.Time",
 	} {
-		if got := qualify(in); got != want {
+		if got := qualify("hub", in); got != want {
 			t.Errorf("qualify(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package hub
+package hooks
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // maxCheckPaths bounds the paths one check looks at (a commit may touch
@@ -51,7 +53,7 @@ type PathCheck struct {
 	Held    bool         `json:"held"`
 	Holders []PathHolder `json:"holders"`
 	// canonical scope, for the reservation that may follow
-	scope Scope
+	scope hub.Scope
 }
 
 // PathCheckResult is the answer for a set of paths.
@@ -70,25 +72,25 @@ type PathCheckResult struct {
 // and partial overlap, the rule of Reserve) without reserving anything.
 func (s *Service) CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckResult, error) {
 	if in.Agent != "" {
-		if err := ValidateStoredAgentID(in.Agent); err != nil {
+		if err := hub.ValidateStoredAgentID(in.Agent); err != nil {
 			return PathCheckResult{}, err
 		}
 	}
 	if len(in.Paths) > maxCheckPaths {
-		return PathCheckResult{}, FieldErr(CodeInvalidArgs, "paths", "at most %d paths per check, got %d", maxCheckPaths, len(in.Paths))
+		return PathCheckResult{}, hub.FieldErr(hub.CodeInvalidArgs, "paths", "at most %d paths per check, got %d", maxCheckPaths, len(in.Paths))
 	}
 	stale, err := s.StaleMinutes()
 	if err != nil {
 		return PathCheckResult{}, err
 	}
-	res, err := read(ctx, s, func(tx Tx) (PathCheckResult, error) { return s.checkPathsTx(ctx, tx, in, stale) })
+	res, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (PathCheckResult, error) { return s.checkPathsTx(ctx, tx, in, stale) })
 	if err != nil || !in.RecordIncursions {
 		return res, err
 	}
 	return res, s.recordIncursions(ctx, in.Agent, "", res, "")
 }
 
-func (s *Service) checkPathsTx(ctx context.Context, tx Tx, in PathCheckInput, staleMin int) (PathCheckResult, error) {
+func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput, staleMin int) (PathCheckResult, error) {
 	now := s.Now()
 	res := PathCheckResult{Paths: []PathCheck{}}
 	var blocked, stale []string
@@ -97,14 +99,14 @@ func (s *Service) checkPathsTx(ctx context.Context, tx Tx, in PathCheckInput, st
 		if err != nil {
 			return PathCheckResult{}, err
 		}
-		rows, err := tx.OverlappingActive(ctx, sc.Path, Ancestors(sc.Path), maxOverlapRows)
+		rows, err := tx.OverlappingActive(ctx, sc.Path, hub.Ancestors(sc.Path), hub.MaxOverlapRows)
 		if err != nil {
 			return PathCheckResult{}, err
 		}
-		pc := PathCheck{Path: sc.Display(s.ProjectRoot), Outcome: CheckClear, Holders: []PathHolder{}, scope: sc}
+		pc := PathCheck{Path: sc.Display(s.ProjectRoot), Outcome: hub.CheckClear, Holders: []PathHolder{}, scope: sc}
 		for _, r := range rows {
 			if r.AgentID == in.Agent {
-				if now.Before(r.ExpiresAt) && IsWithin(r.Scope, sc.Path) {
+				if now.Before(r.ExpiresAt) && hub.IsWithin(r.Scope, sc.Path) {
 					pc.Held = true
 				}
 				continue
@@ -113,26 +115,26 @@ func (s *Service) checkPathsTx(ctx context.Context, tx Tx, in PathCheckInput, st
 			if err != nil {
 				return PathCheckResult{}, err
 			}
-			live := LiveEvicted
+			live := hub.LiveEvicted
 			if owner != nil {
-				live = LiveOf(owner.LastSeen, now, staleMin).Agent
+				live = hub.LiveOf(owner.LastSeen, now, staleMin).Agent
 			}
 			h := PathHolder{AgentID: r.AgentID, Scope: s.DisplayScope(r), BeadID: r.BeadID, ExpiresAt: r.ExpiresAt,
-				Overlap: string(ClassifyOverlap(r.Scope, sc.Path)), Liveness: string(live), Expired: !now.Before(r.ExpiresAt)}
-			h.Blocking = !h.Expired && live == LiveActive
+				Overlap: string(hub.ClassifyOverlap(r.Scope, sc.Path)), Liveness: string(live), Expired: !now.Before(r.ExpiresAt)}
+			h.Blocking = !h.Expired && live == hub.LiveActive
 			pc.Holders = append(pc.Holders, h)
 			switch {
 			case h.Blocking:
-				pc.Outcome = CheckConflict
+				pc.Outcome = hub.CheckConflict
 				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, until %s, bead %s); ask for it: bb agent send --from %s --to %s --bead %s --category BLOCKED --subject \"release %s\" --body \"I need to edit %s\"",
-					pc.Path, h.AgentID, h.Scope, FormatTime(h.ExpiresAt), h.BeadID, orDefault(in.Agent, "<you>"), h.AgentID, h.BeadID, h.Scope, pc.Path))
+					pc.Path, h.AgentID, h.Scope, hub.FormatTime(h.ExpiresAt), h.BeadID, orDefault(in.Agent, "<you>"), h.AgentID, h.BeadID, h.Scope, pc.Path))
 			default:
-				if pc.Outcome == CheckClear {
-					pc.Outcome = CheckStale
+				if pc.Outcome == hub.CheckClear {
+					pc.Outcome = hub.CheckStale
 				}
 				why := "its owner is " + string(live)
 				if h.Expired {
-					why = "it expired at " + FormatTime(h.ExpiresAt)
+					why = "it expired at " + hub.FormatTime(h.ExpiresAt)
 				}
 				stale = append(stale, fmt.Sprintf("%s was reserved by %s (scope %s) but %s: it may be taken over", pc.Path, h.AgentID, h.Scope, why))
 			}
@@ -155,11 +157,11 @@ func (s *Service) recordIncursions(ctx context.Context, agent, bead string, res 
 	if agent == "" {
 		return nil
 	}
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.Store.Write(ctx, func(tx hub.Tx) error {
 		n := 0
 		for _, pc := range res.Paths {
 			for _, h := range pc.Holders {
-				if n == maxIncursions {
+				if n == hub.MaxIncursions {
 					return nil
 				}
 				n++
@@ -170,17 +172,17 @@ func (s *Service) recordIncursions(ctx context.Context, agent, bead string, res 
 						out = "stale_found"
 					}
 				}
-				d := overlapDecision{res: Reservation{AgentID: h.AgentID, BeadID: h.BeadID, ExpiresAt: h.ExpiresAt, Scope: pc.scope.Path},
-					kind: Overlap(h.Overlap), liveness: Liveness(h.Liveness), expired: h.Expired, blocking: h.Blocking}
-				if rs, err := tx.OverlappingActive(ctx, pc.scope.Path, Ancestors(pc.scope.Path), maxOverlapRows); err == nil {
+				d := hub.OverlapDecision{Reservation: hub.Reservation{AgentID: h.AgentID, BeadID: h.BeadID, ExpiresAt: h.ExpiresAt, Scope: pc.scope.Path},
+					Kind: hub.Overlap(h.Overlap), Liveness: hub.Liveness(h.Liveness), Expired: h.Expired, Blocking: h.Blocking}
+				if rs, err := tx.OverlappingActive(ctx, pc.scope.Path, hub.Ancestors(pc.scope.Path), hub.MaxOverlapRows); err == nil {
 					for _, r := range rs {
 						if r.AgentID == h.AgentID && s.DisplayScope(r) == h.Scope {
-							d.res = r
+							d.Reservation = r
 							break
 						}
 					}
 				}
-				e := s.incursionEvent(ReserveInput{Agent: agent, BeadID: bead}, pc.scope, pc.Path, d, out)
+				e := s.IncursionEvent(hub.ReserveInput{Agent: agent, BeadID: bead}, pc.scope, pc.Path, d, out)
 				if err := tx.AppendEvent(ctx, e); err != nil {
 					return err
 				}
@@ -240,11 +242,11 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 		if err := validateSessionInput(*sess); err != nil {
 			return EditDecision{}, err
 		}
-	} else if err := validateAgentRef("agent", in.Agent); err != nil {
+	} else if err := hub.ValidateAgentRef("agent", in.Agent); err != nil {
 		return EditDecision{}, err
 	}
 	if len(in.Paths) > maxCheckPaths {
-		return EditDecision{}, FieldErr(CodeInvalidArgs, "paths", "at most %d paths per check, got %d", maxCheckPaths, len(in.Paths))
+		return EditDecision{}, hub.FieldErr(hub.CodeInvalidArgs, "paths", "at most %d paths per check, got %d", maxCheckPaths, len(in.Paths))
 	}
 	stale, err := s.StaleMinutes()
 	if err != nil {
@@ -258,7 +260,7 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 		held  map[string]time.Time // own reservations by scope path: expiry
 	}
 	now := s.Now()
-	sn, err := read(ctx, s, func(tx Tx) (snap, error) {
+	sn, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (snap, error) {
 		if sess != nil {
 			hs, err := sess.freshSession(ctx, tx, now)
 			if err != nil || hs == nil {
@@ -267,7 +269,7 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 			in.Agent = hs.AgentID
 		}
 		set, err := s.hookSettingsTx(ctx, tx)
-		if err != nil || set.Mode == ModeOff {
+		if err != nil || set.Mode == hub.ModeOff {
 			return snap{agent: in.Agent, set: set}, err
 		}
 		c, err := s.checkPathsTx(ctx, tx, PathCheckInput{Agent: in.Agent, Wd: in.Wd, Paths: in.Paths}, stale)
@@ -281,11 +283,11 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 				return snap{}, err
 			}
 			if a == nil {
-				return snap{}, agentNotFound("agent", in.Agent)
+				return snap{}, hub.AgentNotFound("agent", in.Agent)
 			}
 			sn.bead = a.FocusTaskID
 			for _, pc := range c.Paths {
-				rows, err := tx.ListReservations(ctx, ReservationFilter{AgentID: in.Agent, Scope: pc.scope.Path, States: []string{ResActive}, Limit: 1})
+				rows, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: in.Agent, Scope: pc.scope.Path, States: []string{hub.ResActive}, Limit: 1})
 				if err != nil {
 					return snap{}, err
 				}
@@ -308,14 +310,14 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 		return s.CheckEdit(ctx, in)
 	}
 	d := EditDecision{Mode: sn.set.Mode, Decision: EditAllow, Reserved: []string{}, Check: sn.check}
-	if sn.set.Mode == ModeOff {
+	if sn.set.Mode == hub.ModeOff {
 		return d, nil
 	}
 	if sn.check.Blocking {
 		if err := s.recordIncursions(ctx, in.Agent, orDefault(sn.bead, "edit"), sn.check, ""); err != nil {
 			return d, err
 		}
-		if sn.set.Mode == ModeBlock {
+		if sn.set.Mode == hub.ModeBlock {
 			d.Decision, d.Reason = EditDeny, sn.check.Reason
 		} else {
 			d.Note = "Warning (hooks.mode warn): " + sn.check.Reason
@@ -341,14 +343,14 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 			raw += "/*"
 		}
 		ttlMinutes := sn.set.ReserveTTL
-		r, err := s.Reserve(ctx, ReserveInput{Agent: in.Agent, Scope: raw, Wd: s.ProjectRoot, BeadID: orDefault(sn.bead, "edit"),
+		r, err := s.Reserve(ctx, hub.ReserveInput{Agent: in.Agent, Scope: raw, Wd: s.ProjectRoot, BeadID: orDefault(sn.bead, "edit"),
 			TTLMinutes: &ttlMinutes, TakeoverStale: true})
-		if IsCode(err, CodeReservationConflict) {
+		if hub.IsCode(err, hub.CodeReservationConflict) {
 			// Taken by another agent since the check: the rule of block mode.
-			if sn.set.Mode == ModeBlock {
-				d.Decision, d.Reason = EditDeny, "Blackboard: "+MessageOf(err)
+			if sn.set.Mode == hub.ModeBlock {
+				d.Decision, d.Reason = EditDeny, "Blackboard: "+hub.MessageOf(err)
 			} else {
-				d.Note = "Warning (hooks.mode warn): " + MessageOf(err)
+				d.Note = "Warning (hooks.mode warn): " + hub.MessageOf(err)
 			}
 			return d, nil
 		}
@@ -392,7 +394,7 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 	if in.HookActive {
 		return Reminder{}, nil
 	}
-	if err := validateAgentRef("agent", in.Agent); err != nil {
+	if err := hub.ValidateAgentRef("agent", in.Agent); err != nil {
 		return Reminder{}, err
 	}
 	key := in.SessionID
@@ -401,9 +403,9 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 	}
 	type found struct {
 		text, print string
-		hs          *HookSession
+		hs          *hub.HookSession
 	}
-	f, err := read(ctx, s, func(tx Tx) (found, error) {
+	f, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (found, error) {
 		hs, err := tx.GetHookSession(ctx, in.Client, key)
 		if err != nil {
 			return found{}, err
@@ -411,7 +413,7 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 		now := s.Now()
 		var items, ids []string
 		if in.ChangesKnown {
-			held, err := tx.ListReservations(ctx, ReservationFilter{AgentID: in.Agent, States: []string{ResActive}, Limit: StatusLimit})
+			held, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: in.Agent, States: []string{hub.ResActive}, Limit: hub.StatusLimit})
 			if err != nil {
 				return found{}, err
 			}
@@ -423,14 +425,14 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 				}
 				touched := false
 				for _, c := range in.Changes {
-					if IsWithin(r.Scope, c) {
+					if hub.IsWithin(r.Scope, c) {
 						touched = true
 						break
 					}
 				}
 				if !touched {
 					idle = append(idle, s.DisplayScope(r))
-					ids = append(ids, r.ID+"@"+FormatTime(r.ExpiresAt))
+					ids = append(ids, r.ID+"@"+hub.FormatTime(r.ExpiresAt))
 				}
 			}
 			if len(idle) > 0 {
@@ -442,14 +444,14 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 		if err != nil {
 			return found{}, err
 		}
-		entries, err := tx.Inbox(ctx, InboxFilter{Agent: in.Agent, Limit: DefaultInboxLimit, Cursor: cursor})
+		entries, err := tx.Inbox(ctx, hub.InboxFilter{Agent: in.Agent, Limit: hub.DefaultInboxLimit, Cursor: cursor})
 		if err != nil {
 			return found{}, err
 		}
 		var owed []string
 		for _, e := range entries {
-			if e.RequiresAck && StateOf(&e.Message, e.Receipt, cursor) != StateAcked {
-				owed = append(owed, fmt.Sprintf("%s from %s %q: bb agent ack --agent %s --message %s", categoryOr(&e.Message), e.From, preview(e.Subject, 60), in.Agent, e.UUID))
+			if e.RequiresAck && hub.StateOf(&e.Message, e.Receipt, cursor) != hub.StateAcked {
+				owed = append(owed, fmt.Sprintf("%s from %s %q: bb agent ack --agent %s --message %s", hub.CategoryOr(&e.Message), e.From, hub.Preview(e.Subject, 60), in.Agent, e.UUID))
 				ids = append(ids, e.UUID)
 			}
 		}
@@ -469,7 +471,7 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 		}
 		return Reminder{}, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.Store.Write(ctx, func(tx hub.Tx) error {
 		hs, err := tx.GetHookSession(ctx, in.Client, key)
 		if err != nil || hs == nil {
 			return err

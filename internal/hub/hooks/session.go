@@ -1,12 +1,13 @@
-package hub
+package hooks
 
 import (
 	"context"
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // Hook sessions: each session of a coding-agent client (Claude Code,
@@ -57,23 +58,23 @@ type SessionResult struct {
 	Registered bool
 	// Adopted is set when the session took over a previous session's
 	// identity on evidence (a RESUME event was recorded).
-	Adopted *AdoptionCandidate
+	Adopted *hub.AdoptionCandidate
 	// Reminded is the fingerprint of the last end-of-turn reminder.
 	Reminded string
 }
 
 func validateSessionInput(in SessionInput) error {
-	if err := textArg("client", in.Client, MaxHookClientLen); err != nil {
+	if err := hub.TextArg("client", in.Client, MaxHookClientLen); err != nil {
 		return err
 	}
 	if in.SessionID == "" && in.Explicit == "" {
-		return FieldErr(CodeInvalidArgs, "session_id", "the hook input names no session (session_id) and no agent is given (--agent or BB_AGENT_ID)")
+		return hub.FieldErr(hub.CodeInvalidArgs, "session_id", "the hook input names no session (session_id) and no agent is given (--agent or BB_AGENT_ID)")
 	}
-	if len(in.SessionID) > MaxHookSessionLen || hasControl(in.SessionID) {
-		return FieldErr(CodeInvalidArgs, "session_id", "session id too long or holds control characters")
+	if len(in.SessionID) > MaxHookSessionLen || hub.HasControl(in.SessionID) {
+		return hub.FieldErr(hub.CodeInvalidArgs, "session_id", "session id too long or holds control characters")
 	}
 	if in.Explicit != "" {
-		return ValidateStoredAgentID(in.Explicit)
+		return hub.ValidateStoredAgentID(in.Explicit)
 	}
 	return nil
 }
@@ -88,20 +89,20 @@ func (in SessionInput) key() string {
 }
 
 // mapped reports whether hs, the stored row of in's key, gives in's agent.
-func (in SessionInput) mapped(hs *HookSession) bool {
+func (in SessionInput) mapped(hs *hub.HookSession) bool {
 	return hs != nil && (in.Explicit == "" || in.Explicit == hs.AgentID)
 }
 
 // fresh reports whether the mapped session hs needs no refresh at now:
 // seen within sessionTouchEvery, by the same client process.
-func (in SessionInput) fresh(hs *HookSession, now time.Time) bool {
+func (in SessionInput) fresh(hs *hub.HookSession, now time.Time) bool {
 	return now.Sub(hs.LastSeen) < sessionTouchEvery && (in.ClientPID == 0 || in.ClientPID == hs.ClientPID)
 }
 
 // freshSession is in's stored session when it is mapped and fresh at now,
 // read inside tx: then a hook event needs no ResolveSession write (nil,
 // nil otherwise).
-func (in SessionInput) freshSession(ctx context.Context, tx Tx, now time.Time) (*HookSession, error) {
+func (in SessionInput) freshSession(ctx context.Context, tx hub.Tx, now time.Time) (*hub.HookSession, error) {
 	hs, err := tx.GetHookSession(ctx, in.Client, in.key())
 	if err != nil || !in.mapped(hs) || !in.fresh(hs, now) {
 		return nil, err
@@ -123,7 +124,7 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 	}
 	key := in.key()
 	now := s.Now()
-	hs, err := read(ctx, s, func(tx Tx) (*HookSession, error) { return tx.GetHookSession(ctx, in.Client, key) })
+	hs, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (*hub.HookSession, error) { return tx.GetHookSession(ctx, in.Client, key) })
 	if err != nil {
 		return SessionResult{}, err
 	}
@@ -132,7 +133,7 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 		if in.fresh(hs, now) {
 			return res, nil
 		}
-		err := s.Store.Write(ctx, func(tx Tx) error {
+		err := s.Store.Write(ctx, func(tx hub.Tx) error {
 			hs.LastSeen = now
 			if in.ClientPID != 0 {
 				hs.ClientPID = in.ClientPID
@@ -148,7 +149,7 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 	if err != nil {
 		return SessionResult{}, err
 	}
-	return write(ctx, s, in, func(tx Tx) (SessionResult, error) {
+	return hub.Write(ctx, s.Service, in, func(tx hub.Tx) (SessionResult, error) {
 		if cur, err := tx.GetHookSession(ctx, in.Client, key); err != nil {
 			return SessionResult{}, err
 		} else if cur != nil && (in.Explicit == "" || in.Explicit == cur.AgentID) {
@@ -180,7 +181,7 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 				if len(c.BeadIDs) > 0 {
 					bead = c.BeadIDs[0]
 				}
-				e := s.protocolEvent(EventResume, bead, c.AgentID, c.AgentID, c.Scope, ResumePayload{
+				e := s.ProtocolEvent(hub.EventResume, bead, c.AgentID, c.AgentID, c.Scope, hub.ResumePayload{
 					ResumeReason: c.Reason, PriorSessionAgent: c.AgentID, AdoptedAgent: c.AgentID, Evidence: c.Evidence, BeadIDs: c.BeadIDs,
 				}, fmt.Sprintf("new %s session resumed %s (%s): %s", in.Client, c.AgentID, c.Reason, c.Evidence))
 				if err := tx.AppendEvent(ctx, e); err != nil {
@@ -189,12 +190,12 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 			}
 		}
 		if res.AgentID == "" {
-			name, err := s.suggestName(ctx, tx)
+			name, err := s.SuggestName(ctx, tx)
 			if err != nil {
 				return res, err
 			}
-			if _, err := s.registerTx(ctx, tx, RegisterInput{ID: name, Role: SessionRole,
-				Display: fmt.Sprintf("%s session %s", in.Client, preview(in.SessionID, 12))}); err != nil {
+			if _, err := s.RegisterTx(ctx, tx, hub.RegisterInput{ID: name, Role: SessionRole,
+				Display: fmt.Sprintf("%s session %s", in.Client, hub.Preview(in.SessionID, 12))}); err != nil {
 				return res, err
 			}
 			res.AgentID, res.Registered = name, true
@@ -202,28 +203,28 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 		if err := tx.TouchAgent(ctx, res.AgentID, now); err != nil {
 			return res, err
 		}
-		return res, tx.PutHookSession(ctx, &HookSession{Client: in.Client, SessionID: key, AgentID: res.AgentID,
+		return res, tx.PutHookSession(ctx, &hub.HookSession{Client: in.Client, SessionID: key, AgentID: res.AgentID,
 			ClientPID: in.ClientPID, CreatedAt: now, LastSeen: now})
 	})
 }
 
 // adoptableSession finds a previous session's identity that is no longer
 // active and has adoption evidence; nil when none.
-func (s *Service) adoptableSession(ctx context.Context, tx Tx, changes []string, now time.Time, stale int) (*AdoptionCandidate, error) {
+func (s *Service) adoptableSession(ctx context.Context, tx hub.Tx, changes []string, now time.Time, stale int) (*hub.AdoptionCandidate, error) {
 	ids, err := tx.HookAgents(ctx, hookAdoptionScan)
 	if err != nil {
 		return nil, err
 	}
-	var found []AdoptionCandidate
+	var found []hub.AdoptionCandidate
 	for _, id := range ids {
 		a, err := tx.GetAgent(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		if a == nil || LiveOf(a.LastSeen, now, stale).Agent == LiveActive {
+		if a == nil || hub.LiveOf(a.LastSeen, now, stale).Agent == hub.LiveActive {
 			continue // a running session keeps its identity
 		}
-		c, err := s.evidenceFor(ctx, tx, id, changes)
+		c, err := s.EvidenceFor(ctx, tx, id, changes)
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +237,7 @@ func (s *Service) adoptableSession(ctx context.Context, tx Tx, changes []string,
 	}
 	sort.SliceStable(found, func(i, j int) bool {
 		if found[i].Reason != found[j].Reason {
-			return found[i].Reason == ReasonUncommittedScope
+			return found[i].Reason == hub.ReasonUncommittedScope
 		}
 		return found[i].AgentID < found[j].AgentID
 	})
@@ -247,128 +248,18 @@ func (s *Service) adoptableSession(ctx context.Context, tx Tx, changes []string,
 // session whose client process is pid (client "" = any client), so an MCP
 // server started by that client works as the same agent as its hooks.
 // NOT_FOUND when no session of that process is known.
-func (s *Service) SessionByClientPID(ctx context.Context, client string, pid int64) (HookSession, error) {
+func (s *Service) SessionByClientPID(ctx context.Context, client string, pid int64) (hub.HookSession, error) {
 	if pid <= 0 {
-		return HookSession{}, FieldErr(CodeInvalidArgs, "pid", "a client process id must be positive")
+		return hub.HookSession{}, hub.FieldErr(hub.CodeInvalidArgs, "pid", "a client process id must be positive")
 	}
-	hs, err := read(ctx, s, func(tx Tx) (*HookSession, error) { return tx.HookSessionByPID(ctx, client, pid) })
+	hs, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (*hub.HookSession, error) { return tx.HookSessionByPID(ctx, client, pid) })
 	if err != nil {
-		return HookSession{}, err
+		return hub.HookSession{}, err
 	}
 	if hs == nil {
-		return HookSession{}, Errorf(CodeNotFound, "no hook session of client process %d is known", pid)
+		return hub.HookSession{}, hub.Errorf(hub.CodeNotFound, "no hook session of client process %d is known", pid)
 	}
 	return *hs, nil
-}
-
-// Board settings of the hooks.
-const (
-	ConfigHooksMode        = "hooks.mode"
-	ConfigHooksAutoReserve = "hooks.auto_reserve"
-	ConfigHooksReserveTTL  = "hooks.reserve_ttl"
-	ConfigHooksDelivery    = "hooks.delivery"
-	ConfigHooksStop        = "hooks.stop_reminder"
-)
-
-// Edit-check modes.
-const (
-	ModeBlock = "block"
-	ModeWarn  = "warn"
-	ModeOff   = "off"
-)
-
-// configKeys are the settings `bb config` accepts, with their environment
-// override, default and check.
-var configKeys = []struct {
-	Key, Env, Default, Help string
-	Valid                   func(string) bool
-}{
-	{ConfigHooksMode, "BB_HOOKS_MODE", ModeBlock, "edit check before edit tools: block, warn or off",
-		func(v string) bool { return v == ModeBlock || v == ModeWarn || v == ModeOff }},
-	{ConfigHooksAutoReserve, "BB_HOOKS_AUTO_RESERVE", "on", "reserve a free file for the agent that edits it: on or off", isOnOff},
-	{ConfigHooksReserveTTL, "BB_HOOKS_RESERVE_TTL", "15", fmt.Sprintf("minutes an automatic reservation lasts (%d..%d)", MinReserveTTL, MaxReserveTTL),
-		func(v string) bool {
-			n, err := strconv.Atoi(v)
-			return err == nil && n >= MinReserveTTL && n <= MaxReserveTTL
-		}},
-	{ConfigHooksDelivery, "BB_HOOKS_DELIVERY", "on", "inject the session brief and new mail into the agent's context: on or off", isOnOff},
-	{ConfigHooksStop, "BB_HOOKS_STOP_REMINDER", "on", "remind at the end of a turn about idle reservations and acks owed: on or off", isOnOff},
-}
-
-func isOnOff(v string) bool { return v == "on" || v == "off" }
-
-// ConfigEntry is one board setting as `bb config` shows it.
-type ConfigEntry struct {
-	Key     string `json:"key"`
-	Value   string `json:"value"`
-	Default string `json:"default"`
-	// Source is "board" (bb config set), "env" (its environment variable
-	// wins) or "default".
-	Source string `json:"source"`
-	Env    string `json:"env"`
-	Help   string `json:"help"`
-}
-
-// Config lists every board setting with its effective value.
-func (s *Service) Config(ctx context.Context) ([]ConfigEntry, error) {
-	stored, err := read(ctx, s, func(tx Tx) (map[string]string, error) { return tx.ListConfig(ctx) })
-	if err != nil {
-		return nil, err
-	}
-	return s.configEntries(stored), nil
-}
-
-func (s *Service) configEntries(stored map[string]string) []ConfigEntry {
-	out := make([]ConfigEntry, 0, len(configKeys))
-	for _, k := range configKeys {
-		e := ConfigEntry{Key: k.Key, Value: k.Default, Default: k.Default, Source: "default", Env: k.Env, Help: k.Help}
-		if v, ok := stored[k.Key]; ok && k.Valid(v) {
-			e.Value, e.Source = v, "board"
-		}
-		if v := strings.TrimSpace(strings.ToLower(s.getenv(k.Env))); v != "" && k.Valid(v) {
-			e.Value, e.Source = v, "env"
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// SetConfig sets a board setting (value "" restores the default).
-func (s *Service) SetConfig(ctx context.Context, agent, key, value string) (ConfigEntry, error) {
-	value = strings.TrimSpace(strings.ToLower(value))
-	var known []string
-	for _, k := range configKeys {
-		known = append(known, k.Key)
-		if k.Key != key {
-			continue
-		}
-		if value != "" && !k.Valid(value) {
-			return ConfigEntry{}, FieldErr(CodeInvalidInput, "value", "invalid value %q for %s: %s", value, key, k.Help)
-		}
-		stored, err := write(ctx, s, []string{agent, key, value}, func(tx Tx) (map[string]string, error) {
-			if err := tx.SetConfig(ctx, key, value, s.Now()); err != nil {
-				return nil, err
-			}
-			e := s.event("config.set", agent, map[string]any{"key": key, "value": value})
-			e.Message = fmt.Sprintf("%s set %s to %q", agent, key, value)
-			if value == "" {
-				e.Message = fmt.Sprintf("%s reset %s to its default", agent, key)
-			}
-			if err := tx.AppendEvent(ctx, e); err != nil {
-				return nil, err
-			}
-			return tx.ListConfig(ctx)
-		})
-		if err != nil {
-			return ConfigEntry{}, err
-		}
-		for _, e := range s.configEntries(stored) {
-			if e.Key == key {
-				return e, nil
-			}
-		}
-	}
-	return ConfigEntry{}, FieldErr(CodeInvalidInput, "key", "unknown setting %q: expected one of %s", key, strings.Join(known, ", "))
 }
 
 // HookSettings are the effective hook settings of the board.
@@ -380,23 +271,23 @@ type HookSettings struct {
 	StopReminder bool
 }
 
-func (s *Service) hookSettingsTx(ctx context.Context, tx Tx) (HookSettings, error) {
+func (s *Service) hookSettingsTx(ctx context.Context, tx hub.Tx) (HookSettings, error) {
 	stored, err := tx.ListConfig(ctx)
 	if err != nil {
 		return HookSettings{}, err
 	}
 	var hs HookSettings
-	for _, e := range s.configEntries(stored) {
+	for _, e := range s.ConfigEntries(stored) {
 		switch e.Key {
-		case ConfigHooksMode:
+		case hub.ConfigHooksMode:
 			hs.Mode = e.Value
-		case ConfigHooksAutoReserve:
+		case hub.ConfigHooksAutoReserve:
 			hs.AutoReserve = e.Value == "on"
-		case ConfigHooksReserveTTL:
+		case hub.ConfigHooksReserveTTL:
 			hs.ReserveTTL, _ = strconv.Atoi(e.Value)
-		case ConfigHooksDelivery:
+		case hub.ConfigHooksDelivery:
 			hs.Delivery = e.Value == "on"
-		case ConfigHooksStop:
+		case hub.ConfigHooksStop:
 			hs.StopReminder = e.Value == "on"
 		}
 	}
@@ -405,5 +296,5 @@ func (s *Service) hookSettingsTx(ctx context.Context, tx Tx) (HookSettings, erro
 
 // GetHookSettings returns the effective hook settings.
 func (s *Service) GetHookSettings(ctx context.Context) (HookSettings, error) {
-	return read(ctx, s, func(tx Tx) (HookSettings, error) { return s.hookSettingsTx(ctx, tx) })
+	return hub.Read(ctx, s.Service, func(tx hub.Tx) (HookSettings, error) { return s.hookSettingsTx(ctx, tx) })
 }

@@ -1,4 +1,4 @@
-package hub_test
+package hooks_test
 
 import (
 	"context"
@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 )
 
@@ -15,7 +17,9 @@ type movingClock struct{ t time.Time }
 
 func (c *movingClock) Now() time.Time { return c.t }
 
-func hookBoard(t testing.TB, env map[string]string) (*hub.Service, *movingClock) {
+var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
+func hookBoard(t testing.TB, env map[string]string) (*app.Service, *movingClock) {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bb.db"), sqlite.Options{Create: true})
 	if err != nil {
@@ -23,14 +27,14 @@ func hookBoard(t testing.TB, env map[string]string) (*hub.Service, *movingClock)
 	}
 	t.Cleanup(func() { st.Close() })
 	clk := &movingClock{t: t0}
-	svc := hub.NewService(st, clk, "/proj")
+	svc := app.New(hub.NewService(st, clk, "/proj"))
 	svc.Env = func(k string) string { return env[k] }
 	return svc, clk
 }
 
-func session(t *testing.T, svc *hub.Service, id string) string {
+func session(t *testing.T, svc *app.Service, id string) string {
 	t.Helper()
-	r, err := svc.ResolveSession(context.Background(), hub.SessionInput{Client: "claude", SessionID: id})
+	r, err := svc.ResolveSession(context.Background(), hooks.SessionInput{Client: "claude", SessionID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,23 +54,23 @@ func TestCheckPathsAndEdit(t *testing.T) {
 	if _, err := svc.Reserve(ctx, hub.ReserveInput{Agent: a, Scope: "src/*", BeadID: "bd-1"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.CheckPaths(ctx, hub.PathCheckInput{Agent: b, Paths: []string{"src/x.go", "docs/y.md"}})
+	res, err := svc.CheckPaths(ctx, hooks.PathCheckInput{Agent: b, Paths: []string{"src/x.go", "docs/y.md"}})
 	if err != nil || !res.Blocking || res.Paths[0].Outcome != hub.CheckConflict || res.Paths[1].Outcome != hub.CheckClear {
 		t.Fatalf("check: %+v %v", res, err)
 	}
 	if !strings.Contains(res.Reason, a) || !strings.Contains(res.Reason, "src/*") || !strings.Contains(res.Reason, "bd-1") {
 		t.Fatalf("reason: %s", res.Reason)
 	}
-	own, _ := svc.CheckPaths(ctx, hub.PathCheckInput{Agent: a, Paths: []string{"src/x.go"}})
+	own, _ := svc.CheckPaths(ctx, hooks.PathCheckInput{Agent: a, Paths: []string{"src/x.go"}})
 	if own.Blocking || !own.Paths[0].Held {
 		t.Fatalf("own reservation: %+v", own)
 	}
-	d, err := svc.CheckEdit(ctx, hub.EditInput{Agent: b, Paths: []string{"src/x.go"}})
-	if err != nil || d.Decision != hub.EditDeny {
+	d, err := svc.CheckEdit(ctx, hooks.EditInput{Agent: b, Paths: []string{"src/x.go"}})
+	if err != nil || d.Decision != hooks.EditDeny {
 		t.Fatalf("edit of a held file: %+v %v", d, err)
 	}
-	d, _ = svc.CheckEdit(ctx, hub.EditInput{Agent: b, Paths: []string{"docs/y.md"}})
-	if d.Decision != hub.EditAllow || len(d.Reserved) != 1 {
+	d, _ = svc.CheckEdit(ctx, hooks.EditInput{Agent: b, Paths: []string{"docs/y.md"}})
+	if d.Decision != hooks.EditAllow || len(d.Reserved) != 1 {
 		t.Fatalf("edit of a free file: %+v", d)
 	}
 	// 20 minutes on, only b has been seen: a is stale, its hold may be taken.
@@ -74,8 +78,8 @@ func TestCheckPathsAndEdit(t *testing.T) {
 	if _, err := svc.Heartbeat(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	d, _ = svc.CheckEdit(ctx, hub.EditInput{Agent: b, Paths: []string{"src/x.go"}})
-	if d.Decision != hub.EditAllow || !strings.Contains(d.Note, "taken over") {
+	d, _ = svc.CheckEdit(ctx, hooks.EditInput{Agent: b, Paths: []string{"src/x.go"}})
+	if d.Decision != hooks.EditAllow || !strings.Contains(d.Note, "taken over") {
 		t.Fatalf("stale holder: %+v", d)
 	}
 	limit := 10
@@ -158,8 +162,8 @@ func TestStopReminderOnce(t *testing.T) {
 	if _, err := svc.SendMail(ctx, hub.SendInput{From: b, To: a, BeadID: "bd", Category: hub.CategoryHandoff, Subject: "yours", Body: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	in := hub.StopInput{Client: "claude", SessionID: "s-a", Agent: a, ChangesKnown: true}
-	if r, _ := svc.StopReminder(ctx, hub.StopInput{Client: "claude", SessionID: "s-a", Agent: a, HookActive: true}); r.Text != "" {
+	in := hooks.StopInput{Client: "claude", SessionID: "s-a", Agent: a, ChangesKnown: true}
+	if r, _ := svc.StopReminder(ctx, hooks.StopInput{Client: "claude", SessionID: "s-a", Agent: a, HookActive: true}); r.Text != "" {
 		t.Fatalf("stop hook active: %q", r.Text)
 	}
 	r, err := svc.StopReminder(ctx, in)
@@ -179,7 +183,7 @@ func TestDeliverToSession(t *testing.T) {
 	svc, clk := hookBoard(t, nil)
 	cs := &countingStore{Store: svc.Store}
 	svc.Store = cs
-	in := hub.SessionInput{Client: "claude", SessionID: "s-a"}
+	in := hooks.SessionInput{Client: "claude", SessionID: "s-a"}
 	first, err := svc.DeliverToSession(ctx, in)
 	if err != nil || !first.Session.New || first.Session.AgentID == "" || first.Delivery.Text != "" {
 		t.Fatalf("first sight: %+v %v", first, err)
@@ -219,7 +223,7 @@ func TestDeliverToSession(t *testing.T) {
 	if v, err := svc.AgentStatus(ctx, a); err != nil || !v.LastSeen.Equal(svc.Now()) {
 		t.Fatalf("last_seen %v (%v), want %v", v.LastSeen, err, svc.Now())
 	}
-	if _, err := svc.DeliverToSession(ctx, hub.SessionInput{Client: "claude"}); !hub.IsCode(err, hub.CodeInvalidArgs) {
+	if _, err := svc.DeliverToSession(ctx, hooks.SessionInput{Client: "claude"}); !hub.IsCode(err, hub.CodeInvalidArgs) {
 		t.Fatalf("no session id: %v", err)
 	}
 }
@@ -237,22 +241,22 @@ func TestCheckEditForSession(t *testing.T) {
 	}
 	cs := &countingStore{Store: svc.Store}
 	svc.Store = cs
-	check := func(id string, paths ...string) hub.EditDecision {
+	check := func(id string, paths ...string) hooks.EditDecision {
 		t.Helper()
 		cs.reads, cs.writes = 0, 0
-		d, err := svc.CheckEdit(ctx, hub.EditInput{Session: &hub.SessionInput{Client: "claude", SessionID: id}, Paths: paths})
+		d, err := svc.CheckEdit(ctx, hooks.EditInput{Session: &hooks.SessionInput{Client: "claude", SessionID: id}, Paths: paths})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d
 	}
-	if d := check("s-a", "src/x.go"); d.Decision != hub.EditAllow || cs.reads != 1 || cs.writes != 0 {
+	if d := check("s-a", "src/x.go"); d.Decision != hooks.EditAllow || cs.reads != 1 || cs.writes != 0 {
 		t.Fatalf("own held file: %+v, %d reads, %d writes; want allowed in one read", d, cs.reads, cs.writes)
 	}
-	if d := check("s-b", "src/x.go"); d.Decision != hub.EditDeny || !strings.Contains(d.Reason, a) {
+	if d := check("s-b", "src/x.go"); d.Decision != hooks.EditDeny || !strings.Contains(d.Reason, a) {
 		t.Fatalf("b edits a's file: %+v", d)
 	}
-	if d := check("s-c", "src/x.go"); d.Decision != hub.EditDeny {
+	if d := check("s-c", "src/x.go"); d.Decision != hooks.EditDeny {
 		t.Fatalf("a new session edits a's file: %+v", d)
 	}
 	c := session(t, svc, "s-c")
@@ -266,7 +270,23 @@ func TestCheckEditForSession(t *testing.T) {
 	if v, err := svc.AgentStatus(ctx, a); err != nil || !v.LastSeen.Equal(svc.Now()) {
 		t.Fatalf("last_seen %v (%v), want %v", v.LastSeen, err, svc.Now())
 	}
-	if _, err := svc.CheckEdit(ctx, hub.EditInput{Session: &hub.SessionInput{Client: "claude"}, Paths: []string{"a"}}); !hub.IsCode(err, hub.CodeInvalidArgs) {
+	if _, err := svc.CheckEdit(ctx, hooks.EditInput{Session: &hooks.SessionInput{Client: "claude"}, Paths: []string{"a"}}); !hub.IsCode(err, hub.CodeInvalidArgs) {
 		t.Fatalf("a session without an id: %v", err)
 	}
+}
+
+// countingStore counts the transactions a service opens.
+type countingStore struct {
+	hub.Store
+	reads, writes int
+}
+
+func (c *countingStore) Read(ctx context.Context, fn func(hub.Tx) error) error {
+	c.reads++
+	return c.Store.Read(ctx, fn)
+}
+
+func (c *countingStore) Write(ctx context.Context, fn func(hub.Tx) error) error {
+	c.writes++
+	return c.Store.Write(ctx, fn)
 }

@@ -1,4 +1,4 @@
-package hub
+package agentmail
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/pyjson"
 )
 
@@ -26,60 +27,11 @@ import (
 // MailTTLHours is the fixed lifetime of an Agent Mail message (TC12).
 const MailTTLHours = 24
 
-// Timeline events written by Agent Mail.
-const (
-	EventMailSent    = "mail.sent"
-	EventMailRead    = "mail.read"
-	EventMailAcked   = "mail.acked"
-	EventMailExpired = "mail.expired"
-)
-
-func mailErr(field, format string, args ...any) *Error {
-	return FieldErr(CodeInvalidInput, field, format, args...)
-}
-
-func isMailIDChar(c byte) bool {
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
-}
-
-func isMailIDStart(c byte) bool {
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-}
-
-// IsMailIdentity reports whether s matches TC1:
-// ^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*$ (Python's $ also matches before
-// one final "\n"; that lenience is not carried over).
-func IsMailIdentity(s string) bool {
-	project, name, ok := strings.Cut(s, ":")
-	if !ok {
-		return false
-	}
-	for _, part := range []string{project, name} {
-		if part == "" || !isMailIDStart(part[0]) {
-			return false
-		}
-		for i := 1; i < len(part); i++ {
-			if !isMailIDChar(part[i]) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// ValidateMailIdentity applies TC1/TC2: "*" is not an identity.
-func ValidateMailIdentity(s string) error {
-	if !IsMailIdentity(s) {
-		return mailErr("agent", "Invalid agent identity: %s. Must be project:name format (e.g. claudefana:deploy).", pyjson.Repr(s))
-	}
-	return nil
-}
-
 // mailIdentity is Agent Mail's check of an identity read as input: the
 // project:name grammar, unless the board already knows the id (another
 // surface created it; see AgentID).
 func (s *Service) mailIdentity(ctx context.Context, id string) error {
-	_, err := s.AgentID(ctx, GrammarMail, id)
+	_, err := s.AgentID(ctx, hub.GrammarMail, id)
 	return err
 }
 
@@ -193,7 +145,7 @@ func MailExpired(created string, ttlHours *int, now time.Time) bool {
 	if ttlHours == nil {
 		return false
 	}
-	t, err := ParseTime(created)
+	t, err := hub.ParseTime(created)
 	if err != nil {
 		return false
 	}
@@ -229,8 +181,8 @@ func PyISOFormat(t time.Time, loc *time.Location) string {
 // Python's isoformat would print them; text written by other tools is
 // returned verbatim, as the original returned what it had stored.
 func RenderMailTime(raw string, loc *time.Location) string {
-	t, err := ParseTime(raw)
-	if err != nil || FormatTime(t) != raw {
+	t, err := hub.ParseTime(raw)
+	if err != nil || hub.FormatTime(t) != raw {
 		return raw
 	}
 	return PyISOFormat(t, loc)
@@ -239,7 +191,7 @@ func RenderMailTime(raw string, loc *time.Location) string {
 // sortMail orders rows oldest first: by created time when readable (rows
 // whose created cannot be read come last, by text), then by seq. Each
 // timestamp is parsed once.
-func sortMail(rows []MailRow) {
+func sortMail(rows []hub.MailRow) {
 	type key struct {
 		t  time.Time
 		ok bool
@@ -247,7 +199,7 @@ func sortMail(rows []MailRow) {
 	keys := make([]key, len(rows))
 	idx := make([]int, len(rows))
 	for i, r := range rows {
-		t, err := ParseTime(r.Created)
+		t, err := hub.ParseTime(r.Created)
 		keys[i], idx[i] = key{t, err == nil}, i
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
@@ -264,7 +216,7 @@ func sortMail(rows []MailRow) {
 		}
 		return rows[i].Seq < rows[j].Seq
 	})
-	sorted := make([]MailRow, len(rows))
+	sorted := make([]hub.MailRow, len(rows))
 	for n, i := range idx {
 		sorted[n] = rows[i]
 	}
@@ -274,7 +226,7 @@ func sortMail(rows []MailRow) {
 // purgeExpiredMail deletes every expired message (TC12) and records it on
 // the timeline. Its cost is the number of expired rows plus the rows whose
 // TTL or timestamp format is unusual, never the size of the mailbox.
-func (s *Service) purgeExpiredMail(ctx context.Context, tx Tx, now time.Time, explicit bool) ([]MailRow, error) {
+func (s *Service) purgeExpiredMail(ctx context.Context, tx hub.Tx, now time.Time, explicit bool) ([]hub.MailRow, error) {
 	exp, err := expiredMail(ctx, tx, now)
 	if err != nil || len(exp.rows) == 0 {
 		return exp.rows, err
@@ -290,7 +242,7 @@ func (s *Service) purgeExpiredMail(ctx context.Context, tx Tx, now time.Time, ex
 		}
 	}
 	rows := exp.rows
-	e := s.event(EventMailExpired, "", map[string]any{
+	e := s.Event(hub.EventMailExpired, "", map[string]any{
 		"deleted_count": len(rows), "oldest": rows[0].Created, "newest": rows[len(rows)-1].Created,
 		"explicit": explicit,
 	})
@@ -303,14 +255,14 @@ func (s *Service) purgeExpiredMail(ctx context.Context, tx Tx, now time.Time, ex
 // whose text sorts before the cutoff but whose time does not), the
 // irregular ones by id.
 type expiry struct {
-	rows      []MailRow
+	rows      []hub.MailRow
 	cutoff    time.Time
 	regular   int
 	keep      []string
 	irregular []string
 }
 
-func expiredMail(ctx context.Context, tx Tx, now time.Time) (expiry, error) {
+func expiredMail(ctx context.Context, tx hub.Tx, now time.Time) (expiry, error) {
 	x := expiry{cutoff: now.Add(-MailTTLHours * time.Hour)}
 	regular, irregular, err := tx.MailExpiryCandidates(ctx, x.cutoff)
 	if err != nil {
@@ -347,76 +299,76 @@ type MailSendInput struct {
 
 // SendAgentMail validates and stores one message (after the opportunistic
 // cleanup), in one transaction.
-func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (MailRow, error) {
+func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (hub.MailRow, error) {
 	if err := s.mailIdentity(ctx, in.From); err != nil {
-		return MailRow{}, err
+		return hub.MailRow{}, err
 	}
-	if in.To != Broadcast {
+	if in.To != hub.Broadcast {
 		if err := s.mailIdentity(ctx, in.To); err != nil {
-			return MailRow{}, err
+			return hub.MailRow{}, err
 		}
 	}
 	if err := ValidateMailText("subject", in.Subject); err != nil {
-		return MailRow{}, err
+		return hub.MailRow{}, err
 	}
 	if in.Body != nil && in.BodyFile != nil {
-		return MailRow{}, mailErr("body", "Cannot use both {body} and {body_file}. Choose one.")
+		return hub.MailRow{}, mailErr("body", "Cannot use both {body} and {body_file}. Choose one.")
 	}
 	body := ""
 	if in.BodyFile != nil {
 		b, err := ReadMailBodyFile(*in.BodyFile)
 		if err != nil {
-			return MailRow{}, err
+			return hub.MailRow{}, err
 		}
 		body = b
 	} else if in.Body != nil {
 		body = *in.Body
 	}
 	if err := ValidateMailText("body", body); err != nil {
-		return MailRow{}, err
+		return hub.MailRow{}, err
 	}
 	var refs *string
 	if in.Refs != "" {
 		r, err := ParseMailRefs(in.Refs)
 		if err != nil {
-			return MailRow{}, err
+			return hub.MailRow{}, err
 		}
 		refs = &r
 	}
 	if in.ReplyTo != nil {
 		if err := ValidateMailUUID(*in.ReplyTo); err != nil {
-			return MailRow{}, err
+			return hub.MailRow{}, err
 		}
 	}
-	typ := TypeDirect
-	if in.To == Broadcast {
-		typ = BroadcastName
+	typ := hub.TypeDirect
+	if in.To == hub.Broadcast {
+		typ = hub.BroadcastName
 	}
-	return write(ctx, s, in, func(tx Tx) (MailRow, error) {
+	return hub.Write(ctx, s.Service, in, func(tx hub.Tx) (hub.MailRow, error) {
 		now := s.Now()
 		if _, err := s.purgeExpiredMail(ctx, tx, now, false); err != nil {
-			return MailRow{}, err
+			return hub.MailRow{}, err
 		}
 		ttl := MailTTLHours
-		m := Message{UUID: uuid.NewString(), From: in.From, To: in.To, Subject: in.Subject, Body: body,
+		m := hub.Message{UUID: uuid.NewString(), From: in.From, To: in.To, Subject: in.Subject, Body: body,
 			MailRefs: refs, Type: typ, TTLHours: &ttl, CreatedAt: now}
 		if in.ReplyTo != nil {
 			m.ReplyTo = *in.ReplyTo
 		}
 		if err := tx.InsertMessage(ctx, &m); err != nil {
-			return MailRow{}, err
+			return hub.MailRow{}, err
 		}
 		if err := tx.TouchAgent(ctx, in.From, now); err != nil {
-			return MailRow{}, err
+			return hub.MailRow{}, err
 		}
-		e := s.event(EventMailSent, in.From, map[string]any{"id": m.UUID, "type": typ, "seq": m.Seq})
+		e := s.Event(hub.EventMailSent, in.From, map[string]any{"id": m.UUID, "type": typ, "seq": m.Seq})
 		e.ToAgent = in.To
-		e.Message = preview(in.Subject, 120)
+		e.Message = hub.Preview(in.Subject, 120)
 		if err := tx.AppendEvent(ctx, e); err != nil {
-			return MailRow{}, err
+			return hub.MailRow{}, err
 		}
-		row := MailRow{ID: m.UUID, Sender: m.From, Recipient: m.To, Subject: m.Subject, Body: m.Body, Refs: refs,
-			Type: typ, TTLHours: &ttl, Created: FormatTime(now), Seq: m.Seq}
+		row := hub.MailRow{ID: m.UUID, Sender: m.From, Recipient: m.To, Subject: m.Subject, Body: m.Body, Refs: refs,
+			Type: typ, TTLHours: &ttl, Created: hub.FormatTime(now), Seq: m.Seq}
 		if in.ReplyTo != nil {
 			row.ReplyTo = in.ReplyTo
 		}
@@ -438,12 +390,12 @@ type MailReadInput struct {
 // ReadAgentMail returns an inbox (or a thread) after the opportunistic cleanup.
 // The default mode marks what it returns as read; the rows show the state
 // from before marking.
-func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRow, error) {
+func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]hub.MailRow, error) {
 	if err := s.mailIdentity(ctx, in.Agent); err != nil {
 		return nil, err
 	}
 	if in.Limit < 0 {
-		return nil, FieldErr(CodeInvalidArgs, "limit", "Invalid --limit: %d. Must be 0 or more.", in.Limit)
+		return nil, hub.FieldErr(hub.CodeInvalidArgs, "limit", "Invalid --limit: %d. Must be 0 or more.", in.Limit)
 	}
 	if in.Thread != "" {
 		if err := ValidateMailUUID(in.Thread); err != nil {
@@ -454,7 +406,7 @@ func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRo
 			return nil, err
 		}
 	}
-	return write(ctx, s, sideEffectRead{}, func(tx Tx) ([]MailRow, error) {
+	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) ([]hub.MailRow, error) {
 		now := s.Now()
 		if _, err := s.purgeExpiredMail(ctx, tx, now, false); err != nil {
 			return nil, err
@@ -465,7 +417,7 @@ func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRo
 		if in.Thread != "" {
 			return mailThread(ctx, tx, in.Thread)
 		}
-		q := MailInboxQuery{Agent: in.Agent, Unread: !in.All, From: in.From, Limit: in.Limit}
+		q := hub.MailInboxQuery{Agent: in.Agent, Unread: !in.All, From: in.From, Limit: in.Limit}
 		rows, err := tx.MailInbox(ctx, q)
 		if err != nil {
 			return nil, err
@@ -485,33 +437,28 @@ func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]MailRo
 		}
 		broadcasts := false
 		for _, r := range rows {
-			if err := tx.MarkRead(ctx, &Message{UUID: r.ID, To: r.Recipient}, in.Agent, now); err != nil {
+			if err := tx.MarkRead(ctx, &hub.Message{UUID: r.ID, To: r.Recipient}, in.Agent, now); err != nil {
 				return nil, err
 			}
-			broadcasts = broadcasts || r.Recipient == Broadcast
+			broadcasts = broadcasts || r.Recipient == hub.Broadcast
 		}
 		if broadcasts {
 			if err := tx.AdvanceMailCursor(ctx, in.Agent); err != nil {
 				return nil, err
 			}
 		}
-		e := s.event(EventMailRead, in.Agent, map[string]any{"count": len(rows), "first": rows[0].ID, "last": rows[len(rows)-1].ID})
+		e := s.Event(hub.EventMailRead, in.Agent, map[string]any{"count": len(rows), "first": rows[0].ID, "last": rows[len(rows)-1].ID})
 		e.Message = fmt.Sprintf("%s read %d messages", in.Agent, len(rows))
 		return rows, tx.AppendEvent(ctx, e)
 	})
 }
 
-// MailTouchInterval is how stale a reader's last_seen may be before a read
-// refreshes it. Liveness thresholds are minutes, so this loses nothing, and
-// a read that finds nothing new writes nothing (no WAL, no checkpoint).
-const MailTouchInterval = time.Minute
-
-func touchMailReader(ctx context.Context, tx Tx, agent string, now time.Time) error {
+func touchMailReader(ctx context.Context, tx hub.Tx, agent string, now time.Time) error {
 	a, err := tx.GetAgent(ctx, agent)
 	if err != nil {
 		return err
 	}
-	if a != nil && now.Sub(a.LastSeen) < MailTouchInterval {
+	if a != nil && now.Sub(a.LastSeen) < hub.MailTouchInterval {
 		return nil
 	}
 	return tx.TouchAgent(ctx, agent, now)
@@ -519,7 +466,7 @@ func touchMailReader(ctx context.Context, tx Tx, agent string, now time.Time) er
 
 // mailThread walks reply_to up to the root (stopping on cycles), then
 // returns the root and all its descendants, oldest first.
-func mailThread(ctx context.Context, tx Tx, id string) ([]MailRow, error) {
+func mailThread(ctx context.Context, tx hub.Tx, id string) ([]hub.MailRow, error) {
 	root := id
 	seen := map[string]bool{}
 	for root != "" && !seen[root] {
@@ -557,19 +504,19 @@ func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckRe
 	if err := ValidateMailUUID(id); err != nil {
 		return MailAckResult{}, err
 	}
-	return write(ctx, s, []string{agent, id}, func(tx Tx) (MailAckResult, error) {
+	return hub.Write(ctx, s.Service, []string{agent, id}, func(tx hub.Tx) (MailAckResult, error) {
 		m, err := tx.MailByID(ctx, id)
 		if err != nil {
 			return MailAckResult{}, err
 		}
 		if m == nil {
-			return MailAckResult{}, Errorf(CodeMessageNotFound, "Message not found: %s", id)
+			return MailAckResult{}, hub.Errorf(hub.CodeMessageNotFound, "Message not found: %s", id)
 		}
 		now := s.Now()
-		if err := tx.MarkAckedLatest(ctx, &Message{UUID: m.ID, To: m.Recipient}, agent, now); err != nil {
+		if err := tx.MarkAckedLatest(ctx, &hub.Message{UUID: m.ID, To: m.Recipient}, agent, now); err != nil {
 			return MailAckResult{}, err
 		}
-		if m.Recipient == Broadcast {
+		if m.Recipient == hub.Broadcast {
 			if err := tx.AdvanceAckCursor(ctx, agent); err != nil {
 				return MailAckResult{}, err
 			}
@@ -577,23 +524,23 @@ func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckRe
 		if err := tx.TouchAgent(ctx, agent, now); err != nil {
 			return MailAckResult{}, err
 		}
-		e := s.event(EventMailAcked, agent, map[string]any{"message_id": m.ID, "seq": m.Seq})
+		e := s.Event(hub.EventMailAcked, agent, map[string]any{"message_id": m.ID, "seq": m.Seq})
 		e.ToAgent = m.Sender
-		e.Message = agent + " acked: " + preview(m.Subject, 100)
-		return MailAckResult{MessageID: id, Agent: agent, AckedAt: FormatTime(now)}, tx.AppendEvent(ctx, e)
+		e.Message = agent + " acked: " + hub.Preview(m.Subject, 100)
+		return MailAckResult{MessageID: id, Agent: agent, AckedAt: hub.FormatTime(now)}, tx.AppendEvent(ctx, e)
 	})
 }
 
 // AgentMailStatus returns unread/unacked counts per agent seen in the traffic
 // (after the opportunistic cleanup). agent, when non-empty, selects one
 // identity; otherwise project, when non-empty, selects "<project>:*".
-func (s *Service) AgentMailStatus(ctx context.Context, agent, project string) ([]MailCounts, error) {
+func (s *Service) AgentMailStatus(ctx context.Context, agent, project string) ([]hub.MailCounts, error) {
 	if agent != "" {
 		if err := s.mailIdentity(ctx, agent); err != nil {
 			return nil, err
 		}
 	}
-	return write(ctx, s, sideEffectRead{}, func(tx Tx) ([]MailCounts, error) {
+	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) ([]hub.MailCounts, error) {
 		if _, err := s.purgeExpiredMail(ctx, tx, s.Now(), false); err != nil {
 			return nil, err
 		}
@@ -617,7 +564,7 @@ func (s *Service) AgentMailStatus(ctx context.Context, agent, project string) ([
 			}
 		}
 		if len(agents) == 0 {
-			return []MailCounts{}, nil
+			return []hub.MailCounts{}, nil
 		}
 		return tx.MailCounts(ctx, agents)
 	})
@@ -627,18 +574,22 @@ func (s *Service) AgentMailStatus(ctx context.Context, agent, project string) ([
 // unless DryRun), oldest first.
 type MailCleanupResult struct {
 	DryRun  bool
-	Expired []MailRow
+	Expired []hub.MailRow
 }
 
 // CleanAgentMail purges expired messages, or lists them with dryRun.
 func (s *Service) CleanAgentMail(ctx context.Context, dryRun bool) (MailCleanupResult, error) {
 	if dryRun {
-		rows, err := read(ctx, s, func(tx Tx) ([]MailRow, error) {
+		rows, err := hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.MailRow, error) {
 			x, err := expiredMail(ctx, tx, s.Now())
 			return x.rows, err
 		})
 		return MailCleanupResult{DryRun: true, Expired: rows}, err
 	}
-	rows, err := write(ctx, s, dryRun, func(tx Tx) ([]MailRow, error) { return s.purgeExpiredMail(ctx, tx, s.Now(), true) })
+	rows, err := hub.Write(ctx, s.Service, dryRun, func(tx hub.Tx) ([]hub.MailRow, error) { return s.purgeExpiredMail(ctx, tx, s.Now(), true) })
 	return MailCleanupResult{Expired: rows}, err
+}
+
+func mailErr(field, format string, args ...any) *hub.Error {
+	return hub.FieldErr(hub.CodeInvalidInput, field, format, args...)
 }

@@ -1,4 +1,4 @@
-package hub_test
+package hooks_test
 
 import (
 	"context"

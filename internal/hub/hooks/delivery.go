@@ -1,4 +1,4 @@
-package hub
+package hooks
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // Delivery limits: what one hook injects stays short (tokens are the
@@ -34,24 +36,24 @@ type Delivery struct {
 // the reservations held in the project and its focus task. The mail it
 // shows (and any urgent broadcast) is recorded as delivered.
 func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, error) {
-	if err := ValidateStoredAgentID(agent); err != nil {
+	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return Delivery{}, err
 	}
 	stale, err := s.StaleMinutes()
 	if err != nil {
 		return Delivery{}, err
 	}
-	return write(ctx, s, sideEffectRead{}, func(tx Tx) (Delivery, error) {
+	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) (Delivery, error) {
 		now := s.Now()
 		me, err := tx.GetAgent(ctx, agent)
 		if err != nil {
 			return Delivery{}, err
 		}
 		if me == nil {
-			return Delivery{}, agentNotFound("agent", agent)
+			return Delivery{}, hub.AgentNotFound("agent", agent)
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "[Blackboard] You are agent %s on this project's board (%s).\n", agent, s.slashRoot())
+		fmt.Fprintf(&b, "[Blackboard] You are agent %s on this project's board (%s).\n", agent, s.SlashRoot())
 		fmt.Fprintf(&b, "Use this id for every board action: bb commands take --as %s (bb agent commands --agent %s).\n", agent, agent)
 
 		// Who else is active, and on what.
@@ -61,12 +63,12 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		}
 		var others []string
 		for _, a := range agents {
-			if a.ID == agent || LiveOf(a.LastSeen, now, stale).Agent != LiveActive || a.ID == "human" {
+			if a.ID == agent || hub.LiveOf(a.LastSeen, now, stale).Agent != hub.LiveActive || a.ID == "human" {
 				continue
 			}
 			line := a.ID
 			if a.CurrentTask != "" {
-				line += ": " + preview(a.CurrentTask, 80)
+				line += ": " + hub.Preview(a.CurrentTask, 80)
 			} else if a.Status != "" && a.Status != "idle" {
 				line += ": " + a.Status
 			}
@@ -82,7 +84,7 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		}
 
 		// Reservations held in the project.
-		holds, err := tx.ListReservations(ctx, ReservationFilter{States: []string{ResActive}, Limit: briefHoldsLimit + 1})
+		holds, err := tx.ListReservations(ctx, hub.ReservationFilter{States: []string{hub.ResActive}, Limit: briefHoldsLimit + 1})
 		if err != nil {
 			return Delivery{}, err
 		}
@@ -95,7 +97,7 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 			if owner == agent {
 				owner = "you"
 			}
-			hl = append(hl, fmt.Sprintf("%s (%s until %s, bead %s)", s.DisplayScope(r), owner, clockText(r.ExpiresAt), r.BeadID))
+			hl = append(hl, fmt.Sprintf("%s (%s until %s, bead %s)", s.DisplayScope(r), owner, hub.ClockText(r.ExpiresAt), r.BeadID))
 		}
 		if len(hl) > 0 {
 			fmt.Fprintf(&b, "Reserved files: %s. Edits to files another active agent holds are refused; ask the holder.\n", strings.Join(hl, "; "))
@@ -104,7 +106,7 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		// Focus task.
 		if me.FocusTaskID != "" {
 			if t, err := tx.GetTask(ctx, me.FocusTaskID); err == nil && t != nil {
-				fmt.Fprintf(&b, "Your focus task: %s %q (%s).\n", t.ID, preview(t.Title, 100), t.Status)
+				fmt.Fprintf(&b, "Your focus task: %s %q (%s).\n", t.ID, hub.Preview(t.Title, 100), t.Status)
 			}
 		} else if ids, err := tx.InProgressTasksOwnedBy(ctx, agent, 3); err == nil && len(ids) > 0 {
 			fmt.Fprintf(&b, "Your in-progress tasks: %s.\n", strings.Join(ids, ", "))
@@ -115,19 +117,19 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		if err != nil {
 			return Delivery{}, err
 		}
-		entries, err := tx.Inbox(ctx, InboxFilter{Agent: agent, Limit: DefaultInboxLimit, Cursor: cursor})
+		entries, err := tx.Inbox(ctx, hub.InboxFilter{Agent: agent, Limit: hub.DefaultInboxLimit, Cursor: cursor})
 		if err != nil {
 			return Delivery{}, err
 		}
-		var unread []Message
+		var unread []hub.Message
 		var owed []string
 		for _, e := range entries {
-			st := StateOf(&e.Message, e.Receipt, cursor)
-			fresh := !e.IsBroadcast() || (urgentBroadcast(&e.Message) && !e.CreatedAt.Before(me.CreatedAt.Add(-time.Second)))
-			if st == StateUnread && fresh {
+			st := hub.StateOf(&e.Message, e.Receipt, cursor)
+			fresh := !e.IsBroadcast() || (hub.UrgentBroadcast(&e.Message) && !e.CreatedAt.Before(me.CreatedAt.Add(-time.Second)))
+			if st == hub.StateUnread && fresh {
 				unread = append(unread, e.Message)
-			} else if st == StateRead && e.RequiresAck {
-				owed = append(owed, fmt.Sprintf("%s from %s (ack: bb agent ack --agent %s --message %s)", categoryOr(&e.Message), e.From, agent, e.UUID))
+			} else if st == hub.StateRead && e.RequiresAck {
+				owed = append(owed, fmt.Sprintf("%s from %s (ack: bb agent ack --agent %s --message %s)", hub.CategoryOr(&e.Message), e.From, agent, e.UUID))
 			}
 		}
 		sortDeliveries(unread)
@@ -145,7 +147,7 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		if len(owed) > 0 {
 			fmt.Fprintf(&b, "Acks you owe: %s.\n", strings.Join(owed, "; "))
 		}
-		d := Delivery{AgentID: agent, Text: b.String(), Delivered: mailIDs(unread)}
+		d := Delivery{AgentID: agent, Text: b.String(), Delivered: hub.MessageIDs(unread)}
 		return d, tx.MarkDelivered(ctx, agent, d.Delivered, now)
 	})
 }
@@ -155,11 +157,11 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 // once (recorded per recipient). Nothing new, or delivery turned off
 // (hooks.delivery off) → empty Text, nothing written.
 func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error) {
-	if err := ValidateStoredAgentID(agent); err != nil {
+	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return Delivery{}, err
 	}
 	// The common case (nothing new) is one read transaction.
-	ms, err := read(ctx, s, func(tx Tx) ([]Message, error) { return s.pendingDelivery(ctx, tx, agent) })
+	ms, err := hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.Message, error) { return s.pendingDelivery(ctx, tx, agent) })
 	if err != nil || len(ms) == 0 {
 		return Delivery{AgentID: agent, Delivered: []string{}}, err
 	}
@@ -184,9 +186,9 @@ func (s *Service) DeliverToSession(ctx context.Context, in SessionInput) (Sessio
 	type fast struct {
 		res     SessionResult
 		known   bool
-		pending []Message
+		pending []hub.Message
 	}
-	f, err := read(ctx, s, func(tx Tx) (fast, error) {
+	f, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (fast, error) {
 		hs, err := in.freshSession(ctx, tx, now)
 		if err != nil || hs == nil {
 			return fast{}, err
@@ -214,7 +216,7 @@ func (s *Service) DeliverToSession(ctx context.Context, in SessionInput) (Sessio
 
 // pendingDelivery lists what a hook would deliver to agent now (nothing
 // when the board's delivery is off or the agent is unknown).
-func (s *Service) pendingDelivery(ctx context.Context, tx Tx, agent string) ([]Message, error) {
+func (s *Service) pendingDelivery(ctx context.Context, tx hub.Tx, agent string) ([]hub.Message, error) {
 	set, err := s.hookSettingsTx(ctx, tx)
 	if err != nil || !set.Delivery {
 		return nil, err
@@ -239,7 +241,7 @@ func (s *Service) pendingDelivery(ctx context.Context, tx Tx, agent string) ([]M
 // deliver renders and records, under the write lock, what is pending for
 // agent.
 func (s *Service) deliver(ctx context.Context, agent string) (Delivery, error) {
-	return write(ctx, s, sideEffectRead{}, func(tx Tx) (Delivery, error) {
+	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) (Delivery, error) {
 		ms, err := s.pendingDelivery(ctx, tx, agent) // again, under the write lock: never twice
 		if err != nil || len(ms) == 0 {
 			return Delivery{AgentID: agent, Delivered: []string{}}, err
@@ -250,7 +252,7 @@ func (s *Service) deliver(ctx context.Context, agent string) (Delivery, error) {
 		if err := s.writeMail(ctx, tx, &b, agent, ms); err != nil {
 			return Delivery{}, err
 		}
-		d := Delivery{AgentID: agent, Text: b.String(), Delivered: mailIDs(ms)}
+		d := Delivery{AgentID: agent, Text: b.String(), Delivered: hub.MessageIDs(ms)}
 		if err := tx.MarkDelivered(ctx, agent, d.Delivered, s.Now()); err != nil {
 			return Delivery{}, err
 		}
@@ -271,25 +273,13 @@ func (s *Service) deliver(ctx context.Context, agent string) (Delivery, error) {
 	})
 }
 
-func urgentBroadcast(m *Message) bool {
-	return m.RequiresAck || m.Priority == PriorityHigh || m.Priority == PriorityCritical
-}
-
-func mailIDs(ms []Message) []string {
-	out := make([]string, 0, len(ms))
-	for _, m := range ms {
-		out = append(out, m.UUID)
-	}
-	return out
-}
-
 // sortDeliveries puts the most pressing mail first: critical, then high,
 // then the rest; within one priority handoffs and blockers first, then
 // oldest first.
-func sortDeliveries(ms []Message) {
-	rank := func(m *Message) int {
-		r := 2 * (PriorityCritical.Level() - max(m.Priority.Level(), 0))
-		if m.Category != CategoryHandoff && m.Category != CategoryBlocked {
+func sortDeliveries(ms []hub.Message) {
+	rank := func(m *hub.Message) int {
+		r := 2 * (hub.PriorityCritical.Level() - max(m.Priority.Level(), 0))
+		if m.Category != hub.CategoryHandoff && m.Category != hub.CategoryBlocked {
 			r++
 		}
 		return r
@@ -304,9 +294,9 @@ func sortDeliveries(ms []Message) {
 
 // writeMail renders messages for an agent's context, one short block each,
 // with the intent of handoffs and blockers and the command that answers.
-func (s *Service) writeMail(ctx context.Context, tx Tx, b *strings.Builder, agent string, ms []Message) error {
+func (s *Service) writeMail(ctx context.Context, tx hub.Tx, b *strings.Builder, agent string, ms []hub.Message) error {
 	for _, m := range ms {
-		kind := categoryOr(&m)
+		kind := hub.CategoryOr(&m)
 		if m.IsBroadcast() {
 			kind = "broadcast " + kind
 		}
@@ -315,7 +305,7 @@ func (s *Service) writeMail(ctx context.Context, tx Tx, b *strings.Builder, agen
 		if m.BeadID != "" {
 			tags = append(tags, "bead "+m.BeadID)
 		}
-		if m.Priority == PriorityHigh || m.Priority == PriorityCritical {
+		if m.Priority == hub.PriorityHigh || m.Priority == hub.PriorityCritical {
 			tags = append(tags, "priority "+string(m.Priority))
 		}
 		next, urgency, err := s.intentOf(ctx, tx, &m)
@@ -328,20 +318,20 @@ func (s *Service) writeMail(ctx context.Context, tx Tx, b *strings.Builder, agen
 		if len(tags) > 0 {
 			head += " (" + strings.Join(tags, ", ") + ")"
 		}
-		subject := preview(m.Subject, briefSubjectChars)
+		subject := hub.Preview(m.Subject, briefSubjectChars)
 		if subject == "" {
-			subject = preview(m.Body, briefSubjectChars)
+			subject = hub.Preview(m.Body, briefSubjectChars)
 		}
 		fmt.Fprintf(b, "%s: %s\n", head, subject)
-		if body := preview(strings.TrimSpace(m.Body), deliverBodyChars); body != "" && body != subject {
+		if body := hub.Preview(strings.TrimSpace(m.Body), deliverBodyChars); body != "" && body != subject {
 			fmt.Fprintf(b, "  %s\n", strings.ReplaceAll(body, "\n", "\n  "))
 		}
 		switch m.Category {
-		case CategoryHandoff:
+		case hub.CategoryHandoff:
 			if next != "" {
 				fmt.Fprintf(b, "  Next action: %s\n", next)
 			}
-		case CategoryBlocked:
+		case hub.CategoryBlocked:
 			if next != "" {
 				fmt.Fprintf(b, "  Requested action: %s\n", next)
 			}
@@ -364,11 +354,11 @@ func orDefault(v, d string) string {
 
 // intentOf reads the next action (HANDOFF) or requested action and urgency
 // (BLOCKED) from the protocol event that travelled with m.
-func (s *Service) intentOf(ctx context.Context, tx Tx, m *Message) (string, string, error) {
-	if m.Category != CategoryHandoff && m.Category != CategoryBlocked {
+func (s *Service) intentOf(ctx context.Context, tx hub.Tx, m *hub.Message) (string, string, error) {
+	if m.Category != hub.CategoryHandoff && m.Category != hub.CategoryBlocked {
 		return "", "", nil
 	}
-	evs, err := tx.ListEvents(ctx, EventFilter{Types: []string{EventHandoff, EventBlocked}, Agent: m.From, BeadID: m.BeadID, Limit: 50, Desc: true})
+	evs, err := tx.ListEvents(ctx, hub.EventFilter{Types: []string{hub.EventHandoff, hub.EventBlocked}, Agent: m.From, BeadID: m.BeadID, Limit: 50, Desc: true})
 	if err != nil {
 		return "", "", err
 	}
@@ -401,10 +391,10 @@ type DeliveryReceipt struct {
 // DeliveredTo returns, for those of the messages that a hook delivered to
 // agent's context, when it happened (messages never delivered are absent).
 func (s *Service) DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]DeliveryReceipt, error) {
-	if err := ValidateStoredAgentID(agent); err != nil {
+	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return nil, err
 	}
-	m, err := read(ctx, s, func(tx Tx) (map[string]time.Time, error) { return tx.DeliveredAt(ctx, agent, messageIDs) })
+	m, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (map[string]time.Time, error) { return tx.DeliveredAt(ctx, agent, messageIDs) })
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package hub
+package agentmail
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 var tc1 = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*$`)
@@ -17,11 +19,11 @@ func FuzzMailIdentity(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		want := tc1.MatchString(s)
-		if got := IsMailIdentity(s); got != want {
-			t.Fatalf("IsMailIdentity(%q) = %v, want %v", s, got, want)
+		if got := hub.IsMailIdentity(s); got != want {
+			t.Fatalf("hub.IsMailIdentity(%q) = %v, want %v", s, got, want)
 		}
-		if err := ValidateMailIdentity(s); (err == nil) != want {
-			t.Fatalf("ValidateMailIdentity(%q) = %v", s, err)
+		if err := hub.ValidateMailIdentity(s); (err == nil) != want {
+			t.Fatalf("hub.ValidateMailIdentity(%q) = %v", s, err)
 		}
 	})
 }
@@ -105,8 +107,8 @@ func TestMailExpired(t *testing.T) {
 		ttl     *int
 		want    bool
 	}{
-		{FormatTime(now.Add(-24 * time.Hour)), &ttl, false},
-		{FormatTime(now.Add(-24*time.Hour - time.Microsecond)), &ttl, true},
+		{hub.FormatTime(now.Add(-24 * time.Hour)), &ttl, false},
+		{hub.FormatTime(now.Add(-24*time.Hour - time.Microsecond)), &ttl, true},
 		{"2030-01-01T05:04:04+02:00", &ttl, true},
 		{"2030-01-01T05:04:06+02:00", &ttl, false},
 		{"2030-01-01T03:04:04", &ttl, true},
@@ -132,7 +134,7 @@ func TestPyISOFormat(t *testing.T) {
 	if got := PyISOFormat(tm, time.FixedZone("", 3600+17)); got != "2030-01-02T04:04:22.123456+01:00:17" {
 		t.Fatal(got)
 	}
-	stored := FormatTime(tm.Truncate(time.Microsecond))
+	stored := hub.FormatTime(tm.Truncate(time.Microsecond))
 	if got := RenderMailTime(stored, time.FixedZone("", 5*3600+1800)); got != "2030-01-02T08:34:05.123456+05:30" {
 		t.Fatal(got)
 	}

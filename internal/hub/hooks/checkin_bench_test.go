@@ -1,4 +1,4 @@
-package hub_test
+package hooks_test
 
 import (
 	"context"
@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 )
 
 // BenchmarkCommandTransactions measures, in one process on one SQLite
@@ -27,7 +29,7 @@ func BenchmarkCommandTransactions(b *testing.B) {
 	ctx := context.Background()
 	svc, _ := hookBoard(b, nil)
 	registerWorkers(b, svc, "alice", "bob")
-	in := hub.SessionInput{Client: "claude", SessionID: "bench"}
+	in := hooks.SessionInput{Client: "claude", SessionID: "bench"}
 	if _, err := svc.ResolveSession(ctx, in); err != nil {
 		b.Fatal(err)
 	}
@@ -83,4 +85,14 @@ func BenchmarkCommandTransactions(b *testing.B) {
 	}
 	b.ReportMetric(us("post-one-write")/us("post-two-writes"), "x-post")
 	b.ReportMetric(us("hook-one-read")/us("hook-two-reads"), "x-hook")
+}
+
+// registerWorkers registers agents with the role worker.
+func registerWorkers(tb testing.TB, svc *app.Service, ids ...string) {
+	tb.Helper()
+	for _, id := range ids {
+		if _, _, err := svc.RegisterAgent(context.Background(), hub.RegisterInput{ID: id, Role: "worker"}); err != nil {
+			tb.Fatal(err)
+		}
+	}
 }

@@ -1,0 +1,56 @@
+// Package app composes the core's roles into the one API every surface
+// uses: the kernel and shared domain (internal/hub), the hook application
+// (internal/hub/hooks) and the Agent Mail v1 rules (internal/hub/agentmail).
+// The core never imports its features; this package sits one level up.
+//
+// API is implemented by *Service (the local board, built by internal/boot)
+// and by the remote client of internal/server/remote (a bb serve reached
+// through BB_SERVER). A surface that uses only some roles declares an
+// interface of those roles and is handed an API.
+package app
+
+import (
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/agentmail"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
+)
+
+// API is every role of the board.
+type API interface {
+	hub.Identity
+	hub.Messages
+	hub.Mail
+	hub.Reservations
+	hub.Tasks
+	hub.SharedMemory
+	hub.Timeline
+	hub.Admin
+	hub.Overview
+	hooks.API
+	agentmail.API
+}
+
+// The three parts of Service, named for what they are.
+type (
+	kernel       = hub.Service
+	hookApp      = hooks.Service
+	agentMailApp = agentmail.Service
+)
+
+// Service is the local board: the kernel with its applications.
+type Service struct {
+	*kernel
+	*hookApp
+	*agentMailApp
+}
+
+// New composes the applications over the kernel k.
+func New(k *hub.Service) *Service {
+	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k)}
+}
+
+// Kernel is the core under the applications (for internal/boot, which
+// closes its store).
+func (s *Service) Kernel() *hub.Service { return s.kernel }
+
+var _ API = (*Service)(nil)

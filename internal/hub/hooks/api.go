@@ -1,0 +1,24 @@
+package hooks
+
+import (
+	"context"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// API is the hook application's role: what the hook surfaces (bb hook, the
+// guard, bb mcp's session identity) ask of the board.
+type API interface {
+	ResolveSession(ctx context.Context, in SessionInput) (SessionResult, error)
+	SessionByClientPID(ctx context.Context, client string, pid int64) (hub.HookSession, error)
+	GetHookSettings(ctx context.Context) (HookSettings, error)
+	CheckEdit(ctx context.Context, in EditInput) (EditDecision, error)
+	CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckResult, error)
+	StopReminder(ctx context.Context, in StopInput) (Reminder, error)
+	SessionBrief(ctx context.Context, agent string) (Delivery, error)
+	DeliverNew(ctx context.Context, agent string) (Delivery, error)
+	DeliverToSession(ctx context.Context, in SessionInput) (SessionDelivery, error)
+	DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]DeliveryReceipt, error)
+}
+
+var _ API = (*Service)(nil)
