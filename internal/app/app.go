@@ -1,6 +1,7 @@
 // Package app composes the core's roles into the one API every surface
 // uses: the kernel and shared domain (internal/hub), the hook application
-// (internal/hub/hooks) and the Agent Mail v1 rules (internal/hub/agentmail).
+// (internal/hub/hooks), the Agent Mail v1 rules (internal/hub/agentmail)
+// and the dashboard's read model (internal/hub/overview).
 // The core never imports its features; this package sits one level up.
 //
 // API is implemented by *Service (the local board, built by internal/boot)
@@ -13,6 +14,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
 // API is every role of the board.
@@ -25,8 +27,8 @@ type API interface {
 	hub.SharedMemory
 	hub.Timeline
 	hub.Admin
-	hub.Overview
 	hooks.API
+	overview.API
 	agentmail.API
 }
 
@@ -35,6 +37,7 @@ type (
 	kernel       = hub.Service
 	hookApp      = hooks.Service
 	agentMailApp = agentmail.Service
+	overviewApp  = overview.Service
 )
 
 // Service is the local board: the kernel with its applications.
@@ -42,11 +45,12 @@ type Service struct {
 	*kernel
 	*hookApp
 	*agentMailApp
+	*overviewApp
 }
 
 // New composes the applications over the kernel k.
 func New(k *hub.Service) *Service {
-	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k)}
+	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k)}
 }
 
 // Kernel is the core under the applications (for internal/boot, which

@@ -138,15 +138,7 @@ type Admin interface {
 	Export(ctx context.Context) (Export, error)
 }
 
-// Overview is the dashboard's read model of seed 001 §6.3: sessions grouped
-// by what they need, and one conversation.
-type Overview interface {
-	Sessions(ctx context.Context, viewer string) (Sessions, error)
-	Conversation(ctx context.Context, key, viewer string) ([]TimelineItem, error)
-}
-
 var (
-	_ Overview     = (*Service)(nil)
 	_ Identity     = (*Service)(nil)
 	_ Messages     = (*Service)(nil)
 	_ Mail         = (*Service)(nil)

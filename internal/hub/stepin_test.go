@@ -9,6 +9,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
 func TestTakeoverAllowed(t *testing.T) {
@@ -114,7 +115,7 @@ func TestStepIn(t *testing.T) {
 	}
 	// The dashboard names them in words.
 	for i, label := range []string{"Reassigned", "Released"} {
-		if l, _ := hub.EventLabel(&evs.Events[i]); l != label {
+		if l, _ := overview.EventLabel(&evs.Events[i]); l != label {
 			t.Errorf("label of %s: %q, want %q", evs.Events[i].Type, l, label)
 		}
 	}

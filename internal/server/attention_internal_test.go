@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
 // Needs attention keeps what still waits on someone: an urgent blocker
@@ -14,14 +15,14 @@ import (
 func TestAttentionDropsAcceptedUrgentMail(t *testing.T) {
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	acked := now.Add(-time.Minute)
-	item := func(id string, m hub.Message, label string) hub.TimelineItem {
+	item := func(id string, m hub.Message, label string) overview.TimelineItem {
 		m.UUID, m.CreatedAt = id, now.Add(-time.Hour)
-		return hub.TimelineItem{Message: &m, Label: label, At: m.CreatedAt}
+		return overview.TimelineItem{Message: &m, Label: label, At: m.CreatedAt}
 	}
-	items := []hub.TimelineItem{
-		item("accepted-urgent", hub.Message{To: "alice", RequiresAck: true, AckedAt: &acked, Priority: hub.PriorityHigh}, hub.LabelBlocked),
-		item("open-urgent", hub.Message{To: "alice", RequiresAck: true, Priority: hub.PriorityHigh}, hub.LabelBlocked),
-		item("open-normal", hub.Message{To: "alice", RequiresAck: true, Priority: hub.PriorityNormal}, hub.LabelBlocked),
+	items := []overview.TimelineItem{
+		item("accepted-urgent", hub.Message{To: "alice", RequiresAck: true, AckedAt: &acked, Priority: hub.PriorityHigh}, overview.LabelBlocked),
+		item("open-urgent", hub.Message{To: "alice", RequiresAck: true, Priority: hub.PriorityHigh}, overview.LabelBlocked),
+		item("open-normal", hub.Message{To: "alice", RequiresAck: true, Priority: hub.PriorityNormal}, overview.LabelBlocked),
 		item("urgent-post", hub.Message{To: hub.Broadcast, Priority: hub.PriorityCritical}, ""),
 		item("plain", hub.Message{To: "alice", Priority: hub.PriorityNormal}, ""),
 	}

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
 //go:embed assets
@@ -108,9 +109,9 @@ func (u *ui) viewer(r *http.Request) string {
 type pageData struct {
 	Viewer   string
 	Session  string
-	Sessions hub.Sessions
+	Sessions overview.Sessions
 	Title    string
-	Items    []hub.TimelineItem
+	Items    []overview.TimelineItem
 	Error    string
 	Root     string
 	Backend  string
@@ -120,7 +121,7 @@ type pageData struct {
 	Results *hub.SearchResult
 	// Attention are the rows of the conversation that wait on someone:
 	// open blockers, handoffs not accepted, incursions, urgent posts.
-	Attention []hub.TimelineItem
+	Attention []overview.TimelineItem
 	// Delivered holds, by message id, when a hook put a direct message
 	// into its recipient's context (shown until the recipient reads it).
 	Delivered map[string]time.Time

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
 	"github.com/blackboard-hub/bb/internal/view"
 )
 
@@ -184,8 +185,8 @@ func (u *ui) searchData(r *http.Request, d *pageData) error {
 // and handoffs not accepted yet, incursions and urgent posts of the last
 // day (not an urgent blocker or handoff once accepted). A session opens on
 // them.
-func attention(items []hub.TimelineItem, viewer string, now time.Time) []hub.TimelineItem {
-	var out []hub.TimelineItem
+func attention(items []overview.TimelineItem, viewer string, now time.Time) []overview.TimelineItem {
+	var out []overview.TimelineItem
 	for _, it := range items {
 		recent := now.Sub(it.At) < 24*time.Hour
 		switch {
@@ -202,7 +203,7 @@ func attention(items []hub.TimelineItem, viewer string, now time.Time) []hub.Tim
 			if (open && it.Label != "") || urgent {
 				out = append(out, it)
 			}
-		case it.Label == hub.LabelIncursion && recent:
+		case it.Label == overview.LabelIncursion && recent:
 			out = append(out, it)
 		}
 		if len(out) == 5 {
@@ -233,7 +234,7 @@ func baseName(p string) string { return filepath.Base(p) }
 
 // delivered asks the core which of the unread direct messages shown (not
 // addressed to the viewer) a hook has delivered to their recipient.
-func (u *ui) delivered(r *http.Request, items []hub.TimelineItem, viewer string) (map[string]time.Time, error) {
+func (u *ui) delivered(r *http.Request, items []overview.TimelineItem, viewer string) (map[string]time.Time, error) {
 	byTo := map[string][]string{}
 	for _, it := range items {
 		if m := it.Message; m != nil && !m.IsBroadcast() && m.To != viewer && m.ReadAt == nil && m.AckedAt == nil {

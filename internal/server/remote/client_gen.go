@@ -9,6 +9,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
 var _ app.API = (*Client)(nil)
@@ -463,20 +464,6 @@ func (c *Client) Export(ctx context.Context) (hub.Export, error) {
 	return r0, err
 }
 
-// Sessions calls Sessions on the server.
-func (c *Client) Sessions(ctx context.Context, viewer string) (hub.Sessions, error) {
-	var r0 hub.Sessions
-	err := c.call(ctx, "Sessions", []any{viewer}, []any{&r0})
-	return r0, err
-}
-
-// Conversation calls Conversation on the server.
-func (c *Client) Conversation(ctx context.Context, key string, viewer string) ([]hub.TimelineItem, error) {
-	var r0 []hub.TimelineItem
-	err := c.call(ctx, "Conversation", []any{key, viewer}, []any{&r0})
-	return r0, err
-}
-
 // ResolveSession calls ResolveSession on the server.
 func (c *Client) ResolveSession(ctx context.Context, in hooks.SessionInput) (hooks.SessionResult, error) {
 	var r0 hooks.SessionResult
@@ -544,6 +531,20 @@ func (c *Client) DeliverToSession(ctx context.Context, in hooks.SessionInput) (h
 func (c *Client) DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]hooks.DeliveryReceipt, error) {
 	var r0 []hooks.DeliveryReceipt
 	err := c.call(ctx, "DeliveredTo", []any{agent, messageIDs}, []any{&r0})
+	return r0, err
+}
+
+// Sessions calls Sessions on the server.
+func (c *Client) Sessions(ctx context.Context, viewer string) (overview.Sessions, error) {
+	var r0 overview.Sessions
+	err := c.call(ctx, "Sessions", []any{viewer}, []any{&r0})
+	return r0, err
+}
+
+// Conversation calls Conversation on the server.
+func (c *Client) Conversation(ctx context.Context, key string, viewer string) ([]overview.TimelineItem, error) {
+	var r0 []overview.TimelineItem
+	err := c.call(ctx, "Conversation", []any{key, viewer}, []any{&r0})
 	return r0, err
 }
 

@@ -1,4 +1,4 @@
-package hub
+package overview
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // The Sessions read model (seed 001 §6.3, §8): what the dashboard shows.
@@ -44,7 +46,7 @@ type FeedCard struct {
 	Agent      string   // the agent of an agent card, or the latest actor of a bead
 	Agents     []string // everyone who took part
 	Status     string
-	Presence   Presence // the liveliest participant's
+	Presence   hub.Presence // the liveliest participant's
 	Progress   int
 	Blockers   string
 	Group      string
@@ -63,7 +65,7 @@ type FeedGroup struct {
 type Sessions struct {
 	Now          time.Time
 	Viewer       string
-	Agents       []AgentView
+	Agents       []hub.AgentView
 	Feed         []FeedGroup
 	Unread       int
 	PendingAck   int
@@ -100,11 +102,11 @@ type TimelineItem struct {
 	Actor    string
 	Target   string
 	Text     string
-	Message  *Message
+	Message  *hub.Message
 	// Receipt is the viewer's read/ack state of Message (nil for events
 	// and for the viewer's own messages).
-	Receipt *Receipt
-	Event   *Event
+	Receipt *hub.Receipt
+	Event   *hub.Event
 }
 
 // sessionWindow bounds how much history the dashboard reads.
@@ -117,7 +119,7 @@ const (
 
 // MessageLabel is the UI label of a message: its category's label
 // (HANDOFF "Passed to", BLOCKED "Needs input"), else "".
-func MessageLabel(m *Message) string {
+func MessageLabel(m *hub.Message) string {
 	switch strings.ToUpper(m.Category) {
 	case "HANDOFF":
 		return LabelHandoff
@@ -130,7 +132,7 @@ func MessageLabel(m *Message) string {
 // EventLabel is the UI label of a timeline event and whether it is one of
 // the protocol rows of seed 001 §6. Events that only restate a message
 // (message posted/sent) return "" and are not shown as rows.
-func EventLabel(e *Event) (label string, protocol bool) {
+func EventLabel(e *hub.Event) (label string, protocol bool) {
 	t := strings.ToUpper(e.Type)
 	switch {
 	case strings.Contains(t, "HANDOFF"):
@@ -206,34 +208,34 @@ func humanWords(t string) string {
 
 // sessionData is what one read of the store gives the read model.
 type sessionData struct {
-	agents   []Agent
-	msgs     []Message // newest first
-	events   []Event   // newest first
-	tasks    []Task
-	receipts map[string]Receipt
+	agents   []hub.Agent
+	msgs     []hub.Message // newest first
+	events   []hub.Event   // newest first
+	tasks    []hub.Task
+	receipts map[string]hub.Receipt
 	lastSeq  int64
 }
 
 func (s *Service) loadSessions(ctx context.Context, viewer string) (sessionData, error) {
-	return Read(ctx, s, func(tx Tx) (sessionData, error) {
+	return hub.Read(ctx, s.Service, func(tx hub.Tx) (sessionData, error) {
 		var d sessionData
 		var err error
-		if d.agents, err = ListAgentsIn(ctx, tx); err != nil {
+		if d.agents, err = hub.ListAgentsIn(ctx, tx); err != nil {
 			return d, err
 		}
-		if d.msgs, err = tx.ListMessages(ctx, MessageFilter{Limit: sessionMessages}); err != nil {
+		if d.msgs, err = tx.ListMessages(ctx, hub.MessageFilter{Limit: sessionMessages}); err != nil {
 			return d, err
 		}
-		if d.events, err = tx.ListEvents(ctx, EventFilter{Limit: sessionEvents, Desc: true}); err != nil {
+		if d.events, err = tx.ListEvents(ctx, hub.EventFilter{Limit: sessionEvents, Desc: true}); err != nil {
 			return d, err
 		}
-		if d.tasks, err = tx.ListTasks(ctx, TaskFilter{Limit: sessionTasks}); err != nil {
+		if d.tasks, err = tx.ListTasks(ctx, hub.TaskFilter{Limit: sessionTasks}); err != nil {
 			return d, err
 		}
 		if d.lastSeq, err = tx.LastEventSeq(ctx); err != nil {
 			return d, err
 		}
-		d.receipts = map[string]Receipt{}
+		d.receipts = map[string]hub.Receipt{}
 		for i := range d.msgs {
 			m := &d.msgs[i]
 			if !visibleTo(m, viewer) {
@@ -250,16 +252,16 @@ func (s *Service) loadSessions(ctx context.Context, viewer string) (sessionData,
 }
 
 // visibleTo reports whether viewer is a recipient of m (and not its sender).
-func visibleTo(m *Message, viewer string) bool {
+func visibleTo(m *hub.Message, viewer string) bool {
 	return viewer != "" && m.From != viewer && (m.IsBroadcast() || m.To == viewer)
 }
 
 // Unread: neither read nor acked (an ack implies the message was seen).
-func Unread(r Receipt) bool { return r.ReadAt == nil && r.AckedAt == nil }
+func Unread(r hub.Receipt) bool { return r.ReadAt == nil && r.AckedAt == nil }
 
 // pendingAck reports whether m requires an ack its recipient(s) have not
 // given: for a direct message its recipient's, for a broadcast the viewer's.
-func pendingAck(m *Message, viewerReceipt *Receipt) bool {
+func pendingAck(m *hub.Message, viewerReceipt *hub.Receipt) bool {
 	if !m.RequiresAck {
 		return false
 	}
@@ -282,12 +284,12 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		return Sessions{}, err
 	}
 	out := Sessions{Now: now, Viewer: viewer, LastEventSeq: d.lastSeq}
-	f := &feedBuilder{cards: map[string]*FeedCard{}, live: map[string]AgentView{},
+	f := &feedBuilder{cards: map[string]*FeedCard{}, live: map[string]hub.AgentView{},
 		blockedOpen: map[string]bool{}, taskStatus: map[string]string{}}
 	for _, a := range d.agents {
-		v := ViewAgent(a, LiveOf(a.LastSeen, now, stale))
+		v := hub.ViewAgent(a, hub.LiveOf(a.LastSeen, now, stale))
 		out.Agents = append(out.Agents, v)
-		if v.Presence == PresActive {
+		if v.Presence == hub.PresActive {
 			out.Counts.ActiveAgents++
 		}
 		f.live[a.ID] = v
@@ -308,7 +310,7 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 }
 
 // incursionsSince counts the INCURSION events made since t.
-func incursionsSince(events []Event, t time.Time) int {
+func incursionsSince(events []hub.Event, t time.Time) int {
 	n := 0
 	for i := range events {
 		if label, _ := EventLabel(&events[i]); label == LabelIncursion && !events[i].CreatedAt.Before(t) {
@@ -323,7 +325,7 @@ func incursionsSince(events []Event, t time.Time) int {
 type feedBuilder struct {
 	cards map[string]*FeedCard
 	order []string
-	live  map[string]AgentView
+	live  map[string]hub.AgentView
 	// blockedOpen marks cards with a BLOCKED message still waiting for
 	// its ack; taskStatus holds the status of cards that are tasks.
 	blockedOpen map[string]bool
@@ -343,7 +345,7 @@ func (f *feedBuilder) card(key string) *FeedCard {
 // join adds the named agents (not the broadcast address) to c.
 func join(c *FeedCard, who ...string) {
 	for _, w := range who {
-		if w != "" && w != Broadcast && !slices.Contains(c.Agents, w) {
+		if w != "" && w != hub.Broadcast && !slices.Contains(c.Agents, w) {
 			c.Agents = append(c.Agents, w)
 		}
 	}
@@ -355,7 +357,7 @@ func join(c *FeedCard, who ...string) {
 func (f *feedBuilder) addMessages(d sessionData, out *Sessions) {
 	for i := range d.msgs {
 		m := &d.msgs[i]
-		var rc *Receipt
+		var rc *hub.Receipt
 		if r, ok := d.receipts[m.UUID]; ok {
 			rc = &r
 			if Unread(r) {
@@ -395,7 +397,7 @@ func (f *feedBuilder) addMessages(d sessionData, out *Sessions) {
 }
 
 // addEvents files events that name a bead or task on its card.
-func (f *feedBuilder) addEvents(events []Event) {
+func (f *feedBuilder) addEvents(events []hub.Event) {
 	for i := range events {
 		e := &events[i]
 		bead := e.BeadID
@@ -416,9 +418,9 @@ func (f *feedBuilder) addEvents(events []Event) {
 
 // addTasks: tasks are beads too; their title, status and owner lead the
 // card. It returns how many are not completed.
-func (f *feedBuilder) addTasks(tasks []Task) (open int) {
+func (f *feedBuilder) addTasks(tasks []hub.Task) (open int) {
 	for _, t := range tasks {
-		if t.Status != TaskCompleted {
+		if t.Status != hub.TaskCompleted {
 			open++
 		}
 		c := f.card("bead:" + t.ID)
@@ -440,7 +442,7 @@ func (f *feedBuilder) addTasks(tasks []Task) (open int) {
 
 // addAgents gives every agent that is busy (not idle without a task) a
 // card of its own status.
-func (f *feedBuilder) addAgents(agents []AgentView) {
+func (f *feedBuilder) addAgents(agents []hub.AgentView) {
 	for _, a := range agents {
 		if a.CurrentTask == "" && a.Status == "idle" {
 			continue
@@ -464,9 +466,9 @@ func (f *feedBuilder) classify() {
 			c.Title = c.BeadID
 		}
 		// A session is as alive as its liveliest participant.
-		c.Presence = PresOffline
+		c.Presence = hub.PresOffline
 		for _, id := range c.Agents {
-			if v, ok := f.live[id]; ok && slices.Index(Presences, v.Presence) < slices.Index(Presences, c.Presence) {
+			if v, ok := f.live[id]; ok && slices.Index(hub.Presences, v.Presence) < slices.Index(hub.Presences, c.Presence) {
 				c.Presence = v.Presence
 			}
 		}
@@ -474,13 +476,13 @@ func (f *feedBuilder) classify() {
 		switch {
 		case f.blockedOpen[key] || c.Status == "blocked":
 			c.Group = GroupNeedsInput
-		case isTask && ts == TaskCompleted:
+		case isTask && ts == hub.TaskCompleted:
 			c.Group = GroupDone
-		case isTask && ts == TaskPending:
+		case isTask && ts == hub.TaskPending:
 			c.Group = GroupIdle
-		case c.Presence == PresActive && (c.BeadID != "" || (c.Status != "idle" && c.Status != "offline")):
+		case c.Presence == hub.PresActive && (c.BeadID != "" || (c.Status != "idle" && c.Status != "offline")):
 			c.Group = GroupActive
-		case c.Presence != PresActive:
+		case c.Presence != hub.PresActive:
 			c.Group = GroupStale
 		default:
 			c.Group = GroupIdle
@@ -510,13 +512,13 @@ func (f *feedBuilder) groups() []FeedGroup {
 func (s *Service) Conversation(ctx context.Context, key, viewer string) ([]TimelineItem, error) {
 	kind, id, _ := strings.Cut(key, ":")
 	if key != "" && (id == "" || (kind != "bead" && kind != "agent")) {
-		return nil, FieldErr(CodeInvalidInput, "session", "invalid session %q: expected bead:<id> or agent:<id>", key)
+		return nil, hub.FieldErr(hub.CodeInvalidInput, "session", "invalid session %q: expected bead:<id> or agent:<id>", key)
 	}
 	d, err := s.loadSessions(ctx, viewer)
 	if err != nil {
 		return nil, err
 	}
-	inMsg := func(m *Message) bool {
+	inMsg := func(m *hub.Message) bool {
 		switch kind {
 		case "bead":
 			return m.BeadID == id
@@ -525,7 +527,7 @@ func (s *Service) Conversation(ctx context.Context, key, viewer string) ([]Timel
 		}
 		return true
 	}
-	inEvent := func(e *Event) bool {
+	inEvent := func(e *hub.Event) bool {
 		switch kind {
 		case "bead":
 			return e.BeadID == id || e.TaskID == id
@@ -572,7 +574,7 @@ func (s *Service) Conversation(ctx context.Context, key, viewer string) ([]Timel
 
 // eventMessageID returns the message a HANDOFF/BLOCKED event is about: its
 // payload's message_id, at the top level or inside the v1 envelope.
-func eventMessageID(e *Event) string {
+func eventMessageID(e *hub.Event) string {
 	var p struct {
 		MessageID string `json:"message_id"`
 		Payload   struct {
