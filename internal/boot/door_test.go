@@ -109,3 +109,110 @@ func TestSurfacesUseOnlyTheAPI(t *testing.T) {
 		}
 	}
 }
+
+// roleSources declare the role interfaces of the core, by import path.
+var roleSources = map[string]string{
+	"internal/app":           "../app/app.go",
+	"internal/hub":           "../hub/api.go",
+	"internal/hub/hooks":     "../hub/hooks/api.go",
+	"internal/hub/agentmail": "../hub/agentmail/api.go",
+	"internal/hub/overview":  "../hub/overview/doc.go",
+}
+
+// surfaceRoles are the roles each surface may name: its door into the core.
+// A surface declares an interface of these roles (or takes app.API, all of
+// them, when it serves every role: the bb CLI runs bb mcp and bb serve, the
+// server answers every method over RPC).
+var surfaceRoles = map[string][]string{
+	"internal/cli/bb":        {"app.API"},
+	"internal/cli/vybe":      {"hub.Admin", "hub.Identity", "hub.SharedMemory", "hub.Tasks"},
+	"internal/cli/agentmail": {"hub.Admin", "hub.Identity", "agentmail.API"},
+	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "hub.SharedMemory", "hub.Tasks", "hub.Timeline", "hooks.API"},
+	"internal/server":        {"app.API"},
+	"internal/server/remote": {"app.API"},
+	"internal/view":          {},
+	"internal/cli/flagerr":   {},
+	// test suites of the surfaces
+	"internal/cli/agentmail/agentmailpg": {},
+	"internal/cli/bb/pgscript":           {},
+	"internal/cli/clibench":              {},
+}
+
+// roleNames returns, per import path, the interface types declared in its
+// role file.
+func roleNames(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	out := map[string]map[string]bool{}
+	for path, src := range roleSources {
+		f, err := parser.ParseFile(token.NewFileSet(), src, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[module+path] = map[string]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ts, ok := n.(*ast.TypeSpec); ok {
+				if _, ok := ts.Type.(*ast.InterfaceType); ok {
+					out[module+path][ts.Name.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// Each surface names only the roles of its row in surfaceRoles: what it
+// may call is what it declares, and the compiler holds it to that.
+func TestSurfacesDeclareTheirRoles(t *testing.T) {
+	roles := roleNames(t)
+	for _, p := range listSurfaces(t) {
+		rel := strings.TrimPrefix(p.ImportPath, module)
+		allowed, ok := surfaceRoles[rel]
+		if !ok {
+			if strings.Contains(rel, "test") || strings.HasSuffix(rel, "/gen") {
+				continue // test helpers and generators are not surfaces
+			}
+			t.Errorf("%s: a surface without a row in surfaceRoles", rel)
+			continue
+		}
+		may := map[string]bool{}
+		for _, r := range allowed {
+			may[r] = true
+		}
+		for _, f := range p.GoFiles {
+			path := filepath.Join(p.Dir, f)
+			file, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]string{} // local import name -> import path
+			for _, imp := range file.Imports {
+				ip := strings.Trim(imp.Path.Value, `"`)
+				if roles[ip] == nil {
+					continue
+				}
+				name := ip[strings.LastIndex(ip, "/")+1:]
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				names[name] = ip
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				id, ok := sel.X.(*ast.Ident)
+				if !ok || names[id.Name] == "" || !roles[names[id.Name]][sel.Sel.Name] {
+					return true
+				}
+				ip := names[id.Name]
+				role := ip[strings.LastIndex(ip, "/")+1:] + "." + sel.Sel.Name
+				if !may[role] {
+					t.Errorf("%s names the role %s, which surface %s does not declare (surfaceRoles)", path, role, rel)
+				}
+				return true
+			})
+		}
+	}
+}

@@ -21,8 +21,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 )
 
 // Tool profiles.
@@ -33,6 +33,21 @@ const (
 	// tool definitions an agent carries in its context small.
 	ProfileCore = "core"
 )
+
+// Roles are the parts of the core the MCP tools use (their door into the
+// board): every role of the kernel but the dashboard's read model, and the
+// hook application (a session's identity).
+type Roles interface {
+	hub.Admin
+	hub.Identity
+	hub.Mail
+	hub.Messages
+	hub.Reservations
+	hub.SharedMemory
+	hub.Tasks
+	hub.Timeline
+	hooks.API
+}
 
 // Options configure a server.
 type Options struct {
@@ -46,7 +61,7 @@ type Options struct {
 	// Open returns the service when New was given none (bb mcp opens the
 	// board lazily, so that a server started before `bb init` starts
 	// working once the board exists). It is called until it succeeds.
-	Open func(ctx context.Context) (app.API, error)
+	Open func(ctx context.Context) (Roles, error)
 	// Version is reported as the server version.
 	Version string
 	// ClientPID is the process id of the client that started the server
@@ -63,7 +78,7 @@ type Server struct {
 	opts Options
 
 	mu  sync.Mutex
-	svc app.API
+	svc Roles
 	// identified holds the identity set by bb_identify, per session.
 	identified map[*sdk.ServerSession]string
 	// pins holds identities fixed when an HTTP session started, by
@@ -78,7 +93,7 @@ type Server struct {
 // New builds the MCP server over svc — the local *hub.Service or a remote
 // client of bb serve — or over opts.Open when svc is nil.
 // It returns an error for an unknown profile or an invalid fixed identity.
-func New(svc app.API, opts Options) (*Server, error) {
+func New(svc Roles, opts Options) (*Server, error) {
 	if opts.Tools == "" {
 		opts.Tools = ProfileAll
 	}
@@ -174,7 +189,7 @@ const instructions = `Blackboard is the coordination hub shared by the agents wo
 
 // ToolNames lists the tools of a profile ("all" or "core").
 func ToolNames(profile string) []string {
-	s, err := New(nil, Options{Tools: profile, Open: func(context.Context) (app.API, error) {
+	s, err := New(nil, Options{Tools: profile, Open: func(context.Context) (Roles, error) {
 		return nil, errors.New("no service")
 	}})
 	if err != nil {
@@ -188,7 +203,7 @@ func ToolNames(profile string) []string {
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // service returns the hub service, opening it on first success.
-func (s *Server) service(ctx context.Context) (app.API, error) {
+func (s *Server) service(ctx context.Context) (Roles, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.svc != nil {
@@ -240,7 +255,7 @@ func (s *Server) identity(ss *sdk.ServerSession) (id, source string) {
 
 // agentFor is the caller's identity, else the agent of the hook session
 // of the client process that started this server ("" when none).
-func (s *Server) agentFor(ctx context.Context, svc app.API, ss *sdk.ServerSession) string {
+func (s *Server) agentFor(ctx context.Context, svc Roles, ss *sdk.ServerSession) string {
 	if id, _ := s.identity(ss); id != "" || s.opts.ClientPID <= 0 {
 		return id
 	}
@@ -363,7 +378,7 @@ func (s *Server) identify(ctx context.Context, ss *sdk.ServerSession, id string)
 
 // call is what a tool handler gets besides its arguments.
 type call struct {
-	svc     app.API
+	svc     Roles
 	agent   string // "" when the caller is not identified
 	session *sdk.ServerSession
 	// checkedIn is set by a tool that checked the caller in inside its

@@ -214,7 +214,7 @@ func TestIdentityPrecedence(t *testing.T) {
 func TestNotInitialized(t *testing.T) {
 	var ready atomic.Bool
 	svc := newService(t)
-	s := newServer(t, nil, Options{Agent: "claude-1", Open: func(context.Context) (app.API, error) {
+	s := newServer(t, nil, Options{Agent: "claude-1", Open: func(context.Context) (Roles, error) {
 		if !ready.Load() {
 			return nil, hub.Errorf(hub.CodeNotInitialized, "No blackboard found. Run 'bb init' to create one.")
 		}

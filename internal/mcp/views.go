@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/view"
 )
@@ -40,6 +39,6 @@ type (
 
 func mailOut(m hub.MailItem) MailOut { return view.MailOf(m) }
 
-func reservationOut(svc app.API, r hub.Reservation) ReservationOut {
+func reservationOut(svc Roles, r hub.Reservation) ReservationOut {
 	return view.ReservationOf(r, svc.DisplayScope(r), svc.Now())
 }

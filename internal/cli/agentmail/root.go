@@ -15,12 +15,11 @@ import (
 	"path/filepath"
 	"time"
 
-	core "github.com/blackboard-hub/bb/internal/app"
-
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
+	mailrules "github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/pyjson"
 	"github.com/blackboard-hub/bb/internal/view"
 )
@@ -105,11 +104,20 @@ func Run(ctx context.Context, args []string, env Env) int {
 	return ExitUsage
 }
 
+// roles are the parts of the core agent-mail uses (its door into the
+// board): the Agent Mail rules, and the identity and admin roles of the
+// kernel.
+type roles interface {
+	hub.Admin
+	hub.Identity
+	mailrules.API
+}
+
 type app struct {
 	env Env
 	// cmds are the subcommands in schema order.
 	cmds    []*cobra.Command
-	svc     core.API
+	svc     roles
 	closeFn func()
 }
 
@@ -160,7 +168,7 @@ func (a *app) defaultDBPath() string {
 // service returns the core over a store that is opened (and created, with
 // its folder) on the first transaction, so that input rejected by
 // validation creates nothing.
-func (a *app) service() (core.API, error) {
+func (a *app) service() (roles, error) {
 	if a.svc != nil {
 		return a.svc, nil
 	}

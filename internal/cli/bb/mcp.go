@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/mcp"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 	"github.com/blackboard-hub/bb/internal/procid"
 )
@@ -73,7 +73,7 @@ left unanswered at shutdown, exit 1.`,
 				ClientPID: procid.Client(),
 				// The local board, or with BB_SERVER a bb serve (so an
 				// agent on another machine gets the same tools).
-				Open: func(ctx context.Context) (core.API, error) {
+				Open: func(ctx context.Context) (mcp.Roles, error) {
 					mu.Lock()
 					defer mu.Unlock()
 					return a.service(ctx)

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"syscall"
 
-	core "github.com/blackboard-hub/bb/internal/app"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -102,6 +100,14 @@ func commandPath(cmd *cobra.Command) string {
 	return cmd.CommandPath()
 }
 
+// roles are the parts of the core vybe uses (its door into the board).
+type roles interface {
+	hub.Admin
+	hub.Identity
+	hub.SharedMemory
+	hub.Tasks
+}
+
 type app struct {
 	env Env
 	log *slog.Logger
@@ -110,7 +116,7 @@ type app struct {
 		agent     string
 		requestID string
 	}
-	svc     core.API
+	svc     roles
 	closeFn func()
 	dbPath  string
 	dbSrc   string
@@ -314,7 +320,7 @@ func vybeKey(agent, rid, command string) hub.IdemKey {
 }
 
 // service opens the database once per invocation.
-func (a *app) service(ctx context.Context) (core.API, error) {
+func (a *app) service(ctx context.Context) (roles, error) {
 	if a.svc != nil {
 		return a.svc, nil
 	}
