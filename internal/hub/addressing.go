@@ -174,7 +174,7 @@ func VybeAgentName(id string) (string, error) {
 	}
 	n := strings.ToLower(strings.TrimSpace(id))
 	if n == "" {
-		return "", FieldErr(CodeIdentityRequired, "agent", "agent is required (set --agent or VYBE_AGENT)")
+		return "", FieldErr(CodeIdentityRequired, "agent", "agent is required ({do})").With(Action{Do: ActIdentify})
 	}
 	if len(n) > MaxStoredAgentIDLen {
 		return "", FieldErr(CodeInvalidIdentity, "agent", "agent name exceeds maximum length (%d chars)", MaxStoredAgentIDLen)
@@ -182,11 +182,11 @@ func VybeAgentName(id string) (string, error) {
 	return n, ValidateStoredAgentID(n)
 }
 
-// AgentNotFound is AGENT_NOT_FOUND for id. It suggests registering id only
-// when bb agent register would accept it.
+// AgentNotFound is AGENT_NOT_FOUND for id. It suggests registering id
+// (ActRegister) only when the kebab-case grammar of registration accepts it.
 func AgentNotFound(field, id string) error {
 	if ValidateAgentName(field, id) == nil {
-		return FieldErr(CodeAgentNotFound, field, "agent %q not found (register it with: bb agent register --name %s --role <role>)", id, id)
+		return FieldErr(CodeAgentNotFound, field, "agent %q not found (register it with: {do})", id).With(Action{Do: ActRegister, Args: map[string]string{"agent": id}})
 	}
 	return FieldErr(CodeAgentNotFound, field, "agent %q not found: no agent with this id has registered, acted or exchanged mail on this board", id)
 }

@@ -65,6 +65,7 @@ type Mail interface {
 	SendMail(ctx context.Context, in SendInput) (MailItem, error)
 	Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error)
 	ReadMail(ctx context.Context, agent, id string) (MailItem, error)
+	ReadMailMany(ctx context.Context, agent string, ids []string) ([]MailItem, error)
 	AckMail(ctx context.Context, agent, id string) (MailItem, error)
 	CoordinationStatus(ctx context.Context, bead, agent string) (CoordStatus, error)
 }

@@ -223,3 +223,54 @@ func TestCheckInWritesOnlyWhatChanged(t *testing.T) {
 	}
 	checkIn("just refreshed", 0, 1, false)
 }
+
+// ReadMailMany reads a page of mail in one write transaction, each message
+// with its own read event, and leaves mail already read as it was.
+func TestReadMailManyIsOneTransaction(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := hookBoard(t, nil)
+	registerWorkers(t, svc, "alice", "bob")
+	var ids []string
+	for _, subj := range []string{"one", "two", "three"} {
+		m, err := svc.SendMail(ctx, hub.SendInput{From: "bob", To: "alice", BeadID: "bb-1", Category: hub.CategoryInfo, Subject: subj, Body: "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.UUID)
+	}
+	if _, err := svc.ReadMail(ctx, "alice", ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	before, err := svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventAgentMessageRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &countingStore{Store: svc.Store}
+	svc.Store = cs
+	items, err := svc.ReadMailMany(ctx, "alice", ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.writes != 1 {
+		t.Fatalf("ReadMailMany of 3 messages: %d write transactions, want 1", cs.writes)
+	}
+	if len(items) != 3 {
+		t.Fatalf("got %d items, want 3", len(items))
+	}
+	for i, it := range items {
+		if it.UUID != ids[i] || it.State != hub.StateRead {
+			t.Fatalf("item %d = %s %s, want %s read", i, it.UUID, it.State, ids[i])
+		}
+	}
+	svc.Store = cs.Store
+	after, err := svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventAgentMessageRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(after.Events) - len(before.Events); got != 2 {
+		t.Fatalf("%d new read events, want 2 (the first was read already)", got)
+	}
+	if _, err := svc.ReadMailMany(ctx, "alice", []string{ids[1], "nope"}); !hub.IsCode(err, hub.CodeInvalidArgs) && !hub.IsCode(err, hub.CodeMessageNotFound) {
+		t.Fatalf("an unknown id: %v, want a refusal", err)
+	}
+}

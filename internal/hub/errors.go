@@ -6,6 +6,7 @@ package hub
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -67,9 +68,111 @@ type Error struct {
 	// enclosed in FieldMarks, so that each surface renders them in its own
 	// vocabulary (Render). Empty when the message names no field.
 	Template string
+	// Actions are the ways past the error that Template points at (see
+	// Action): each surface words them in its own syntax.
+	Actions []Action
 	// Err is an underlying cause (never shown to users verbatim if it is
 	// a driver error; see Internal).
 	Err error
+}
+
+// ActionMark encloses the index of an Action in Error.Template
+// ("\ue0010\ue001"), as FieldMark encloses a field.
+const ActionMark = "\ue001"
+
+// Action is a way past an error in domain terms (register this agent, say
+// who you are): the core never words a surface's command, flag or tool;
+// each surface words the action in its own syntax (ActionWords).
+type Action struct {
+	// Do names the step (Act…).
+	Do string `json:"do"`
+	// Args are its domain arguments (agent…).
+	Args map[string]string `json:"args,omitempty"`
+}
+
+// The actions of errors.
+const (
+	// ActRegister: register the agent Args["agent"] (then retry).
+	ActRegister = "register"
+	// ActIdentify: name the acting agent.
+	ActIdentify = "identify"
+)
+
+// ActionWords words an action in a surface's syntax; "" falls back to the
+// core's plain words (PlainAction).
+type ActionWords func(Action) string
+
+// PlainAction words an action without any surface's syntax: what Message
+// says, and what a surface shows for an action it has no words for.
+func PlainAction(a Action) string {
+	switch a.Do {
+	case ActRegister:
+		return fmt.Sprintf("the registration of agent %q", a.Args["agent"])
+	case ActIdentify:
+		return "name the acting agent"
+	}
+	return a.Do
+}
+
+// Vocabulary is how a surface words errors: its names of the domain fields
+// and its syntax for actions. Either may be nil.
+type Vocabulary struct {
+	Field  FieldNamer
+	Action ActionWords
+}
+
+// Words returns the message of e in the vocabulary v.
+func (e *Error) Words(v Vocabulary) string {
+	if e.Template == "" {
+		return e.Error()
+	}
+	return renderTemplate(e.Template, e.Actions, v)
+}
+
+// WordsOf is the user-facing message of err in the vocabulary v;
+// untyped errors are "internal error".
+func WordsOf(err error, v Vocabulary) string {
+	var he *Error
+	if errors.As(err, &he) {
+		return he.Words(v)
+	}
+	return "internal error"
+}
+
+// With attaches the action that the error's {do} stands for.
+func (e *Error) With(a Action) *Error {
+	e.Actions = []Action{a}
+	if e.Template != "" {
+		e.Message = renderTemplate(e.Template, e.Actions, Vocabulary{})
+	}
+	return e
+}
+
+func renderTemplate(t string, acts []Action, v Vocabulary) string {
+	if strings.Contains(t, ActionMark) {
+		parts := strings.Split(t, ActionMark)
+		for i := 1; i < len(parts); i += 2 {
+			n, err := strconv.Atoi(parts[i])
+			if err != nil || n >= len(acts) {
+				parts[i] = ""
+				continue
+			}
+			w := ""
+			if v.Action != nil {
+				w = v.Action(acts[n])
+			}
+			if w == "" {
+				w = PlainAction(acts[n])
+			}
+			parts[i] = w
+		}
+		t = strings.Join(parts, "")
+	}
+	name := v.Field
+	if name == nil {
+		name = func(f string) string { return f }
+	}
+	return renderFields(t, name)
 }
 
 // FieldMark encloses the domain name of a field in Error.Template
@@ -88,7 +191,7 @@ func (e *Error) Render(name FieldNamer) string {
 	if e.Template == "" || name == nil {
 		return e.Error()
 	}
-	return renderFields(e.Template, name)
+	return e.Words(Vocabulary{Field: name})
 }
 
 func renderFields(t string, name FieldNamer) string {
@@ -137,7 +240,7 @@ func FieldErr(code Code, field, format string, args ...any) *Error {
 		return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
 	}
 	t := fmt.Sprintf(marked, args...)
-	return &Error{Code: code, Field: field, Message: renderFields(t, func(f string) string { return f }), Template: t}
+	return &Error{Code: code, Field: field, Message: renderTemplate(t, nil, Vocabulary{}), Template: t}
 }
 
 // markFields replaces each {name} (lower-case letters, digits and
@@ -165,7 +268,12 @@ func markFields(format, field string) (string, bool) {
 			name = field
 		}
 		b.WriteString(format[:i])
-		b.WriteString(FieldMark + name + FieldMark)
+		if name == "do" {
+			// {do}: the error's action (With), worded by each surface.
+			b.WriteString(ActionMark + "0" + ActionMark)
+		} else {
+			b.WriteString(FieldMark + name + FieldMark)
+		}
 		format = format[i+j+1:]
 		found = true
 	}

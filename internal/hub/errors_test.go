@@ -71,3 +71,37 @@ func FuzzFieldErr(f *testing.F) {
 		}
 	})
 }
+
+// An error's action is data: the core's message words it plainly (no
+// surface's syntax), and each surface words it its own way.
+func TestErrorActionsAreWordedBySurfaces(t *testing.T) {
+	err := AgentNotFound("agent", "jade-fjord")
+	var he *Error
+	if !errorsAs(err, &he) || len(he.Actions) != 1 || he.Actions[0].Do != ActRegister || he.Actions[0].Args["agent"] != "jade-fjord" {
+		t.Fatalf("AgentNotFound: %#v", err)
+	}
+	if strings.Contains(he.Message, "--") || strings.Contains(he.Message, "bb ") {
+		t.Fatalf("the core's message words a command: %q", he.Message)
+	}
+	if want := `agent "jade-fjord" not found (register it with: the registration of agent "jade-fjord")`; he.Message != want {
+		t.Fatalf("plain message = %q, want %q", he.Message, want)
+	}
+	cli := Vocabulary{Field: func(f string) string { return "--" + f }, Action: func(a Action) string {
+		return "bb agent register --name " + a.Args["agent"]
+	}}
+	if got, want := he.Words(cli), `agent "jade-fjord" not found (register it with: bb agent register --name jade-fjord)`; got != want {
+		t.Fatalf("CLI words = %q, want %q", got, want)
+	}
+	// A surface without words for the action falls back to the plain ones.
+	if got := he.Words(Vocabulary{Action: func(Action) string { return "" }}); got != he.Message {
+		t.Fatalf("fallback = %q, want %q", got, he.Message)
+	}
+	// Fields and actions in one message.
+	e := FieldErr(CodeIdentityRequired, "agent", "{field} is required ({do})").With(Action{Do: ActIdentify})
+	if got, want := e.Words(cli), "--agent is required (bb agent register --name )"; got != want {
+		t.Fatalf("fields and actions = %q, want %q", got, want)
+	}
+	if got, want := e.Message, "agent is required (name the acting agent)"; got != want {
+		t.Fatalf("plain = %q, want %q", got, want)
+	}
+}

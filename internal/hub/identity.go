@@ -45,7 +45,7 @@ func ValidateAgentName(field, id string) error {
 // may be looked up: the agents table is shared).
 func ValidateAgentRef(field, id string) error {
 	if strings.TrimSpace(id) == "" {
-		return FieldErr(CodeInvalidArgs, field, "--%s cannot be empty", field)
+		return FieldErr(CodeInvalidArgs, field, "{field} cannot be empty")
 	}
 	if err := ValidateStoredAgentID(id); err != nil {
 		return FieldErr(CodeInvalidArgs, field, "%s", MessageOf(err))
@@ -53,12 +53,13 @@ func ValidateAgentRef(field, id string) error {
 	return nil
 }
 
+// TextArg checks a required text input of at most max bytes.
 func TextArg(field, v string, max int) error {
 	if strings.TrimSpace(v) == "" {
-		return FieldErr(CodeInvalidArgs, field, "--%s cannot be empty", field)
+		return FieldErr(CodeInvalidArgs, field, "{field} cannot be empty")
 	}
 	if len(v) > max {
-		return FieldErr(CodeInvalidArgs, field, "--%s too long: %d bytes (max %d)", field, len(v), max)
+		return FieldErr(CodeInvalidArgs, field, "{field} too long: %d bytes (max %d)", len(v), max)
 	}
 	if !utf8.ValidString(v) {
 		return FieldErr(CodeInvalidArgs, field, "--%s is not valid UTF-8", field)
@@ -225,7 +226,7 @@ func requireAgent(ctx context.Context, tx Tx, id string, code Code, field string
 			if ValidateAgentName(field, id) != nil {
 				return nil, FieldErr(code, field, "sender %q is not known on this board", id)
 			}
-			return nil, FieldErr(code, field, "sender %q is not registered (bb agent register --name %s --role <role>)", id, id)
+			return nil, FieldErr(code, field, "sender %q is not registered (register it with: {do})", id).With(Action{Do: ActRegister, Args: map[string]string{"agent": id}})
 		case CodeUnknownRecipient:
 			return nil, FieldErr(code, field, "recipient %q is not registered", id)
 		}

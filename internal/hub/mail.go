@@ -367,27 +367,58 @@ func (s *Service) ReadMail(ctx context.Context, agent, id string) (MailItem, err
 		return MailItem{}, err
 	}
 	return Write(ctx, s, []string{agent, id}, func(tx Tx) (MailItem, error) {
-		m, err := s.mailFor(ctx, tx, agent, id, "")
-		if err != nil {
-			return MailItem{}, err
-		}
-		it, err := s.itemOf(ctx, tx, m, agent)
-		if err != nil || it.State != StateUnread {
-			return it, err
-		}
-		now := s.Now()
-		if err := tx.MarkRead(ctx, m, agent, now); err != nil {
-			return MailItem{}, err
-		}
-		e := s.Event(EventAgentMessageRead, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From})
-		e.ToAgent, e.BeadID = m.From, m.BeadID
-		e.Message = fmt.Sprintf("%s read %s from %s: %s", agent, CategoryOr(m), m.From, Preview(m.Subject, 80))
-		if err := tx.AppendEvent(ctx, e); err != nil {
-			return MailItem{}, err
-		}
-		it.State, it.ReadAt = StateRead, &now
-		return it, nil
+		return s.readMailTx(ctx, tx, agent, id)
 	})
+}
+
+// ReadMailMany marks several of agent's messages read in one transaction
+// (what a surface showing a page of mail with "mark read" does); each is
+// read as by ReadMail, in the order given.
+func (s *Service) ReadMailMany(ctx context.Context, agent string, ids []string) ([]MailItem, error) {
+	if err := ValidateAgentRef("agent", agent); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if err := validateMessageID(id); err != nil {
+			return nil, err
+		}
+	}
+	return Write(ctx, s, append([]string{agent}, ids...), func(tx Tx) ([]MailItem, error) {
+		out := make([]MailItem, 0, len(ids))
+		for _, id := range ids {
+			it, err := s.readMailTx(ctx, tx, agent, id)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, it)
+		}
+		return out, nil
+	})
+}
+
+// readMailTx marks one message read for agent inside tx (with its event);
+// a message already read or acked is returned as it is.
+func (s *Service) readMailTx(ctx context.Context, tx Tx, agent, id string) (MailItem, error) {
+	m, err := s.mailFor(ctx, tx, agent, id, "")
+	if err != nil {
+		return MailItem{}, err
+	}
+	it, err := s.itemOf(ctx, tx, m, agent)
+	if err != nil || it.State != StateUnread {
+		return it, err
+	}
+	now := s.Now()
+	if err := tx.MarkRead(ctx, m, agent, now); err != nil {
+		return MailItem{}, err
+	}
+	e := s.Event(EventAgentMessageRead, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From})
+	e.ToAgent, e.BeadID = m.From, m.BeadID
+	e.Message = fmt.Sprintf("%s read %s from %s: %s", agent, CategoryOr(m), m.From, Preview(m.Subject, 80))
+	if err := tx.AppendEvent(ctx, e); err != nil {
+		return MailItem{}, err
+	}
+	it.State, it.ReadAt = StateRead, &now
+	return it, nil
 }
 
 // AckMail acknowledges a message for agent: only a recipient may ack

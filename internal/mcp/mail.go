@@ -63,13 +63,28 @@ func (s *Server) addMailTools() {
 				return mailListOut{}, err
 			}
 			page, next := pageOf(items, off, limit)
-			out := mailListOut{Messages: make([]MailOut, 0, len(page)), NextCursor: next}
-			for _, it := range page {
-				if in.MarkRead && it.State == hub.StateUnread {
-					if it, err = c.svc.ReadMail(ctx, c.agent, it.UUID); err != nil {
-						return mailListOut{}, err
+			if in.MarkRead {
+				// The unread of the page are read in one transaction.
+				var unread []string
+				at := map[string]int{}
+				for i, it := range page {
+					if it.State == hub.StateUnread {
+						at[it.UUID] = i
+						unread = append(unread, it.UUID)
 					}
 				}
+				if len(unread) > 0 {
+					read, err := c.svc.ReadMailMany(ctx, c.agent, unread)
+					if err != nil {
+						return mailListOut{}, err
+					}
+					for _, it := range read {
+						page[at[it.UUID]] = it
+					}
+				}
+			}
+			out := mailListOut{Messages: make([]MailOut, 0, len(page)), NextCursor: next}
+			for _, it := range page {
 				out.Messages = append(out.Messages, mailOut(it))
 			}
 			return out, nil

@@ -481,12 +481,23 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 			checkIn(agent)
 		}
 		c := &call{svc: svc, agent: agent, session: req.Session}
+		// A tool that writes checks its caller in inside its own write
+		// transaction, as a CLI command does (hub.WithCheckIn): one
+		// transaction, not two.
+		var slot *hub.CheckInSlot
+		if !t.touchFirst && agent != "" {
+			ctx, slot = hub.WithCheckIn(ctx, func() string { return agent })
+		}
 		res, herr := h(ctx, c, args)
 		if c.checkedIn {
 			notices = c.notices
 		} else if !t.touchFirst {
 			if agent = s.agentFor(ctx, svc, req.Session); agent != "" {
-				checkIn(agent)
+				if n, ok := slot.NoticesFor(agent); ok {
+					notices = &n
+				} else {
+					checkIn(agent)
+				}
 			}
 		}
 		if herr != nil {
@@ -579,7 +590,7 @@ type ErrorBody struct {
 }
 
 func errorResult(tool string, err error, n *hub.Notices) *sdk.CallToolResult {
-	code, msg := hub.CodeOf(err), hub.RenderMessage(err, func(f string) string { return paramOf(tool, f) })
+	code, msg := hub.CodeOf(err), hub.WordsOf(err, hub.Vocabulary{Field: func(f string) string { return paramOf(tool, f) }, Action: mcpAction})
 	var field string
 	var he *hub.Error
 	if errors.As(err, &he) {
@@ -629,4 +640,12 @@ func attachNotices(r *sdk.CallToolResult, n *hub.Notices) {
 	if t := n.Text(mcpNotices); t != "" {
 		r.Content = append(r.Content, &sdk.TextContent{Text: "notice: " + t})
 	}
+}
+
+// mcpAction words a core error's action for a model calling the tools.
+func mcpAction(a hub.Action) string {
+	if a.Do == hub.ActIdentify {
+		return "call bb_identify with your agent id"
+	}
+	return ""
 }

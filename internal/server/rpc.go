@@ -118,5 +118,5 @@ func writeRPCError(w http.ResponseWriter, method string, err error) {
 		return
 	}
 	writeJSON(w, StatusOf(he.Code), view.Envelope{OK: false, Command: method,
-		Error: &view.ErrorBody{Code: string(he.Code), Message: he.Error(), Field: he.Field, Template: he.Template}})
+		Error: &view.ErrorBody{Code: string(he.Code), Message: he.Error(), Field: he.Field, Template: he.Template, Actions: he.Actions}})
 }

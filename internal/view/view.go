@@ -248,6 +248,10 @@ type ErrorBody struct {
 	// sent only to remote bb clients (the RPC surface) so that they name
 	// the fields as flags.
 	Template string `json:"template,omitempty"`
+	// Actions are the ways past the error its template points at
+	// (hub.Error.Actions), so that a remote client words them as a local
+	// error.
+	Actions []hub.Action `json:"actions,omitempty"`
 }
 
 // RecipientName renders a message's recipient as bb agent and MCP show it

@@ -126,10 +126,10 @@ func (a *app) noticeFooter() {
 
 func (a *app) fail(command string, err *hub.Error) {
 	if a.g.json {
-		writeJSON(a.env.Stdout, Envelope{OK: false, Command: command, Error: &ErrorBody{Code: string(err.Code), Message: err.Render(flagName), Field: err.Field}})
+		writeJSON(a.env.Stdout, Envelope{OK: false, Command: command, Error: &ErrorBody{Code: string(err.Code), Message: err.Words(words()), Field: err.Field}})
 		return
 	}
-	msg := err.Render(flagName)
+	msg := err.Words(words())
 	if err.Code == hub.CodeInternal && err.Err != nil && a.env.Getenv("BB_DEBUG") != "" {
 		msg += ": " + err.Err.Error()
 	}
@@ -169,6 +169,21 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// words is how bb words the core's errors: fields as its flags, actions
+// as its commands.
+func words() hub.Vocabulary { return hub.Vocabulary{Field: flagName, Action: actionWords} }
+
+// actionWords words a core error's action as the bb command that does it.
+func actionWords(a hub.Action) string {
+	switch a.Do {
+	case hub.ActRegister:
+		return fmt.Sprintf("bb agent register --name %s --role <role>", a.Args["agent"])
+	case hub.ActIdentify:
+		return "set --as or BB_AGENT_ID"
+	}
+	return ""
 }
 
 // flagName names the field of a core error as the bb flag that sets it:

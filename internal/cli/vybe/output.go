@@ -55,7 +55,12 @@ func (a *app) fail(err error) {
 	msg := err.Error()
 	var he *hub.Error
 	if errors.As(err, &he) {
-		msg = he.Render(view.FlagName)
+		msg = he.Words(hub.Vocabulary{Field: view.FlagName, Action: func(a hub.Action) string {
+			if a.Do == hub.ActIdentify {
+				return "set --agent or VYBE_AGENT"
+			}
+			return ""
+		}})
 		if he.Code == hub.CodeInternal && he.Err != nil {
 			msg = he.Message + ": " + he.Err.Error()
 		}

@@ -68,10 +68,11 @@ type envelope struct {
 	OK    bool              `json:"ok"`
 	Data  []json.RawMessage `json:"data"`
 	Error *struct {
-		Code     string `json:"code"`
-		Message  string `json:"message"`
-		Field    string `json:"field"`
-		Template string `json:"template"`
+		Code     string       `json:"code"`
+		Message  string       `json:"message"`
+		Field    string       `json:"field"`
+		Template string       `json:"template"`
+		Actions  []hub.Action `json:"actions"`
 	} `json:"error"`
 }
 
@@ -116,7 +117,7 @@ func (c *Client) call(ctx context.Context, method string, args []any, outs []any
 		if env.Error == nil {
 			return hub.Errorf(hub.CodeInternal, "server error (HTTP %d)", resp.StatusCode)
 		}
-		return &hub.Error{Code: hub.Code(env.Error.Code), Message: env.Error.Message, Field: env.Error.Field, Template: env.Error.Template}
+		return &hub.Error{Code: hub.Code(env.Error.Code), Message: env.Error.Message, Field: env.Error.Field, Template: env.Error.Template, Actions: env.Error.Actions}
 	}
 	if len(env.Data) != len(outs) {
 		return hub.Errorf(hub.CodeInternal, "%s: server returned %d results, want %d (version mismatch?)", method, len(env.Data), len(outs))

@@ -184,6 +184,13 @@ func (c *Client) ReadMail(ctx context.Context, agent string, id string) (hub.Mai
 	return r0, err
 }
 
+// ReadMailMany calls ReadMailMany on the server.
+func (c *Client) ReadMailMany(ctx context.Context, agent string, ids []string) ([]hub.MailItem, error) {
+	var r0 []hub.MailItem
+	err := c.call(ctx, "ReadMailMany", []any{agent, ids}, []any{&r0})
+	return r0, err
+}
+
 // AckMail calls AckMail on the server.
 func (c *Client) AckMail(ctx context.Context, agent string, id string) (hub.MailItem, error) {
 	var r0 hub.MailItem
