@@ -2,6 +2,7 @@ package bb
 
 import (
 	"fmt"
+	"github.com/blackboard-hub/bb/internal/shellquote"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -39,7 +40,7 @@ name the database. --json gives the same as an object.`,
 			}
 			return a.reply(cmd, data, func(w io.Writer) {
 				for _, v := range vars {
-					fmt.Fprintf(w, "export %s=%s\n", v[0], shellQuote(v[1]))
+					fmt.Fprintf(w, "export %s=%s\n", v[0], shellquote.Quote(v[1]))
 				}
 			})
 		},

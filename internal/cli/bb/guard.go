@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/blackboard-hub/bb/internal/shellquote"
 	"io"
 	"os"
 	"os/exec"
@@ -202,7 +203,7 @@ func hooksDir(dir string) (string, error) {
 
 // guardScript is the hook bb writes for name.
 func guardScript(name, exe, root string) string {
-	q := shellQuote(exe)
+	q := shellquote.Quote(exe)
 	found := "command -v " + q + " >/dev/null 2>&1"
 	if filepath.IsAbs(exe) {
 		found = "[ -x " + q + " ]"
@@ -224,7 +225,7 @@ chained="$(dirname "$0")/%s.bb-chained"
     echo "bb guard: %s not found; the reservation check was skipped" >&2
   fi
 fi
-`, found, q, stage, shellQuote(root), map[bool]string{true: ` < "$input"`}[stage == "push"], map[bool]string{true: "status=1", false: "exit 1"}[stage == "push"], exe)
+`, found, q, stage, shellquote.Quote(root), map[bool]string{true: ` < "$input"`}[stage == "push"], map[bool]string{true: "status=1", false: "exit 1"}[stage == "push"], exe)
 	if stage == "commit" {
 		b.WriteString(check)
 		b.WriteString(`if [ -x "$chained" ]; then
@@ -554,3 +555,6 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	}
 	return &hub.Error{Code: hub.CodeReservationConflict, Message: msg}
 }
+
+// oneLineErr is err's message on one line (git's messages span several).
+func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/blackboard-hub/bb/internal/shellquote"
 	"io"
 	"os"
 	"path/filepath"
@@ -245,7 +246,7 @@ func (a *app) exportIdentity(id, root string) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "export BB_AGENT_ID=%s\nexport BB_DIR=%s\n", shellQuote(id), shellQuote(root))
+	fmt.Fprintf(f, "export BB_AGENT_ID=%s\nexport BB_DIR=%s\n", shellquote.Quote(id), shellquote.Quote(root))
 }
 
 // configCmd is `bb config`: the board's settings (hooks.mode…).
