@@ -3,10 +3,11 @@ package hub
 import (
 	"context"
 	"fmt"
-	"github.com/blackboard-hub/bb/internal/shellquote"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
 // Resume limits.

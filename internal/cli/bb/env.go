@@ -2,10 +2,11 @@ package bb
 
 import (
 	"fmt"
-	"github.com/blackboard-hub/bb/internal/shellquote"
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
 // envCmd is `bb env`: the variables that put the drop-ins (agent-mail,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/blackboard-hub/bb/internal/shellquote"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hookio"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/procid"
+	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
 // Hook budgets: a hook runs on the client's critical path (the edit check
