@@ -132,6 +132,7 @@ var surfaceRoles = map[string][]string{
 	"internal/server/remote": {"app.API"},
 	"internal/view":          {},
 	"internal/cli/flagerr":   {},
+	"internal/cli/terminal":  {},
 	// test suites of the surfaces
 	"internal/cli/agentmail/agentmailpg": {},
 	"internal/cli/bb/pgscript":           {},

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
 // Resume limits.
@@ -512,8 +514,8 @@ func Prompt(agent string, b Brief) string {
 		}
 	}
 	w.WriteString("\n== COMMANDS (run in Bash) ==\n")
-	a := shellQuote(agent)
-	id := shellQuote(t.ID)
+	a := shellquote.Quote(agent)
+	id := shellquote.Quote(t.ID)
 	fmt.Fprintf(&w, "DONE:  vybe task complete --agent %s --request-id \"done_$(date +%%s%%N)\" --id %s --outcome done --summary \"<what you did>\"\n", a, id)
 	fmt.Fprintf(&w, "STUCK: vybe task complete --agent %s --request-id \"stuck_$(date +%%s%%N)\" --id %s --outcome blocked --summary \"<why>\"\n", a, id)
 	fmt.Fprintf(&w, "LOG:   vybe push --agent %s --request-id \"log_$(date +%%s%%N)\" --json '{\"task_id\":\"%s\",\"event\":{\"kind\":\"progress\",\"message\":\"<what happened>\"}}'\n", a, t.ID)
@@ -542,15 +544,6 @@ func oneLine(s string, max int) string {
 		s = s[:max] + "…"
 	}
 	return s
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == ':' || r == '/' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // EventsQuery is the input of ListTaskEvents.

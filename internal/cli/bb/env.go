@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
 // envCmd is `bb env`: the variables that put the drop-ins (agent-mail,
@@ -39,7 +41,7 @@ name the database. --json gives the same as an object.`,
 			}
 			return a.reply(cmd, data, func(w io.Writer) {
 				for _, v := range vars {
-					fmt.Fprintf(w, "export %s=%s\n", v[0], shellQuote(v[1]))
+					fmt.Fprintf(w, "export %s=%s\n", v[0], shellquote.Quote(v[1]))
 				}
 			})
 		},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
 // The git guard: pre-commit and pre-push hooks that run `bb guard check`,
@@ -203,7 +204,7 @@ func hooksDir(dir string) (string, error) {
 
 // guardScript is the hook bb writes for name.
 func guardScript(name, exe, root string) string {
-	q := shellQuote(exe)
+	q := shellquote.Quote(exe)
 	found := "command -v " + q + " >/dev/null 2>&1"
 	if filepath.IsAbs(exe) {
 		found = "[ -x " + q + " ]"
@@ -225,7 +226,7 @@ chained="$(dirname "$0")/%s.bb-chained"
     echo "bb guard: %s not found; the reservation check was skipped" >&2
   fi
 fi
-`, found, q, stage, shellQuote(root), map[bool]string{true: ` < "$input"`}[stage == "push"], map[bool]string{true: "status=1", false: "exit 1"}[stage == "push"], exe)
+`, found, q, stage, shellquote.Quote(root), map[bool]string{true: ` < "$input"`}[stage == "push"], map[bool]string{true: "status=1", false: "exit 1"}[stage == "push"], exe)
 	if stage == "commit" {
 		b.WriteString(check)
 		b.WriteString(`if [ -x "$chained" ]; then
@@ -555,3 +556,6 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	}
 	return &hub.Error{Code: hub.CodeReservationConflict, Message: msg}
 }
+
+// oneLineErr is err's message on one line (git's messages span several).
+func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

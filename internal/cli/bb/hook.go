@@ -16,6 +16,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/procid"
+	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
 // Hook budgets: a hook runs on the client's critical path (the edit check
@@ -246,7 +247,7 @@ func (a *app) exportIdentity(id, root string) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "export BB_AGENT_ID=%s\nexport BB_DIR=%s\n", shellQuote(id), shellQuote(root))
+	fmt.Fprintf(f, "export BB_AGENT_ID=%s\nexport BB_DIR=%s\n", shellquote.Quote(id), shellquote.Quote(root))
 }
 
 // configCmd is `bb config`: the board's settings (hooks.mode…).

@@ -5,91 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/blackboard-hub/bb/internal/hookio"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/install"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 )
 
-// fileChange is one file bb install or uninstall writes (or would write).
-type fileChange struct {
-	Path string `json:"path"`
-	// Kind is what bb keeps there: mcp, hooks, or mcp+hooks.
-	Kind string `json:"kind"`
-	// Action: created, updated, unchanged, deleted (or, with --print and
-	// without a client, the same words for what would happen).
-	Action string `json:"action"`
-	// Content is the file's new content (--print only; "" when deleted).
-	Content *string `json:"content,omitempty"`
-
-	existed bool
-	old     string
-	cur     string
-	delete  bool
-	rec     *installRecord
-}
-
-// installResult is one client's part of `bb install`/`bb uninstall` (also
-// its --json data).
-type installResult struct {
-	Client string `json:"client"`
-	Title  string `json:"title"`
-	Scope  string `json:"scope"`
-	// Path is the MCP configuration file.
-	Path string `json:"path"`
-	// Server is the MCP entry's name in that file.
-	Server string `json:"server"`
-	// Action is installed, updated, unchanged or removed (written), or
-	// would_install, would_update, cannot_install (no client named), or
-	// print.
-	Action string `json:"action"`
-	// Hooks are the client events wired to `bb hook` (empty with --no-hooks
-	// or for clients without hooks).
-	Hooks []string `json:"hooks"`
-	// NotCovered says what the client's hooks cannot do, or why it gets no
-	// hooks.
-	NotCovered string       `json:"not_covered,omitempty"`
-	Files      []fileChange `json:"files"`
-	Error      string       `json:"error,omitempty"`
-	// Warnings are things to fix for the entries to work (bb not on PATH).
-	Warnings []string `json:"warnings,omitempty"`
-	// Guard is the git guard's installation, when asked for.
-	Guard *guardResult `json:"guard,omitempty"`
-}
-
-// installOpts are the flags of bb install / bb uninstall.
-type installOpts struct {
-	global, noHooks, absolute, printOnly bool
-	agent, tools                         string
-}
-
-// installEnv is what one install computes: the project, the command clients
-// run, and the files it touches (edited in memory until committed).
-type installEnv struct {
-	opts   installOpts
-	scope  string
-	base   string // project root, or $HOME with --global
-	exe    string
-	state  *installState
-	files  map[string]*fileChange
-	order  []string
-	getenv func(string) string
-}
-
 func (a *app) installCmd() *cobra.Command {
 	var tool string
-	var o installOpts
-	var local, writeAlias, guard bool
+	var o install.Options
+	var printOnly, local, writeAlias, guard bool
 	c := &cobra.Command{
-		Use:   "install [" + strings.Join(clientNames(), "|") + "]",
+		Use:   "install [" + strings.Join(install.ClientNames(), "|") + "]",
 		Short: "Wire a coding agent to the board: its MCP server entry and its hooks",
 		Long: `Configure a coding-agent client to use this project's board, in one step:
 the MCP server entry ('bb mcp --dir <project>') and, for clients whose
@@ -113,7 +43,7 @@ or, with $BB_SERVER, the working directory. --global writes the files in
 your home instead, without a pinned directory.
 
 Files (project; --global: the same under your home unless noted):
-` + clientFilesHelp() + `
+` + install.FilesHelp() + `
 
 --guard also installs the git guard ('bb guard install'); on a terminal,
 bb install asks whether to.`,
@@ -132,18 +62,18 @@ bb install asks whether to.`,
 				}
 				tool = args[0]
 			}
-			if o.global && local {
+			if o.Global && local {
 				return usageErr{errors.New("--global and --local are exclusive")}
 			}
-			if o.tools != bbmcp.ProfileAll && o.tools != bbmcp.ProfileCore {
-				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", o.tools)}
+			if o.Tools != bbmcp.ProfileAll && o.Tools != bbmcp.ProfileCore {
+				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", o.Tools)}
 			}
-			selected, err := selectClients(tool)
+			selected, err := install.Select(tool)
 			if err != nil {
 				return err
 			}
-			if o.agent != "" {
-				if err := hub.ValidateBoardAgentID(o.agent); err != nil {
+			if o.Agent != "" {
+				if err := hub.ValidateBoardAgentID(o.Agent); err != nil {
 					return err
 				}
 			}
@@ -152,26 +82,26 @@ bb install asks whether to.`,
 				return err
 			}
 			plan := tool == ""
-			var results []installResult
+			var results []installReply
 			for _, cl := range selected {
-				r, err := ie.install(cl)
+				r, err := ie.Install(cl)
 				if err != nil && plan {
 					r.Action, r.Error = "cannot_install", hub.MessageOf(err)
-					results = append(results, r)
+					results = append(results, installReply{Result: r})
 					continue
 				}
 				if err != nil {
 					return err
 				}
-				results = append(results, r)
+				results = append(results, installReply{Result: r})
 			}
 			switch {
-			case o.printOnly:
+			case printOnly:
 				for i := range results {
 					results[i].Action = "print"
 					for j := range results[i].Files {
 						f := &results[i].Files[j]
-						content := ie.files[f.Path].cur
+						content := ie.Content(f.Path)
 						f.Content = &content
 					}
 				}
@@ -184,39 +114,40 @@ bb install asks whether to.`,
 					}
 				}
 			default:
-				if err := ie.commit(); err != nil {
+				if err := ie.Commit(); err != nil {
 					return err
 				}
-				if !o.global && a.wantGuard(cmd, ie.base, guard) {
-					g, err := a.guardInstall(ie.base, ie.exe)
+				if !o.Global && a.wantGuard(cmd, ie.Base(), guard) {
+					g, err := a.guardInstall(ie.Base(), ie.Exe())
 					if err != nil {
 						return err
 					}
 					results[0].Guard = &g
 				}
 			}
-			return a.reply(cmd, results, func(w io.Writer) { a.printInstall(w, results, plan, o.printOnly, false) })
+			return a.reply(cmd, results, func(w io.Writer) { a.printInstall(w, results, plan, printOnly, false) })
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&tool, "tool", "", "client to configure (same as the positional name)")
-	f.BoolVar(&o.global, "global", false, "configure the client for every project (the files in your home)")
+	f.BoolVar(&o.Global, "global", false, "configure the client for every project (the files in your home)")
 	f.BoolVar(&local, "local", false, "configure this project only (default)")
-	f.BoolVar(&o.printOnly, "print", false, "print every file it would write, in full; write nothing")
-	f.BoolVar(&o.noHooks, "no-hooks", false, "write the MCP entry only, no hooks")
-	f.BoolVar(&o.absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
+	f.BoolVar(&printOnly, "print", false, "print every file it would write, in full; write nothing")
+	f.BoolVar(&o.NoHooks, "no-hooks", false, "write the MCP entry only, no hooks")
+	f.BoolVar(&o.Absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
 	f.BoolVar(&guard, "guard", false, "also install the git guard (bb guard install)")
 	f.BoolVar(&writeAlias, "write", false, "write the files (the default; kept for compatibility)")
 	_ = f.MarkHidden("write")
-	f.StringVar(&o.agent, "agent", "", "pin this agent id for every session (default: one identity per session)")
-	f.StringVar(&o.tools, "tools", bbmcp.ProfileAll, "tool profile of the MCP server: core or all")
+	f.StringVar(&o.Agent, "agent", "", "pin this agent id for every session (default: one identity per session)")
+	f.StringVar(&o.Tools, "tools", bbmcp.ProfileAll, "tool profile of the MCP server: core or all")
 	return c
 }
 
 func (a *app) uninstallCmd() *cobra.Command {
-	var o installOpts
+	var o install.Options
+	var printOnly bool
 	c := &cobra.Command{
-		Use:   "uninstall <" + strings.Join(clientNames(), "|") + ">",
+		Use:   "uninstall <" + strings.Join(install.ClientNames(), "|") + ">",
 		Short: "Remove what bb install added to a client's configuration",
 		Long: `Remove Blackboard's MCP entry and hooks from a client's files, and nothing
 else: every other server, hook, setting and comment stays as it was. A
@@ -231,7 +162,7 @@ uninstall').`,
   bb uninstall gemini --print`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			selected, err := selectClients(args[0])
+			selected, err := install.Select(args[0])
 			if err != nil {
 				return err
 			}
@@ -239,83 +170,46 @@ uninstall').`,
 			if err != nil {
 				return err
 			}
-			r, err := ie.uninstall(selected[0])
+			r, err := ie.Uninstall(selected[0])
 			if err != nil {
 				return err
 			}
-			if o.printOnly {
+			if printOnly {
 				r.Action = "print"
 				for j := range r.Files {
-					content := ie.files[r.Files[j].Path].cur
+					content := ie.Content(r.Files[j].Path)
 					r.Files[j].Content = &content
 				}
-			} else if err := ie.commit(); err != nil {
+			} else if err := ie.Commit(); err != nil {
 				return err
 			}
-			results := []installResult{r}
-			return a.reply(cmd, results, func(w io.Writer) { a.printInstall(w, results, false, o.printOnly, true) })
+			results := []installReply{{Result: r}}
+			return a.reply(cmd, results, func(w io.Writer) { a.printInstall(w, results, false, printOnly, true) })
 		},
 	}
 	f := c.Flags()
-	f.BoolVar(&o.global, "global", false, "remove it from the files in your home")
-	f.BoolVar(&o.printOnly, "print", false, "print the files as they would become; write nothing")
+	f.BoolVar(&o.Global, "global", false, "remove it from the files in your home")
+	f.BoolVar(&printOnly, "print", false, "print the files as they would become; write nothing")
 	return c
 }
 
-// clientFilesHelp lists, per client, the files bb install writes and the
-// events it wires (from the same tables install uses).
-func clientFilesHelp() string {
-	var b strings.Builder
-	for _, cl := range mcpClients() {
-		global := cl.GlobalPath
-		if cl.Name == "codex" {
-			global += " or $CODEX_HOME"
-		}
-		fmt.Fprintf(&b, "  %-7s MCP %s (global ~/%s), entry %q\n", cl.Name, cl.LocalPath, global, cl.Server)
-		if cl.Hooks == nil {
-			fmt.Fprintf(&b, "          MCP only: %s\n", cl.NoHooks)
-			continue
-		}
-		var evs []string
-		for _, e := range hookio.Events(cl.Name) {
-			if e.Matcher != "" {
-				evs = append(evs, e.Name+"("+e.Matcher+")")
-			} else {
-				evs = append(evs, e.Name)
-			}
-		}
-		fmt.Fprintf(&b, "          hooks %s (global ~/%s): %s\n", cl.Hooks.Local, cl.Hooks.Global, strings.Join(evs, " "))
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func selectClients(name string) ([]mcpClient, error) {
-	var selected []mcpClient
-	for _, cl := range mcpClients() {
-		if name == "" || strings.EqualFold(name, cl.Name) {
-			selected = append(selected, cl)
-		}
-	}
-	if len(selected) == 0 {
-		return nil, hub.FieldErr(hub.CodeInvalidInput, "client", "unknown client %q: expected one of %s", name, strings.Join(clientNames(), ", "))
-	}
-	return selected, nil
+// installReply is one client's part of the reply of bb install and bb
+// uninstall: what the installer did, and the git guard when asked for.
+type installReply struct {
+	install.Result
+	// Guard is the git guard's installation, when asked for.
+	Guard *guardResult `json:"guard,omitempty"`
 }
 
 // newInstallEnv finds where the files go. Installing into a project needs
 // its board (or BB_SERVER): the entries pin the board's root.
-func (a *app) newInstallEnv(o installOpts, installing bool) (*installEnv, error) {
-	ie := &installEnv{opts: o, scope: "project", files: map[string]*fileChange{}, state: a.loadInstallState(), exe: "bb", getenv: a.env.Getenv}
-	if o.absolute {
-		ie.exe = a.env.Exe
-	}
-	if o.global {
-		ie.scope = "global"
-		ie.base = a.env.Getenv("HOME")
-		if ie.base == "" {
+func (a *app) newInstallEnv(o install.Options, installing bool) (*install.Env, error) {
+	if o.Global {
+		home := a.env.Getenv("HOME")
+		if home == "" {
 			return nil, hub.Errorf(hub.CodeInvalidInput, "HOME is not set: cannot find the global configuration")
 		}
-		return ie, nil
+		return install.New(o, home, a.env.Exe, a.env.Getenv), nil
 	}
 	root, err := a.findProject()
 	if err != nil {
@@ -332,327 +226,7 @@ func (a *app) newInstallEnv(o installOpts, installing bool) (*installEnv, error)
 			return nil, err
 		}
 	}
-	ie.base = root
-	return ie, nil
-}
-
-// file returns the in-memory state of path, reading it on first use.
-func (ie *installEnv) file(path, kind string) (*fileChange, error) {
-	if f, ok := ie.files[path]; ok {
-		if !strings.Contains(f.Kind, kind) {
-			f.Kind += "+" + kind
-		}
-		return f, nil
-	}
-	b, err := readConfig(path)
-	if err != nil {
-		return nil, err
-	}
-	f := &fileChange{Path: path, Kind: kind, existed: b != nil, old: string(b), cur: string(b), rec: ie.state.record(path)}
-	ie.files[path] = f
-	ie.order = append(ie.order, path)
-	return f, nil
-}
-
-// jsonEdit applies edit to the JSON(C) file at path, creating it from
-// skeleton when absent; invalid content is refused.
-func (ie *installEnv) jsonEdit(f *fileChange, skeleton string, edit func(d *jsonDoc) error) error {
-	text := f.cur
-	if f.delete || (!f.existed && text == "") {
-		text = skeleton + "\n"
-		if !f.existed {
-			f.rec.Created = true
-		}
-		f.delete = false
-	}
-	d, err := openJSONDoc(text)
-	if err != nil {
-		return hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%s): fix or move it; nothing was written", f.Path, oneLineErr(err))
-	}
-	if err := edit(d); err != nil {
-		return hub.Errorf(hub.CodeInvalidInput, "%s: %s; nothing was written", f.Path, oneLineErr(err))
-	}
-	f.cur = d.text
-	return nil
-}
-
-func (ie *installEnv) mcpPath(cl mcpClient) string {
-	if !ie.opts.global {
-		return filepath.Join(ie.base, cl.LocalPath)
-	}
-	if ch := ie.getenv("CODEX_HOME"); cl.Name == "codex" && ch != "" {
-		return filepath.Join(ch, "config.toml")
-	}
-	return filepath.Join(ie.base, cl.GlobalPath)
-}
-
-func (ie *installEnv) hooksPath(cl mcpClient) string {
-	if !ie.opts.global {
-		return filepath.Join(ie.base, cl.Hooks.Local)
-	}
-	if ch := ie.getenv("CODEX_HOME"); cl.Name == "codex" && ch != "" {
-		return filepath.Join(ch, "hooks.json")
-	}
-	return filepath.Join(ie.base, cl.Hooks.Global)
-}
-
-// mcpEntry is the server entry: bb mcp with the project pinned.
-func (ie *installEnv) mcpEntry(cl mcpClient) orderedMap {
-	args := []any{"mcp"}
-	if !ie.opts.global {
-		args = append(args, "--dir", ie.base)
-	}
-	if ie.opts.agent != "" {
-		args = append(args, "--agent", ie.opts.agent)
-	}
-	if ie.opts.tools == bbmcp.ProfileCore {
-		args = append(args, "--tools", "core")
-	}
-	e := map[string]any{"command": ie.exe, "args": args}
-	if cl.AlwaysAllow {
-		var names []any
-		for _, n := range bbmcp.ToolNames(ie.opts.tools) {
-			names = append(names, n)
-		}
-		e["alwaysAllow"] = names
-	}
-	return orderedEntry(e, "command", "args", "alwaysAllow")
-}
-
-// hookCommand is the shell command a client runs for one event.
-func (ie *installEnv) hookCommand(client, event string) string {
-	parts := []string{shellQuote(ie.exe), "hook", client, event}
-	if !ie.opts.global {
-		parts = append(parts, "--dir", shellQuote(ie.base))
-	}
-	if ie.opts.agent != "" {
-		parts = append(parts, "--agent", shellQuote(ie.opts.agent))
-	}
-	return strings.Join(parts, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// ourHookEntry recognises the hook entries bb wrote for client.
-func ourHookEntry(client string) func(string) bool {
-	return func(raw string) bool { return isOurHookEntry(raw, client) }
-}
-
-// install computes the client's files with bb's entries merged in.
-func (ie *installEnv) install(cl mcpClient) (installResult, error) {
-	r := installResult{Client: cl.Name, Title: cl.Title, Scope: ie.scope, Server: cl.Server, Path: ie.mcpPath(cl), Hooks: []string{}, NotCovered: cl.NoHooks}
-	var touched []*fileChange
-	mf, err := ie.file(r.Path, "mcp")
-	if err != nil {
-		return r, err
-	}
-	entry := ie.mcpEntry(cl)
-	if cl.TOML {
-		var emap map[string]any
-		b, _ := entry.MarshalJSON()
-		_ = decodeJSONC(string(b), &emap)
-		out, changed, err := mergeTOMLServer(mf.Path, []byte(mf.cur), cl.Server, emap)
-		if err != nil {
-			return r, err
-		}
-		if changed {
-			if !mf.existed && mf.cur == "" {
-				mf.rec.Created = true
-			}
-			if added, ok := strings.CutPrefix(string(out), mf.cur); ok {
-				mf.rec.TOMLPrefix = strings.TrimSuffix(added, tomlTableIn(mf.cur, cl.Server, emap))
-			}
-			mf.cur = string(out)
-		}
-	} else if err := ie.jsonEdit(mf, "{}", func(d *jsonDoc) error {
-		created, _, err := d.setMember([]string{"mcpServers"}, cl.Server, entry)
-		mf.rec.addContainers(created)
-		return err
-	}); err != nil {
-		return r, err
-	}
-	touched = append(touched, mf)
-	if cl.Hooks != nil && !ie.opts.noHooks {
-		h := cl.Hooks
-		hf, err := ie.file(ie.hooksPath(cl), "hooks")
-		if err != nil {
-			return r, err
-		}
-		if err := ie.jsonEdit(hf, h.Skeleton, func(d *jsonDoc) error {
-			for _, ev := range hookio.Events(cl.Name) {
-				created, _, err := d.setElement([]string{"hooks", ev.Name}, h.hookEntry(ev, ie.hookCommand(cl.Name, ev.Name)), ourHookEntry(cl.Name))
-				if err != nil {
-					return err
-				}
-				hf.rec.addContainers(created)
-			}
-			return nil
-		}); err != nil {
-			return r, err
-		}
-		if !slices.Contains(touched, hf) {
-			touched = append(touched, hf)
-		}
-		r.Hooks = eventNames(cl.Name)
-		r.NotCovered = h.NotCovered
-	} else if cl.Hooks != nil {
-		r.NotCovered = "hooks not installed (--no-hooks): no per-session identity, no mail delivery into the context, no edit check"
-	}
-	if !ie.opts.absolute {
-		if _, err := exec.LookPath("bb"); err != nil {
-			r.Warnings = append(r.Warnings, "bb is not on your PATH, so the client will not find it: add its directory to PATH, or reinstall with --absolute")
-		}
-	}
-	r.Action = "unchanged"
-	for _, f := range touched {
-		f.Action = "unchanged"
-		if f.cur != f.old {
-			f.Action = map[bool]string{true: "updated", false: "created"}[f.existed]
-			if r.Action == "unchanged" {
-				r.Action = "updated"
-			}
-		}
-		r.Files = append(r.Files, *f)
-	}
-	if r.Action != "unchanged" && !strings.Contains(mf.old, `"`+cl.Server+`"`) && !strings.Contains(mf.old, "mcp_servers."+cl.Server) {
-		r.Action = "installed"
-	}
-	return r, nil
-}
-
-// uninstall computes the client's files with bb's entries removed.
-func (ie *installEnv) uninstall(cl mcpClient) (installResult, error) {
-	r := installResult{Client: cl.Name, Title: cl.Title, Scope: ie.scope, Server: cl.Server, Path: ie.mcpPath(cl), Hooks: []string{}}
-	paths := []string{r.Path}
-	if cl.Hooks != nil {
-		paths = append(paths, ie.hooksPath(cl))
-	}
-	var touched []*fileChange
-	for i, p := range paths {
-		kind := map[bool]string{true: "mcp", false: "hooks"}[i == 0]
-		f, err := ie.file(p, kind)
-		if err != nil {
-			return r, err
-		}
-		if slices.Contains(touched, f) {
-			continue
-		}
-		touched = append(touched, f)
-		if !f.existed || strings.TrimSpace(f.cur) == "" {
-			continue
-		}
-		if i == 0 && cl.TOML {
-			out, _, err := removeTOMLServer(f.Path, []byte(f.cur), cl.Server, f.rec.TOMLPrefix)
-			if err != nil {
-				return r, err
-			}
-			f.cur = string(out)
-			if f.rec.Created && strings.TrimSpace(f.cur) == "" {
-				f.delete = true
-			}
-			continue
-		}
-		skeleton := "{}"
-		if cl.Hooks != nil && p == ie.hooksPath(cl) {
-			skeleton = cl.Hooks.Skeleton
-		}
-		d, err := openJSONDoc(f.cur)
-		if err != nil {
-			return r, hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%s): fix or move it; nothing was written", f.Path, oneLineErr(err))
-		}
-		if _, err := d.removeMember([]string{"mcpServers"}, cl.Server); err != nil {
-			return r, err
-		}
-		if cl.Hooks != nil {
-			if hooks := d.root.lookup([]string{"hooks"}); hooks != nil && hooks.kind == '{' {
-				var events []string
-				for _, m := range hooks.members {
-					events = append(events, m.key)
-				}
-				for _, ev := range events {
-					if _, err := d.removeElements([]string{"hooks", ev}, ourHookEntry(cl.Name)); err != nil {
-						return r, err
-					}
-				}
-			}
-		}
-		// Containers bb created go when empty, deepest first.
-		conts := slices.Clone(f.rec.Containers)
-		sort.SliceStable(conts, func(i, j int) bool { return len(conts[i]) > len(conts[j]) })
-		var kept [][]string
-		for _, c := range conts {
-			if err := d.pruneEmpty(c); err != nil {
-				return r, err
-			}
-			if d.root.lookup(c) != nil {
-				kept = append(kept, c)
-			}
-		}
-		f.rec.Containers = kept
-		f.cur = d.text
-		if f.rec.Created && (jsonEqual(f.cur, map[string]any{}) || jsonEqual(stripJSONC(f.cur), jsonOf(skeleton))) {
-			f.delete = true
-		}
-	}
-	r.Action = "unchanged"
-	for _, f := range touched {
-		f.Action = "unchanged"
-		switch {
-		case f.delete:
-			f.Action = "deleted"
-			f.cur = ""
-		case f.cur != f.old:
-			f.Action = "updated"
-		}
-		if f.Action != "unchanged" {
-			r.Action = "removed"
-		}
-		r.Files = append(r.Files, *f)
-	}
-	return r, nil
-}
-
-func jsonOf(text string) any {
-	var v any
-	_ = decodeJSONC(text, &v)
-	return v
-}
-
-// commit writes every changed file, then the install record.
-func (ie *installEnv) commit() error {
-	for _, p := range ie.order {
-		f := ie.files[p]
-		switch {
-		case f.delete:
-			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot delete " + p, Err: err}
-			}
-			delete(ie.state.Files, p)
-			// Directories bb created go when empty, deepest first.
-			for d := filepath.Dir(p); slices.Contains(ie.state.Dirs, d); d = filepath.Dir(d) {
-				if os.Remove(d) != nil {
-					break
-				}
-				ie.state.Dirs = slices.DeleteFunc(ie.state.Dirs, func(x string) bool { return x == d })
-			}
-			continue
-		case f.cur != f.old:
-			for d := filepath.Dir(p); !f.existed && d != filepath.Dir(d) && !isDir(d); d = filepath.Dir(d) {
-				ie.state.Dirs = append(ie.state.Dirs, d)
-			}
-			if err := writeConfig(p, []byte(f.cur)); err != nil {
-				return err
-			}
-		}
-		ie.state.Files[p] = f.rec
-	}
-	return ie.state.save()
+	return install.New(o, root, a.env.Exe, a.env.Getenv), nil
 }
 
 // wantGuard decides whether bb install also installs the git guard: --guard,
@@ -673,7 +247,7 @@ func (a *app) wantGuard(cmd *cobra.Command, root string, flag bool) bool {
 	return ans == "y" || ans == "yes"
 }
 
-func (a *app) printInstall(w io.Writer, results []installResult, plan, printOnly, removing bool) {
+func (a *app) printInstall(w io.Writer, results []installReply, plan, printOnly, removing bool) {
 	for _, r := range results {
 		for _, warn := range r.Warnings {
 			fmt.Fprintf(a.env.Stderr, "warning: %s\n", warn)
@@ -738,7 +312,7 @@ func (a *app) printInstall(w io.Writer, results []installResult, plan, printOnly
 	}
 }
 
-func filesList(files []fileChange) string {
+func filesList(files []install.FileChange) string {
 	var parts []string
 	for _, f := range files {
 		if f.Action != "unchanged" {

@@ -3,13 +3,13 @@ package bb
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/boot"
+	"github.com/blackboard-hub/bb/internal/cli/terminal"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -122,11 +122,7 @@ type migrateProgress struct {
 
 func (a *app) progress() *migrateProgress {
 	p := &migrateProgress{w: a.env.Stderr, quiet: a.g.json || a.g.quiet}
-	if f, ok := a.env.Stderr.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
+	p.tty = terminal.Is(a.env.Stderr)
 	return p
 }
 

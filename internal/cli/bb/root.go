@@ -12,11 +12,11 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
+	"github.com/blackboard-hub/bb/internal/cli/terminal"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -32,7 +32,8 @@ type Env struct {
 	Getenv func(string) string
 	Getwd  func() (string, error)
 	// IsTerminal reports whether stdin is an interactive terminal (used to
-	// decide whether a destructive command may prompt).
+	// decide whether a command may prompt; never for a file, a pipe or
+	// /dev/null).
 	IsTerminal bool
 	// StdoutTerminal and StderrTerminal report whether those streams are
 	// terminals (human output is coloured only there; see --color).
@@ -50,10 +51,8 @@ type Env struct {
 // OSEnv is the real process environment.
 func OSEnv() Env {
 	exe, _ := os.Executable()
-	fi, err := os.Stdin.Stat()
-	tty := err == nil && fi.Mode()&os.ModeCharDevice != 0
-	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: tty,
-		StdoutTerminal: isatty.IsTerminal(os.Stdout.Fd()), StderrTerminal: isatty.IsTerminal(os.Stderr.Fd()), Exe: exe, ProcessExits: true}
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: terminal.Is(os.Stdin),
+		StdoutTerminal: terminal.Is(os.Stdout), StderrTerminal: terminal.Is(os.Stderr), Exe: exe, ProcessExits: true}
 }
 
 // Exit statuses.

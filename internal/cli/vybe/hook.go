@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/install"
 )
 
 // hookSpec is one Claude Code hook event vybe installs.
@@ -96,8 +97,7 @@ func (a *app) opencodePluginPath() string {
 	return filepath.Join(a.env.Home, ".config", "opencode", "plugins", "vybe-bridge.js")
 }
 
-// readSettings loads a JSON settings file ({} when missing), keeping the
-// order-insensitive map form.
+// readSettings loads a JSON(C) settings file ({} when missing).
 func readSettings(path string) (map[string]any, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -106,45 +106,14 @@ func readSettings(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, hub.Errorf(hub.CodeIOReadFailed, "cannot read %s: %v", path, err)
 	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return map[string]any{}, nil
-	}
 	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
+	if err := install.DecodeJSONC(string(b), &m); err != nil {
 		return nil, hub.Errorf(hub.CodeInvalidInput, "cannot parse %s: %v (fix or move it, then retry)", path, err)
 	}
 	if m == nil {
 		m = map[string]any{}
 	}
 	return m, nil
-}
-
-// writeFile writes a settings or plugin file in place (keeping its mode).
-func writeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return hub.Errorf(hub.CodeIOWriteFailed, "cannot create %s: %v", filepath.Dir(path), err)
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := os.WriteFile(path, data, mode); err != nil {
-		return hub.Errorf(hub.CodeIOWriteFailed, "cannot write %s: %v", path, err)
-	}
-	return nil
-}
-
-func encodeSettings(m map[string]any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		return nil, hub.Internal("encode settings", err)
-	}
-	return buf.Bytes(), nil
 }
 
 type claudeInstall struct {
@@ -159,59 +128,35 @@ type opencodeInstall struct {
 	Status string `json:"status"`
 }
 
-func sameJSON(x, y any) bool {
-	a, _ := json.Marshal(x)
-	b, _ := json.Marshal(y)
-	return bytes.Equal(a, b)
+// rawIsVybe recognises a matcher group of vybe's in the settings text.
+func rawIsVybe(raw string) bool {
+	var g any
+	return install.DecodeJSONC(raw, &g) == nil && groupIsVybe(g)
 }
 
 // installClaude merges vybe's hook entries into the settings file: other
-// keys and other tools' hooks are kept, vybe's own entries are replaced.
+// keys and other tools' hooks are kept byte for byte, vybe's own entries
+// are replaced.
 func (a *app) installClaude(path string) (*claudeInstall, error) {
-	m, err := readSettings(path)
+	var groups []install.HookGroup
+	for _, h := range claudeHooks {
+		groups = append(groups, install.HookGroup{Event: h.Event, Entry: map[string]any{"matcher": h.Matcher, "hooks": []any{map[string]any{
+			"type": "command", "command": a.hookCommand(h.Sub), "timeout": h.Timeout}}}})
+	}
+	verdicts, err := install.SetHookGroups(path, groups, rawIsVybe)
 	if err != nil {
 		return nil, err
 	}
-	hooks, _ := m["hooks"].(map[string]any)
-	if hooks == nil {
-		if _, exists := m["hooks"]; exists {
-			return nil, hub.Errorf(hub.CodeInvalidInput, "%s: \"hooks\" is not an object", path)
-		}
-		hooks = map[string]any{}
-	}
 	res := &claudeInstall{Path: path}
-	for _, h := range claudeHooks {
-		entry := map[string]any{"matcher": h.Matcher, "hooks": []any{map[string]any{
-			"type": "command", "command": a.hookCommand(h.Sub), "timeout": h.Timeout}}}
-		groups, _ := hooks[h.Event].([]any)
-		var kept []any
-		var old []any
-		for _, g := range groups {
-			if groupIsVybe(g) {
-				old = append(old, g)
-			} else {
-				kept = append(kept, g)
-			}
-		}
-		switch {
-		case len(old) == 1 && sameJSON(old[0], entry):
-			res.Skipped = append(res.Skipped, h.Event)
-			continue
-		case len(old) > 0:
-			res.Updated = append(res.Updated, h.Event)
+	for i, v := range verdicts {
+		ev := groups[i].Event
+		switch v {
+		case install.HookAdded:
+			res.Installed = append(res.Installed, ev)
+		case install.HookReplaced:
+			res.Updated = append(res.Updated, ev)
 		default:
-			res.Installed = append(res.Installed, h.Event)
-		}
-		hooks[h.Event] = append(kept, entry)
-	}
-	if len(res.Installed)+len(res.Updated) > 0 {
-		m["hooks"] = hooks
-		b, err := encodeSettings(m)
-		if err != nil {
-			return nil, err
-		}
-		if err := writeFile(path, b); err != nil {
-			return nil, err
+			res.Skipped = append(res.Skipped, ev)
 		}
 	}
 	return res, nil
@@ -223,47 +168,22 @@ type claudeUninstall struct {
 }
 
 func (a *app) uninstallClaude(path string) (*claudeUninstall, error) {
-	res := &claudeUninstall{Path: path}
 	m, err := readSettings(path)
 	if err != nil {
 		return nil, err
 	}
-	hooks, ok := m["hooks"].(map[string]any)
-	if !ok {
-		res.Removed = []string{}
-		return res, nil
+	if _, ok := m["hooks"].(map[string]any); !ok {
+		return &claudeUninstall{Path: path, Removed: []string{}}, nil
 	}
+	var events []string
 	for _, h := range claudeHooks {
-		groups, _ := hooks[h.Event].([]any)
-		var kept []any
-		removed := false
-		for _, g := range groups {
-			if groupIsVybe(g) {
-				removed = true
-			} else {
-				kept = append(kept, g)
-			}
-		}
-		if !removed {
-			continue
-		}
-		res.Removed = append(res.Removed, h.Event)
-		if len(kept) == 0 {
-			delete(hooks, h.Event)
-		} else {
-			hooks[h.Event] = kept
-		}
+		events = append(events, h.Event)
 	}
-	if len(res.Removed) > 0 {
-		b, err := encodeSettings(m)
-		if err != nil {
-			return nil, err
-		}
-		if err := writeFile(path, b); err != nil {
-			return nil, err
-		}
+	removed, err := install.RemoveHookGroups(path, events, rawIsVybe)
+	if err != nil {
+		return nil, err
 	}
-	return res, nil
+	return &claudeUninstall{Path: path, Removed: removed}, nil
 }
 
 // opencodePlugin is the OpenCode bridge: it forwards session and tool
@@ -362,7 +282,7 @@ func (a *app) hookCmd() *cobra.Command {
 				_, st := a.opencodeStatus()
 				status := map[string]string{"missing": "installed", "modified": "updated", "current": "skipped"}[st]
 				if st != "current" {
-					if err := writeFile(path, []byte(a.opencodePlugin())); err != nil {
+					if err := install.WriteFile(path, []byte(a.opencodePlugin())); err != nil {
 						return err
 					}
 				}

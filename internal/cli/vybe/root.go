@@ -20,6 +20,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
+	"github.com/blackboard-hub/bb/internal/cli/terminal"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -52,8 +53,8 @@ func OSEnv() Env {
 	if abs, err := filepath.Abs(exe); err == nil {
 		exe = abs
 	}
-	fi, err := os.Stdin.Stat()
-	piped := err == nil && fi.Mode()&os.ModeCharDevice == 0
+	_, err := os.Stdin.Stat()
+	piped := err == nil && !terminal.Is(os.Stdin)
 	home, _ := os.UserHomeDir()
 	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd,
 		StdinPiped: piped, Exe: exe, Home: home, ProcessExits: true}

@@ -1,4 +1,4 @@
-package bb
+package install
 
 import (
 	"bytes"
@@ -336,11 +336,11 @@ type installState struct {
 	Dirs []string `json:"dirs,omitempty"`
 }
 
-func (a *app) loadInstallState() *installState {
+func loadState(getenv func(string) string) *installState {
 	st := &installState{Files: map[string]*installRecord{}}
-	dir := a.env.Getenv("XDG_STATE_HOME")
+	dir := getenv("XDG_STATE_HOME")
 	if dir == "" {
-		home := a.env.Getenv("HOME")
+		home := getenv("HOME")
 		if home == "" {
 			return st // nowhere to keep it: uninstall then leaves empty containers
 		}

@@ -1,4 +1,4 @@
-package bb
+package install
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package bb
+package install
 
 import (
 	"encoding/json"
@@ -40,9 +40,9 @@ type hookConfig struct {
 	NotCovered string
 }
 
-// mcpClient describes one coding-agent client: its MCP server file and,
+// Client describes one coding-agent client: its MCP server file and,
 // when its documented hook system allows it, its hook file.
-type mcpClient struct {
+type Client struct {
 	Name  string
 	Title string
 	// TOML clients (Codex) keep servers in [mcp_servers.<name>] tables;
@@ -107,8 +107,8 @@ var cursorHooks = &hookConfig{
 	NotCovered: "no context can be added before a prompt (beforeSubmitPrompt only allows or blocks), so mail arrives at session start, after tool calls and at stop; Cursor also runs Claude Code's hooks from .claude/ — with both installed, events may fire twice",
 }
 
-func mcpClients() []mcpClient {
-	return []mcpClient{
+func Clients() []Client {
+	return []Client{
 		{Name: "claude", Title: "Claude Code", LocalPath: ".mcp.json", GlobalPath: ".claude.json", Server: mcpServerName, Hooks: claudeHooks},
 		{Name: "codex", Title: "Codex CLI", TOML: true, LocalPath: filepath.Join(".codex", "config.toml"), GlobalPath: filepath.Join(".codex", "config.toml"), Server: mcpServerName, Hooks: codexHooks},
 		{Name: "gemini", Title: "Gemini CLI", LocalPath: filepath.Join(".gemini", "settings.json"), GlobalPath: filepath.Join(".gemini", "settings.json"), Server: mcpServerName, Hooks: geminiHooks},
@@ -125,9 +125,9 @@ func mcpClients() []mcpClient {
 	}
 }
 
-func clientNames() []string {
+func ClientNames() []string {
 	var out []string
-	for _, c := range mcpClients() {
+	for _, c := range Clients() {
 		out = append(out, c.Name)
 	}
 	return out
