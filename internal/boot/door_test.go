@@ -133,6 +133,7 @@ var surfaceRoles = map[string][]string{
 	"internal/view":          {},
 	"internal/cli/flagerr":   {},
 	"internal/cli/terminal":  {},
+	"internal/cli/kit":       {},
 	// test suites of the surfaces
 	"internal/cli/agentmail/agentmailpg": {},
 	"internal/cli/bb/pgscript":           {},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/cli/kit"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -24,13 +25,9 @@ All of it is stored, or nothing is. The same format as 'vybe push'.`,
 		Example: `  bb --as claude-1 push --data '{"task_id":"task_1","event":{"kind":"progress","message":"tests pass"}}'`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			raw := []byte(doc)
-			if !cmd.Flags().Changed("data") && !a.env.IsTerminal {
-				b, err := io.ReadAll(io.LimitReader(a.env.Stdin, hub.MaxPushInput+1))
-				if err != nil {
-					return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read stdin", Err: err}
-				}
-				raw = b
+			raw, err := kit.Document("data", cmd.Flags().Changed("data"), doc, a.env.Stdin, a.env.IsTerminal, hub.MaxPushInput)
+			if err != nil {
+				return err
 			}
 			in, err := hub.ParsePushInput(raw)
 			if err != nil {

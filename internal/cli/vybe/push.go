@@ -1,10 +1,9 @@
 package vybe
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/cli/kit"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -22,13 +21,9 @@ func (a *app) pushCmd() *cobra.Command {
 and applies it atomically (event, then memories, artifacts and status).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			raw := []byte(doc)
-			if !cmd.Flags().Changed("json") && a.env.StdinPiped {
-				b, err := io.ReadAll(io.LimitReader(a.env.Stdin, hub.MaxPushInput+1))
-				if err != nil {
-					return hub.FieldErr(hub.CodeIOReadFailed, "json", "cannot read stdin: %v", err)
-				}
-				raw = b
+			raw, err := kit.Document("json", cmd.Flags().Changed("json"), doc, a.env.Stdin, !a.env.StdinPiped, hub.MaxPushInput)
+			if err != nil {
+				return err
 			}
 			in, err := hub.ParsePushInput(raw)
 			if err != nil {

@@ -1,0 +1,28 @@
+// Package kit holds what the three command-line programs (bb, vybe,
+// agent-mail) decide the same way, so that they cannot drift apart: where
+// a command's document comes from (a flag, else stdin when it is not a
+// terminal). Whether a stream is a terminal is decided by package
+// terminal.
+package kit
+
+import (
+	"io"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Document returns the document a command takes from the flag named field
+// (value, when given) or else from stdin, when stdin is not an interactive
+// terminal (a pipe, a file, /dev/null). It reads at most limit+1 bytes, so
+// that the parser can refuse a document over the limit; a terminal gives
+// the flag's value (empty), never a prompt.
+func Document(field string, given bool, value string, stdin io.Reader, stdinTerminal bool, limit int64) ([]byte, error) {
+	if given || stdinTerminal || stdin == nil {
+		return []byte(value), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, limit+1))
+	if err != nil {
+		return nil, &hub.Error{Code: hub.CodeIOReadFailed, Field: field, Message: "cannot read stdin", Err: err}
+	}
+	return b, nil
+}
