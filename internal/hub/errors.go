@@ -1,6 +1,13 @@
-// Package hub is the domain core of Blackboard: types, rules, validation,
-// error codes and the clock. It knows nothing about SQL, flags or HTTP; every
-// surface (bb, agent-mail, vybe, MCP, HTTP) is an adapter over Service.
+// Package hub is the kernel of Blackboard and its shared domain: the types,
+// rules, validation, error codes and clock of identity, the board's
+// messages, mail, reservations, tasks, memory and the timeline, and the
+// unit of work every mutation runs in (Write: one transaction with its
+// idempotency record, its event and the caller's check-in). It knows
+// nothing about SQL, flags or HTTP and never words a surface's command:
+// errors carry fields and actions that each surface words (Vocabulary).
+// Its applications (hooks, agentmail, overview) are subpackages over it;
+// internal/app composes them into the API the surfaces use through the
+// role interfaces of api.go.
 package hub
 
 import (

@@ -16,13 +16,6 @@ import (
 	"github.com/blackboard-hub/bb/internal/view"
 )
 
-// Envelope is the --json reply of every bb command (DESIGN.md); the HTTP
-// API replies with the same shape.
-type Envelope = view.Envelope
-
-// ErrorBody is the error part of the envelope.
-type ErrorBody = view.ErrorBody
-
 func writeJSON(w io.Writer, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -41,7 +34,7 @@ func writeJSON(w io.Writer, v any) {
 func (a *app) reply(cmd *cobra.Command, data any, human func(w io.Writer)) error {
 	a.checkIn(cmd.Context())
 	if a.g.json {
-		writeJSON(a.env.Stdout, Envelope{OK: true, Command: commandName(cmd), Data: data, Notices: a.notices})
+		writeJSON(a.env.Stdout, view.Envelope{OK: true, Command: commandName(cmd), Data: data, Notices: a.notices})
 		return nil
 	}
 	if human != nil {
@@ -126,7 +119,7 @@ func (a *app) noticeFooter() {
 
 func (a *app) fail(command string, err *hub.Error) {
 	if a.g.json {
-		writeJSON(a.env.Stdout, Envelope{OK: false, Command: command, Error: &ErrorBody{Code: string(err.Code), Message: err.Words(words()), Field: err.Field}})
+		writeJSON(a.env.Stdout, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(err.Code), Message: err.Words(words()), Field: err.Field}})
 		return
 	}
 	msg := err.Words(words())
@@ -149,7 +142,7 @@ func (a *app) errorWord() {
 func (a *app) usageFail(cmd *cobra.Command, command string, err error) {
 	msg, _ := flagerr.Message(err)
 	if a.g.json {
-		writeJSON(a.env.Stdout, Envelope{OK: false, Command: command, Error: &ErrorBody{Code: string(hub.CodeInvalidArgs), Message: msg}})
+		writeJSON(a.env.Stdout, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(hub.CodeInvalidArgs), Message: msg}})
 		return
 	}
 	hint := "bb --help"

@@ -19,6 +19,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/loadgen"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 	"github.com/blackboard-hub/bb/internal/server"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 func (a *app) serveCmd() *cobra.Command {
@@ -120,7 +121,7 @@ func (a *app) serveBenchCmd() *cobra.Command {
 				rss = peakRSS(pid)
 			}
 			if a.g.json {
-				writeJSON(a.env.Stdout, Envelope{OK: true, Command: "serve bench", Data: map[string]any{"report": rep, "server_peak_rss": rss}})
+				writeJSON(a.env.Stdout, view.Envelope{OK: true, Command: "serve bench", Data: map[string]any{"report": rep, "server_peak_rss": rss}})
 				return nil
 			}
 			fmt.Fprint(a.env.Stdout, rep.String())
@@ -202,7 +203,7 @@ func (a *app) runServer(ctx context.Context, svc core.API, addr, token string) e
 	return srv.Run(ctx, func(bound string) {
 		url := "http://" + bound + "/"
 		if a.g.json {
-			writeJSON(a.env.Stdout, Envelope{OK: true, Command: "serve", Data: map[string]any{
+			writeJSON(a.env.Stdout, view.Envelope{OK: true, Command: "serve", Data: map[string]any{
 				"url": url, "api": url + "api/v1/", "mcp": url + "mcp", "project_dir": svc.Root(), "auth": token != ""}})
 			return
 		}
