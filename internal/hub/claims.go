@@ -53,9 +53,10 @@ func (s *Service) ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, err
 			}
 			switch {
 			case p == PresActive || p == PresQuiet:
-				return taskReply{}, FieldErr(CodeConflict, "id", "task %s is in progress, owned by %s (%s): ask them to hand it over (bb agent send --to %s --category HANDOFF)", t.ID, t.Owner, p, t.Owner)
+				return taskReply{}, FieldErr(CodeConflict, "id", "task %s is in progress, owned by %s (%s): ask them to hand it over ({do})", t.ID, t.Owner, p).
+					With(Action{Do: ActHandOff, Args: map[string]string{"agent": t.Owner}})
 			case !in.TakeoverStale:
-				return taskReply{}, FieldErr(CodeConflict, "id", "task %s is in progress, owned by %s, who is %s: retry with --takeover-stale to take it over", t.ID, t.Owner, p)
+				return taskReply{}, FieldErr(CodeConflict, "id", "task %s is in progress, owned by %s, who is %s: retry with {takeover_stale} to take it over", t.ID, t.Owner, p)
 			}
 			takeover = &Agent{ID: t.Owner}
 			if owner != nil {

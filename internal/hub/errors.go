@@ -103,6 +103,8 @@ const (
 	ActRegister = "register"
 	// ActIdentify: name the acting agent.
 	ActIdentify = "identify"
+	// ActHandOff: ask the agent Args["agent"] for a HANDOFF of its work.
+	ActHandOff = "hand_off"
 )
 
 // ActionWords words an action in a surface's syntax; "" falls back to the
@@ -117,6 +119,8 @@ func PlainAction(a Action) string {
 		return fmt.Sprintf("the registration of agent %q", a.Args["agent"])
 	case ActIdentify:
 		return "name the acting agent"
+	case ActHandOff:
+		return fmt.Sprintf("mail %s a HANDOFF request", a.Args["agent"])
 	}
 	return a.Do
 }

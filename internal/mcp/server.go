@@ -644,8 +644,11 @@ func attachNotices(r *sdk.CallToolResult, n *hub.Notices) {
 
 // mcpAction words a core error's action for a model calling the tools.
 func mcpAction(a hub.Action) string {
-	if a.Do == hub.ActIdentify {
+	switch a.Do {
+	case hub.ActIdentify:
 		return "call bb_identify with your agent id"
+	case hub.ActHandOff:
+		return fmt.Sprintf("bb_send_mail to %s with category HANDOFF", a.Args["agent"])
 	}
 	return ""
 }

@@ -175,6 +175,8 @@ func actionWords(a hub.Action) string {
 		return fmt.Sprintf("bb agent register --name %s --role <role>", a.Args["agent"])
 	case hub.ActIdentify:
 		return "set --as or BB_AGENT_ID"
+	case hub.ActHandOff:
+		return fmt.Sprintf("bb agent send --to %s --category HANDOFF", a.Args["agent"])
 	}
 	return ""
 }
