@@ -15,15 +15,6 @@ import (
 // printed on stdout: the bb --json envelope.
 type CommandRunner func(ctx context.Context, agent string, args []string) []byte
 
-// commandGroups are the bb commands POST /api/v1/command runs: everything
-// that works on the board. Commands that manage the installation (init,
-// destroy, install, migrate), start servers (serve, mcp) or play a demo do
-// not run over HTTP.
-var commandGroups = []string{
-	"status", "post", "log", "message", "artifact", "artifacts", "artifact-add", "artifact-show",
-	"refs", "events", "summary", "export", "clear",
-	"agent", "task", "memory", "resume", "push",
-}
 
 type commandBody struct {
 	Args []string `json:"args"`
@@ -44,13 +35,13 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", err, statusFor(err))
 		return
 	}
-	if len(b.Args) == 0 || !slices.Contains(commandGroups, b.Args[0]) {
+	if len(b.Args) == 0 || !slices.Contains(s.cfg.CommandNames, b.Args[0]) {
 		name := ""
 		if len(b.Args) > 0 {
 			name = b.Args[0]
 		}
 		writeError(w, name, hub.FieldErr(hub.CodeInvalidInput, "args",
-			"args must start with one of: %s (got %q)", strings.Join(commandGroups, ", "), name), 0)
+			"args must start with one of: %s (got %q)", strings.Join(s.cfg.CommandNames, ", "), name), 0)
 		return
 	}
 	for _, a := range b.Args {

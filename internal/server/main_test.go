@@ -92,6 +92,9 @@ func newEnvB(b *testing.B) *httptest.Server {
 func newEnvWithCommands(t testing.TB) *env {
 	return newEnv(t, func(c *envConfig) {
 		dir := c.dir
+		// What bb's command tree marks remote (cli/bb topCommands), as far
+		// as these tests use it.
+		c.CommandNames = []string{"agent", "events", "log", "post", "status", "task"}
 		c.Commands = func(ctx context.Context, agent string, args []string) []byte {
 			full := []string{"--json"}
 			if agent != "" {

@@ -53,6 +53,9 @@ type Config struct {
 	MCP http.Handler
 	// Commands, when set, runs bb commands for POST /api/v1/command.
 	Commands CommandRunner
+	// CommandNames are the top-level bb commands Commands may run (the
+	// command tree says which work on the board alone).
+	CommandNames []string
 }
 
 // Server is one running bb serve.

@@ -266,6 +266,22 @@ Examples:
 type topCommand struct {
 	name  string
 	build func() *cobra.Command
+	// remote: the command works on the board alone and runs on a bb serve
+	// through POST /api/v1/command. Commands that manage the installation
+	// (init, destroy, install, migrate), start servers (serve, mcp), read
+	// the local machine or a terminal (hook, guard, env, demo) do not.
+	remote bool
+}
+
+// remoteCommands names the commands POST /api/v1/command runs (topCommand.remote).
+func (a *app) remoteCommands() []string {
+	var out []string
+	for _, c := range a.topCommands() {
+		if c.remote {
+			out = append(out, c.name)
+		}
+	}
+	return out
 }
 
 // topCommands lists every command of bb by name, in help order. Building
@@ -273,18 +289,18 @@ type topCommand struct {
 // call builds only the one it runs (see commandTree).
 func (a *app) topCommands() []topCommand {
 	return []topCommand{
-		{"init", a.initCmd}, {"destroy", a.destroyCmd},
-		{"status", a.statusCmd},
-		{"post", a.postCmd}, {"log", a.logCmd}, {"message", a.messageCmd}, {"search", a.searchCmd},
-		{"artifact", a.artifactCmd}, {"artifacts", a.artifactsCmd}, {"artifact-add", a.artifactAddAlias}, {"artifact-show", a.artifactShowAlias},
-		{"refs", a.refsCmd}, {"clear", a.clearCmd}, {"export", a.exportCmd}, {"summary", a.summaryCmd}, {"events", a.eventsCmd},
-		{"install", a.installCmd}, {"uninstall", a.uninstallCmd}, {"guard", a.guardCmd}, {"demo", a.demoCmd}, {"env", a.envCmd},
-		{"mcp", a.mcpCmd},
-		{"agent", a.agentCmd},
-		{"migrate", a.migrateCmd},
-		{"task", a.taskCmd}, {"memory", a.memoryCmd}, {"resume", a.resumeCmd}, {"push", a.pushCmd},
-		{"serve", a.serveCmd},
-		{"hook", a.hookCmd}, {"config", a.configCmd},
+		{"init", a.initCmd, false}, {"destroy", a.destroyCmd, false},
+		{"status", a.statusCmd, true},
+		{"post", a.postCmd, true}, {"log", a.logCmd, true}, {"message", a.messageCmd, true}, {"search", a.searchCmd, true},
+		{"artifact", a.artifactCmd, true}, {"artifacts", a.artifactsCmd, true}, {"artifact-add", a.artifactAddAlias, true}, {"artifact-show", a.artifactShowAlias, true},
+		{"refs", a.refsCmd, true}, {"clear", a.clearCmd, true}, {"export", a.exportCmd, true}, {"summary", a.summaryCmd, true}, {"events", a.eventsCmd, true},
+		{"install", a.installCmd, false}, {"uninstall", a.uninstallCmd, false}, {"guard", a.guardCmd, false}, {"demo", a.demoCmd, false}, {"env", a.envCmd, false},
+		{"mcp", a.mcpCmd, false},
+		{"agent", a.agentCmd, true},
+		{"migrate", a.migrateCmd, false},
+		{"task", a.taskCmd, true}, {"memory", a.memoryCmd, true}, {"resume", a.resumeCmd, true}, {"push", a.pushCmd, true},
+		{"serve", a.serveCmd, false},
+		{"hook", a.hookCmd, false}, {"config", a.configCmd, false},
 	}
 }
 

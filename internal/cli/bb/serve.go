@@ -196,7 +196,7 @@ func (a *app) runServer(ctx context.Context, svc core.API, addr, token string) e
 	}
 	mcpHandler := ms.HTTPHandler(bbmcp.HTTPOptions{SessionTimeout: 30 * time.Minute})
 	srv, err := server.New(server.Config{Service: svc, Addr: addr, Token: token, Log: lg, MCP: mcpHandler,
-		Commands: a.commandRunner(svc)})
+		Commands: a.commandRunner(svc), CommandNames: a.remoteCommands()})
 	if err != nil {
 		return err
 	}

@@ -75,3 +75,20 @@ func splitNUL(b []byte) func(func(string) bool) {
 		}
 	}
 }
+
+// The commands a bb serve runs over POST /api/v1/command come from the
+// command tree: the board's commands, never those that manage the
+// installation, start servers or read the local machine.
+func TestRemoteCommandsComeFromTheTree(t *testing.T) {
+	got := newApp(Env{}).remoteCommands()
+	for _, name := range []string{"status", "post", "log", "agent", "task", "memory", "search", "events"} {
+		if !slices.Contains(got, name) {
+			t.Errorf("%s does not run over HTTP: %v", name, got)
+		}
+	}
+	for _, name := range []string{"init", "destroy", "install", "uninstall", "migrate", "serve", "mcp", "hook", "guard", "env", "demo"} {
+		if slices.Contains(got, name) {
+			t.Errorf("%s runs over HTTP: %v", name, got)
+		}
+	}
+}
