@@ -209,18 +209,20 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 			Priority: priority, CreatedAt: now,
 		}
 		// The intent travels with the message (the recipient sees it on
-		// every surface) and in the protocol event of the timeline.
+		// every surface) and in the protocol event of the timeline; its
+		// default words name no surface's command, since every surface
+		// shows it.
 		switch in.Category {
 		case CategoryHandoff:
 			next := in.NextAction
 			if next == "" {
-				next = fmt.Sprintf("Read the handoff and acknowledge it: bb agent ack --message %s", ShortID(m.UUID))
+				next = fmt.Sprintf("Read the handoff (message %s) and acknowledge it", ShortID(m.UUID))
 			}
 			m.Intent = &Intent{NextAction: next}
 		case CategoryBlocked:
 			req := in.RequestedAction
 			if req == "" {
-				req = fmt.Sprintf("Answer %s on thread %s (bb agent send --to %s --thread %s) and acknowledge", m.From, thread, m.From, thread)
+				req = fmt.Sprintf("Answer %s on thread %s and acknowledge", m.From, thread)
 			}
 			m.Intent = &Intent{RequestedAction: req, Urgency: urgency}
 		}
