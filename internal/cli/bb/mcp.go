@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/mcp"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 	"github.com/blackboard-hub/bb/internal/procid"
 )
@@ -73,7 +72,7 @@ left unanswered at shutdown, exit 1.`,
 				ClientPID: procid.Client(),
 				// The local board, or with BB_SERVER a bb serve (so an
 				// agent on another machine gets the same tools).
-				Open: func(ctx context.Context) (mcp.Roles, error) {
+				Open: func(ctx context.Context) (bbmcp.Roles, error) {
 					mu.Lock()
 					defer mu.Unlock()
 					return a.service(ctx)
