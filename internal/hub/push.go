@@ -21,6 +21,13 @@ type PushInput struct {
 	Memories   []PushMemory   `json:"memories,omitempty"`
 	Artifacts  []PushArtifact `json:"artifacts,omitempty"`
 	TaskStatus *PushStatus    `json:"task_status,omitempty"`
+	// ArtifactPathsAsGiven records artifact file paths as given, never
+	// opening or resolving them: the vybe contract (the original stores
+	// any file_path, absolute or outside the project, and scripts written
+	// for it push such paths). Without it the paths follow the rules of
+	// `bb artifact add` (relative, inside the project). A surface sets it;
+	// a push document cannot (ParsePushInput clears it).
+	ArtifactPathsAsGiven bool `json:"artifact_paths_as_given,omitempty"`
 }
 
 // PushEvent is a free-form timeline entry.
@@ -106,6 +113,7 @@ func ParsePushInput(b []byte) (PushInput, error) {
 	if dec.More() {
 		return PushInput{}, FieldErr(CodeInvalidInput, "json", "invalid JSON input: unexpected data after the JSON object")
 	}
+	in.ArtifactPathsAsGiven = false
 	if in.Event == nil && len(in.Memories) == 0 && len(in.Artifacts) == 0 && in.TaskStatus == nil {
 		return in, FieldErr(CodeInvalidInput, "json", "push requires at least one operation (event, memories, artifacts, or task_status)")
 	}
@@ -195,8 +203,12 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 		mems[i] = mi
 	}
 	// Task artifact paths follow the rules of `bb artifact add`: relative,
-	// no "..", and inside the project once symlinks are followed.
+	// no "..", and inside the project once symlinks are followed; unless
+	// the surface's contract records them as given (vybe).
 	for _, a := range in.Artifacts {
+		if in.ArtifactPathsAsGiven {
+			break
+		}
 		if _, err := CleanArtifactPath(s.ProjectRoot, a.FilePath); err != nil {
 			return PushResult{}, err
 		}
