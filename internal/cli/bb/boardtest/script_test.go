@@ -45,7 +45,7 @@ func runScripts(t *testing.T, dir string) {
 		Dir:                 filepath.Join("..", "..", "..", "..", "testdata", "script", dir),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		Condition: needTool,
+		Condition:           needTool,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("PATH", binDir+string(os.PathListSeparator)+e.Getenv("PATH"))
 			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))
