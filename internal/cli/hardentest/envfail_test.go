@@ -48,6 +48,16 @@ func TestZeroLengthDatabaseIsNotANewBoard(t *testing.T) {
 	}
 	failsWith(t, dir, "IO_READ_FAILED", "is empty (0 bytes)", "log")
 	failsWith(t, dir, "IO_READ_FAILED", "run 'bb init' to start a new, empty board", "--as", "alice", "post", "x")
+	// One rule on every surface: agent-mail and vybe, which create a
+	// missing database, refuse an empty one too.
+	r := runIn(t, dir, []string{"AGENT_MAIL_DB=" + dbPath(dir)}, "agent-mail", "read", "proj:bob")
+	if r.code != 1 || !strings.Contains(r.stderr, "is empty (0 bytes)") || !strings.HasPrefix(r.stderr, `{"error": `) {
+		t.Errorf("agent-mail on an empty file: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runIn(t, dir, vybeEnv(dir), "vybe", "--agent", "amber", "--request-id", "z1", "task", "create", "--title", "t")
+	if r.code != 1 || !strings.Contains(r.stdout, "is empty (0 bytes)") || jsonField(t, r.stdout, "success") != "false" {
+		t.Errorf("vybe on an empty file: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
 	if fi, _ := os.Stat(dbPath(dir)); fi.Size() != 0 {
 		t.Fatalf("the empty file was initialised by a command other than bb init (%d bytes)", fi.Size())
 	}
