@@ -156,8 +156,10 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 	if err := ValidateAgentRef("from", in.From); err != nil {
 		return MailItem{}, err
 	}
-	if err := ValidateAgentRef("to", in.To); err != nil {
-		return MailItem{}, err
+	if in.To != BroadcastName && in.To != Broadcast {
+		if err := ValidateAgentRef("to", in.To); err != nil {
+			return MailItem{}, err
+		}
 	}
 	if err := validateBead(in.BeadID); err != nil {
 		return MailItem{}, err

@@ -141,3 +141,37 @@ func quote(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// TestBroadcastNamesAreNotIdentities: "*" and "broadcast" name the
+// broadcast address, so no surface accepts them as an agent (an agent "*"
+// was told every broadcast was addressed to it); sending to them still
+// broadcasts.
+func TestBroadcastNamesAreNotIdentities(t *testing.T) {
+	dir := newBoard(t)
+	for _, id := range []string{"*", "broadcast", "Broadcast"} {
+		r := runIn(t, dir, nil, "bb", "--json", "--as", id, "post", "hi")
+		if r.code != 1 || jsonField(t, r.stdout, "error.code") != "INVALID_IDENTITY" || !strings.Contains(r.stdout, "broadcast address") {
+			t.Errorf("bb --as %q post: exit %d %s", id, r.code, r.stdout)
+		}
+		r = runIn(t, dir, vybeEnv(dir), "vybe", "--agent", id, "--request-id", "b1", "task", "create", "--title", "t")
+		if r.code != 1 || !strings.Contains(r.stdout, "broadcast address") {
+			t.Errorf("vybe --agent %q: exit %d %s", id, r.code, r.stdout)
+		}
+	}
+	r := runIn(t, dir, nil, "bb", "--json", "agent", "register", "--name", "broadcast", "--role", "r")
+	if r.code != 1 || !strings.Contains(r.stdout, "broadcast") {
+		t.Errorf("bb agent register --name broadcast: exit %d %s", r.code, r.stdout)
+	}
+	am := []string{"AGENT_MAIL_DB=" + filepath.Join(dir, ".bb", "blackboard.db")}
+	if r := runIn(t, dir, am, "agent-mail", "read", "*"); r.code != 1 {
+		t.Errorf("agent-mail read '*': exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// Broadcasting still works on every surface.
+	must(t, dir, nil, "bb", "--as", "alice", "post", "to all")
+	must(t, dir, am, "agent-mail", "send", "--from", "p:ann", "--to", "*", "--subject", "to all")
+	must(t, dir, nil, "bb", "agent", "register", "--name", "amber-otter", "--role", "r")
+	must(t, dir, nil, "bb", "agent", "send", "--from", "amber-otter", "--to", "broadcast", "--bead", "b-1", "--category", "INFO", "--subject", "s", "--body", "b")
+	if out := must(t, dir, nil, "bb", "--json", "agent", "list").stdout; strings.Contains(out, `"agent_id":"*"`) || strings.Contains(out, `"agent_id":"broadcast"`) {
+		t.Errorf("a broadcast name is listed as an agent:\n%s", out)
+	}
+}
