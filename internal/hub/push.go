@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -144,8 +147,55 @@ func ParsePushInput(b []byte) (PushInput, error) {
 	return in, nil
 }
 
+// jsonErrText words a JSON decoding error for a person or a model: which
+// field has the wrong kind of value, or where the syntax breaks; never the
+// decoder's own text (Go type and struct names).
 func jsonErrText(err error) string {
-	return strings.TrimPrefix(err.Error(), "json: ")
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		what, given := jsonKind(te.Type.Kind()), te.Value
+		switch given {
+		case "":
+			given = "value"
+		case "bool":
+			given = "boolean"
+		}
+		article := "a"
+		if strings.ContainsAny(given[:1], "aeiou") {
+			article = "an"
+		}
+		if te.Field != "" {
+			return fmt.Sprintf("field %s must be %s, not %s %s", te.Field, what, article, given)
+		}
+		return fmt.Sprintf("the document must be %s, not %s %s", what, article, given)
+	case errors.As(err, &se):
+		return fmt.Sprintf("%s (at byte %d)", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "the document ends too early"
+	}
+	return "not a JSON object of the push format"
+}
+
+// jsonKind names the JSON value a Go kind decodes from.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer in range"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct, reflect.Pointer:
+		return "an object"
+	}
+	return "another kind of value"
 }
 
 func validatePushEvent(e *PushEvent) error {

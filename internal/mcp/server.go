@@ -535,7 +535,7 @@ func decodeArgs(tool string, raw json.RawMessage, resolved *jsonschema.Resolved,
 	m := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: expected a JSON object (%v)", err)
+			return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: expected a JSON object of named arguments")
 		}
 	}
 	// A null argument means "not given" (some clients send null for every
@@ -552,9 +552,24 @@ func decodeArgs(tool string, raw json.RawMessage, resolved *jsonschema.Resolved,
 	}
 	b, _ := json.Marshal(m)
 	if err := json.Unmarshal(b, v); err != nil {
-		return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: %s", oneLine(err.Error()))
+		return argErr(err)
 	}
 	return nil
+}
+
+// argErr words a decoding failure of arguments that passed the schema (a
+// number too large for its parameter) in the tool's terms: the parameter
+// and the value, never the decoder's text (Go type and struct names).
+func argErr(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		param := te.Field
+		if i := strings.LastIndexByte(param, '.'); i >= 0 {
+			param = param[i+1:]
+		}
+		return hub.FieldErr(hub.CodeInvalidInput, param, "invalid argument %s: %s is out of range", param, te.Value)
+	}
+	return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: they do not match the tool's input schema")
 }
 
 var propertyRe = regexp.MustCompile(`/properties/([A-Za-z0-9_]+)(?:/items/\d+)?: (.*)$`)

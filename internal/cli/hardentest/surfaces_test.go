@@ -175,3 +175,21 @@ func TestBroadcastNamesAreNotIdentities(t *testing.T) {
 		t.Errorf("a broadcast name is listed as an agent:\n%s", out)
 	}
 }
+
+// TestPushErrorsNeverShowDecoderText: bb push and vybe push refuse a
+// wrongly typed document naming the field, never with Go's decoder text
+// ("cannot unmarshal … into Go struct field PushInput.task_id of type
+// string"). Every field is walked by hub's TestParsePushInputErrorText.
+func TestPushErrorsNeverShowDecoderText(t *testing.T) {
+	dir := newBoard(t)
+	const doc = `{"task_id":7,"event":{"kind":"k","message":"m"}}`
+	const want = "invalid JSON input: field task_id must be a string, not a number"
+	r := runIn(t, dir, nil, "bb", "--json", "--as", "amber", "push", "--data", doc)
+	if r.code != 1 || jsonField(t, r.stdout, "error.message") != want {
+		t.Errorf("bb push: exit %d %s", r.code, r.stdout)
+	}
+	r = runIn(t, dir, vybeEnv(dir), "vybe", "--agent", "amber", "--request-id", "d1", "push", "--json", doc)
+	if r.code != 1 || jsonField(t, r.stdout, "error") != want {
+		t.Errorf("vybe push: exit %d %s", r.code, r.stdout)
+	}
+}
