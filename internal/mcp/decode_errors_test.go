@@ -138,3 +138,32 @@ func TestSchemaMinimumsAndOneLineSubject(t *testing.T) {
 		t.Fatalf("refused calls wrote messages: %d", n)
 	}
 }
+
+// TestRepliesEscapeC1AndBidi: what the model reads carries stored C1
+// controls and bidi overrides as JSON \u escapes (the decoded reply is the
+// stored text, unchanged), and error messages echo them escaped.
+func TestRepliesEscapeC1AndBidi(t *testing.T) {
+	svc := newService(t)
+	cs := connect(t, newServer(t, svc, Options{Agent: "claude-1"}))
+	hostile := "ok \u0085\u009b\u202eevil\u2066 \x7f done"
+	ok(t, cs, "bb_post_message", map[string]any{"content": hostile})
+	r := callTool(t, cs, "bb_read_messages", map[string]any{})
+	raw := text(r)
+	for _, c := range raw {
+		if (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) {
+			t.Fatalf("%U reaches the model: %q", c, raw)
+		}
+	}
+	var back struct {
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(raw), &back); err != nil || len(back.Messages) != 1 || back.Messages[0].Content != hostile {
+		t.Fatalf("decoded %+v (%v), want the stored text", back, err)
+	}
+	e := callTool(t, cs, "bb_search", map[string]any{"query": "x", "kind": []any{"\u202ebad\u0085"}})
+	if !e.IsError || strings.ContainsAny(text(e), "\u202e\u0085") {
+		t.Fatalf("error echoes raw characters: %q", text(e))
+	}
+}

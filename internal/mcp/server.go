@@ -23,6 +23,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 // Tool profiles.
@@ -606,6 +607,7 @@ type ErrorBody struct {
 
 func errorResult(tool string, err error, n *hub.Notices) *sdk.CallToolResult {
 	code, msg := hub.CodeOf(err), hub.WordsOf(err, hub.Vocabulary{Field: func(f string) string { return paramOf(tool, f) }, Action: mcpAction})
+	msg = termtext.Line(msg) // the model reads it: stored text echoed in it is escaped
 	var field string
 	var he *hub.Error
 	if errors.As(err, &he) {
@@ -625,6 +627,9 @@ func okResult(tool string, v any, n *hub.Notices) (*sdk.CallToolResult, error) {
 	if err != nil {
 		return errorResult(tool, hub.Internal("encode reply", err), n), nil
 	}
+	// The same JSON with DEL, C1 and bidi characters as \u escapes: the
+	// model reads this text.
+	b = termtext.JSON(b)
 	r := &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: string(b)}},
 		StructuredContent: json.RawMessage(b),

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 )
@@ -44,6 +45,12 @@ func TestZeroLengthDatabaseIsNotANewBoard(t *testing.T) {
 		os.Remove(dbPath(dir) + f)
 	}
 	if err := os.WriteFile(dbPath(dir), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Emptied a while ago: an empty file modified in the last seconds may
+	// be a database another process is creating, which is waited for.
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(dbPath(dir), old, old); err != nil {
 		t.Fatal(err)
 	}
 	failsWith(t, dir, "IO_READ_FAILED", "is empty (0 bytes)", "log")

@@ -100,6 +100,35 @@ type Options struct {
 	InitEmpty bool
 }
 
+// A process creating a database on first use (agent-mail, vybe) leaves
+// its file empty until its first write: another process that finds an
+// empty file modified within creatingWindow waits up to creatingWait for
+// it to grow before taking it for an emptied board.
+const (
+	creatingWindow = 5 * time.Second
+	creatingWait   = 2 * time.Second
+)
+
+// awaitFirstWrite returns path's file info once it is not empty, or the
+// last one seen when the empty file is older than creatingWindow or has
+// not grown within creatingWait.
+func awaitFirstWrite(path string, fi os.FileInfo) os.FileInfo {
+	if time.Since(fi.ModTime()) > creatingWindow {
+		return fi
+	}
+	for deadline := time.Now().Add(creatingWait); time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		next, err := os.Stat(path)
+		if err != nil {
+			return fi
+		}
+		if fi = next; fi.Size() > 0 {
+			return fi
+		}
+	}
+	return fi
+}
+
 // Open opens (and migrates) the database at path.
 func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	if o.BusyTimeoutMS <= 0 {
@@ -109,6 +138,9 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 		o.LogResetBytes = DefaultLogResetBytes
 	}
 	fi, statErr := os.Stat(path)
+	if statErr == nil && fi.Size() == 0 && !o.InitEmpty {
+		fi = awaitFirstWrite(path, fi)
+	}
 	switch {
 	case statErr == nil && fi.IsDir():
 		return nil, isDir(path, nil)
