@@ -30,6 +30,11 @@ type Config struct {
 	SQLitePath string
 	// Create makes the SQLite file (and its folder) when missing.
 	Create bool
+	// InitEmpty lets an existing empty (0-byte) SQLite file become a new
+	// board: only for commands whose job is to make one (bb init, bb
+	// migrate's target). Any other open refuses such a file (a board
+	// whose file was truncated must not silently restart empty).
+	InitEmpty bool
 	// DatabaseURL, when set (BB_DATABASE_URL / --database-url), selects a
 	// server database instead of the file: postgres://… opens PostgreSQL
 	// (migrated on connect). Create does not apply to it.
@@ -128,7 +133,7 @@ func openStore(ctx context.Context, c Config) (*sqlstore.DB, error) {
 		}
 		return postgres.Open(ctx, c.DatabaseURL)
 	}
-	o := sqlite.Options{Create: c.Create, BusyTimeoutMS: c.BusyTimeoutMS}
+	o := sqlite.Options{Create: c.Create, InitEmpty: c.InitEmpty, BusyTimeoutMS: c.BusyTimeoutMS}
 	if c.LongLived {
 		o.CheckpointEvery = backgroundCheckpoint
 		o.NoMemoryMap = true

@@ -15,7 +15,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 // Clients lists the supported clients.
@@ -221,14 +226,14 @@ func editPaths(raw json.RawMessage) []string {
 	}
 	var out []string
 	for _, k := range []string{"file_path", "notebook_path", "path", "target_file"} {
-		if p := str(ti[k]); p != "" {
+		if p := rawStr(ti[k]); p != "" {
 			out = append(out, p)
 		}
 	}
-	if cmd := str(ti["command"]); cmd != "" {
+	if cmd := rawStr(ti["command"]); cmd != "" {
 		out = append(out, patchPaths(cmd)...)
 	}
-	if cmd := str(ti["patch"]); cmd != "" {
+	if cmd := rawStr(ti["patch"]); cmd != "" {
 		out = append(out, patchPaths(cmd)...)
 	}
 	return dedupe(out)
@@ -263,6 +268,86 @@ func dedupe(ps []string) []string {
 	return out
 }
 
+// rawStr is str for a path: the JSON string's bytes as sent. encoding/json
+// turns invalid UTF-8 and unpaired surrogate escapes into U+FFFD, which
+// would name another file (the edit check would reserve that name); here
+// they stay invalid, so the board's rule for paths refuses them.
+func rawStr(raw json.RawMessage) string {
+	s := str(raw)
+	if !strings.ContainsRune(s, utf8.RuneError) {
+		return s
+	}
+	if kept, ok := unquoteKeep(bytes.TrimSpace(raw)); ok {
+		return kept
+	}
+	return s
+}
+
+// unquoteKeep decodes a JSON string literal, keeping invalid UTF-8 bytes
+// as they are and writing an unpaired surrogate escape as its (invalid)
+// three-byte form.
+func unquoteKeep(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	b := raw[1 : len(raw)-1]
+	out := make([]byte, 0, len(b))
+	hex4 := func(i int) (rune, bool) {
+		if i+4 > len(b) {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(b[i:i+4]), 16, 32)
+		return rune(v), err == nil
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			out = append(out, b[i])
+			continue
+		}
+		i++
+		if i >= len(b) {
+			return "", false
+		}
+		switch b[i] {
+		case '"', '\\', '/':
+			out = append(out, b[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(i + 1)
+			if !ok {
+				return "", false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if i+2 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+					if r2, ok := hex4(i + 3); ok {
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							out = utf8.AppendRune(out, d)
+							i += 6
+							continue
+						}
+					}
+				}
+				out = append(out, byte(0xe0|r>>12), byte(0x80|(r>>6)&0x3f), byte(0x80|r&0x3f))
+				continue
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
+}
+
 func str(raw json.RawMessage) string {
 	var s string
 	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
@@ -270,6 +355,12 @@ func str(raw json.RawMessage) string {
 	}
 	return s
 }
+
+// Every text a reply carries is read by the model (and shown to the person
+// in the client): it goes through termtext.Text, the rule of bb's human
+// output, so stored control characters (C0, DEL, C1) and bidirectional
+// overrides arrive as visible escapes, never as the characters themselves
+// (JSON would carry them through). Newlines and tabs are kept.
 
 // Context renders text to inject into the model's context at event, or nil
 // when the client has no documented way to do so at that event (or text is
@@ -279,6 +370,7 @@ func Context(client, event, text string) []byte {
 	if !ok || text == "" || !spec.Injects {
 		return nil
 	}
+	text = termtext.Text(text)
 	switch client {
 	case "claude", "codex", "gemini":
 		if spec.Kind == KindStop {
@@ -299,6 +391,7 @@ func Deny(client, event, reason string) []byte {
 	if !ok || spec.Kind != KindPreTool {
 		return nil
 	}
+	reason = termtext.Text(reason)
 	switch client {
 	case "claude", "codex":
 		return marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": spec.Name,
@@ -319,6 +412,7 @@ func Continue(client, event, text string) []byte {
 	if !ok || spec.Kind != KindStop || text == "" {
 		return nil
 	}
+	text = termtext.Text(text)
 	switch client {
 	case "claude", "codex":
 		return marshal(map[string]any{"decision": "block", "reason": text})

@@ -3,6 +3,7 @@ package hookio
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -123,4 +124,70 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRepliesEscapeControlCharacters: every text the model reads arrives
+// with control characters (C0 but newline and tab, DEL, C1) and bidi
+// overrides as visible escapes, whichever reply carries it.
+func TestRepliesEscapeControlCharacters(t *testing.T) {
+	hostile := "line one\n\tkept\x1b[2J\r\x7f\u0085\u009b\u202eevil\u2066"
+	for name, out := range map[string][]byte{
+		"context":  Context("claude", "UserPromptSubmit", hostile),
+		"cursor":   Context("cursor", "sessionStart", hostile),
+		"deny":     Deny("claude", "PreToolUse", hostile),
+		"gemini":   Deny("gemini", "BeforeTool", hostile),
+		"continue": Continue("claude", "Stop", hostile),
+	} {
+		if out == nil {
+			t.Fatalf("%s: no reply", name)
+		}
+		var doc any
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var texts []string
+		var walk func(v any)
+		walk = func(v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for _, e := range x {
+					walk(e)
+				}
+			case string:
+				texts = append(texts, x)
+			}
+		}
+		walk(doc)
+		found := false
+		for _, s := range texts {
+			for _, r := range s {
+				if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+					t.Errorf("%s: %U reaches the model: %q", name, r, s)
+				}
+			}
+			if strings.Contains(s, `line one`+"\n\t"+`kept\x1b[2J\r\x7f\u0085\u009b\u202eevil\u2066`) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: the text is not there, escaped and readable: %q", name, texts)
+		}
+	}
+}
+
+// TestPathsKeepInvalidUTF8: a path with invalid UTF-8 (a raw byte, or an
+// unpaired surrogate escape) is read as sent, not as another name with
+// U+FFFD in it; valid escapes decode as usual.
+func TestPathsKeepInvalidUTF8(t *testing.T) {
+	for payload, want := range map[string]string{
+		"{\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"src/a\xff.go\"}}":     "src/a\xff.go",
+		`{"tool_name":"Write","tool_input":{"file_path":"src/b\udc80.go"}}`:             "src/b\xed\xb2\x80.go",
+		`{"tool_name":"Write","tool_input":{"file_path":"src/c\ud83d\ude00\u00e9.go"}}`: "src/c😀é.go",
+		`{"tool_name":"Write","tool_input":{"file_path":"src/d\ufffd.go"}}`:             "src/d\ufffd.go",
+	} {
+		in, ok := Parse("claude", []byte(payload))
+		if !ok || len(in.Paths) != 1 || in.Paths[0] != want {
+			t.Errorf("%s: paths %q, want %q", payload, in.Paths, want)
+		}
+	}
 }

@@ -38,6 +38,9 @@ func ValidateAgentName(field, id string) error {
 	if prevDash {
 		return FieldErr(CodeInvalidArgs, field, "agent id %q must not end with a dash", id)
 	}
+	if err := ValidateStoredAgentID(id); err != nil {
+		return FieldErr(CodeInvalidArgs, field, "%s", MessageOf(err))
+	}
 	return nil
 }
 

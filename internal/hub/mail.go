@@ -156,8 +156,10 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 	if err := ValidateAgentRef("from", in.From); err != nil {
 		return MailItem{}, err
 	}
-	if err := ValidateAgentRef("to", in.To); err != nil {
-		return MailItem{}, err
+	if in.To != BroadcastName && in.To != Broadcast {
+		if err := ValidateAgentRef("to", in.To); err != nil {
+			return MailItem{}, err
+		}
 	}
 	if err := validateBead(in.BeadID); err != nil {
 		return MailItem{}, err
@@ -167,6 +169,11 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 	}
 	if err := TextArg("subject", in.Subject, MaxSubjectLen); err != nil {
 		return MailItem{}, err
+	}
+	if strings.ContainsAny(in.Subject, "\r\n") {
+		// A subject is one line (inbox lines, notices and hook briefs
+		// print it as one); the body holds the rest.
+		return MailItem{}, FieldErr(CodeInvalidArgs, "subject", "subject must be one line: put line breaks in the body")
 	}
 	if err := TextArg("body", in.Body, MaxMessageLen); err != nil {
 		return MailItem{}, err

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -21,6 +24,13 @@ type PushInput struct {
 	Memories   []PushMemory   `json:"memories,omitempty"`
 	Artifacts  []PushArtifact `json:"artifacts,omitempty"`
 	TaskStatus *PushStatus    `json:"task_status,omitempty"`
+	// ArtifactPathsAsGiven records artifact file paths as given, never
+	// opening or resolving them: the vybe contract (the original stores
+	// any file_path, absolute or outside the project, and scripts written
+	// for it push such paths). Without it the paths follow the rules of
+	// `bb artifact add` (relative, inside the project). A surface sets it;
+	// a push document cannot (ParsePushInput clears it).
+	ArtifactPathsAsGiven bool `json:"artifact_paths_as_given,omitempty"`
 }
 
 // PushEvent is a free-form timeline entry.
@@ -106,6 +116,7 @@ func ParsePushInput(b []byte) (PushInput, error) {
 	if dec.More() {
 		return PushInput{}, FieldErr(CodeInvalidInput, "json", "invalid JSON input: unexpected data after the JSON object")
 	}
+	in.ArtifactPathsAsGiven = false
 	if in.Event == nil && len(in.Memories) == 0 && len(in.Artifacts) == 0 && in.TaskStatus == nil {
 		return in, FieldErr(CodeInvalidInput, "json", "push requires at least one operation (event, memories, artifacts, or task_status)")
 	}
@@ -136,8 +147,55 @@ func ParsePushInput(b []byte) (PushInput, error) {
 	return in, nil
 }
 
+// jsonErrText words a JSON decoding error for a person or a model: which
+// field has the wrong kind of value, or where the syntax breaks; never the
+// decoder's own text (Go type and struct names).
 func jsonErrText(err error) string {
-	return strings.TrimPrefix(err.Error(), "json: ")
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		what, given := jsonKind(te.Type.Kind()), te.Value
+		switch given {
+		case "":
+			given = "value"
+		case "bool":
+			given = "boolean"
+		}
+		article := "a"
+		if strings.ContainsAny(given[:1], "aeiou") {
+			article = "an"
+		}
+		if te.Field != "" {
+			return fmt.Sprintf("field %s must be %s, not %s %s", te.Field, what, article, given)
+		}
+		return fmt.Sprintf("the document must be %s, not %s %s", what, article, given)
+	case errors.As(err, &se):
+		return fmt.Sprintf("%s (at byte %d)", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "the document ends too early"
+	}
+	return "not a JSON object of the push format"
+}
+
+// jsonKind names the JSON value a Go kind decodes from.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer in range"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct, reflect.Pointer:
+		return "an object"
+	}
+	return "another kind of value"
 }
 
 func validatePushEvent(e *PushEvent) error {
@@ -195,8 +253,12 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 		mems[i] = mi
 	}
 	// Task artifact paths follow the rules of `bb artifact add`: relative,
-	// no "..", and inside the project once symlinks are followed.
+	// no "..", and inside the project once symlinks are followed; unless
+	// the surface's contract records them as given (vybe).
 	for _, a := range in.Artifacts {
+		if in.ArtifactPathsAsGiven {
+			break
+		}
 		if _, err := CleanArtifactPath(s.ProjectRoot, a.FilePath); err != nil {
 			return PushResult{}, err
 		}

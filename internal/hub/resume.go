@@ -417,12 +417,13 @@ func (s *Service) brief(ctx context.Context, tx Tx, focus, p string, scoped bool
 	if err != nil {
 		return b, err
 	}
-	b.RecentEvents = ViewEvents(reverse(evs))
+	// Newest first, as the original vybe's brief (ORDER BY id DESC).
+	b.RecentEvents = ViewEvents(evs)
 	reasons, err := tx.TaskEvents(ctx, TaskEventFilter{TaskID: task.ID, Kind: KindReasoning, Limit: briefReasonLimit})
 	if err != nil {
 		return b, err
 	}
-	b.PriorReasoning = ViewEvents(reverse(reasons))
+	b.PriorReasoning = ViewEvents(reasons)
 	arts, err := tx.ListTaskArtifacts(ctx, task.ID, briefArtifactLimit)
 	if err != nil {
 		return b, err
@@ -445,14 +446,6 @@ func (s *Service) brief(ctx context.Context, tx Tx, focus, p string, scoped bool
 		}
 	}
 	return b, nil
-}
-
-func reverse[T any](s []T) []T {
-	out := make([]T, len(s))
-	for i, v := range s {
-		out[len(s)-1-i] = v
-	}
-	return out
 }
 
 // PromptHeader starts every resume prompt.

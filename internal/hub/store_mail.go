@@ -18,7 +18,8 @@ type MailTx interface {
 	// owed starts there (an index bound kept by the store; counts stay
 	// correct whether or not it moved).
 	AdvanceAckCursor(ctx context.Context, agent string) error
-	// MarkRead sets agent's read_at of m to at when it is not set yet.
+	// MarkRead sets agent's read_at of m to at, written with at's own UTC
+	// offset (see MailReadInput.LocalOffset), when it is not set yet.
 	MarkRead(ctx context.Context, m *Message, agent string, at time.Time) error
 	// MarkAcked sets agent's acked_at of m to at when it is not set yet.
 	// It does not touch read_at (the two are independent columns).

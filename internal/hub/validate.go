@@ -260,10 +260,15 @@ func HasControl(s string) bool {
 
 // ValidateStoredAgentID is the core's rule for any agent id, whatever the
 // surface: non-empty, at most 128 bytes, valid UTF-8, no whitespace or
-// control characters. Surfaces add their own grammar on top.
+// control characters, and not a name of the broadcast address ("*",
+// "broadcast" in any case: an agent so named would be told every broadcast
+// is addressed to it). Surfaces add their own grammar on top.
 func ValidateStoredAgentID(id string) error {
 	if id == "" {
 		return FieldErr(CodeInvalidIdentity, "agent", "agent id cannot be empty")
+	}
+	if id == Broadcast || strings.EqualFold(id, BroadcastName) {
+		return FieldErr(CodeInvalidIdentity, "agent", "agent id %q is reserved: it names the broadcast address", id)
 	}
 	if len(id) > MaxStoredAgentIDLen {
 		return FieldErr(CodeInvalidIdentity, "agent", "agent id too long: %d bytes (max %d)", len(id), MaxStoredAgentIDLen)

@@ -53,6 +53,12 @@ func items(maxItems int, each rule) rule {
 	}
 }
 
+// checkedByShape are the parameters whose rule the checking (loose)
+// schema applies too: paging, and numbers the core reads 0 of as "not
+// given" (reply_to: 0 would post a new message, not a reply), so only the
+// schema can hold the minimum it advertises.
+var checkedByShape = map[string]bool{"limit": true, "reply_to": true, "replies_to": true}
+
 // paramRules are the rules of a parameter name in every tool; toolRules
 // ("tool.param") win over them where one name means a different thing.
 var paramRules = map[string]rule{
@@ -145,8 +151,8 @@ func paramOf(tool, field string) string {
 // absent), the core's rules, no titles. It panics when a parameter has no
 // description (a programming error caught by any test).
 //
-// With loose set, the core's rules are left out (limit's range aside, a
-// rule of paging): that schema checks the arguments' shape before the
+// With loose set, the core's rules are left out (but checkedByShape's):
+// that schema checks the arguments' shape before the
 // call, and the core then applies its rules with its own error codes, the
 // ones the CLI gives for the same value.
 func shapeInput(tool string, s *jsonschema.Schema, loose bool) {
@@ -163,7 +169,7 @@ func shapeInput(tool string, s *jsonschema.Schema, loose bool) {
 		if p.Items != nil {
 			p.Items.Type, p.Items.Types = singleType(p.Items), nil
 		}
-		if loose && name != "limit" {
+		if loose && !checkedByShape[name] {
 			continue
 		}
 		if r, ok := toolRules[tool+"."+name]; ok {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 // Tool profiles.
@@ -535,7 +536,7 @@ func decodeArgs(tool string, raw json.RawMessage, resolved *jsonschema.Resolved,
 	m := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: expected a JSON object (%v)", err)
+			return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: expected a JSON object of named arguments")
 		}
 	}
 	// A null argument means "not given" (some clients send null for every
@@ -552,9 +553,24 @@ func decodeArgs(tool string, raw json.RawMessage, resolved *jsonschema.Resolved,
 	}
 	b, _ := json.Marshal(m)
 	if err := json.Unmarshal(b, v); err != nil {
-		return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: %s", oneLine(err.Error()))
+		return argErr(err)
 	}
 	return nil
+}
+
+// argErr words a decoding failure of arguments that passed the schema (a
+// number too large for its parameter) in the tool's terms: the parameter
+// and the value, never the decoder's text (Go type and struct names).
+func argErr(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		param := te.Field
+		if i := strings.LastIndexByte(param, '.'); i >= 0 {
+			param = param[i+1:]
+		}
+		return hub.FieldErr(hub.CodeInvalidInput, param, "invalid argument %s: %s is out of range", param, te.Value)
+	}
+	return hub.Errorf(hub.CodeInvalidInput, "invalid arguments: they do not match the tool's input schema")
 }
 
 var propertyRe = regexp.MustCompile(`/properties/([A-Za-z0-9_]+)(?:/items/\d+)?: (.*)$`)
@@ -591,6 +607,7 @@ type ErrorBody struct {
 
 func errorResult(tool string, err error, n *hub.Notices) *sdk.CallToolResult {
 	code, msg := hub.CodeOf(err), hub.WordsOf(err, hub.Vocabulary{Field: func(f string) string { return paramOf(tool, f) }, Action: mcpAction})
+	msg = termtext.Line(msg) // the model reads it: stored text echoed in it is escaped
 	var field string
 	var he *hub.Error
 	if errors.As(err, &he) {
@@ -610,6 +627,9 @@ func okResult(tool string, v any, n *hub.Notices) (*sdk.CallToolResult, error) {
 	if err != nil {
 		return errorResult(tool, hub.Internal("encode reply", err), n), nil
 	}
+	// The same JSON with DEL, C1 and bidi characters as \u escapes: the
+	// model reads this text.
+	b = termtext.JSON(b)
 	r := &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: string(b)}},
 		StructuredContent: json.RawMessage(b),

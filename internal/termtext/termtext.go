@@ -6,8 +6,9 @@
 // overwrite what was printed before, and bidirectional overrides reorder what
 // the reader sees. Human renderers pass every stored string through Line (or
 // Text for multi-line bodies) so the terminal only ever receives control
-// characters the program produced itself. JSON output does not need this: the
-// encoder escapes control characters already.
+// characters the program produced itself. JSON output goes through JSON,
+// which escapes what the encoder leaves raw (DEL, C1, bidi) as \u escapes
+// without changing the decoded values.
 package termtext
 
 import (
@@ -130,4 +131,33 @@ func (w Writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// JSON escapes, in an encoded JSON document, the characters a JSON encoder
+// leaves raw that a terminal would act on or that reorder what a reader
+// sees: DEL, C1 controls and bidirectional formatting characters become
+// \u escapes. The document decodes to exactly the same values (it stays
+// the raw data, e.g. `bb export`); only its bytes are safe to print. C0
+// controls are escaped by the encoder already. Such characters can only
+// occur inside JSON strings, so every occurrence is rewritten.
+func JSON(doc []byte) []byte {
+	i := firstUnsafe(string(doc), true)
+	if i < 0 {
+		return doc
+	}
+	out := make([]byte, 0, len(doc)+16)
+	out = append(out, doc[:i]...)
+	for i < len(doc) {
+		r, size := utf8.DecodeRune(doc[i:])
+		if size > 1 || r == 0x7f {
+			if r == 0x7f || (r >= 0x80 && r <= 0x9f) || bidi(r) {
+				out = fmt.Appendf(out, `\u%04x`, r)
+				i += size
+				continue
+			}
+		}
+		out = append(out, doc[i:i+size]...)
+		i += size
+	}
+	return out
 }

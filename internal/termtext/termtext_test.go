@@ -2,6 +2,7 @@ package termtext
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -74,4 +75,31 @@ func FuzzLine(f *testing.F) {
 			t.Fatalf("Clean(%q) disagrees with Line", s)
 		}
 	})
+}
+
+func TestJSONEscapesWhatTheEncoderLeavesRaw(t *testing.T) {
+	in := map[string]string{"body": "a\x1b[2J\x7f\u0085\u009b\u202eevil\u2066 ok é 中\n"}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	safe := JSON(raw)
+	for _, r := range string(safe) {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || bidi(r) {
+			t.Fatalf("%U left raw in %s", r, safe)
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal(safe, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back["body"] != in["body"] {
+		t.Fatalf("decoded %q, want %q", back["body"], in["body"])
+	}
+	if !strings.Contains(string(safe), `é 中`) {
+		t.Fatalf("printable text was escaped: %s", safe)
+	}
+	if clean := []byte(`{"a":"b"}`); &JSON(clean)[0] != &clean[0] {
+		t.Fatal("a clean document is copied")
+	}
 }

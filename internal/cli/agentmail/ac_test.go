@@ -256,12 +256,12 @@ func TestAC19_ReadLimit(t *testing.T) {
 	eqList(t, "limit 1", ids(b.list("read", "proj:receiver", "--all", "--limit", "1", "--no-mark-read")), []string{first["id"].(string)})
 	eqList(t, "limit 2", ids(b.list("read", "proj:receiver", "--limit", "2", "--no-mark-read")), []string{first["id"].(string), second["id"].(string)})
 	eq(t, "limit 0", b.ok("read", "proj:receiver", "--limit", "0").stdout, "[]\n")
-	// A negative limit is refused (the original passed it to SQLite, where
-	// it meant "no limit"; the hub refuses negative limits on every surface).
-	if msg := b.fail("read", "proj:receiver", "--limit", "-1", "--no-mark-read"); msg != "Invalid --limit: -1. Must be 0 or more." {
-		t.Fatal(msg)
-	}
-	_ = bcast
+	// A negative limit is no cap: the original passed it to SQLite's
+	// LIMIT, where -1 means "no limit".
+	eqList(t, "limit -1", ids(b.list("read", "proj:receiver", "--limit", "-1", "--no-mark-read")),
+		[]string{first["id"].(string), second["id"].(string), bcast["id"].(string)})
+	eqList(t, "limit -7", ids(b.list("read", "proj:receiver", "--limit", "-7", "--no-mark-read")),
+		[]string{first["id"].(string), second["id"].(string), bcast["id"].(string)})
 	// The limit applies to what is marked read.
 	b.ok("read", "proj:receiver", "--limit", "1")
 	eqList(t, "rest", ids(b.list("read", "proj:receiver")), []string{second["id"].(string), bcast["id"].(string)})
@@ -712,6 +712,19 @@ func TestAC45_UUID4AndISOTimestamps(t *testing.T) {
 	eq(t, "read shows local time", l[1]["created"].(string), m2["created"].(string))
 	if !strings.HasSuffix(l[0]["read_at"].(string), "+05:30") {
 		t.Fatalf("read_at %q", l[0]["read_at"])
+	}
+	// TC11: read_at is stored as the original wrote it, with the reader's
+	// local offset (datetime.now().astimezone()), for direct messages and
+	// broadcast receipts alike.
+	bc := b.send("p:a", "*", "all")
+	b.ok("read", "p:b")
+	for _, q := range []string{
+		`SELECT read_at FROM messages WHERE id = '` + m2["id"].(string) + `'`,
+		`SELECT read_at FROM broadcast_acks WHERE message_id = '` + bc["id"].(string) + `' AND agent = 'p:b'`,
+	} {
+		if v := b.nullable(q); v == nil || !strings.HasSuffix(*v, "+05:30") || !isoRe.MatchString(*v) {
+			t.Fatalf("%s: stored %v, want the local offset +05:30", q, v)
+		}
 	}
 	// Python omits the fraction when microseconds are 0.
 	b.env["BB_NOW"] = "2030-01-02T03:04:05Z"

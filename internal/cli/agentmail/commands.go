@@ -174,6 +174,7 @@ func (a *app) readCmd() *cobra.Command {
 			}
 			rows, err := svc.ReadAgentMail(cmd.Context(), mailrules.MailReadInput{
 				Agent: agent, All: all, From: from, Limit: limit, Thread: thread, NoMarkRead: noMark,
+				LocalOffset: a.localOffset(),
 			})
 			if err != nil {
 				return err

@@ -209,3 +209,15 @@ func progOf(c *cobra.Command) string {
 	}
 	return Prog + " " + c.Name()
 }
+
+// localOffset is the UTC offset, in seconds, of the local time zone (Loc)
+// now: the original wrote read_at as datetime.now().astimezone() (seed 004
+// TC11).
+func (a *app) localOffset() int {
+	clock, err := hub.ClockFromEnv(a.env.Getenv("BB_NOW"))
+	if err != nil {
+		clock = hub.SystemClock{}
+	}
+	_, off := clock.Now().In(a.env.Loc).Zone()
+	return off
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/procid"
 	"github.com/blackboard-hub/bb/internal/shellquote"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 // Hook budgets: a hook runs on the client's critical path (the edit check
@@ -114,7 +115,7 @@ func (a *app) runHook(ctx context.Context, args []string, agent string) {
 	select {
 	case r := <-done:
 		if r.note != "" {
-			a.errorf("%s\n", r.note)
+			a.errorf("%s\n", termtext.Text(r.note))
 		}
 		if len(r.out) > 0 {
 			_, _ = a.env.Stdout.Write(r.out)
@@ -177,6 +178,14 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if paths := inProject(svc.Root(), wd, in.Paths); len(paths) > 0 {
 			// The session is looked up in the check's own read.
 			dec, err := svc.CheckEdit(ctx, hooks.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName})
+			var he *hub.Error
+			if errors.As(err, &he) && he.Code == hub.CodeInvalidArgs && he.Field == "scope" {
+				// A path the board cannot hold (not UTF-8, control
+				// characters, too long): refused, nothing reserved. It is
+				// the edit's input, not a failure of the board, so the
+				// hook does not fail open.
+				return hookio.Deny(client, event, "bb: this edit's path cannot be checked against the board's reservations ("+he.Message+"); use a file name that is UTF-8 text"), "", nil
+			}
 			if err != nil {
 				return nil, "", err
 			}

@@ -75,7 +75,7 @@ command also does, on connect) and .bb/ only marks the project root.`,
 					return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot write " + gi, Err: err}
 				}
 			}
-			b, err := boot.Open(cmd.Context(), boot.Config{SQLitePath: dbPath, Create: true, DatabaseURL: dbURL, ProjectRoot: dir})
+			b, err := boot.Open(cmd.Context(), boot.Config{SQLitePath: dbPath, Create: true, InitEmpty: true, DatabaseURL: dbURL, ProjectRoot: dir})
 			if err != nil {
 				return err
 			}

@@ -108,7 +108,7 @@ func (a *app) boardSpec(spec string, create bool, field string) (boot.Config, er
 	if isDir(p) {
 		return boot.Config{}, hub.FieldErr(hub.CodeInvalidInput, field, "--%s %s is a directory; give a database file path", field, p)
 	}
-	return boot.Config{SQLitePath: p, Create: create}, nil
+	return boot.Config{SQLitePath: p, Create: create, InitEmpty: create}, nil
 }
 
 // migrateProgress draws the copy's progress on stderr: a redrawn bar on a

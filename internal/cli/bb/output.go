@@ -25,7 +25,9 @@ func writeJSON(w io.Writer, v any) {
 		fmt.Fprintf(w, `{"ok":false,"command":"","data":null,"error":{"code":"INTERNAL_ERROR","message":"cannot encode reply"}}`+"\n")
 		return
 	}
-	_, _ = w.Write(buf.Bytes())
+	// Stored DEL, C1 and bidi characters as \u escapes: the same JSON,
+	// safe to print on a terminal (bb export, --json replies).
+	_, _ = w.Write(termtext.JSON(buf.Bytes()))
 }
 
 // reply prints a successful result: the envelope in --json mode, or what

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 )
@@ -46,8 +47,24 @@ func TestZeroLengthDatabaseIsNotANewBoard(t *testing.T) {
 	if err := os.WriteFile(dbPath(dir), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Emptied a while ago: an empty file modified in the last seconds may
+	// be a database another process is creating, which is waited for.
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(dbPath(dir), old, old); err != nil {
+		t.Fatal(err)
+	}
 	failsWith(t, dir, "IO_READ_FAILED", "is empty (0 bytes)", "log")
 	failsWith(t, dir, "IO_READ_FAILED", "run 'bb init' to start a new, empty board", "--as", "alice", "post", "x")
+	// One rule on every surface: agent-mail and vybe, which create a
+	// missing database, refuse an empty one too.
+	r := runIn(t, dir, []string{"AGENT_MAIL_DB=" + dbPath(dir)}, "agent-mail", "read", "proj:bob")
+	if r.code != 1 || !strings.Contains(r.stderr, "is empty (0 bytes)") || !strings.HasPrefix(r.stderr, `{"error": `) {
+		t.Errorf("agent-mail on an empty file: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runIn(t, dir, vybeEnv(dir), "vybe", "--agent", "amber", "--request-id", "z1", "task", "create", "--title", "t")
+	if r.code != 1 || !strings.Contains(r.stdout, "is empty (0 bytes)") || jsonField(t, r.stdout, "success") != "false" {
+		t.Errorf("vybe on an empty file: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
 	if fi, _ := os.Stat(dbPath(dir)); fi.Size() != 0 {
 		t.Fatalf("the empty file was initialised by a command other than bb init (%d bytes)", fi.Size())
 	}

@@ -56,8 +56,10 @@ func TestHumanOutputEscapesControlCharacters(t *testing.T) {
 	bb("--as", "amber-otter", "artifact", "add", "notes.md", h, "--version", hs)
 	bb("--as", "amber-otter", "task", "create", h, "--desc", h)
 	bb("--as", "amber-otter", "memory", "set", "k", h, "--type", "string")
+	// A subject is one line: its line breaks are refused (below).
+	oneLine := strings.NewReplacer("\n", "", "\r", "").Replace(h)
 	sent := must(t, dir, nil, "bb", "--json", "agent", "send", "--from", "amber-otter", "--to", "blue-heron", "--bead", "bb-1",
-		"--category", "HANDOFF", "--subject", h, "--body", h, "--next-action", h)
+		"--category", "HANDOFF", "--subject", oneLine, "--body", h, "--next-action", h)
 	id := jsonField(t, sent.stdout, "data.message_id")
 	bb("agent", "reserve", "--agent", "amber-otter", "--scope", "src/x.go", "--bead", "bb-1")
 	task := jsonField(t, must(t, dir, nil, "bb", "--json", "task", "list").stdout, "data.0.id")
@@ -95,8 +97,10 @@ func TestHumanOutputEscapesControlCharacters(t *testing.T) {
 	bb("--as", "cyan-crane", "artifact", "add", "b.md", forged)
 	bb("--as", "cyan-crane", "task", "create", forged)
 	bb("--as", "cyan-crane", "memory", "set", "k2", forged)
-	bb("agent", "send", "--from", "cyan-crane", "--to", "blue-heron", "--bead", "bb-2",
-		"--category", "INFO", "--subject", forged, "--body", "b")
+	if r := runIn(t, dir, nil, "bb", "--json", "agent", "send", "--from", "cyan-crane", "--to", "blue-heron", "--bead", "bb-2",
+		"--category", "INFO", "--subject", forged, "--body", "b"); r.code != 1 || jsonField(t, r.stdout, "error.field") != "subject" {
+		t.Errorf("a subject with a line break: exit %d %s", r.code, r.stdout)
+	}
 	for _, v := range views[:len(views)-2] {
 		r := runIn(t, dir, nil, "bb", v...)
 		for _, line := range strings.Split(r.stdout, "\n") {

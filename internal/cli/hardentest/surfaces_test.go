@@ -11,10 +11,13 @@ func vybeEnv(dir string) []string {
 	return []string{"VYBE_DB_PATH=" + filepath.Join(dir, ".bb", "blackboard.db")}
 }
 
-// TestSamePathAndLimitRulesOnEverySurface reproduces the report: task
-// artifact paths that `bb artifact add` refuses were accepted by bb push and
-// vybe push, vybe push recorded an event for a task that does not exist, and
-// negative limits were accepted by agent-mail read and vybe resume.
+// TestSamePathAndLimitRulesOnEverySurface: task artifact paths that `bb
+// artifact add` refuses are refused by bb push too, and a push to a task
+// that does not exist records nothing. The drop-ins follow their originals
+// instead: vybe push records any artifact path as given (the original never
+// opens it), agent-mail read --limit -1 means no cap (the original handed it
+// to SQLite's LIMIT) and vybe resume --limit -1 the default (the original
+// reads <= 0 so).
 func TestSamePathAndLimitRulesOnEverySurface(t *testing.T) {
 	dir := newBoard(t)
 	venv := vybeEnv(dir)
@@ -25,10 +28,6 @@ func TestSamePathAndLimitRulesOnEverySurface(t *testing.T) {
 	before := events()
 	for i, p := range []string{"../../../etc/shadow", "/home/someone/.ssh/id_rsa", "src/../../x", "a/\xff.go"} {
 		body := `{"task_id":"` + task + `","artifacts":[{"file_path":` + quote(p) + `}]}`
-		r := runIn(t, dir, venv, "vybe", "--agent", "amber", "--request-id", "p"+string(rune('a'+i)), "push", "--json", body)
-		if r.code != 1 || jsonField(t, r.stdout, "success") != "false" {
-			t.Errorf("vybe push %q: exit %d %s", p, r.code, r.stdout)
-		}
 		b := runIn(t, dir, nil, "bb", "--json", "--as", "amber", "push", "--data", body)
 		if b.code != 1 || (jsonField(t, b.stdout, "error.code") != "PATH_TRAVERSAL" && jsonField(t, b.stdout, "error.code") != "INVALID_INPUT") {
 			t.Errorf("bb push %q: exit %d %s", p, b.code, b.stdout)
@@ -45,16 +44,45 @@ func TestSamePathAndLimitRulesOnEverySurface(t *testing.T) {
 	if after := events(); after != before {
 		t.Fatalf("refused pushes recorded events:\nbefore %s\nafter  %s", before, after)
 	}
-	// A path inside the project still works on both.
+	// A path inside the project works on both.
 	must(t, dir, venv, "vybe", "--agent", "amber", "--request-id", "ok1", "push", "--json", `{"task_id":"`+task+`","artifacts":[{"file_path":"out/report.md"}]}`)
+	must(t, dir, nil, "bb", "--as", "amber", "push", "--data", `{"task_id":"`+task+`","artifacts":[{"file_path":"out/other.md"}]}`)
+	// vybe records any path as given, and never opens it (none exists).
+	outside := []string{"../../../etc/shadow", "/home/someone/.ssh/id_rsa", "src/../../x"}
+	for i, p := range outside {
+		body := `{"task_id":"` + task + `","artifacts":[{"file_path":` + quote(p) + `}]}`
+		must(t, dir, venv, "vybe", "--agent", "amber", "--request-id", "v"+string(rune('a'+i)), "push", "--json", body)
+	}
+	// A document cannot ask bb push for vybe's rule.
+	b := runIn(t, dir, nil, "bb", "--json", "--as", "amber", "push", "--data",
+		`{"task_id":"`+task+`","artifact_paths_as_given":true,"artifacts":[{"file_path":"/etc/passwd"}]}`)
+	if b.code != 1 || jsonField(t, b.stdout, "error.code") != "PATH_TRAVERSAL" {
+		t.Errorf("bb push with artifact_paths_as_given: exit %d %s", b.code, b.stdout)
+	}
+	listed := must(t, dir, venv, "vybe", "--agent", "amber", "artifacts", "list", "--task-id", task).stdout
+	for _, p := range append(outside, "out/report.md", "out/other.md") {
+		if !strings.Contains(listed, `"file_path":`+quote(p)) {
+			t.Errorf("vybe artifacts list lacks %q:\n%s", p, listed)
+		}
+	}
+	if strings.Contains(listed, "/etc/passwd") {
+		t.Errorf("bb push stored a refused path:\n%s", listed)
+	}
 
-	// Negative limits.
-	if r := runIn(t, dir, venv, "vybe", "--agent", "amber", "--request-id", "r1", "resume", "--limit", "-1"); r.code != 1 || !strings.Contains(r.stdout, "limit must be between 1 and 1000") {
-		t.Errorf("vybe resume --limit -1: exit %d %s", r.code, r.stdout)
+	// Negative limits: the drop-ins as their originals, bb refuses.
+	must(t, dir, venv, "vybe", "--agent", "amber", "--request-id", "r1", "resume", "--limit", "-1")
+	if r := runIn(t, dir, nil, "bb", "--json", "--as", "amber", "resume", "--limit", "-1"); r.code != 1 || !strings.Contains(r.stdout, "limit must be between 1 and 1000") {
+		t.Errorf("bb resume --limit -1: exit %d %s", r.code, r.stdout)
 	}
 	am := []string{"AGENT_MAIL_DB=" + filepath.Join(dir, ".bb", "blackboard.db")}
-	if r := runIn(t, dir, am, "agent-mail", "read", "proj:bob", "--limit", "-1"); r.code != 1 || !strings.Contains(r.stdout+r.stderr, "Invalid --limit: -1") {
-		t.Errorf("agent-mail read --limit -1: exit %d %s %s", r.code, r.stdout, r.stderr)
+	for i := range 3 {
+		must(t, dir, am, "agent-mail", "send", "--from", "proj:ann", "--to", "proj:bob", "--subject", "s"+string(rune('0'+i)))
+	}
+	if r := must(t, dir, am, "agent-mail", "read", "proj:bob", "--limit", "-1"); strings.Count(r.stdout, `"id"`) != 3 {
+		t.Errorf("agent-mail read --limit -1 returned not all 3:\n%s", r.stdout)
+	}
+	if r := must(t, dir, am, "agent-mail", "read", "proj:bob", "--all", "--limit", "-5"); strings.Count(r.stdout, `"id"`) != 3 {
+		t.Errorf("agent-mail read --limit -5 returned not all 3:\n%s", r.stdout)
 	}
 }
 
@@ -112,4 +140,56 @@ func quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// TestBroadcastNamesAreNotIdentities: "*" and "broadcast" name the
+// broadcast address, so no surface accepts them as an agent (an agent "*"
+// was told every broadcast was addressed to it); sending to them still
+// broadcasts.
+func TestBroadcastNamesAreNotIdentities(t *testing.T) {
+	dir := newBoard(t)
+	for _, id := range []string{"*", "broadcast", "Broadcast"} {
+		r := runIn(t, dir, nil, "bb", "--json", "--as", id, "post", "hi")
+		if r.code != 1 || jsonField(t, r.stdout, "error.code") != "INVALID_IDENTITY" || !strings.Contains(r.stdout, "broadcast address") {
+			t.Errorf("bb --as %q post: exit %d %s", id, r.code, r.stdout)
+		}
+		r = runIn(t, dir, vybeEnv(dir), "vybe", "--agent", id, "--request-id", "b1", "task", "create", "--title", "t")
+		if r.code != 1 || !strings.Contains(r.stdout, "broadcast address") {
+			t.Errorf("vybe --agent %q: exit %d %s", id, r.code, r.stdout)
+		}
+	}
+	r := runIn(t, dir, nil, "bb", "--json", "agent", "register", "--name", "broadcast", "--role", "r")
+	if r.code != 1 || !strings.Contains(r.stdout, "broadcast") {
+		t.Errorf("bb agent register --name broadcast: exit %d %s", r.code, r.stdout)
+	}
+	am := []string{"AGENT_MAIL_DB=" + filepath.Join(dir, ".bb", "blackboard.db")}
+	if r := runIn(t, dir, am, "agent-mail", "read", "*"); r.code != 1 {
+		t.Errorf("agent-mail read '*': exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// Broadcasting still works on every surface.
+	must(t, dir, nil, "bb", "--as", "alice", "post", "to all")
+	must(t, dir, am, "agent-mail", "send", "--from", "p:ann", "--to", "*", "--subject", "to all")
+	must(t, dir, nil, "bb", "agent", "register", "--name", "amber-otter", "--role", "r")
+	must(t, dir, nil, "bb", "agent", "send", "--from", "amber-otter", "--to", "broadcast", "--bead", "b-1", "--category", "INFO", "--subject", "s", "--body", "b")
+	if out := must(t, dir, nil, "bb", "--json", "agent", "list").stdout; strings.Contains(out, `"agent_id":"*"`) || strings.Contains(out, `"agent_id":"broadcast"`) {
+		t.Errorf("a broadcast name is listed as an agent:\n%s", out)
+	}
+}
+
+// TestPushErrorsNeverShowDecoderText: bb push and vybe push refuse a
+// wrongly typed document naming the field, never with Go's decoder text
+// ("cannot unmarshal … into Go struct field PushInput.task_id of type
+// string"). Every field is walked by hub's TestParsePushInputErrorText.
+func TestPushErrorsNeverShowDecoderText(t *testing.T) {
+	dir := newBoard(t)
+	const doc = `{"task_id":7,"event":{"kind":"k","message":"m"}}`
+	const want = "invalid JSON input: field task_id must be a string, not a number"
+	r := runIn(t, dir, nil, "bb", "--json", "--as", "amber", "push", "--data", doc)
+	if r.code != 1 || jsonField(t, r.stdout, "error.message") != want {
+		t.Errorf("bb push: exit %d %s", r.code, r.stdout)
+	}
+	r = runIn(t, dir, vybeEnv(dir), "vybe", "--agent", "amber", "--request-id", "d1", "push", "--json", doc)
+	if r.code != 1 || jsonField(t, r.stdout, "error") != want {
+		t.Errorf("vybe push: exit %d %s", r.code, r.stdout)
+	}
 }

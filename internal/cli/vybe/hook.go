@@ -16,6 +16,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/install"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 // hookSpec is one Claude Code hook event vybe installs.
@@ -399,8 +400,12 @@ func (a *app) runHook(cmd *cobra.Command, h hookSpec) error {
 		if err != nil {
 			return err
 		}
+		// The prompt goes into the model's context: stored control
+		// characters and bidi overrides arrive as visible escapes
+		// (termtext, the rule of bb's hooks and human output); the
+		// original passed them through, printable text is the same.
 		b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
-			"hookEventName": "SessionStart", "additionalContext": r.Prompt}})
+			"hookEventName": "SessionStart", "additionalContext": termtext.Text(r.Prompt)}})
 		_, _ = a.env.Stdout.Write(append(b, '\n'))
 		return nil
 	}

@@ -30,6 +30,12 @@ func (a *app) loopCmd() *cobra.Command {
 	hiddenStringAlias(stats.Flags(), &projectID, "project", "alias of --project-id")
 	c := namespace("loop", "Work-loop statistics", stats)
 	// As in the original, `vybe loop` with any flags prints its index.
+	// --project-dir is the loop's documented flag (seed 002: the workspace
+	// scope of resume and loop), so `vybe schema commands` lists it as
+	// the original's schema does; it is accepted and, like every flag of
+	// the original's loop here, changes nothing.
+	var projectDir string
+	c.Flags().StringVar(&projectDir, "project-dir", "", "workspace directory scope of the work loop (prints the loop index, as the original)")
 	c.FParseErrWhitelist.UnknownFlags = true
 	a.namespaceRun(c)
 	run := c.RunE

@@ -29,6 +29,10 @@ and applies it atomically (event, then memories, artifacts and status).`,
 			if err != nil {
 				return err
 			}
+			// Deliberately unlike `bb push`: the original vybe records any
+			// artifact file_path as given (it never opens it), and scripts
+			// written for it push absolute paths; bb keeps its rule.
+			in.ArtifactPathsAsGiven = true
 			ctx, agent, err := a.mutation(cmd.Context(), "push")
 			if err != nil {
 				return err

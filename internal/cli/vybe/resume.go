@@ -43,6 +43,11 @@ context (.data.prompt). --peek shows the brief and changes nothing.`,
 				return err
 			}
 			in.Agent = agent
+			if in.Limit < 0 {
+				// Deliberately unlike `bb resume`, which refuses it: the
+				// original vybe reads --limit <= 0 as its default (1000).
+				in.Limit = 0
+			}
 			r, err := svc.Resume(ctx, in)
 			if err != nil {
 				return err

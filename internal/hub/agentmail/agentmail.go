@@ -379,12 +379,20 @@ func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (hub.Mail
 // MailReadInput is `agent-mail read`. Empty strings mean "not given" (the
 // original tested them for truth).
 type MailReadInput struct {
-	Agent      string
-	All        bool
-	From       string
-	Limit      int // at least 0 (a negative limit is refused)
+	Agent string
+	All   bool
+	From  string
+	// Limit caps the rows; a negative limit is no cap. The original
+	// handed --limit to SQLite's LIMIT, where -1 means "no limit", and
+	// scripts written for it pass -1 (bb's own inbox refuses limits
+	// outside 1..500: this is Agent Mail's contract, not bb's).
+	Limit      int
 	Thread     string
 	NoMarkRead bool
+	// LocalOffset is the reader's UTC offset in seconds: read_at is
+	// written with it, as the original's datetime.now().astimezone()
+	// (seed 004 TC11), where every other timestamp is stored in UTC.
+	LocalOffset int
 }
 
 // ReadAgentMail returns an inbox (or a thread) after the opportunistic cleanup.
@@ -393,9 +401,6 @@ type MailReadInput struct {
 func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]hub.MailRow, error) {
 	if err := s.mailIdentity(ctx, in.Agent); err != nil {
 		return nil, err
-	}
-	if in.Limit < 0 {
-		return nil, hub.FieldErr(hub.CodeInvalidArgs, "limit", "Invalid --limit: %d. Must be 0 or more.", in.Limit)
 	}
 	if in.Thread != "" {
 		if err := ValidateMailUUID(in.Thread); err != nil {
@@ -437,7 +442,7 @@ func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]hub.Ma
 		}
 		broadcasts := false
 		for _, r := range rows {
-			if err := tx.MarkRead(ctx, &hub.Message{UUID: r.ID, To: r.Recipient}, in.Agent, now); err != nil {
+			if err := tx.MarkRead(ctx, &hub.Message{UUID: r.ID, To: r.Recipient}, in.Agent, now.In(time.FixedZone("", in.LocalOffset))); err != nil {
 				return nil, err
 			}
 			broadcasts = broadcasts || r.Recipient == hub.Broadcast

@@ -95,6 +95,38 @@ type Options struct {
 	// write-ahead log past which a commit copies the log into the database
 	// file and empties it (default DefaultLogResetBytes; see resetLog).
 	LogResetBytes int64
+	// InitEmpty lets an existing empty (0-byte) file become a new board;
+	// otherwise such a file is refused, whatever Create says.
+	InitEmpty bool
+}
+
+// A process creating a database on first use (agent-mail, vybe) leaves
+// its file empty until its first write: another process that finds an
+// empty file modified within creatingWindow waits up to creatingWait for
+// it to grow before taking it for an emptied board.
+const (
+	creatingWindow = 5 * time.Second
+	creatingWait   = 2 * time.Second
+)
+
+// awaitFirstWrite returns path's file info once it is not empty, or the
+// last one seen when the empty file is older than creatingWindow or has
+// not grown within creatingWait.
+func awaitFirstWrite(path string, fi os.FileInfo) os.FileInfo {
+	if time.Since(fi.ModTime()) > creatingWindow {
+		return fi
+	}
+	for deadline := time.Now().Add(creatingWait); time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		next, err := os.Stat(path)
+		if err != nil {
+			return fi
+		}
+		if fi = next; fi.Size() > 0 {
+			return fi
+		}
+	}
+	return fi
 }
 
 // Open opens (and migrates) the database at path.
@@ -106,17 +138,22 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 		o.LogResetBytes = DefaultLogResetBytes
 	}
 	fi, statErr := os.Stat(path)
+	if statErr == nil && fi.Size() == 0 && !o.InitEmpty {
+		fi = awaitFirstWrite(path, fi)
+	}
 	switch {
 	case statErr == nil && fi.IsDir():
 		return nil, isDir(path, nil)
 	case !o.Create && statErr != nil:
 		return nil, hub.Errorf(hub.CodeNotInitialized, "no database at %s", path)
-	case !o.Create && fi.Size() == 0:
+	case statErr == nil && fi.Size() == 0 && !o.InitEmpty:
 		// SQLite would take an empty file for a new database and migrate
 		// it: a board whose file was truncated would silently restart
-		// empty. Only 'bb init' (Create) may start from an empty file.
+		// empty. One rule for every surface (bb, agent-mail, vybe, which
+		// all create a missing file): only a command whose job is to make
+		// a board (bb init, bb migrate's target) starts from an empty file.
 		return nil, &hub.Error{Code: hub.CodeIOReadFailed, Message: fmt.Sprintf(
-			"the database %s is empty (0 bytes), so the board's data is gone: restore it from a backup, or run 'bb init' to start a new, empty board", path)}
+			"the database %s is empty (0 bytes), so the board's data is gone: restore it from a backup, or delete the empty file or run 'bb init' to start a new, empty board", path)}
 	case o.Create:
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			if errors.Is(err, os.ErrPermission) {

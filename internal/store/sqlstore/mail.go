@@ -43,13 +43,17 @@ func (t *tx) ReceiptOf(ctx context.Context, m *hub.Message, agent string) (hub.R
 }
 
 func (t *tx) MarkRead(ctx context.Context, m *hub.Message, agent string, at time.Time) error {
+	// With at's own offset (UTC for every surface but agent-mail, which
+	// writes the reader's local offset as the original did). Nothing
+	// orders or compares read_at as text.
+	stamp := at.Format(hub.TimeLayout)
 	if !m.IsBroadcast() {
-		_, err := t.exec(ctx, `UPDATE messages SET read_at = ? WHERE id = ? AND read_at IS NULL`, ts(at), m.UUID)
+		_, err := t.exec(ctx, `UPDATE messages SET read_at = ? WHERE id = ? AND read_at IS NULL`, stamp, m.UUID)
 		return err
 	}
 	_, err := t.exec(ctx, `INSERT INTO broadcast_acks (message_id, agent, read_at, message_seq) VALUES (?, ?, ?, ?)
 		ON CONFLICT (message_id, agent) DO UPDATE SET read_at = excluded.read_at WHERE broadcast_acks.read_at IS NULL`,
-		m.UUID, agent, ts(at), receiptSeq(m))
+		m.UUID, agent, stamp, receiptSeq(m))
 	return err
 }
 

@@ -103,12 +103,14 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if m.ReplyTo != "" {
 		replyTo = m.ReplyTo
 	}
+	// indexed_by_writer = 1 tells the search index trigger that this
+	// store indexes the message itself at commit (indexMessages).
 	_, err := t.exec(ctx, `INSERT INTO messages (id, sender, recipient, subject, body, refs, reply_to, type, ttl_hours,
-		created, read_at, acked_at, seq, tags, priority, bb_refs, category, thread_id, bead_id, requires_ack, intent)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created, read_at, acked_at, seq, tags, priority, bb_refs, category, thread_id, bead_id, requires_ack, intent, indexed_by_writer)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.UUID, m.From, m.To, m.Subject, m.Body, mailRefs, replyTo, m.Type, ttl,
 		ts(m.CreatedAt), nullTS(m.ReadAt), nullTS(m.AckedAt), m.Seq, string(tags), string(m.Priority), string(refs),
-		m.Category, m.ThreadID, m.BeadID, b2i(m.RequiresAck), intent)
+		m.Category, m.ThreadID, m.BeadID, b2i(m.RequiresAck), intent, b2i(t.d.IndexMessagesAtCommit))
 	if err != nil {
 		return err
 	}

@@ -146,8 +146,8 @@ func seedBoardFast(ctx context.Context, dbPath string, n int, start time.Time) e
 		if err != nil {
 			return err
 		}
-		insMsg, err1 := tx.PrepareContext(ctx, `INSERT INTO messages (id, sender, recipient, body, type, ttl_hours, created, seq, tags, priority, bb_refs)
-			VALUES (?, ?, '*', ?, 'broadcast', NULL, ?, ?, ?, ?, ?)`)
+		insMsg, err1 := tx.PrepareContext(ctx, `INSERT INTO messages (id, sender, recipient, body, type, ttl_hours, created, seq, tags, priority, bb_refs, indexed_by_writer)
+			VALUES (?, ?, '*', ?, 'broadcast', NULL, ?, ?, ?, ?, ?, 1)`)
 		insTag, err2 := tx.PrepareContext(ctx, `INSERT INTO message_tags (message_id, tag, seq) VALUES (?, ?, ?)`)
 		insRef, err3 := tx.PrepareContext(ctx, `INSERT INTO refs (owner_kind, owner_id, ref_where, ref_what, ref_ref, numeric) VALUES ('message', ?, 'gh', 'issue', ?, 1)`)
 		insEv, err4 := tx.PrepareContext(ctx, `INSERT INTO events (id, type, agent, to_agent, message, payload, created_at) VALUES (?, ?, ?, '*', ?, ?, ?)`)

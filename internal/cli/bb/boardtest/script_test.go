@@ -3,9 +3,12 @@ package boardtest
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +45,7 @@ func runScripts(t *testing.T, dir string) {
 		Dir:                 filepath.Join("..", "..", "..", "..", "testdata", "script", dir),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Condition:           needTool,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("PATH", binDir+string(os.PathListSeparator)+e.Getenv("PATH"))
 			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))
@@ -55,6 +59,23 @@ func runScripts(t *testing.T, dir string) {
 			"seed":  cmdSeed,
 		},
 	})
+}
+
+// needTool answers the condition need:<program>: whether the program is on
+// PATH. Under CI=true a missing program is an error, not a skip (.ci/run
+// installs it).
+func needTool(cond string) (bool, error) {
+	prog, ok := strings.CutPrefix(cond, "need:")
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if _, err := exec.LookPath(prog); err != nil {
+		if os.Getenv("CI") == "true" {
+			return false, fmt.Errorf("%s is not installed, and CI=true: .ci/run installs it", prog)
+		}
+		return false, nil
+	}
+	return true, nil
 }
 
 func boardDB(ts *testscript.TestScript, db string) string {

@@ -289,3 +289,24 @@ func TestHooksUnderContention(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestInvalidUTF8PathIsRefused: an edit whose path is not valid UTF-8 (a raw
+// byte, or an unpaired surrogate escape, which a JSON decoder turns into
+// U+FFFD: another file's name) is refused by the hook, naming the reason,
+// and nothing is reserved.
+func TestInvalidUTF8PathIsRefused(t *testing.T) {
+	p := newProject(t)
+	dir, _ := json.Marshal(p.dir)
+	for _, name := range []string{"bad\xff.go", `lone\udc80.go`} {
+		path := `"` + strings.Trim(string(dir), `"`) + `/src/` + name + `"`
+		payload := `{"session_id":"22222222-bbbb","cwd":` + string(dir) + `,"hook_event_name":"PreToolUse","tool_name":"Write",` +
+			`"tool_use_id":"t1","tool_input":{"file_path":` + path + `,"content":"x"}}`
+		out, stderr := p.hook(t, nil, "claude", "PreToolUse", payload)
+		if str(out, "hookSpecificOutput.permissionDecision") != "deny" || !strings.Contains(str(out, "hookSpecificOutput.permissionDecisionReason"), "UTF-8") {
+			t.Errorf("path %s: reply %v, stderr %q", path, out, stderr)
+		}
+	}
+	if h := p.holders(t); len(h) != 0 {
+		t.Fatalf("reserved: %v", h)
+	}
+}
