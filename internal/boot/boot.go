@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -56,8 +57,15 @@ type Config struct {
 	// LongLived says the process serves many calls (bb serve, bb mcp): an
 	// SQLite board then checkpoints its write-ahead log in the background
 	// instead of inside the commit that fills it, and reads pages without
-	// a memory map (sqlite.Options.NoMemoryMap).
+	// a memory map (sqlite.Options.NoMemoryMap); and the store outlives
+	// the faults of its database (see guarded): an unreachable database
+	// answers DATABASE_UNAVAILABLE until it is back, a board whose files
+	// were deleted or replaced under it is reopened.
 	LongLived bool
+	// Log, for a LongLived process, hears once about each outage of the
+	// database (with its cause) and once about its end, and about every
+	// reopen (nil: discarded).
+	Log *slog.Logger
 }
 
 // backgroundCheckpoint is how often a long-lived process checkpoints the
@@ -97,6 +105,9 @@ func Open(ctx context.Context, c Config) (*Board, error) {
 			return nil, err
 		}
 		st = s
+		if c.LongLived {
+			st = newGuarded(s, c)
+		}
 	}
 	svc := hub.NewService(st, c.Clock, c.ProjectRoot)
 	svc.Env = c.Env
