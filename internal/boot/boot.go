@@ -113,6 +113,9 @@ func Open(ctx context.Context, c Config) (*Board, error) {
 	svc.Env = c.Env
 	b := &Board{API: app.New(svc), Location: st.Location(), Backend: st.Backend()}
 	b.closeFn = func() {
+		if g, ok := st.(*guarded); ok {
+			g.beforeExit()
+		}
 		if c.ProcessExits && st.Backend() == "sqlite" {
 			return // the process exits at once; see Config.ProcessExits
 		}

@@ -38,16 +38,31 @@ type guarded struct {
 
 	mu sync.RWMutex
 	st *sqlstore.DB
-	// db and wal identify the SQLite files the store opened (nil for
-	// PostgreSQL, and wal for a board opened read-only without a log).
+	// db and wal identify the SQLite files the store opened (wal is nil
+	// for a board opened read-only without a log).
 	db, wal os.FileInfo
+	// isSQLite: the board is an SQLite file (checked and reopened).
+	isSQLite bool
 	// onCommit are handed to every store opened.
 	onCommit []func()
+	// closed is set while st is closed (a reopen failed); reopenErr is
+	// the failure last logged.
+	closed    bool
+	reopenErr string
+	// ended is set by Close: nothing is reopened after it.
+	ended bool
 
+	// The outage: down since since; up again at upAt. Calls run
+	// concurrently and finish out of order, so a call's result counts only
+	// if it started after the last change (a call that began before the
+	// database went away may still succeed after a later one failed).
 	omu   sync.Mutex
 	down  bool
 	since time.Time
+	upAt  time.Time
 }
+
+const logGone = "its -wal file was deleted or replaced by another program"
 
 func newGuarded(st *sqlstore.DB, c Config) *guarded {
 	g := &guarded{cfg: c, st: st, log: c.Log}
@@ -55,6 +70,7 @@ func newGuarded(st *sqlstore.DB, c Config) *guarded {
 		g.log = slog.New(slog.DiscardHandler)
 	}
 	g.db, g.wal = g.identify()
+	g.isSQLite = g.db != nil
 	return g
 }
 
@@ -68,7 +84,7 @@ func (g *guarded) identify() (db, wal os.FileInfo) {
 	return db, wal
 }
 
-func (g *guarded) sqlite() bool { return g.db != nil }
+func (g *guarded) sqlite() bool { return g.isSQLite }
 
 func (g *guarded) Read(ctx context.Context, fn func(hub.Tx) error) error {
 	return g.do(ctx, false, fn)
@@ -80,8 +96,9 @@ func (g *guarded) Write(ctx context.Context, fn func(hub.Tx) error) error {
 
 func (g *guarded) do(ctx context.Context, write bool, fn func(hub.Tx) error) error {
 	for attempt := 0; ; attempt++ {
+		start := time.Now()
 		if err := g.checkFiles(ctx); err != nil {
-			g.fault(err)
+			g.fault(err, start)
 			return err
 		}
 		g.mu.RLock()
@@ -98,15 +115,16 @@ func (g *guarded) do(ctx context.Context, write bool, fn func(hub.Tx) error) err
 		// log replaced under the connection is tried again on the new
 		// files (nothing was stored: the transaction did not commit).
 		if g.sqlite() && (write || err != nil) && g.logReplaced() {
-			rerr := g.reopen(ctx, "its -wal file was deleted or replaced by another program")
+			lost, rerr := g.reopen(ctx, logGone)
 			if err == nil {
-				if rerr != nil {
+				if lost != nil {
 					// Committed, but not copied out of the deleted log:
 					// say so instead of claiming success.
-					g.fault(rerr)
-					return rerr
+					return lost
 				}
-				g.healthy()
+				// Committed, and in the database file (or in the file
+				// moved away, where it stays).
+				g.healthy(start)
 				return nil
 			}
 			if rerr == nil && attempt == 0 && !hub.IsCode(err, hub.CodeDatabaseUnavailable) {
@@ -115,9 +133,9 @@ func (g *guarded) do(ctx context.Context, write bool, fn func(hub.Tx) error) err
 		}
 		switch {
 		case err == nil:
-			g.healthy()
+			g.healthy(start)
 		case hub.IsCode(err, hub.CodeDatabaseUnavailable):
-			g.fault(err)
+			g.fault(err, start)
 		}
 		return err
 	}
@@ -133,20 +151,29 @@ func (g *guarded) checkFiles(ctx context.Context) error {
 	fi, err := os.Stat(g.cfg.SQLitePath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return hub.Unavailable(fmt.Sprintf("the board's database %s is missing (moved or deleted while this process runs): put it back and retry; nothing else is needed", g.cfg.SQLitePath), err)
+		return g.missing()
 	case err != nil:
 		return hub.Unavailable(fmt.Sprintf("cannot reach the board's database %s: %v", g.cfg.SQLitePath, errors.Unwrap(err)), err)
 	}
 	g.mu.RLock()
-	same := os.SameFile(fi, g.db)
+	same, closed, ended := os.SameFile(fi, g.db), g.closed, g.ended
 	g.mu.RUnlock()
-	if !same {
-		return g.reopen(ctx, "the file at its path was replaced")
+	if ended {
+		return nil
 	}
-	if g.logReplaced() {
-		return g.reopen(ctx, "its -wal file was deleted or replaced by another program")
+	why := ""
+	switch {
+	case closed:
+		why = "an earlier reopen failed"
+	case !same:
+		why = "the file at its path was replaced"
+	case g.logReplaced():
+		why = logGone
+	default:
+		return nil
 	}
-	return nil
+	_, err = g.reopen(ctx, why)
+	return err
 }
 
 // logReplaced reports whether the -wal file the store opened is no longer
@@ -164,57 +191,97 @@ func (g *guarded) logReplaced() bool {
 
 // reopen saves what the deleted log holds into the database file, then
 // closes the store and opens the files now at the path. It runs once for
-// all the calls that noticed the same change.
-func (g *guarded) reopen(ctx context.Context, why string) error {
+// all the calls that noticed the same change. lost reports commits that
+// could not be saved; err, that the board could not be reopened (the next
+// call tries again).
+func (g *guarded) reopen(ctx context.Context, why string) (lost, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	db, wal := g.identify()
-	if db != nil && os.SameFile(db, g.db) && (g.wal == nil || wal != nil && os.SameFile(wal, g.wal)) {
-		return nil // another call reopened it already
+	if db == nil {
+		// Moved away or deleted: an outage until it is back (the store
+		// still has the file open; calls resume on it if it returns).
+		return nil, g.missing()
+	}
+	if !g.closed && os.SameFile(db, g.db) && (g.wal == nil || wal != nil && os.SameFile(wal, g.wal)) {
+		return nil, nil // another call reopened it already
 	}
 	start := time.Now()
-	if db != nil && os.SameFile(db, g.db) && g.wal != nil {
-		// The connections kept open still read and write the deleted log:
-		// a checkpoint through one of them copies its commits into the
-		// database file and empties it. A connection opened since then
-		// sees the new, empty log and fails; try the next one.
-		var err error
-		for i := 0; i < 10; i++ {
-			if err = g.st.Exec(context.WithoutCancel(ctx), "PRAGMA wal_checkpoint(TRUNCATE)"); err == nil {
-				break
-			}
+	if !g.closed {
+		if os.SameFile(db, g.db) {
+			lost = g.saveLog(ctx)
 		}
-		if err != nil {
-			g.log.Error("database: the -wal file was deleted and its last commits could not be saved into the database file", "path", g.cfg.SQLitePath, "cause", err)
-		}
+		_ = g.st.Close()
+		g.closed = true
 	}
-	_ = g.st.Close()
 	st, err := openStore(context.WithoutCancel(ctx), g.cfg)
 	if err != nil {
-		// Try again at the next call (g.st stays the closed store, whose
-		// calls fail, until then; the files' identity is kept so that the
-		// next call retries the reopen).
-		g.log.Error("database: cannot reopen the board", "path", g.cfg.SQLitePath, "why", why, "cause", err)
-		return err
+		// Calls fail with this error until a reopen succeeds (each call
+		// tries again); logged once per different failure.
+		if msg := hub.MessageOf(err); msg != g.reopenErr {
+			g.reopenErr = msg
+			g.log.Error("database: cannot reopen the board", "path", g.cfg.SQLitePath, "why", why, "cause", msg)
+		}
+		return lost, err
 	}
 	for _, fn := range g.onCommit {
 		st.OnCommit(fn)
 	}
-	g.st = st
+	g.st, g.closed, g.reopenErr = st, false, ""
 	g.db, g.wal = g.identify()
 	g.log.Warn("database: reopened the board", "path", g.cfg.SQLitePath, "why", why, "took", time.Since(start).Round(time.Millisecond))
-	return nil
+	return lost, nil
+}
+
+// missing is the failure of every call while the database file is not at
+// its path.
+func (g *guarded) missing() error {
+	return hub.Unavailable(fmt.Sprintf("the board's database %s is missing (moved or deleted while this process runs): put it back and retry; nothing else is needed", g.cfg.SQLitePath), fs.ErrNotExist)
+}
+
+// saveLog copies the commits of a deleted or replaced -wal file into the
+// database file. The connections kept open still read and write the
+// deleted log: a checkpoint through one of them copies its commits and
+// empties it. A connection opened since then sees the new log and fails;
+// the next one is tried. Call with mu held for writing.
+func (g *guarded) saveLog(ctx context.Context) error {
+	if g.wal == nil {
+		return nil
+	}
+	var err error
+	for i := 0; i < 10; i++ {
+		if err = g.st.Exec(context.WithoutCancel(ctx), "PRAGMA wal_checkpoint(TRUNCATE)"); err == nil {
+			return nil
+		}
+	}
+	g.log.Error("database: the -wal file was deleted and its last commits could not be saved into the database file", "path", g.cfg.SQLitePath, "cause", err)
+	return &hub.Error{Code: hub.CodeIOWriteFailed, Err: err, Message: fmt.Sprintf(
+		"the write-ahead log of %s was deleted while this process had it open, and its last commits could not be copied into the database file", g.cfg.SQLitePath)}
+}
+
+// beforeExit saves, when the process ends, the commits of a -wal file
+// deleted since the last call (the process exits without closing the
+// store, see Config.ProcessExits, and its connections hold the only copy).
+func (g *guarded) beforeExit() {
+	if !g.sqlite() || !g.logReplaced() {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.closed {
+		_ = g.saveLog(context.Background())
+	}
 }
 
 // fault records an outage: logged once, with its cause, until a call
-// succeeds again.
-func (g *guarded) fault(err error) {
+// started since succeeds.
+func (g *guarded) fault(err error, start time.Time) {
 	if !hub.IsCode(err, hub.CodeDatabaseUnavailable) {
 		return
 	}
 	g.omu.Lock()
 	defer g.omu.Unlock()
-	if g.down {
+	if g.down || start.Before(g.upAt) {
 		return
 	}
 	g.down, g.since = true, time.Now()
@@ -225,14 +292,15 @@ func (g *guarded) fault(err error) {
 	g.log.Error("database unavailable: calls answer DATABASE_UNAVAILABLE until it is back", "where", g.Location(), "reason", hub.MessageOf(err), "cause", cause)
 }
 
-// healthy ends an outage (logged once).
-func (g *guarded) healthy() {
+// healthy ends an outage (logged once) when a call started since it
+// began succeeds.
+func (g *guarded) healthy(start time.Time) {
 	g.omu.Lock()
 	defer g.omu.Unlock()
-	if !g.down {
+	if !g.down || start.Before(g.since) {
 		return
 	}
-	g.down = false
+	g.down, g.upAt = false, time.Now()
 	g.log.Warn("database reachable again", "where", g.Location(), "outage", time.Since(g.since).Round(time.Millisecond))
 }
 
@@ -268,6 +336,11 @@ func (g *guarded) Location() string {
 func (g *guarded) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.ended = true
+	if g.closed {
+		return nil
+	}
+	g.closed = true
 	return g.st.Close()
 }
 

@@ -185,7 +185,7 @@ type driver struct {
 	// reads makes every client read the log after each post.
 	reads bool
 	hc    *http.Client
-	out        *outcome
+	out   *outcome
 }
 
 func newDriver(url string, clients int, idempotent bool) *driver {
