@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -43,6 +44,11 @@ type guarded struct {
 	db, wal os.FileInfo
 	// isSQLite: the board is an SQLite file (checked and reopened).
 	isSQLite bool
+	// lastCheck is when the files were last checked before a call
+	// (UnixNano; see checkEvery).
+	lastCheck atomic.Int64
+	// filesBad is set while the last check failed: every call checks.
+	filesBad atomic.Bool
 	// onCommit are handed to every store opened.
 	onCommit []func()
 	// closed is set while st is closed (a reopen failed); reopenErr is
@@ -97,9 +103,13 @@ func (g *guarded) Write(ctx context.Context, fn func(hub.Tx) error) error {
 func (g *guarded) do(ctx context.Context, write bool, fn func(hub.Tx) error) error {
 	for attempt := 0; ; attempt++ {
 		start := time.Now()
-		if err := g.checkFiles(ctx); err != nil {
-			g.fault(err, start)
-			return err
+		if g.sqlite() && (attempt > 0 || g.checkDue(start)) {
+			err := g.checkFiles(ctx)
+			g.filesBad.Store(err != nil)
+			if err != nil {
+				g.fault(err, start)
+				return err
+			}
 		}
 		g.mu.RLock()
 		st := g.st
@@ -139,6 +149,26 @@ func (g *guarded) do(ctx context.Context, write bool, fn func(hub.Tx) error) err
 		}
 		return err
 	}
+}
+
+// checkEvery spaces the checks of the board's files before calls (two
+// stats, several microseconds on a busy machine: as much as a small read).
+// Between checks, calls run on the files opened, which is what they did
+// anyway; a write is always followed by a check of its log.
+const checkEvery = 50 * time.Millisecond
+
+// checkDue reports whether the files are to be checked before a call
+// starting at now (always while the last check failed), and records that
+// they are.
+func (g *guarded) checkDue(now time.Time) bool {
+	if g.filesBad.Load() {
+		return true
+	}
+	last := g.lastCheck.Load()
+	if now.UnixNano()-last < int64(checkEvery) {
+		return false
+	}
+	return g.lastCheck.CompareAndSwap(last, now.UnixNano())
 }
 
 // checkFiles compares the SQLite files at their paths with the ones the

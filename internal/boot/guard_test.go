@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 )
@@ -54,6 +55,8 @@ func TestLongLivedBoardMovedAwayAndBack(t *testing.T) {
 	if err := os.Rename(dir, away); err != nil {
 		t.Fatal(err)
 	}
+	// Calls check the files at most every checkEvery while they are fine.
+	time.Sleep(checkEvery + 10*time.Millisecond)
 	for range 3 {
 		_, err := b.API.Log(ctx, hub.LogQuery{})
 		if !hub.IsCode(err, hub.CodeDatabaseUnavailable) || !strings.Contains(err.Error(), "is missing") {
@@ -96,6 +99,7 @@ func TestLongLivedBoardMovedAwayAndBack(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Repeat("not a database\n", 300)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(checkEvery + 10*time.Millisecond)
 	_, err = b.API.Log(ctx, hub.LogQuery{})
 	if err == nil || !strings.Contains(err.Error(), "not an SQLite file): move it aside") {
 		t.Fatalf("with a text file in the board's place: %v", err)
