@@ -1,7 +1,10 @@
 package faulttest
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -78,4 +81,30 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	db := stored(t, dir, env)
 	checkAcknowledged(t, d.out, db)
 	t.Logf("%d posts acknowledged (%d before the restart), %d stored, errors answered: %v", len(d.out.acked), before, len(db), d.out.codes)
+}
+
+// The wait for an unreachable database at start is bounded: after
+// --wait-db, bb serve exits 1 with DATABASE_UNAVAILABLE, having said on
+// stderr that it waits. (No PostgreSQL needed: nothing listens on port 1.)
+func TestServeWaitsForTheDatabaseBounded(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(bb(), "--dir", dir, "serve", "--addr", "127.0.0.1:0", "--wait-db", "1s")
+	cmd.Env = baseEnv(dir, "BB_DATABASE_URL=postgres://bb@127.0.0.1:1/none?sslmode=disable&connect_timeout=2")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("bb serve: %v, want exit 1\n%s", err, stderr.String())
+	}
+	if took < time.Second || took > 20*time.Second {
+		t.Errorf("gave up after %s, want about 1s", took)
+	}
+	for _, want := range []string{"waiting up to 1s for the database", "DATABASE_UNAVAILABLE", "waited 1s; see --wait-db"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
 }
