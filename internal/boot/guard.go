@@ -31,8 +31,11 @@ import (
 //     write is lost.
 //   - An SQLite file replaced at its path (a backup put back) is reopened.
 //
-// Calls hold mu for reading; a reopen holds it for writing, so it runs
-// between calls.
+// Calls hold mu for reading for their whole run, so that no commit can go
+// into a log after it was saved; a reopen holds it for writing, so it runs
+// between calls. (A store call made from inside another's transaction
+// function would wait for a pending reopen that waits for it: the core
+// never nests them, and sqlstore's in-process write queue forbids it too.)
 type guarded struct {
 	cfg Config
 	log *slog.Logger
