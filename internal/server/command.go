@@ -15,7 +15,6 @@ import (
 // printed on stdout: the bb --json envelope.
 type CommandRunner func(ctx context.Context, agent string, args []string) []byte
 
-
 type commandBody struct {
 	Args []string `json:"args"`
 }
