@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -61,8 +62,15 @@ type Config struct {
 	// LongLived says the process serves many calls (bb serve, bb mcp): an
 	// SQLite board then checkpoints its write-ahead log in the background
 	// instead of inside the commit that fills it, and reads pages without
-	// a memory map (sqlite.Options.NoMemoryMap).
+	// a memory map (sqlite.Options.NoMemoryMap); and the store outlives
+	// the faults of its database (see guarded): an unreachable database
+	// answers DATABASE_UNAVAILABLE until it is back, a board whose files
+	// were deleted or replaced under it is reopened.
 	LongLived bool
+	// Log, for a LongLived process, hears once about each outage of the
+	// database (with its cause) and once about its end, and about every
+	// reopen (nil: discarded).
+	Log *slog.Logger
 }
 
 // backgroundCheckpoint is how often a long-lived process checkpoints the
@@ -102,11 +110,17 @@ func Open(ctx context.Context, c Config) (*Board, error) {
 			return nil, err
 		}
 		st = s
+		if c.LongLived {
+			st = newGuarded(s, c)
+		}
 	}
 	svc := hub.NewService(st, c.Clock, c.ProjectRoot)
 	svc.Env = c.Env
 	b := &Board{API: app.New(svc), Location: st.Location(), Backend: st.Backend()}
 	b.closeFn = func() {
+		if g, ok := st.(*guarded); ok {
+			g.beforeExit()
+		}
 		if c.ProcessExits && st.Backend() == "sqlite" {
 			return // the process exits at once; see Config.ProcessExits
 		}

@@ -63,6 +63,12 @@ const (
 	CodeUnauthorized        Code = "UNAUTHORIZED"
 )
 
+// CodeDatabaseUnavailable says the database cannot be reached right now (a
+// PostgreSQL server restarting, a board file moved away): nothing was done,
+// and the same call may be retried once it is back. Long-lived processes
+// (bb serve, bb mcp) reconnect by themselves.
+const CodeDatabaseUnavailable Code = "DATABASE_UNAVAILABLE"
+
 // Error is the typed error every core operation returns. Message is written
 // for the user: one line, naming the field and the limit where relevant.
 type Error struct {
@@ -307,6 +313,12 @@ func Internal(op string, err error) error {
 // Busy reports that the database stayed locked beyond the retry budget.
 func Busy(err error) error {
 	return &Error{Code: CodeDatabaseBusy, Message: "database busy, please retry", Err: err}
+}
+
+// Unavailable reports that the database cannot be reached; msg says why in
+// the user's terms, err keeps the driver's cause for the log.
+func Unavailable(msg string, err error) error {
+	return &Error{Code: CodeDatabaseUnavailable, Message: msg, Err: err}
 }
 
 // CodeOf returns the stable code of err (INTERNAL_ERROR for untyped errors).

@@ -44,7 +44,7 @@ func (s *Server) routes() {
 		writeError(w, "", hub.Errorf(hub.CodeNotFound, "no API endpoint %s %s (see docs/serve.md)", r.Method, r.URL.Path), http.StatusNotFound)
 	})
 	if s.cfg.MCP != nil {
-		h := longLived(s.cfg.MCP)
+		h := s.longLived(s.cfg.MCP)
 		m.Handle("/mcp", h)
 		m.Handle("/mcp/", h)
 	} else {
@@ -374,12 +374,18 @@ func limitParam(v string, def, max int) (int, error) {
 // longLived lifts the server's write timeout from MCP's GET streams
 // (server-to-client notifications), which stay open by design; POSTs keep
 // the normal timeouts.
-func longLived(h http.Handler) http.Handler {
+func (s *Server) longLived(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			rc := http.NewResponseController(w)
 			_ = rc.SetReadDeadline(time.Time{})
 			_ = rc.SetWriteDeadline(time.Time{})
+			// A GET is a stream that never ends by itself: a stopping
+			// server ends it. Tool calls (POST) run to their end.
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			defer context.AfterFunc(s.streams, cancel)()
+			r = r.WithContext(ctx)
 		}
 		h.ServeHTTP(w, r)
 	})

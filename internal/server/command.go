@@ -95,6 +95,9 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	}
 	if json.Unmarshal(out, &env) == nil && !env.OK && env.Error != nil {
 		status = StatusOf(hub.Code(env.Error.Code))
+		if ra := retryAfter(hub.Code(env.Error.Code)); ra != "" {
+			w.Header().Set("Retry-After", ra)
+		}
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")

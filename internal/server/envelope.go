@@ -23,7 +23,7 @@ func StatusOf(c hub.Code) int {
 		return http.StatusUnauthorized
 	case c == hub.CodeInternal || strings.HasPrefix(s, "IO_"):
 		return http.StatusInternalServerError
-	case c == hub.CodeDatabaseBusy:
+	case c == hub.CodeDatabaseBusy, c == hub.CodeDatabaseUnavailable:
 		return http.StatusServiceUnavailable
 	case c == hub.CodeNotInitialized:
 		return http.StatusServiceUnavailable
@@ -72,7 +72,24 @@ func writeError(w http.ResponseWriter, command string, err error, status int) {
 	if status == 0 {
 		status = StatusOf(he.Code)
 	}
+	if s := retryAfter(he.Code); s != "" {
+		w.Header().Set("Retry-After", s)
+	}
 	writeJSON(w, status, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(he.Code), Message: he.Render(jsonName), Field: fieldName(he.Field)}})
+}
+
+// retryAfter is the Retry-After of a reply with code c: the seconds after
+// which the same request may succeed ("" for failures a retry cannot fix).
+// A busy database frees up within moments; an unreachable one (a
+// PostgreSQL restart, a board file moved away) takes longer.
+func retryAfter(c hub.Code) string {
+	switch c {
+	case hub.CodeDatabaseBusy:
+		return "1"
+	case hub.CodeDatabaseUnavailable:
+		return "2"
+	}
+	return ""
 }
 
 func fieldName(f string) string {

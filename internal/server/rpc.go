@@ -117,6 +117,9 @@ func writeRPCError(w http.ResponseWriter, method string, err error) {
 		writeError(w, method, err, 0)
 		return
 	}
+	if ra := retryAfter(he.Code); ra != "" {
+		w.Header().Set("Retry-After", ra)
+	}
 	writeJSON(w, StatusOf(he.Code), view.Envelope{OK: false, Command: method,
 		Error: &view.ErrorBody{Code: string(he.Code), Message: he.Error(), Field: he.Field, Template: he.Template, Actions: he.Actions}})
 }

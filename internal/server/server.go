@@ -56,7 +56,14 @@ type Config struct {
 	// CommandNames are the top-level bb commands Commands may run (the
 	// command tree says which work on the board alone).
 	CommandNames []string
+	// Drain bounds how long a stopping server waits for the requests in
+	// progress (0: DefaultDrain).
+	Drain time.Duration
 }
+
+// DefaultDrain is how long a stopping server lets the requests in progress
+// finish before it closes their connections.
+const DefaultDrain = 10 * time.Second
 
 // Server is one running bb serve.
 type Server struct {
@@ -70,6 +77,11 @@ type Server struct {
 	mux     *http.ServeMux
 	// rpcs are the app.API methods callable over /api/v1/rpc/.
 	rpcs map[string]reflect.Method
+	// streams ends when the server starts to stop: event streams (SSE,
+	// MCP's GET streams) end with it, cleanly, instead of holding the
+	// shutdown until its deadline.
+	streams     context.Context
+	stopStreams context.CancelFunc
 }
 
 // New builds a server; Run starts its background work and listener.
@@ -92,6 +104,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, svc: cfg.Service, backend: info.Backend, log: lg}
+	s.streams, s.stopStreams = context.WithCancel(context.Background())
 	s.posts = newCommitter(cfg.Service)
 	ui, err := newUI(s)
 	if err != nil {
@@ -154,11 +167,18 @@ func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
 	return s.Serve(ctx, ln, ready)
 }
 
-// Serve serves on ln until ctx ends.
+// Serve serves on ln until ctx ends, then stops gracefully: it stops
+// accepting connections, ends the event streams, lets the requests in
+// progress finish (at most Config.Drain) and answers each with what was
+// done; only then does the group commit stop. Requests are never
+// cancelled because the server stops (a write that committed is answered
+// as a success); only a request still running at the deadline loses its
+// connection.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, ready func(addr string)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.Start(ctx)
+	// The requests' context outlives ctx: it ends only after the drain.
+	base, stopBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBase()
+	s.Start(base)
 	hs := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -166,9 +186,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, ready func(addr str
 		WriteTimeout:      writeTimeout, // SSE streams replace it with per-write deadlines
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    64 << 10,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	hs.RegisterOnShutdown(s.stopStreams)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -176,12 +197,30 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, ready func(addr str
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
+		s.stopStreams()
 		return err
 	case <-ctx.Done():
 	}
-	sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
+	drain := s.cfg.Drain
+	if drain <= 0 {
+		drain = DefaultDrain
+	}
+	start := time.Now()
+	s.log.Info("stopping: no new connections; finishing the requests in progress", "limit", drain)
+	sctx, scancel := context.WithTimeout(context.Background(), drain)
 	defer scancel()
-	_ = hs.Shutdown(sctx)
+	if err := hs.Shutdown(sctx); err != nil {
+		// Requests still running at the deadline: close their connections.
+		_ = hs.Close()
+		s.log.Warn("stopped after the drain limit: requests still running were cut off", "limit", drain)
+	} else {
+		s.log.Info("stopped: every request answered", "took", time.Since(start).Round(time.Millisecond))
+	}
+	stopBase()
+	select {
+	case <-s.posts.done:
+	case <-time.After(drain): // a commit hung in the database
+	}
 	return nil
 }
 

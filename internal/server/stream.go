@@ -64,6 +64,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// A stopping server ends the stream (the client reconnects elsewhere
+	// or later, with Last-Event-ID).
+	defer context.AfterFunc(s.streams, cancel)()
 	started := func(from int64) error {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-store")

@@ -257,6 +257,9 @@ func (u *ui) fail(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("HX-Retarget", "#flash")
 	w.Header().Set("HX-Reswap", "innerHTML")
+	if ra := retryAfter(hub.CodeOf(err)); ra != "" {
+		w.Header().Set("Retry-After", ra)
+	}
 	w.WriteHeader(StatusOf(hub.CodeOf(err)))
 	_ = u.tmpl.ExecuteTemplate(w, "flash", hub.MessageOf(err))
 }

@@ -133,6 +133,10 @@ func (a *app) localService(ctx context.Context) (core.API, error) {
 	}
 	cfg.Clock, cfg.Env, cfg.ProcessExits, cfg.BusyTimeoutMS = clock, a.env.Getenv, a.env.ProcessExits, a.busyTimeoutMS
 	cfg.LongLived = a.longLived
+	if a.longLived {
+		// Outages of the database and recoveries, once each, on stderr.
+		cfg.Log = a.logger()
+	}
 	b, err := boot.Open(ctx, cfg)
 	if err != nil {
 		return nil, err

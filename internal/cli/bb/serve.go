@@ -24,6 +24,7 @@ import (
 
 func (a *app) serveCmd() *cobra.Command {
 	var addr, token string
+	var waitDB time.Duration
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the board over HTTP: JSON API, live events, the Sessions dashboard",
@@ -38,7 +39,14 @@ It listens on 127.0.0.1:7777 by default. Listening on any other address
 needs a token (--token or $BB_TOKEN), checked on every request: send
 "Authorization: Bearer <token>", or open the dashboard once with
 ?token=<token>. Other bb processes, agents and tools keep using the same
-database while it runs. See docs/serve.md.`,
+database while it runs.
+
+A database server (BB_DATABASE_URL) that cannot be reached at start is
+waited for, up to --wait-db, with a message on stderr. While it runs, an
+unreachable database answers 503 DATABASE_UNAVAILABLE (with Retry-After)
+and the server reconnects by itself. SIGINT or SIGTERM stop it gracefully:
+no new connections, event streams closed, requests in progress answered
+(at most 10 s), exit 0. See docs/serve.md.`,
 		Example: `  bb serve
   bb serve --addr 0.0.0.0:7777 --token "$(openssl rand -hex 16)"
   curl -s localhost:7777/api/v1/status`,
@@ -51,7 +59,7 @@ database while it runs. See docs/serve.md.`,
 				return err
 			}
 			a.longLived = true
-			svc, err := a.localService(cmd.Context())
+			svc, err := a.waitService(cmd.Context(), waitDB)
 			if err != nil {
 				return err
 			}
@@ -61,7 +69,36 @@ database while it runs. See docs/serve.md.`,
 	c.AddCommand(a.serveBenchCmd())
 	c.Flags().StringVar(&addr, "addr", server.DefaultAddr, "host:port to listen on (non-loopback needs --token)")
 	c.Flags().StringVar(&token, "token", "", "require this bearer token on every request (default $BB_TOKEN)")
+	c.Flags().DurationVar(&waitDB, "wait-db", time.Minute, "at start, how long to wait for a database server that cannot be reached (0: do not wait)")
 	return c
+}
+
+// waitService opens the board; a database that cannot be reached
+// (DATABASE_UNAVAILABLE: a PostgreSQL server still starting, or restarting)
+// is tried again every half second for up to wait, with one line on
+// stderr saying so.
+func (a *app) waitService(ctx context.Context, wait time.Duration) (core.API, error) {
+	deadline := time.Now().Add(wait)
+	told := false
+	for {
+		svc, err := a.localService(ctx)
+		if err == nil || !hub.IsCode(err, hub.CodeDatabaseUnavailable) || !time.Now().Before(deadline) {
+			if err != nil && told {
+				return nil, &hub.Error{Code: hub.CodeDatabaseUnavailable, Err: err,
+					Message: fmt.Sprintf("%s (waited %s; see --wait-db)", hub.MessageOf(err), wait)}
+			}
+			return svc, err
+		}
+		if !told {
+			fmt.Fprintf(a.env.Stderr, "bb serve: %s\nbb serve: waiting up to %s for the database (Ctrl+C to stop)\n", hub.MessageOf(err), wait)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // serveBenchCmd is the load generator of BENCHMARKS.md: it starts a real
@@ -185,11 +222,7 @@ func (a *app) serveDir(ctx context.Context, dir, addr string) error {
 
 // runServer runs bb serve over svc until ctx ends, printing where it listens.
 func (a *app) runServer(ctx context.Context, svc core.API, addr, token string) error {
-	lvl := slog.LevelInfo
-	if a.g.quiet {
-		lvl = slog.LevelWarn
-	}
-	lg := slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: lvl}))
+	lg := a.logger()
 	ms, err := bbmcp.New(svc, bbmcp.Options{Version: Version})
 	if err != nil {
 		return err
@@ -213,6 +246,16 @@ func (a *app) runServer(ctx context.Context, svc core.API, addr, token string) e
 		}
 		fmt.Fprintln(a.env.Stdout, "Press Ctrl+C to stop.")
 	})
+}
+
+// logger is the diagnostic log of a long-lived command (bb serve, bb mcp):
+// text lines on stderr; -q keeps warnings and errors only.
+func (a *app) logger() *slog.Logger {
+	lvl := slog.LevelInfo
+	if a.g.quiet {
+		lvl = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: lvl}))
 }
 
 // commandRunner runs bb commands in-process on svc for the server's

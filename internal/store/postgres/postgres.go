@@ -90,11 +90,11 @@ func IsRetryable(err error) bool {
 	return false
 }
 
-// IsBusy reports transient "try again" states: a lock timeout, or a
-// server that is starting up or shutting down.
+// IsBusy reports transient "try again" states: a lock timeout. (A server
+// that is starting up or shutting down is unreachable, see Unreachable.)
 func IsBusy(err error) bool {
 	switch SQLState(err) {
-	case "55P03", "57P03":
+	case "55P03":
 		return true
 	}
 	return false
@@ -154,7 +154,9 @@ func OpenWith(ctx context.Context, rawURL string, o Options) (*sqlstore.DB, erro
 		db.Close()
 		return nil, err
 	}
-	st := sqlstore.New(db, Dialect(), loc)
+	d := Dialect()
+	d.Explain = explain(loc)
+	st := sqlstore.New(db, d, loc)
 	st.Watch = func(ctx context.Context, wake func()) error {
 		return Listen(ctx, rawURL, wake, nil)
 	}
@@ -179,6 +181,9 @@ func shortErr(err error) string {
 func connectErr(ctx context.Context, loc string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if Unreachable(err) {
+		return hub.Unavailable(fmt.Sprintf("cannot connect to PostgreSQL at %s: %s", loc, shortErr(err)), err)
 	}
 	return &hub.Error{Code: hub.CodeIOReadFailed,
 		Message: fmt.Sprintf("cannot connect to PostgreSQL at %s: %s", loc, shortErr(err)), Err: err}

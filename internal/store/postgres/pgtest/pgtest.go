@@ -187,6 +187,7 @@ func dbName(test string) string {
 type cluster struct {
 	bin, dir, data string
 	url            string
+	port           int
 	cred           *syscall.Credential
 }
 
@@ -217,6 +218,27 @@ func version(binDir string) int {
 }
 
 func start() (*cluster, error) {
+	c, err := create()
+	if err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			c.stop()
+			return nil, err
+		}
+		if lastErr = c.launch(port); lastErr == nil {
+			return c, nil
+		}
+	}
+	c.stop()
+	return nil, lastErr
+}
+
+// create makes a cluster's directory and data (initdb), not started.
+func create() (*cluster, error) {
 	bin, err := BinDir()
 	if err != nil {
 		return nil, err
@@ -263,25 +285,65 @@ func start() (*cluster, error) {
 		"--encoding=UTF8", "--no-locale").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("initdb: %v: %s", err, lastLines(out))
 	}
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "+
-			"-c full_page_writes=off -c max_connections=300 -c shared_buffers=32MB", port, c.dir)
-		out, err := c.cmd("pg_ctl", "-D", c.data, "-o", opts, "-l", filepath.Join(c.dir, "server.log"),
-			"-w", "-t", "60", "start").CombinedOutput()
-		if err == nil {
-			c.url = fmt.Sprintf("postgres://bb@127.0.0.1:%d/postgres?sslmode=disable", port)
-			ok = true
-			return c, nil
-		}
+	ok = true
+	return c, nil
+}
+
+// launch starts the server on port and sets c.url.
+func (c *cluster) launch(port int) error {
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "+
+		"-c full_page_writes=off -c max_connections=300 -c shared_buffers=32MB", port, c.dir)
+	out, err := c.cmd("pg_ctl", "-D", c.data, "-o", opts, "-l", filepath.Join(c.dir, "server.log"),
+		"-w", "-t", "60", "start").CombinedOutput()
+	if err != nil {
 		log, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
-		lastErr = fmt.Errorf("pg_ctl start: %v: %s %s", err, lastLines(out), lastLines(log))
+		return fmt.Errorf("pg_ctl start: %v: %s %s", err, lastLines(out), lastLines(log))
 	}
-	return nil, lastErr
+	c.port = port
+	c.url = fmt.Sprintf("postgres://bb@127.0.0.1:%d/postgres?sslmode=disable", port)
+	return nil
+}
+
+// Cluster is a PostgreSQL server of one test's own, which the test may
+// stop and start again (an outage) without disturbing other tests.
+type Cluster struct {
+	c *cluster
+}
+
+// NewCluster starts a private cluster for t, removed when t ends. It skips
+// t (fails it under CI=true) when PostgreSQL is not installed. It costs an
+// initdb (a second or two): use URL for anything that needs no outage.
+func NewCluster(t testing.TB) *Cluster {
+	t.Helper()
+	c, err := start()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PostgreSQL is required under CI=true: %v", err)
+		}
+		t.Skipf("PostgreSQL unavailable: %v", err)
+	}
+	t.Cleanup(c.stop)
+	return &Cluster{c: c}
+}
+
+// URL is the cluster's admin URL (database postgres, user bb, no password).
+func (c *Cluster) URL() string { return c.c.url }
+
+// Stop shuts the server down (fast mode: sessions are disconnected, as in
+// a restart) and waits until it is down.
+func (c *Cluster) Stop(t testing.TB) {
+	t.Helper()
+	if out, err := c.c.cmd("pg_ctl", "-D", c.c.data, "-m", "fast", "-w", "-t", "60", "stop").CombinedOutput(); err != nil {
+		t.Fatalf("pg_ctl stop: %v: %s", err, lastLines(out))
+	}
+}
+
+// Start starts the stopped server again on the same port.
+func (c *Cluster) Start(t testing.TB) {
+	t.Helper()
+	if err := c.c.launch(c.c.port); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // ownerFile holds the pid of the test process that started a cluster.
