@@ -227,6 +227,12 @@ func (s *Service) giveNotices(ctx context.Context, tx Tx, agent string) (Notices
 	if err != nil {
 		return n, err
 	}
+	return recordNotices(ctx, tx, agent, n, mark, c)
+}
+
+// recordNotices records notices counted by countNotices as given (the
+// writes of giveNotices, apart from its reads).
+func recordNotices(ctx context.Context, tx Tx, agent string, n Notices, mark string, c NoticeCounts) (Notices, error) {
 	if cursorBehind(c) {
 		if err := tx.SetReadCursor(ctx, agent, c.NewestBroadcast); err != nil {
 			return n, err

@@ -66,8 +66,17 @@ func scanMessage(sc interface{ Scan(...any) error }) (*hub.Message, error) {
 }
 
 func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
-	if m.Seq == 0 {
-		if err := t.row(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages`).Scan(&m.Seq); err != nil {
+	chosen := m.Seq == 0
+	switch {
+	case !chosen:
+		t.msgSeq = 0 // a number chosen by the caller: read the newest again next time
+	case t.msgSeq > 0:
+		m.Seq = t.msgSeq + 1
+	default:
+		// The newest number, read under the write lock (an ordered write
+		// takes it here, in the same round trip).
+		t.orderLock()
+		if err := t.scalar(ctx, []any{&m.Seq}, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages`); err != nil {
 			return err
 		}
 	}
@@ -103,7 +112,7 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if m.ReplyTo != "" {
 		replyTo = m.ReplyTo
 	}
-	_, err := t.exec(ctx, `INSERT INTO messages (id, sender, recipient, subject, body, refs, reply_to, type, ttl_hours,
+	err := t.execBlind(ctx, `INSERT INTO messages (id, sender, recipient, subject, body, refs, reply_to, type, ttl_hours,
 		created, read_at, acked_at, seq, tags, priority, bb_refs, category, thread_id, bead_id, requires_ack, intent)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.UUID, m.From, m.To, m.Subject, m.Body, mailRefs, replyTo, m.Type, ttl,
@@ -112,11 +121,14 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if err != nil {
 		return err
 	}
+	if chosen {
+		t.msgSeq = m.Seq
+	}
 	if t.d.IndexMessagesAtCommit {
 		t.unindexed = append(t.unindexed, m.Seq)
 	}
 	for _, tag := range m.Tags {
-		if _, err := t.exec(ctx, `INSERT INTO message_tags (message_id, tag, seq) VALUES (?, ?, ?)`, m.UUID, tag, m.Seq); err != nil {
+		if err := t.execBlind(ctx, `INSERT INTO message_tags (message_id, tag, seq) VALUES (?, ?, ?)`, m.UUID, tag, m.Seq); err != nil {
 			return err
 		}
 	}
@@ -441,8 +453,7 @@ func (t *tx) NoticeMark(ctx context.Context, agent string) (string, error) {
 }
 
 func (t *tx) SetNoticeMark(ctx context.Context, agent, mark string) error {
-	_, err := t.exec(ctx, `UPDATE agents SET notice_mark = ? WHERE id = ?`, mark, agent)
-	return err
+	return t.execBlind(ctx, `UPDATE agents SET notice_mark = ? WHERE id = ?`, mark, agent)
 }
 
 func (t *tx) LastMessageSeq(ctx context.Context) (int64, error) {
