@@ -200,8 +200,8 @@ func OpenWith(ctx context.Context, rawURL string, o Options) (*sqlstore.DB, erro
 		return nil, err
 	}
 	st := sqlstore.New(db, Dialect(), loc)
-	st.Watch = func(ctx context.Context, wake func()) error {
-		return Listen(ctx, rawURL, wake, nil)
+	st.Watch = func(ctx context.Context, wake func(), live func(bool)) error {
+		return ListenLive(ctx, rawURL, wake, live, nil)
 	}
 	return st, nil
 }

@@ -402,7 +402,7 @@ func TestWatchWakesOnCommitsOfOtherProcesses(t *testing.T) {
 			case woke <- struct{}{}:
 			default:
 			}
-		})
+		}, func(bool) {})
 	}()
 	select {
 	case <-woke: // the wake after connecting

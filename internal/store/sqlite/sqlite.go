@@ -175,6 +175,9 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	d.Progress = walMark(path)
 	st := sqlstore.New(db, d, path)
 	st.StuckAfter = o.StuckAfter
+	st.Watch = func(ctx context.Context, wake func(), live func(bool)) error {
+		return watchCommits(ctx, path, wake, live)
+	}
 	if !readonly && !background {
 		st.OnCommit(resetLog(ctx, st, path, o.LogResetBytes, o.BusyTimeoutMS))
 	}

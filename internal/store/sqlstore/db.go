@@ -112,9 +112,10 @@ type DB struct {
 	// its statement cache (CacheStatements).
 	idle chan *pconn
 	// Watch, set by backends that can signal commits made by other
-	// processes (PostgreSQL LISTEN/NOTIFY), calls wake after such commits
-	// until ctx ends. Nil means "poll" (SQLite).
-	Watch func(ctx context.Context, wake func()) error
+	// processes (PostgreSQL LISTEN/NOTIFY, SQLite file notifications),
+	// calls wake after such commits until ctx ends, and live with whether
+	// the signal can be relied on (hub.CommitSignaler). Nil means "poll".
+	Watch func(ctx context.Context, wake func(), live func(bool)) error
 	// StuckAfter is how long a busy write keeps retrying without seeing
 	// any commit before it fails with DATABASE_BUSY (Dialect.Progress;
 	// default DefaultStuckAfter).
@@ -202,11 +203,11 @@ func (s *DB) OnCommit(fn func()) {
 // WatchCommits calls wake after commits made by other processes until ctx
 // ends, when the backend can signal them (Watch); otherwise it returns nil
 // at once and followers poll (hub.CommitSignaler).
-func (s *DB) WatchCommits(ctx context.Context, wake func()) error {
+func (s *DB) WatchCommits(ctx context.Context, wake func(), live func(bool)) error {
 	if s.Watch == nil {
 		return nil
 	}
-	return s.Watch(ctx, wake)
+	return s.Watch(ctx, wake, live)
 }
 
 // maxAttempts bounds the retries of a busy or conflicting transaction
