@@ -70,7 +70,7 @@ func Dialect() sqlstore.Dialect {
 		Pipeline:     pipeline,
 		Dollar:       true,
 		IsBusy:       IsBusy,
-		IsRetryable: IsRetryable,
+		IsRetryable:  IsRetryable,
 		// Writers are serialized anyway; queueing them in the process
 		// first means one connection per process waits on the lock, and
 		// a hand-off between goroutines costs no server round trip.
