@@ -175,8 +175,16 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	d.Progress = walMark(path)
 	st := sqlstore.New(db, d, path)
 	st.StuckAfter = o.StuckAfter
+	// The log's mark after this process's own last commit: the watcher
+	// leaves those changes to the commit signal.
+	var own atomic.Value
+	mark := walMark(path)
+	st.OnCommit(func() { own.Store(markOf{mark()}) })
 	st.Watch = func(ctx context.Context, wake func(), live func(bool)) error {
-		return watchCommits(ctx, path, wake, live)
+		return watchCommits(ctx, path, wake, live, func() any {
+			m, _ := own.Load().(markOf)
+			return m.v
+		})
 	}
 	if !readonly && !background {
 		st.OnCommit(resetLog(ctx, st, path, o.LogResetBytes, o.BusyTimeoutMS))
@@ -279,6 +287,10 @@ func walMark(path string) func() any {
 		return [2]int64{fi.Size(), fi.ModTime().UnixNano()}
 	}
 }
+
+// markOf boxes a walMark value for an atomic.Value (which refuses nil and
+// values of changing types).
+type markOf struct{ v any }
 
 // migrateWaiting runs migrate, and while it finds the database busy (many
 // processes opening a new board at once: one creates the schema, the

@@ -93,6 +93,26 @@ func TestBigBoardPlansOnPostgres(t *testing.T) {
 		{"check-in", func() error { _, err := svc.CheckIn(ctx, bigboard.Reader); return err }},
 		{"hook delivery", func() error { _, err := svc.DeliverNew(ctx, bigboard.Reader); return err }},
 		{"hook delivery, hook-only agent", func() error { _, err := svc.DeliverNew(ctx, bigboard.HookReader); return err }},
+		// bb serve's group commit of posts, with the posters' check-ins:
+		// one by the reader, one by an agent that has nothing unread (its
+		// read cursor then moves past its own posts).
+		{"post (group commit)", func() error {
+			if _, err := svc.CheckIn(ctx, "plan-poster"); err != nil {
+				return err
+			}
+			if _, err := svc.Log(ctx, hub.LogQuery{Reader: "plan-poster", Limit: 1}); err != nil {
+				return err
+			}
+			for _, r := range svc.PostMany(ctx, []hub.PostOp{
+				{In: hub.PostInput{From: bigboard.Reader, Content: "plan", Tags: []string{"x"}}, CheckIn: true},
+				{In: hub.PostInput{From: "plan-poster", Content: "plan"}, CheckIn: true},
+			}) {
+				if r.Err != nil {
+					return r.Err
+				}
+			}
+			return nil
+		}},
 	}
 	type stmt struct {
 		q    string
@@ -107,7 +127,8 @@ func TestBigBoardPlansOnPostgres(t *testing.T) {
 			t.Fatalf("%s: %v", r.name, err)
 		}
 		for _, s := range seen {
-			if !strings.HasPrefix(strings.TrimSpace(s.q), "SELECT") && !strings.HasPrefix(strings.TrimSpace(s.q), "WITH") {
+			if !strings.HasPrefix(strings.TrimSpace(s.q), "SELECT") && !strings.HasPrefix(strings.TrimSpace(s.q), "WITH") &&
+				!strings.HasPrefix(strings.TrimSpace(s.q), "UPDATE") {
 				continue
 			}
 			// Whether an agent has any receipt at all: PostgreSQL's scan
