@@ -62,12 +62,19 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 			if !op.CheckIn || out[i].Err != nil || counted[op.In.From] != nil {
 				continue
 			}
-			n, mark, c, err := countNotices(ctx, tx, op.In.From)
+			counted[op.In.From] = &checkIn{}
+			who = append(who, op.In.From)
+		}
+		if len(who) > 0 {
+			cs, err := tx.NoticeCountsMany(ctx, who, NoticeCap)
 			if err != nil {
 				return err
 			}
-			counted[op.In.From] = &checkIn{n, mark, c}
-			who = append(who, op.In.From)
+			for i, agent := range who {
+				ci := counted[agent]
+				ci.c = cs[i]
+				ci.n, ci.mark = noticesOf(cs[i])
+			}
 		}
 		for i := range ops {
 			if out[i].Err != nil {

@@ -258,9 +258,15 @@ func countNotices(ctx context.Context, tx Tx, agent string) (n Notices, mark str
 	if err != nil {
 		return n, "", c, err
 	}
+	n, mark = noticesOf(c)
+	return n, mark, c, nil
+}
+
+// noticesOf turns a store's counts into notices and their mark.
+func noticesOf(c NoticeCounts) (n Notices, mark string) {
 	n.Addressed, n.Board = c.Unread.Addressed, c.Unread.Board
 	n.Unread = min(c.Unread.Addressed+c.Unread.Board, NoticeCap)
 	n.AcksOwed, n.Incursions = c.AcksOwed, c.Incursions
 	mark = fmt.Sprintf("a%d@%d b%d@%d k%d i%d", n.Addressed, c.Unread.NewestAddressed, n.Board, c.Unread.NewestBoard, n.AcksOwed, n.Incursions)
-	return n, mark, c, nil
+	return n, mark
 }

@@ -101,6 +101,9 @@ type MessageTx interface {
 	// and ReadCursor, and the newest broadcast's seq: the check-in of
 	// every identified call.
 	NoticeCounts(ctx context.Context, agent string, cap int) (NoticeCounts, error)
+	// NoticeCountsMany is NoticeCounts for each of agents, in order (a
+	// store may send them together).
+	NoticeCountsMany(ctx context.Context, agents []string, cap int) ([]NoticeCounts, error)
 	// NoticeMark is the fingerprint of the notices agent was last given
 	// ("" before the first); SetNoticeMark replaces it.
 	NoticeMark(ctx context.Context, agent string) (string, error)

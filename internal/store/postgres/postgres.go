@@ -80,7 +80,7 @@ func Dialect() sqlstore.Dialect {
 
 // pipeline sends stmts in one round trip (a pgx batch: one Sync for all),
 // on the connection of the open transaction.
-func pipeline(ctx context.Context, c *sql.Conn, stmts []sqlstore.Stmt, dest []any) (int64, error) {
+func pipeline(ctx context.Context, c *sql.Conn, stmts []sqlstore.Stmt, each func(int, func(...any) error) error) (int64, error) {
 	var n int64
 	err := c.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
@@ -93,23 +93,33 @@ func pipeline(ctx context.Context, c *sql.Conn, stmts []sqlstore.Stmt, dest []an
 		}
 		br := sc.Conn().SendBatch(ctx, b)
 		for i := range stmts {
-			if i == len(stmts)-1 && dest != nil {
-				if err := br.QueryRow().Scan(dest...); err != nil {
+			if each == nil {
+				tag, err := br.Exec()
+				if err != nil {
 					_ = br.Close()
-					if errors.Is(err, pgx.ErrNoRows) {
-						return sql.ErrNoRows
-					}
 					return err
 				}
-				n = 1
+				n = tag.RowsAffected()
 				continue
 			}
-			tag, err := br.Exec()
+			rows, err := br.Query()
 			if err != nil {
 				_ = br.Close()
 				return err
 			}
-			n = tag.RowsAffected()
+			for rows.Next() {
+				if err := each(i, rows.Scan); err != nil {
+					rows.Close()
+					_ = br.Close()
+					return err
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				_ = br.Close()
+				return err
+			}
+			n = rows.CommandTag().RowsAffected()
 		}
 		return br.Close()
 	})

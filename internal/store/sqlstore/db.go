@@ -90,12 +90,12 @@ type Dialect struct {
 	// lock is the file's).
 	BeginOrdered, OrderLock string
 	// Pipeline, when set, sends stmts on c in one round trip, in order,
-	// stopping at the first failure; with dest it scans the single row of
-	// the last statement into dest (sql.ErrNoRows when there is none). It
-	// returns the rows affected by the last statement. The store then
+	// stopping at the first failure; with rows it calls rows for every row
+	// each statement returns, with the statement's index and the row's
+	// scan. It returns the rows affected by the last statement. The store then
 	// queues the statements whose answer nobody reads and sends them with
 	// the next one that needs an answer, or with COMMIT.
-	Pipeline func(ctx context.Context, c *sql.Conn, stmts []Stmt, dest []any) (int64, error)
+	Pipeline func(ctx context.Context, c *sql.Conn, stmts []Stmt, rows func(i int, scan func(dest ...any) error) error) (int64, error)
 }
 
 // DB is a hub.Store over a *sql.DB.
@@ -301,10 +301,14 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 		begin = s.dialect.BeginWrite
 	}
 	s.stats.tx.Add(1)
-	s.stats.stmts.Add(1)
-	s.stats.trips.Add(1)
-	if _, err := pc.ExecContext(ctx, begin); err != nil {
-		return err
+	// An ordered write sends its BEGIN with its first statements.
+	lazyBegin := ordered && s.dialect.Pipeline != nil
+	if !lazyBegin {
+		s.stats.stmts.Add(1)
+		s.stats.trips.Add(1)
+		if _, err := pc.ExecContext(ctx, begin); err != nil {
+			return err
+		}
 	}
 	done := false
 	defer func() {
@@ -315,6 +319,9 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 		}
 	}()
 	t := &tx{q: pc, conn: pc.conn, d: &s.dialect, onQuery: s.OnQuery, stats: &s.stats, ordered: ordered}
+	if lazyBegin {
+		t.pending = append(t.pending, Stmt{SQL: begin})
+	}
 	if write && !ordered {
 		t.lockedAt = time.Now()
 	}

@@ -96,7 +96,7 @@ func (t *tx) execBlind(ctx context.Context, q string, args ...any) error {
 // send runs the queued statements followed by last (when not empty) in
 // one round trip, scanning last's single row into dest when given, and
 // returns last's rows affected.
-func (t *tx) send(ctx context.Context, last Stmt, dest []any) (int64, error) {
+func (t *tx) send(ctx context.Context, last Stmt, dest []any) (n int64, err error) {
 	stmts := t.pending
 	if last.SQL != "" {
 		stmts = append(stmts, last)
@@ -105,9 +105,38 @@ func (t *tx) send(ctx context.Context, last Stmt, dest []any) (int64, error) {
 	if len(stmts) == 0 {
 		return 0, nil
 	}
+	var rows func(int, func(...any) error) error
+	if dest != nil {
+		found := false
+		last := len(stmts) - 1
+		rows = func(i int, scan func(...any) error) error {
+			if i != last || found {
+				return nil
+			}
+			found = true
+			return scan(dest...)
+		}
+		defer func() {
+			if err == nil && !found {
+				err = sql.ErrNoRows
+			}
+		}()
+	}
+	return t.pipe(ctx, stmts, rows)
+}
+
+// sendRows sends the queued statements in one round trip, calling rows
+// with each row of each (by its index among them).
+func (t *tx) sendRows(ctx context.Context, rows func(i int, scan func(...any) error) error) (int64, error) {
+	stmts := t.pending
+	t.pending = nil
+	return t.pipe(ctx, stmts, rows)
+}
+
+func (t *tx) pipe(ctx context.Context, stmts []Stmt, rows func(int, func(...any) error) error) (int64, error) {
 	t.stats.stmts.Add(int64(len(stmts)))
 	t.stats.trips.Add(1)
-	n, err := t.d.Pipeline(ctx, t.conn, stmts, dest)
+	n, err := t.d.Pipeline(ctx, t.conn, stmts, rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) && t.sendErr == nil {
 		t.sendErr = err
 	}
