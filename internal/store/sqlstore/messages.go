@@ -132,7 +132,8 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 			return err
 		}
 	}
-	return t.SetRefs(ctx, hub.RefOwnerMessage, m.UUID, m.Refs)
+	// A new message has no refs to replace (its id is new).
+	return t.insertRefs(ctx, hub.RefOwnerMessage, m.UUID, m.Refs)
 }
 
 func (t *tx) oneMessage(ctx context.Context, where string, arg any) (*hub.Message, error) {
