@@ -163,7 +163,7 @@ const FeedPoll = 50 * time.Millisecond
 // FeedSafetyPoll is how often the feed looks anyway while the store's
 // signal is live: nothing is missed even if a signal were lost, and an
 // idle board costs one read per this interval.
-const FeedSafetyPoll = 5 * time.Second
+const FeedSafetyPoll = 10 * time.Second
 
 // feed follows the events table for every follower of one Service: one
 // goroutine reads new events once and fans them out. It runs only while
