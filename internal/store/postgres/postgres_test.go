@@ -549,21 +549,39 @@ func BenchmarkPost(b *testing.B) {
 
 // BenchmarkPostMany: group commits as `bb serve` makes them (16 posts by
 // 16 agents, each checking in, per transaction) from one server's pool
-// and from two (two servers), on PostgreSQL. Reported per post: the time
-// the write lock was held (the serial section every server waits for,
-// sqlstore.Stats.SerialTime), statements and round trips.
+// and from two (two servers) on PostgreSQL, and for comparison in the same
+// run from one process on SQLite (whose whole write transaction holds the
+// file's writer lock). Reported per post: the time the write lock was held
+// (the serial section every server waits for, sqlstore.Stats.SerialTime),
+// statements and round trips.
 func BenchmarkPostMany(b *testing.B) {
 	pgtest.Require(b)
-	for _, servers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("servers=%d", servers), func(b *testing.B) {
-			u, drop, err := pgtest.NewDatabase(b.Name())
-			if err != nil {
-				b.Fatal(err)
-			}
+	for _, v := range []struct {
+		backend string
+		servers int
+	}{{"sqlite", 1}, {"postgres", 1}, {"postgres", 2}} {
+		servers := v.servers
+		b.Run(fmt.Sprintf("%s/servers=%d", v.backend, servers), func(b *testing.B) {
 			var stores []*sqlstore.DB
 			var svcs []*hub.Service
+			drop := func() error { return nil }
 			for range servers {
-				st, err := postgres.Open(context.Background(), u)
+				var st *sqlstore.DB
+				var err error
+				if v.backend == "sqlite" {
+					st, err = sqlite.Open(context.Background(), b.TempDir()+"/bb.db",
+						sqlite.Options{Create: true, CheckpointEvery: 250 * time.Millisecond, NoMemoryMap: true})
+				} else {
+					var u string
+					if len(stores) == 0 {
+						u, drop, err = pgtest.NewDatabase(b.Name())
+						if err != nil {
+							b.Fatal(err)
+						}
+						b.Setenv("BB_BENCH_PG_URL", u)
+					}
+					st, err = postgres.Open(context.Background(), os.Getenv("BB_BENCH_PG_URL"))
+				}
 				if err != nil {
 					b.Fatal(err)
 				}
