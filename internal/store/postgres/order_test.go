@@ -153,7 +153,9 @@ func TestFollowerNeverSkipsOutOfOrderCommits(t *testing.T) {
 	}()
 	<-holding
 	fast := make(chan error, 1)
-	go func() { fast <- b.Write(hub.OrderAtCommit(ctx), func(tx hub.Tx) error { return tx.AppendEvent(ctx, ev("after-lock")) }) }()
+	go func() {
+		fast <- b.Write(hub.OrderAtCommit(ctx), func(tx hub.Tx) error { return tx.AppendEvent(ctx, ev("after-lock")) })
+	}()
 	select {
 	case err := <-fast:
 		t.Fatalf("a writer committed while another held the write lock (err %v)", err)

@@ -4,9 +4,8 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
-	"fmt"
-	"strconv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -416,7 +416,7 @@ func BenchmarkScaleOut(b *testing.B) {
 			res[v.name] = v.run(b)
 		}
 		load, _ := os.ReadFile("/proc/loadavg")
-		b.Logf("round %d, load average %s", i+1, strings.Fields(string(load)+" ")[0])
+		b.Logf("round %d, load average %s", i+1, strings.Fields(string(load) + " ")[0])
 		for _, v := range variants {
 			r := res[v.name]
 			b.Logf("%-11s %6.0f posts/s  p50 %6.1f ms  p99 %6.1f ms  sse p99 %6.1f ms  CPU %.2f s per 1,000 posts",
