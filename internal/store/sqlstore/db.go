@@ -311,14 +311,14 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 		}
 	}
 	done := false
+	t := &tx{q: pc, conn: pc.conn, d: &s.dialect, onQuery: s.OnQuery, stats: &s.stats, ordered: ordered, begun: !lazyBegin}
 	defer func() {
-		if !done {
+		if !done && t.begun {
 			// Use a fresh context: the caller's may be cancelled, and an
 			// open transaction must never be left on a pooled connection.
 			_, _ = pc.conn.ExecContext(context.Background(), "ROLLBACK")
 		}
 	}()
-	t := &tx{q: pc, conn: pc.conn, d: &s.dialect, onQuery: s.OnQuery, stats: &s.stats, ordered: ordered}
 	if lazyBegin {
 		t.pending = append(t.pending, Stmt{SQL: begin})
 	}
@@ -389,6 +389,9 @@ type tx struct {
 	// with a number it chose (0: read MAX(seq) again), so that a group of
 	// posts reads the newest number once.
 	msgSeq int64
+	// begun: BEGIN has been sent (an ordered write sends it with its
+	// first statements; one that sent nothing has nothing to roll back).
+	begun bool
 	// sendErr is the first failure of a pipelined send: it ended the
 	// transaction, whatever the statements after it report.
 	sendErr error

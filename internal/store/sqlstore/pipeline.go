@@ -134,6 +134,7 @@ func (t *tx) sendRows(ctx context.Context, rows func(i int, scan func(...any) er
 }
 
 func (t *tx) pipe(ctx context.Context, stmts []Stmt, rows func(int, func(...any) error) error) (int64, error) {
+	t.begun = true
 	t.stats.stmts.Add(int64(len(stmts)))
 	t.stats.trips.Add(1)
 	n, err := t.d.Pipeline(ctx, t.conn, stmts, rows)
