@@ -176,12 +176,12 @@ func (l *lazyStore) OnCommit(fn func()) {
 }
 
 // WatchCommits implements hub.CommitSignaler.
-func (l *lazyStore) WatchCommits(ctx context.Context, wake func()) error {
+func (l *lazyStore) WatchCommits(ctx context.Context, wake func(), live func(bool)) error {
 	st, err := l.open(ctx)
 	if err != nil {
 		return err
 	}
-	return st.(*sqlstore.DB).WatchCommits(ctx, wake)
+	return st.(*sqlstore.DB).WatchCommits(ctx, wake, live)
 }
 
 func (l *lazyStore) open(ctx context.Context) (hub.Store, error) {

@@ -345,13 +345,14 @@ func (g *guarded) OnCommit(fn func()) {
 	g.st.OnCommit(fn)
 }
 
-// WatchCommits implements hub.CommitSignaler (PostgreSQL's listener
-// reconnects by itself; SQLite has none).
-func (g *guarded) WatchCommits(ctx context.Context, wake func()) error {
+// WatchCommits implements hub.CommitSignaler: PostgreSQL's listener
+// reconnects by itself; SQLite's watch follows the board's file names, so
+// it outlives a reopen of the store.
+func (g *guarded) WatchCommits(ctx context.Context, wake func(), live func(bool)) error {
 	g.mu.RLock()
 	st := g.st
 	g.mu.RUnlock()
-	return st.WatchCommits(ctx, wake)
+	return st.WatchCommits(ctx, wake, live)
 }
 
 func (g *guarded) Backend() string {

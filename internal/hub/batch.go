@@ -44,8 +44,38 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 		return res
 	}
 	out := make([]PostResult, len(ops))
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	// The batch only appends, and what it reads is right as of any moment
+	// before it commits: its reads run beside other writers, and only its
+	// writes wait for the write lock (OrderAtCommit). So the check-ins'
+	// counts come first, then every write.
+	err := s.Store.Write(OrderAtCommit(ctx), func(tx Tx) error {
 		copy(out, res) // the store may retry fn: start from the validation results
+		// One check-in per agent per batch.
+		type checkIn struct {
+			n    Notices
+			mark string
+			c    NoticeCounts
+		}
+		var who []string
+		counted := map[string]*checkIn{}
+		for i, op := range ops {
+			if !op.CheckIn || out[i].Err != nil || counted[op.In.From] != nil {
+				continue
+			}
+			counted[op.In.From] = &checkIn{}
+			who = append(who, op.In.From)
+		}
+		if len(who) > 0 {
+			cs, err := tx.NoticeCountsMany(ctx, who, NoticeCap)
+			if err != nil {
+				return err
+			}
+			for i, agent := range who {
+				ci := counted[agent]
+				ci.c = cs[i]
+				ci.n, ci.mark = noticesOf(cs[i])
+			}
+		}
 		for i := range ops {
 			if out[i].Err != nil {
 				continue
@@ -61,25 +91,39 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 			}
 			out[i].Message = m
 		}
-		// One check-in per agent per batch, after every post of the batch.
-		notices := map[string]*Notices{}
+		// The newest post of each agent checking in: its read cursor may
+		// move past its own posts of this batch too.
+		own := map[string]int64{}
 		for i, op := range ops {
-			if !op.CheckIn || out[i].Err != nil {
-				continue
+			if op.CheckIn && out[i].Err == nil {
+				own[op.In.From] = max(own[op.In.From], out[i].Message.Seq)
 			}
-			n, ok := notices[op.In.From]
+		}
+		notices := map[string]*Notices{}
+		for _, agent := range who {
+			ci := counted[agent]
+			newest, ok := own[agent]
 			if !ok {
-				if err := tx.TouchAgent(ctx, op.In.From, s.Now()); err != nil {
-					return err
-				}
-				c, err := s.giveNotices(ctx, tx, op.In.From)
-				if err != nil {
-					return err
-				}
-				n = &c
-				notices[op.In.From] = n
+				continue // every post of the agent was refused
 			}
-			out[i].Notices = n
+			if err := tx.TouchAgent(ctx, agent, s.Now()); err != nil {
+				return err
+			}
+			n, err := recordNotices(ctx, tx, agent, ci.n, ci.mark, ci.c)
+			if err != nil {
+				return err
+			}
+			if from := max(ci.c.NewestBroadcast, ci.c.ReadCursor); ci.c.Unread.Board == 0 && newest > from {
+				if err := tx.SetReadCursorPastOwn(ctx, agent, from, newest); err != nil {
+					return err
+				}
+			}
+			notices[agent] = &n
+		}
+		for i, op := range ops {
+			if op.CheckIn && out[i].Err == nil {
+				out[i].Notices = notices[op.In.From]
+			}
 		}
 		return nil
 	})

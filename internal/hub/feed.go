@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,9 +15,12 @@ type CommitSignaler interface {
 	// OnCommit sets fn, called after every write this process commits.
 	OnCommit(fn func())
 	// WatchCommits calls wake after commits made by other processes
-	// until ctx ends. A backend that cannot (SQLite) returns nil at once:
-	// the feed then finds those commits by polling.
-	WatchCommits(ctx context.Context, wake func()) error
+	// until ctx ends, and live(true) once the signal can be relied on
+	// (PostgreSQL: listening; SQLite: watching the files), live(false)
+	// when it cannot (the connection is lost). The feed polls often only
+	// while the signal is not live. A backend that cannot watch returns
+	// at once: the feed then finds those commits by polling.
+	WatchCommits(ctx context.Context, wake func(), live func(bool)) error
 }
 
 // Matches reports whether e passes the filter's Types, Agent (the author
@@ -156,14 +160,20 @@ const feedBuffer = 512
 // processes when the store cannot signal them.
 const FeedPoll = 50 * time.Millisecond
 
+// FeedSafetyPoll is how often the feed looks anyway while the store's
+// signal is live: nothing is missed even if a signal were lost, and an
+// idle board costs one read per this interval.
+const FeedSafetyPoll = 10 * time.Second
+
 // feed follows the events table for every follower of one Service: one
 // goroutine reads new events once and fans them out. It runs only while
 // someone follows; it wakes on every commit made in this process, on the
 // store's signal for other processes' commits, and on a poll.
 type feed struct {
-	st   Store
-	poll time.Duration
-	wake chan struct{}
+	st Store
+	// poll and safety: the feed's interval without and with a live signal.
+	poll, safety time.Duration
+	wake         chan struct{}
 
 	mu   sync.Mutex
 	subs map[*follower]struct{}
@@ -180,7 +190,7 @@ type follower struct {
 }
 
 func newFeed(st Store) *feed {
-	f := &feed{st: st, poll: FeedPoll, wake: make(chan struct{}, 1), subs: map[*follower]struct{}{}}
+	f := &feed{st: st, poll: FeedPoll, safety: FeedSafetyPoll, wake: make(chan struct{}, 1), subs: map[*follower]struct{}{}}
 	if cs, ok := st.(CommitSignaler); ok {
 		cs.OnCommit(f.signal)
 	}
@@ -235,10 +245,16 @@ func (f *feed) unsubscribe(s *follower) {
 }
 
 func (f *feed) run(ctx context.Context) {
+	var live atomic.Bool
 	if cs, ok := f.st.(CommitSignaler); ok {
-		go func() { _ = cs.WatchCommits(ctx, f.signal) }()
+		go func() {
+			_ = cs.WatchCommits(ctx, f.signal, func(up bool) {
+				live.Store(up)
+				f.signal() // look now, and choose the next interval
+			})
+		}()
 	}
-	t := time.NewTicker(f.poll)
+	t := time.NewTimer(f.poll)
 	defer t.Stop()
 	for {
 		select {
@@ -248,6 +264,11 @@ func (f *feed) run(ctx context.Context) {
 		case <-f.wake:
 		}
 		f.catchUp(ctx)
+		if live.Load() {
+			t.Reset(f.safety)
+		} else {
+			t.Reset(f.poll)
+		}
 	}
 }
 

@@ -227,6 +227,12 @@ func (s *Service) giveNotices(ctx context.Context, tx Tx, agent string) (Notices
 	if err != nil {
 		return n, err
 	}
+	return recordNotices(ctx, tx, agent, n, mark, c)
+}
+
+// recordNotices records notices counted by countNotices as given (the
+// writes of giveNotices, apart from its reads).
+func recordNotices(ctx context.Context, tx Tx, agent string, n Notices, mark string, c NoticeCounts) (Notices, error) {
 	if cursorBehind(c) {
 		if err := tx.SetReadCursor(ctx, agent, c.NewestBroadcast); err != nil {
 			return n, err
@@ -252,9 +258,15 @@ func countNotices(ctx context.Context, tx Tx, agent string) (n Notices, mark str
 	if err != nil {
 		return n, "", c, err
 	}
+	n, mark = noticesOf(c)
+	return n, mark, c, nil
+}
+
+// noticesOf turns a store's counts into notices and their mark.
+func noticesOf(c NoticeCounts) (n Notices, mark string) {
 	n.Addressed, n.Board = c.Unread.Addressed, c.Unread.Board
 	n.Unread = min(c.Unread.Addressed+c.Unread.Board, NoticeCap)
 	n.AcksOwed, n.Incursions = c.AcksOwed, c.Incursions
 	mark = fmt.Sprintf("a%d@%d b%d@%d k%d i%d", n.Addressed, c.Unread.NewestAddressed, n.Board, c.Unread.NewestBoard, n.AcksOwed, n.Incursions)
-	return n, mark, c, nil
+	return n, mark
 }

@@ -56,6 +56,10 @@ type AgentTx interface {
 	DeleteAgentsWithStatus(ctx context.Context, status string) (int64, error)
 	// SetReadCursor raises the agent's read cursor to seq (never lowers it).
 	SetReadCursor(ctx context.Context, id string, seq int64) error
+	// SetReadCursorPastOwn raises the agent's read cursor to seq when no
+	// broadcast of another agent has a number in (after, seq]: the ones
+	// there are the agent's own.
+	SetReadCursorPastOwn(ctx context.Context, id string, after, seq int64) error
 }
 
 // MessageFilter selects messages for the board log. Zero values mean "no filter".
@@ -97,6 +101,9 @@ type MessageTx interface {
 	// and ReadCursor, and the newest broadcast's seq: the check-in of
 	// every identified call.
 	NoticeCounts(ctx context.Context, agent string, cap int) (NoticeCounts, error)
+	// NoticeCountsMany is NoticeCounts for each of agents, in order (a
+	// store may send them together).
+	NoticeCountsMany(ctx context.Context, agents []string, cap int) ([]NoticeCounts, error)
 	// NoticeMark is the fingerprint of the notices agent was last given
 	// ("" before the first); SetNoticeMark replaces it.
 	NoticeMark(ctx context.Context, agent string) (string, error)

@@ -154,7 +154,21 @@ func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
 // Start runs the background goroutine (the group committer of posts)
 // until ctx ends. Run calls it; tests using Handler directly call it too.
 func (s *Server) Start(ctx context.Context) {
-	go s.posts.run(ctx)
+	for range committers(s.backend) {
+		go s.posts.run(ctx)
+	}
+}
+
+// committers is how many group commits of posts a server runs at once. On
+// PostgreSQL a group of posts holds the write lock only for its writes
+// (hub.OrderAtCommit), so a second group prepares (begins, counts its
+// check-ins) while the first commits; on SQLite the writer lock is held
+// from BEGIN, and one group at a time is fastest.
+func committers(backend string) int {
+	if backend == "postgres" {
+		return 2
+	}
+	return 1
 }
 
 // Run listens on the configured address and serves until ctx ends. ready,

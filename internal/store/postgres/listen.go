@@ -14,13 +14,24 @@ import (
 // every (re)connection, since commits made while disconnected sent no
 // signal. onErr, when not nil, hears about each connection failure.
 func Listen(ctx context.Context, rawURL string, wake func(), onErr func(error)) error {
+	return ListenLive(ctx, rawURL, wake, nil, onErr)
+}
+
+// ListenLive is Listen that also calls live (when not nil) with true once
+// listening and with false when the connection is lost: while it is, the
+// caller must find commits some other way (a poll).
+func ListenLive(ctx context.Context, rawURL string, wake func(), live func(bool), onErr func(error)) error {
+	if live == nil {
+		live = func(bool) {}
+	}
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
 		return err
 	}
 	pause := 100 * time.Millisecond
 	for {
-		err := listenOnce(ctx, cfg, wake)
+		err := listenOnce(ctx, cfg, wake, live)
+		live(false)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -38,7 +49,7 @@ func Listen(ctx context.Context, rawURL string, wake func(), onErr func(error)) 
 	}
 }
 
-func listenOnce(ctx context.Context, cfg *pgx.ConnConfig, wake func()) error {
+func listenOnce(ctx context.Context, cfg *pgx.ConnConfig, wake func(), live func(bool)) error {
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
@@ -47,6 +58,7 @@ func listenOnce(ctx context.Context, cfg *pgx.ConnConfig, wake func()) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+NotifyChannel); err != nil {
 		return err
 	}
+	live(true)
 	wake()
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {

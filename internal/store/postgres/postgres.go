@@ -61,14 +61,69 @@ func Dialect() sqlstore.Dialect {
 		// transaction, which the pgx driver discards instead of reusing.
 		BeginWrite: fmt.Sprintf("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(%d), pg_notify('%s', '')",
 			WriteLockKey, NotifyChannel),
-		Dollar:      true,
-		IsBusy:      IsBusy,
-		IsRetryable: IsRetryable,
+		// A write that needs only its order serialized (hub.OrderAtCommit)
+		// reads without the lock and takes it with its first change, in
+		// the same round trip; the lock is held to COMMIT, so every seq
+		// it draws is drawn in commit order (docs/postgres.md).
+		BeginOrdered: "BEGIN ISOLATION LEVEL READ COMMITTED",
+		OrderLock:    fmt.Sprintf("SELECT pg_advisory_xact_lock(%d), pg_notify('%s', '')", WriteLockKey, NotifyChannel),
+		Pipeline:     pipeline,
+		Dollar:       true,
+		IsBusy:       IsBusy,
+		IsRetryable:  IsRetryable,
 		// Writers are serialized anyway; queueing them in the process
 		// first means one connection per process waits on the lock, and
 		// a hand-off between goroutines costs no server round trip.
 		QueueWritesInProcess: true,
 	}
+}
+
+// pipeline sends stmts in one round trip (a pgx batch: one Sync for all),
+// on the connection of the open transaction.
+func pipeline(ctx context.Context, c *sql.Conn, stmts []sqlstore.Stmt, each func(int, func(...any) error) error) (int64, error) {
+	var n int64
+	err := c.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("postgres: unexpected driver connection %T", dc)
+		}
+		b := &pgx.Batch{}
+		for _, st := range stmts {
+			b.Queue(st.SQL, st.Args...)
+		}
+		br := sc.Conn().SendBatch(ctx, b)
+		for i := range stmts {
+			if each == nil {
+				tag, err := br.Exec()
+				if err != nil {
+					_ = br.Close()
+					return err
+				}
+				n = tag.RowsAffected()
+				continue
+			}
+			rows, err := br.Query()
+			if err != nil {
+				_ = br.Close()
+				return err
+			}
+			for rows.Next() {
+				if err := each(i, rows.Scan); err != nil {
+					rows.Close()
+					_ = br.Close()
+					return err
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				_ = br.Close()
+				return err
+			}
+			n = rows.CommandTag().RowsAffected()
+		}
+		return br.Close()
+	})
+	return n, err
 }
 
 // SQLState returns the SQLSTATE of a PostgreSQL error, or "".
@@ -157,8 +212,8 @@ func OpenWith(ctx context.Context, rawURL string, o Options) (*sqlstore.DB, erro
 	d := Dialect()
 	d.Explain = explain(loc)
 	st := sqlstore.New(db, d, loc)
-	st.Watch = func(ctx context.Context, wake func()) error {
-		return Listen(ctx, rawURL, wake, nil)
+	st.Watch = func(ctx context.Context, wake func(), live func(bool)) error {
+		return ListenLive(ctx, rawURL, wake, live, nil)
 	}
 	return st, nil
 }

@@ -404,7 +404,7 @@ func TestWatchWakesOnCommitsOfOtherProcesses(t *testing.T) {
 			case woke <- struct{}{}:
 			default:
 			}
-		})
+		}, func(bool) {})
 	}()
 	select {
 	case <-woke: // the wake after connecting
@@ -546,5 +546,98 @@ func BenchmarkPost(b *testing.B) {
 				})
 			})
 		}
+	}
+}
+
+// BenchmarkPostMany: group commits as `bb serve` makes them (16 posts by
+// 16 agents, each checking in, per transaction) from one server's pool
+// and from two (two servers) on PostgreSQL, and for comparison in the same
+// run from one process on SQLite (whose whole write transaction holds the
+// file's writer lock). Reported per post: the time the write lock was held
+// (the serial section every server waits for, sqlstore.Stats.SerialTime),
+// statements and round trips.
+func BenchmarkPostMany(b *testing.B) {
+	pgtest.Require(b)
+	for _, v := range []struct {
+		backend string
+		servers int
+	}{{"sqlite", 1}, {"postgres", 1}, {"postgres", 2}} {
+		servers := v.servers
+		b.Run(fmt.Sprintf("%s/servers=%d", v.backend, servers), func(b *testing.B) {
+			var stores []*sqlstore.DB
+			var svcs []*hub.Service
+			drop := func() error { return nil }
+			for range servers {
+				var st *sqlstore.DB
+				var err error
+				if v.backend == "sqlite" {
+					st, err = sqlite.Open(context.Background(), b.TempDir()+"/bb.db",
+						sqlite.Options{Create: true, CheckpointEvery: 250 * time.Millisecond, NoMemoryMap: true})
+				} else {
+					var u string
+					if len(stores) == 0 {
+						u, drop, err = pgtest.NewDatabase(b.Name())
+						if err != nil {
+							b.Fatal(err)
+						}
+						b.Setenv("BB_BENCH_PG_URL", u)
+					}
+					st, err = postgres.Open(context.Background(), os.Getenv("BB_BENCH_PG_URL"))
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				stores = append(stores, st)
+				svcs = append(svcs, hub.NewService(st, &storetest.Clock{T: storetest.T0()}, b.TempDir()))
+			}
+			b.Cleanup(func() {
+				for _, st := range stores {
+					st.Close()
+				}
+				_ = drop()
+			})
+			const batch = 16
+			ctx := context.Background()
+			ops := func(s int) []hub.PostOp {
+				out := make([]hub.PostOp, batch)
+				for i := range out {
+					out[i] = hub.PostOp{In: hub.PostInput{From: fmt.Sprintf("agent-%d-%d", s, i), Content: "hello", Tags: []string{"x"}}, CheckIn: true}
+				}
+				return out
+			}
+			stat := func() (st sqlstore.Stats) {
+				for _, s := range stores {
+					x := s.Stats()
+					st.Statements += x.Statements
+					st.RoundTrips += x.RoundTrips
+					st.SerialTime += x.SerialTime
+					st.Writes += x.Writes
+				}
+				return st
+			}
+			before := stat()
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for s := range servers {
+				wg.Go(func() {
+					for i := s; i < b.N; i += servers {
+						for _, r := range svcs[s].PostMany(ctx, ops(s)) {
+							if r.Err != nil {
+								b.Error(r.Err)
+								return
+							}
+						}
+					}
+				})
+			}
+			wg.Wait()
+			b.StopTimer()
+			after := stat()
+			posts := float64(b.N * batch)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/posts/1e3, "µs/post")
+			b.ReportMetric(float64((after.SerialTime-before.SerialTime).Nanoseconds())/posts/1e3, "serial-µs/post")
+			b.ReportMetric(float64(after.Statements-before.Statements)/posts, "stmts/post")
+			b.ReportMetric(float64(after.RoundTrips-before.RoundTrips)/posts, "trips/post")
+		})
 	}
 }

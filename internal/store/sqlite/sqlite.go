@@ -212,30 +212,46 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	d.Progress = walMark(path)
 	st := sqlstore.New(db, d, path)
 	st.StuckAfter = o.StuckAfter
+	// The log's mark after this process's own last commit: the watcher
+	// leaves those changes to the commit signal.
+	var own atomic.Value
+	mark := walMark(path)
+	st.OnCommit(func() { own.Store(markOf{mark()}) })
+	st.Watch = func(ctx context.Context, wake func(), live func(bool)) error {
+		return watchCommits(ctx, path, wake, live, func() any {
+			m, _ := own.Load().(markOf)
+			return m.v
+		})
+	}
 	if !readonly && !background {
 		st.OnCommit(resetLog(ctx, st, path, o.LogResetBytes, o.BusyTimeoutMS))
 	}
 	if background {
-		var committed atomic.Bool
-		st.OnCommit(func() { committed.Store(true) })
+		committed := make(chan struct{}, 1)
+		st.OnCommit(func() {
+			select {
+			case committed <- struct{}{}:
+			default:
+			}
+		})
 		stop := make(chan struct{})
 		done := make(chan struct{})
 		st.BeforeClose = func() { close(stop); <-done }
-		go checkpoints(db, o.CheckpointEvery, &committed, stop, done)
+		go checkpoints(db, o.CheckpointEvery, committed, stop, done)
 	}
 	return st, nil
 }
 
-// checkpoints runs a PASSIVE checkpoint every tick after which committed
-// was set, until stop is closed; it closes done when it returns. It keeps
-// one connection for this (opened at the first checkpoint, with a small
-// page cache: a checkpoint copies pages without caching them), so no tick
-// opens one. A checkpoint that fails (another process is checkpointing)
-// is simply tried again at the next tick.
-func checkpoints(db *sql.DB, every time.Duration, committed *atomic.Bool, stop <-chan struct{}, done chan<- struct{}) {
+// checkpoints runs a PASSIVE checkpoint every interval in which this
+// process committed (committed receives a signal per commit), until stop
+// is closed; it closes done when it returns. Without commits it waits
+// without waking at all. It keeps one connection for this (opened at the
+// first checkpoint, with a small page cache: a checkpoint copies pages
+// without caching them), so no checkpoint opens one. A checkpoint that
+// fails (another process is checkpointing) is simply tried again after
+// the next commit.
+func checkpoints(db *sql.DB, every time.Duration, committed <-chan struct{}, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	t := time.NewTicker(every)
-	defer t.Stop()
 	var conn *sql.Conn
 	defer func() {
 		if conn != nil {
@@ -243,14 +259,24 @@ func checkpoints(db *sql.DB, every time.Duration, committed *atomic.Bool, stop <
 		}
 	}()
 	ctx := context.Background()
+	t := time.NewTimer(every)
+	t.Stop()
 	for {
+		select {
+		case <-stop:
+			return
+		case <-committed:
+		}
+		// Let the commits of one interval share one checkpoint.
+		t.Reset(every)
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 		}
-		if !committed.Swap(false) {
-			continue
+		select { // the commits meanwhile are covered by this checkpoint
+		case <-committed:
+		default:
 		}
 		if conn == nil {
 			c, err := db.Conn(ctx)
@@ -313,6 +339,10 @@ func walMark(path string) func() any {
 		return [2]int64{fi.Size(), fi.ModTime().UnixNano()}
 	}
 }
+
+// markOf boxes a walMark value for an atomic.Value (which refuses nil and
+// values of changing types).
+type markOf struct{ v any }
 
 // migrateWaiting runs migrate, and while it finds the database busy (many
 // processes opening a new board at once: one creates the schema, the

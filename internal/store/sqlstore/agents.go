@@ -60,10 +60,9 @@ func (t *tx) PutAgent(ctx context.Context, a *hub.Agent) error {
 
 func (t *tx) TouchAgent(ctx context.Context, id string, now time.Time) error {
 	n := ts(now)
-	_, err := t.exec(ctx, `INSERT INTO agents (id, created_at, last_seen, updated_at) VALUES (?, ?, ?, ?)
+	return t.execBlind(ctx, `INSERT INTO agents (id, created_at, last_seen, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen
 		WHERE agents.last_seen < excluded.last_seen`, id, n, n, n)
-	return err
 }
 
 func (t *tx) ListAgents(ctx context.Context) ([]hub.Agent, error) {
@@ -100,6 +99,12 @@ func (t *tx) DeleteAgentsWithStatus(ctx context.Context, status string) (int64, 
 }
 
 func (t *tx) SetReadCursor(ctx context.Context, id string, seq int64) error {
-	_, err := t.exec(ctx, `UPDATE agents SET read_cursor = ? WHERE id = ? AND read_cursor < ?`, seq, id, seq)
-	return err
+	return t.execBlind(ctx, `UPDATE agents SET read_cursor = ? WHERE id = ? AND read_cursor < ?`, seq, id, seq)
+}
+
+func (t *tx) SetReadCursorPastOwn(ctx context.Context, id string, after, seq int64) error {
+	return t.execBlind(ctx, `UPDATE agents SET read_cursor = ? WHERE id = ? AND read_cursor < ?
+		AND NOT EXISTS (SELECT 1 FROM messages`+t.indexed("idx_messages_recipient_ack_seq")+`
+			WHERE recipient = '*' AND requires_ack IN (0, 1) AND seq > ? AND seq <= ? AND sender <> ?)`,
+		seq, id, seq, after, seq, id)
 }

@@ -83,6 +83,19 @@ type Dialect struct {
 	// transaction costs one for the whole group commit. PostgreSQL's index
 	// is an expression index kept by the database.
 	IndexMessagesAtCommit bool
+	// BeginOrdered opens a write marked hub.OrderAtCommit, without the
+	// write lock; OrderLock, sent before the transaction's first statement
+	// that may change something, takes it (held to the transaction's end).
+	// "" for both: such writes begin like any other (SQLite, whose writer
+	// lock is the file's).
+	BeginOrdered, OrderLock string
+	// Pipeline, when set, sends stmts on c in one round trip, in order,
+	// stopping at the first failure; with rows it calls rows for every row
+	// each statement returns, with the statement's index and the row's
+	// scan. It returns the rows affected by the last statement. The store then
+	// queues the statements whose answer nobody reads and sends them with
+	// the next one that needs an answer, or with COMMIT.
+	Pipeline func(ctx context.Context, c *sql.Conn, stmts []Stmt, rows func(i int, scan func(dest ...any) error) error) (int64, error)
 }
 
 // DB is a hub.Store over a *sql.DB.
@@ -99,9 +112,10 @@ type DB struct {
 	// its statement cache (CacheStatements).
 	idle chan *pconn
 	// Watch, set by backends that can signal commits made by other
-	// processes (PostgreSQL LISTEN/NOTIFY), calls wake after such commits
-	// until ctx ends. Nil means "poll" (SQLite).
-	Watch func(ctx context.Context, wake func()) error
+	// processes (PostgreSQL LISTEN/NOTIFY, SQLite file notifications),
+	// calls wake after such commits until ctx ends, and live with whether
+	// the signal can be relied on (hub.CommitSignaler). Nil means "poll".
+	Watch func(ctx context.Context, wake func(), live func(bool)) error
 	// StuckAfter is how long a busy write keeps retrying without seeing
 	// any commit before it fails with DATABASE_BUSY (Dialect.Progress;
 	// default DefaultStuckAfter).
@@ -112,6 +126,7 @@ type DB struct {
 	// BeforeClose, when set, runs first in Close (a backend stops its
 	// background work there).
 	BeforeClose func()
+	stats       dbStats
 }
 
 // New wraps db.
@@ -151,7 +166,7 @@ func (s *DB) Read(ctx context.Context, fn func(hub.Tx) error) error {
 
 // Write runs fn in a serialized write transaction.
 func (s *DB) Write(ctx context.Context, fn func(hub.Tx) error) error {
-	if s.dialect.QueueWritesInProcess {
+	if s.dialect.QueueWritesInProcess && !s.ordered(ctx) {
 		select {
 		case s.writeTurn <- struct{}{}:
 		case <-ctx.Done():
@@ -171,6 +186,12 @@ func (s *DB) Write(ctx context.Context, fn func(hub.Tx) error) error {
 	return err
 }
 
+// ordered reports whether a write made with ctx takes the write lock late
+// (hub.OrderAtCommit on a dialect that can).
+func (s *DB) ordered(ctx context.Context) bool {
+	return s.dialect.BeginOrdered != "" && hub.OrdersAtCommit(ctx)
+}
+
 // OnCommit adds fn to what is called after every write this process
 // commits (hub.CommitSignaler).
 func (s *DB) OnCommit(fn func()) {
@@ -182,11 +203,11 @@ func (s *DB) OnCommit(fn func()) {
 // WatchCommits calls wake after commits made by other processes until ctx
 // ends, when the backend can signal them (Watch); otherwise it returns nil
 // at once and followers poll (hub.CommitSignaler).
-func (s *DB) WatchCommits(ctx context.Context, wake func()) error {
+func (s *DB) WatchCommits(ctx context.Context, wake func(), live func(bool)) error {
 	if s.Watch == nil {
 		return nil
 	}
-	return s.Watch(ctx, wake)
+	return s.Watch(ctx, wake, live)
 }
 
 // maxAttempts bounds the retries of a busy or conflicting transaction
@@ -271,39 +292,72 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 	}
 	keep := false
 	defer func() { s.releaseConn(pc, keep) }()
+	ordered := write && s.ordered(ctx)
 	begin := s.dialect.BeginRead
-	if write {
+	switch {
+	case ordered:
+		begin = s.dialect.BeginOrdered
+	case write:
 		begin = s.dialect.BeginWrite
 	}
-	if _, err := pc.ExecContext(ctx, begin); err != nil {
-		return err
+	s.stats.tx.Add(1)
+	// An ordered write sends its BEGIN with its first statements.
+	lazyBegin := ordered && s.dialect.Pipeline != nil
+	if !lazyBegin {
+		s.stats.stmts.Add(1)
+		s.stats.trips.Add(1)
+		if _, err := pc.ExecContext(ctx, begin); err != nil {
+			return err
+		}
 	}
 	done := false
+	t := &tx{q: pc, conn: pc.conn, d: &s.dialect, onQuery: s.OnQuery, stats: &s.stats, ordered: ordered, begun: !lazyBegin}
 	defer func() {
-		if !done {
+		if !done && t.begun {
 			// Use a fresh context: the caller's may be cancelled, and an
 			// open transaction must never be left on a pooled connection.
 			_, _ = pc.conn.ExecContext(context.Background(), "ROLLBACK")
 		}
 	}()
+	if lazyBegin {
+		t.pending = append(t.pending, Stmt{SQL: begin})
+	}
+	if write && !ordered {
+		t.lockedAt = time.Now()
+	}
 	if write && s.dialect.AfterBeginWrite != "" {
-		if _, err := pc.ExecContext(ctx, s.dialect.AfterBeginWrite); err != nil {
+		if _, err := t.exec(ctx, s.dialect.AfterBeginWrite); err != nil {
 			return err
 		}
 	}
-	t := &tx{q: pc, d: &s.dialect, onQuery: s.OnQuery}
-	if err := fn(t); err != nil {
+	err = fn(t)
+	if t.sendErr != nil {
+		return t.sendErr
+	}
+	if err != nil {
 		// A domain refusal leaves the connection healthy; anything else
 		// (driver error, cancelled context) retires it with its cache.
 		var he *hub.Error
-		keep = errors.As(err, &he) && he.Code != hub.CodeInternal
+		keep = errors.As(err, &he) && he.Code != hub.CodeInternal && len(t.pending) == 0
 		return err
 	}
 	if err := t.indexMessages(ctx); err != nil {
 		return err
 	}
-	if _, err := pc.ExecContext(ctx, "COMMIT"); err != nil {
-		return err
+	if len(t.pending) > 0 {
+		if _, err := t.send(ctx, Stmt{SQL: "COMMIT"}, nil); err != nil {
+			return err
+		}
+	} else {
+		s.stats.stmts.Add(1)
+		s.stats.trips.Add(1)
+		if _, err := pc.ExecContext(ctx, "COMMIT"); err != nil {
+			return err
+		}
+	}
+	if write && !t.lockedAt.IsZero() {
+		s.stats.writes.Add(1)
+		s.stats.serial.Add(int64(time.Since(t.lockedAt)))
 	}
 	done = true
 	keep = true
@@ -319,8 +373,28 @@ type querier interface {
 // tx implements hub.Tx; its methods live in one file per domain.
 type tx struct {
 	q       querier
+	conn    *sql.Conn
 	d       *Dialect
 	onQuery func(string, []any)
+	stats   *dbStats
+	// pending are the statements queued for the next round trip
+	// (Dialect.Pipeline).
+	pending []Stmt
+	// ordered: a write begun without the write lock (hub.OrderAtCommit);
+	// lockQueued: its lock statement is queued or sent; lockedAt: when the
+	// write lock was known held (zero: not yet).
+	ordered, lockQueued bool
+	lockedAt            time.Time
+	// msgSeq is the number of the last message this transaction inserted
+	// with a number it chose (0: read MAX(seq) again), so that a group of
+	// posts reads the newest number once.
+	msgSeq int64
+	// begun: BEGIN has been sent (an ordered write sends it with its
+	// first statements; one that sent nothing has nothing to roll back).
+	begun bool
+	// sendErr is the first failure of a pipelined send: it ended the
+	// transaction, whatever the statements after it report.
+	sendErr error
 	// unindexed are the seqs of the messages this transaction added and
 	// has not indexed for search yet (Dialect.IndexMessagesAtCommit).
 	unindexed []int64
@@ -359,7 +433,29 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if t.onQuery != nil {
 		t.onQuery(q, args)
 	}
+	t.beforeWrite(q)
+	if t.msgSeq > 0 && strings.HasPrefix(strings.TrimSpace(q), "DELETE FROM messages") {
+		t.msgSeq = 0
+	}
+	if len(t.pending) > 0 && t.pipelined() {
+		n, err := t.send(ctx, Stmt{SQL: q, Args: args}, nil)
+		return pipeResult(n), err
+	}
+	t.stats.stmts.Add(1)
+	t.stats.trips.Add(1)
 	return t.q.ExecContext(ctx, q, args...)
+}
+
+// ready sends what is queued before a statement whose rows the caller
+// reads (they are not pipelined).
+func (t *tx) ready(ctx context.Context, q string) error {
+	t.beforeWrite(q)
+	t.stats.stmts.Add(1)
+	t.stats.trips.Add(1)
+	if t.pipelined() {
+		return t.flush(ctx)
+	}
+	return nil
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
@@ -367,14 +463,22 @@ func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error
 	if t.onQuery != nil {
 		t.onQuery(q, args)
 	}
+	if err := t.ready(ctx, q); err != nil {
+		return nil, err
+	}
 	return t.q.QueryContext(ctx, q, args...)
 }
 
+// row runs a query of at most one row. A failure to send what was queued
+// before it is reported by the row's Scan.
 func (t *tx) row(ctx context.Context, q string, args ...any) *sql.Row {
 	q = t.rebind(q)
 	if t.onQuery != nil {
 		t.onQuery(q, args)
 	}
+	// A failure to send what was queued is kept in t.sendErr (the
+	// transaction reports it); the aborted transaction refuses the query.
+	_ = t.ready(ctx, q)
 	return t.q.QueryRowContext(ctx, q, args...)
 }
 

@@ -22,10 +22,16 @@ func (t *tx) AppendEvent(ctx context.Context, e *hub.Event) error {
 	if payload == "" {
 		payload = "{}"
 	}
-	return t.row(ctx, `INSERT `+t.d.AppendOnly+`INTO events (id, type, agent, to_agent, bead_id, task_id, project_id, scope, message, payload, created_at, archived)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-		e.ID, e.Type, e.Agent, e.ToAgent, e.BeadID, e.TaskID, e.ProjectID, e.Scope, e.Message, payload,
-		ts(e.CreatedAt), b2i(e.Archived)).Scan(&e.Seq)
+	q := `INSERT ` + t.d.AppendOnly + `INTO events (id, type, agent, to_agent, bead_id, task_id, project_id, scope, message, payload, created_at, archived)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	args := []any{e.ID, e.Type, e.Agent, e.ToAgent, e.BeadID, e.TaskID, e.ProjectID, e.Scope, e.Message, payload,
+		ts(e.CreatedAt), b2i(e.Archived)}
+	if t.ordered {
+		// An ordered write (hub.OrderAtCommit) learns no event seq: the
+		// event travels with the next round trip, under the write lock.
+		return t.execBlind(ctx, q, args...)
+	}
+	return t.scalar(ctx, []any{&e.Seq}, q+` RETURNING seq`, args...)
 }
 
 func (t *tx) ListEvents(ctx context.Context, f hub.EventFilter) ([]hub.Event, error) {

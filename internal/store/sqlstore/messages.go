@@ -66,8 +66,17 @@ func scanMessage(sc interface{ Scan(...any) error }) (*hub.Message, error) {
 }
 
 func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
-	if m.Seq == 0 {
-		if err := t.row(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages`).Scan(&m.Seq); err != nil {
+	chosen := m.Seq == 0
+	switch {
+	case !chosen:
+		t.msgSeq = 0 // a number chosen by the caller: read the newest again next time
+	case t.msgSeq > 0:
+		m.Seq = t.msgSeq + 1
+	default:
+		// The newest number, read under the write lock (an ordered write
+		// takes it here, in the same round trip).
+		t.orderLock()
+		if err := t.scalar(ctx, []any{&m.Seq}, `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages`); err != nil {
 			return err
 		}
 	}
@@ -105,7 +114,7 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 	}
 	// indexed_by_writer = 1 tells the search index trigger that this
 	// store indexes the message itself at commit (indexMessages).
-	_, err := t.exec(ctx, `INSERT INTO messages (id, sender, recipient, subject, body, refs, reply_to, type, ttl_hours,
+	err := t.execBlind(ctx, `INSERT INTO messages (id, sender, recipient, subject, body, refs, reply_to, type, ttl_hours,
 		created, read_at, acked_at, seq, tags, priority, bb_refs, category, thread_id, bead_id, requires_ack, intent, indexed_by_writer)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.UUID, m.From, m.To, m.Subject, m.Body, mailRefs, replyTo, m.Type, ttl,
@@ -114,15 +123,19 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if err != nil {
 		return err
 	}
+	if chosen {
+		t.msgSeq = m.Seq
+	}
 	if t.d.IndexMessagesAtCommit {
 		t.unindexed = append(t.unindexed, m.Seq)
 	}
 	for _, tag := range m.Tags {
-		if _, err := t.exec(ctx, `INSERT INTO message_tags (message_id, tag, seq) VALUES (?, ?, ?)`, m.UUID, tag, m.Seq); err != nil {
+		if err := t.execBlind(ctx, `INSERT INTO message_tags (message_id, tag, seq) VALUES (?, ?, ?)`, m.UUID, tag, m.Seq); err != nil {
 			return err
 		}
 	}
-	return t.SetRefs(ctx, hub.RefOwnerMessage, m.UUID, m.Refs)
+	// A new message has no refs to replace (its id is new).
+	return t.insertRefs(ctx, hub.RefOwnerMessage, m.UUID, m.Refs)
 }
 
 func (t *tx) oneMessage(ctx context.Context, where string, arg any) (*hub.Message, error) {
@@ -386,7 +399,61 @@ func (t *tx) unreadBoardSQL(agent string, limit int) (string, []any) {
 // part is the query of UnreadCounts, AcksOwed or IncursionsOnActive, one
 // row per part.
 func (t *tx) NoticeCounts(ctx context.Context, agent string, limit int) (hub.NoticeCounts, error) {
-	var c hub.NoticeCounts
+	var c noticeRows
+	q, args := t.noticeCountsSQL(agent, limit)
+	rows, err := t.query(ctx, q, args...)
+	if err != nil {
+		return hub.NoticeCounts{}, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := c.scan(rows.Scan); err != nil {
+			return hub.NoticeCounts{}, err
+		}
+	}
+	return c.counts(limit), rows.Err()
+}
+
+// NoticeCountsMany is NoticeCounts for several agents, in one round trip
+// where the dialect pipelines (with whatever was queued before).
+func (t *tx) NoticeCountsMany(ctx context.Context, agents []string, limit int) ([]hub.NoticeCounts, error) {
+	out := make([]hub.NoticeCounts, len(agents))
+	if !t.pipelined() {
+		for i, a := range agents {
+			c, err := t.NoticeCounts(ctx, a, limit)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+	first := len(t.pending)
+	for _, a := range agents {
+		q, args := t.noticeCountsSQL(a, limit)
+		q = t.rebind(q)
+		if t.onQuery != nil {
+			t.onQuery(q, args)
+		}
+		t.pending = append(t.pending, Stmt{SQL: q, Args: args})
+	}
+	parts := make([]noticeRows, len(agents))
+	if _, err := t.sendRows(ctx, func(i int, scan func(...any) error) error {
+		if i < first {
+			return nil
+		}
+		return parts[i-first].scan(scan)
+	}); err != nil {
+		return nil, err
+	}
+	for i := range parts {
+		out[i] = parts[i].counts(limit)
+	}
+	return out, nil
+}
+
+// noticeCountsSQL is the statement of NoticeCounts.
+func (t *tx) noticeCountsSQL(agent string, limit int) (string, []any) {
 	parts := []func(string, int) (string, []any){t.unreadAddressedSQL, t.unreadBoardSQL, t.acksDirectSQL, t.acksBroadcastSQL, t.incursionsSQL}
 	var b strings.Builder
 	var args []any
@@ -400,37 +467,44 @@ func (t *tx) NoticeCounts(ctx context.Context, agent string, limit int) (hub.Not
 		COALESCE((SELECT MAX(seq) FROM messages WHERE recipient = '*' AND requires_ack = 1), 0), '' UNION ALL `)
 	b.WriteString(`SELECT -1, COALESCE((SELECT read_cursor FROM agents WHERE id = ?), 0), 0, COALESCE((SELECT notice_mark FROM agents WHERE id = ?), '')`)
 	args = append(args, agent, agent)
-	rows, err := t.query(ctx, b.String(), args...)
-	if err != nil {
-		return c, err
+	return b.String(), args
+}
+
+// noticeRows gathers the rows of noticeCountsSQL.
+type noticeRows struct {
+	c            hub.NoticeCounts
+	direct, bcst int64
+}
+
+func (r *noticeRows) scan(scan func(...any) error) error {
+	var part, n, newest int64
+	var mark string
+	if err := scan(&part, &n, &newest, &mark); err != nil {
+		return err
 	}
-	defer rows.Close()
-	var direct, bcast int64
-	for rows.Next() {
-		var part, n, newest int64
-		var mark string
-		if err := rows.Scan(&part, &n, &newest, &mark); err != nil {
-			return c, err
-		}
-		switch part {
-		case 0:
-			c.Unread.Addressed, c.Unread.NewestAddressed = n, newest
-		case 1:
-			c.Unread.Board, c.Unread.NewestBoard = n, newest
-		case 2:
-			direct = n
-		case 3:
-			bcast = n
-		case 4:
-			c.Incursions = n
-		case -2:
-			c.NewestBroadcast = max(n, newest)
-		case -1:
-			c.ReadCursor, c.Mark = n, mark
-		}
+	switch part {
+	case 0:
+		r.c.Unread.Addressed, r.c.Unread.NewestAddressed = n, newest
+	case 1:
+		r.c.Unread.Board, r.c.Unread.NewestBoard = n, newest
+	case 2:
+		r.direct = n
+	case 3:
+		r.bcst = n
+	case 4:
+		r.c.Incursions = n
+	case -2:
+		r.c.NewestBroadcast = max(n, newest)
+	case -1:
+		r.c.ReadCursor, r.c.Mark = n, mark
 	}
-	c.AcksOwed = min(direct+bcast, int64(limit))
-	return c, rows.Err()
+	return nil
+}
+
+func (r *noticeRows) counts(limit int) hub.NoticeCounts {
+	c := r.c
+	c.AcksOwed = min(r.direct+r.bcst, int64(limit))
+	return c
 }
 
 func (t *tx) NoticeMark(ctx context.Context, agent string) (string, error) {
@@ -443,8 +517,7 @@ func (t *tx) NoticeMark(ctx context.Context, agent string) (string, error) {
 }
 
 func (t *tx) SetNoticeMark(ctx context.Context, agent, mark string) error {
-	_, err := t.exec(ctx, `UPDATE agents SET notice_mark = ? WHERE id = ?`, mark, agent)
-	return err
+	return t.execBlind(ctx, `UPDATE agents SET notice_mark = ? WHERE id = ?`, mark, agent)
 }
 
 func (t *tx) LastMessageSeq(ctx context.Context) (int64, error) {

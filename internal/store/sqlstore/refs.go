@@ -7,11 +7,16 @@ import (
 )
 
 func (t *tx) SetRefs(ctx context.Context, ownerKind, ownerID string, refs []hub.Ref) error {
-	if _, err := t.exec(ctx, `DELETE FROM refs WHERE owner_kind = ? AND owner_id = ?`, ownerKind, ownerID); err != nil {
+	if err := t.execBlind(ctx, `DELETE FROM refs WHERE owner_kind = ? AND owner_id = ?`, ownerKind, ownerID); err != nil {
 		return err
 	}
+	return t.insertRefs(ctx, ownerKind, ownerID, refs)
+}
+
+// insertRefs adds refs to an owner (one that has none yet: a new message).
+func (t *tx) insertRefs(ctx context.Context, ownerKind, ownerID string, refs []hub.Ref) error {
 	for _, r := range refs {
-		if _, err := t.exec(ctx, `INSERT INTO refs (owner_kind, owner_id, ref_where, ref_what, ref_ref, numeric)
+		if err := t.execBlind(ctx, `INSERT INTO refs (owner_kind, owner_id, ref_where, ref_what, ref_ref, numeric)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 			ownerKind, ownerID, r.Where, r.What, r.Ref.Text, b2i(r.Ref.Numeric)); err != nil {
 			return err

@@ -3,7 +3,9 @@ package pgscript
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -338,50 +341,162 @@ func roundRobin(tb testing.TB, backends ...*serveProc) string {
 
 // BenchmarkScaleOut: 50 concurrent clients posting (and reading the log)
 // through a round-robin balancer, with one SSE subscriber measuring
-// delivery, against (1) two `bb serve` processes on one PostgreSQL and
-// (2) one `bb serve` on a SQLite board, in the same run.
+// delivery, against one `bb serve` on a SQLite board, one `bb serve` on
+// PostgreSQL and two `bb serve` on one PostgreSQL, interleaved in every
+// iteration (the machine's load moves; ratios within one iteration are
+// what to compare). CPU is the servers' and PostgreSQL's (every process
+// of the test cluster), read from /proc before and after the load.
 func BenchmarkScaleOut(b *testing.B) {
+	pgtest.Require(b)
 	dur := 5 * time.Second
 	if v := os.Getenv("BB_BENCH_DURATION"); v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
 			dur = d
 		}
 	}
-	run := func(b *testing.B, lb string) {
+	type result struct {
+		rep loadgen.Report
+		cpu time.Duration
+	}
+	run := func(b *testing.B, lb string, pids func() []int) result {
+		before := cpuOf(pids())
 		rep, err := loadgen.Run(context.Background(), loadgen.Config{URL: lb, Clients: 50, Duration: dur})
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu := cpuOf(pids()) - before
 		if rep.Errors != 0 {
 			b.Fatalf("%d errors: %s", rep.Errors, rep.FirstErrorMsg)
 		}
-		b.ReportMetric(rep.PostsPerSec, "posts/s")
-		b.ReportMetric(float64(rep.WriteP50)/1e6, "write-p50-ms")
-		b.ReportMetric(float64(rep.WriteP99)/1e6, "write-p99-ms")
-		b.ReportMetric(float64(rep.DeliveryP99)/1e6, "sse-p99-ms")
-		b.Log("\n" + rep.String())
+		return result{rep, cpu}
 	}
-	b.Run("postgres-2-servers", func(b *testing.B) {
-		pgtest.Require(b)
-		for i := 0; i < b.N; i++ {
+	variants := []struct {
+		name string
+		run  func(b *testing.B) result
+	}{
+		{"sqlite-1", func(b *testing.B) result {
+			dir := b.TempDir()
+			if out, err := exec.Command(bin("bb"), "--dir", dir, "init").CombinedOutput(); err != nil {
+				b.Fatalf("init: %v %s", err, out)
+			}
+			s := startServe(b, dir)
+			return run(b, roundRobin(b, s), func() []int { return []int{s.cmd.Process.Pid} })
+		}},
+		{"postgres-1", func(b *testing.B) result {
+			dbURL, drop, err := pgtest.NewDatabase(b.Name())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = drop() })
+			dir := b.TempDir()
+			if out, err := exec.Command(bin("bb"), "--dir", dir, "--database-url", dbURL, "init").CombinedOutput(); err != nil {
+				b.Fatalf("init: %v %s", err, out)
+			}
+			s := startServe(b, dir, "BB_DATABASE_URL="+dbURL)
+			pm := postmaster(b, dbURL)
+			return run(b, roundRobin(b, s), func() []int { return append(clusterPids(pm), s.cmd.Process.Pid) })
+		}},
+		{"postgres-2", func(b *testing.B) result {
 			dbURL, drop, err := pgtest.NewDatabase(b.Name())
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.Cleanup(func() { _ = drop() })
 			s1, s2 := twoServers(b, dbURL)
-			run(b, roundRobin(b, s1, s2))
+			pm := postmaster(b, dbURL)
+			return run(b, roundRobin(b, s1, s2), func() []int {
+				return append(clusterPids(pm), s1.cmd.Process.Pid, s2.cmd.Process.Pid)
+			})
+		}},
+	}
+	for i := 0; i < b.N; i++ {
+		res := map[string]result{}
+		for k := range variants {
+			v := variants[(i+k)%len(variants)] // rotate the order every round
+			res[v.name] = v.run(b)
 		}
-	})
-	b.Run("sqlite-1-server", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			dir := b.TempDir()
-			if out, err := exec.Command(bin("bb"), "--dir", dir, "init").CombinedOutput(); err != nil {
-				b.Fatalf("init: %v %s", err, out)
-			}
-			run(b, roundRobin(b, startServe(b, dir)))
+		load, _ := os.ReadFile("/proc/loadavg")
+		b.Logf("round %d, load average %s", i+1, strings.Fields(string(load) + " ")[0])
+		for _, v := range variants {
+			r := res[v.name]
+			b.Logf("%-11s %6.0f posts/s  p50 %6.1f ms  p99 %6.1f ms  sse p99 %6.1f ms  CPU %.2f s per 1,000 posts",
+				v.name, r.rep.PostsPerSec, float64(r.rep.WriteP50)/1e6, float64(r.rep.WriteP99)/1e6,
+				float64(r.rep.DeliveryP99)/1e6, r.cpu.Seconds()/float64(max(r.rep.Posts, 1))*1000)
 		}
-	})
+		sq, p1, p2 := res["sqlite-1"], res["postgres-1"], res["postgres-2"]
+		perPost := func(r result) float64 { return r.cpu.Seconds() / float64(max(r.rep.Posts, 1)) }
+		b.ReportMetric(p1.rep.PostsPerSec/sq.rep.PostsPerSec, "pg1/sqlite-posts")
+		b.ReportMetric(float64(p1.rep.WriteP99)/float64(sq.rep.WriteP99), "pg1/sqlite-p99")
+		b.ReportMetric(perPost(p1)/perPost(sq), "pg1/sqlite-cpu")
+		b.ReportMetric(p2.rep.PostsPerSec/p1.rep.PostsPerSec, "pg2/pg1-posts")
+	}
+}
+
+// postmaster returns the pid of the PostgreSQL server behind dbURL (the
+// parent of a backend), for CPU accounting.
+func postmaster(tb testing.TB, dbURL string) int {
+	tb.Helper()
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	var backend int
+	if err := db.QueryRow(`SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		tb.Fatal(err)
+	}
+	st, err := procStat(backend)
+	if err != nil || len(st) < 2 {
+		tb.Fatalf("read /proc/%d/stat: %v", backend, err)
+	}
+	ppid, _ := strconv.Atoi(st[1])
+	return ppid
+}
+
+// clusterPids is the postmaster and its children.
+func clusterPids(pm int) []int {
+	pids := []int{pm}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := procStat(pid); err == nil && len(st) > 1 && st[1] == strconv.Itoa(pm) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// procStat returns the fields of /proc/pid/stat after the command name
+// (state, ppid, …).
+func procStat(pid int) ([]string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.Fields(s), nil
+}
+
+// cpuOf sums the user and system time of pids (processes that ended are
+// not counted: the cluster's backends live as long as the servers' pools).
+func cpuOf(pids []int) time.Duration {
+	var ticks int64
+	for _, pid := range pids {
+		st, err := procStat(pid)
+		if err != nil || len(st) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(st[11], 10, 64)
+		s, _ := strconv.ParseInt(st[12], 10, 64)
+		ticks += u + s
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
 }
 
 func netListen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
