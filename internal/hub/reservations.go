@@ -44,14 +44,6 @@ type ReserveResult struct {
 	Incursions []Event
 }
 
-// ScopeOf parses a scope the way reserve and release do.
-func (s *Service) ScopeOf(wd, raw string) (Scope, error) {
-	if wd == "" {
-		wd = s.ProjectRoot
-	}
-	return CanonicalScope(s.ProjectRoot, wd, raw)
-}
-
 // DisplayScope renders a stored scope relative to the project root.
 func (s *Service) DisplayScope(r Reservation) string {
 	return Scope{Path: r.Scope, Wildcard: r.Wildcard}.Display(s.ProjectRoot)

@@ -19,6 +19,9 @@ func (s *Service) overlaps(ctx context.Context, tx Tx, agent string, sc Scope, n
 	var others []OverlapDecision
 	owners := map[string]*Agent{}
 	for _, r := range rows {
+		if ClassifyOverlap(r.Scope, sc.Path) == OverlapDisjoint {
+			continue // the top's range holds every row; only relative ones overlap it
+		}
 		if r.AgentID == agent {
 			if r.Scope == sc.Path && mine == nil {
 				r := r

@@ -22,6 +22,8 @@ type Service struct {
 	Env func(string) string
 	// feed fans new timeline events out to Follow callers.
 	feed *feed
+	// trees is the git repository of the project (worktree.go).
+	trees *workTrees
 }
 
 // NewService builds a Service; clock defaults to the system clock.
@@ -29,7 +31,7 @@ func NewService(st Store, clock Clock, projectRoot string) *Service {
 	if clock == nil {
 		clock = SystemClock{}
 	}
-	return &Service{Store: st, Clock: clock, ProjectRoot: projectRoot, feed: newFeed(st)}
+	return &Service{Store: st, Clock: clock, ProjectRoot: projectRoot, feed: newFeed(st), trees: &workTrees{}}
 }
 
 // Now is the service's current time (UTC, truncated to microseconds so that

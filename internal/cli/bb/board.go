@@ -10,6 +10,7 @@ import (
 
 	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/boot"
+	"github.com/blackboard-hub/bb/internal/gitrepo"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/server/remote"
 )
@@ -35,7 +36,11 @@ func (a *app) explicitDir() string {
 }
 
 // findProject locates the project root: the explicit directory, or the
-// nearest ancestor of the working directory that has a .bb/ folder.
+// nearest ancestor of the working directory that has a .bb/ folder. In a
+// linked git work tree (git worktree add, .claude/worktrees/<name>) the
+// search starts from the same place in the repository's main work tree,
+// found through git's common directory by reading the .git file (no git
+// process): one board serves every work tree of a repository.
 func (a *app) findProject() (string, error) {
 	if d := a.explicitDir(); d != "" {
 		abs, err := filepath.Abs(d)
@@ -51,14 +56,55 @@ func (a *app) findProject() (string, error) {
 	if err != nil {
 		return "", &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
 	}
-	for d := wd; ; d = filepath.Dir(d) {
+	from, stop, err := a.boardSearch(wd)
+	if err != nil {
+		return "", err
+	}
+	for d := from; ; d = filepath.Dir(d) {
 		if isDir(filepath.Join(d, BoardDir)) {
 			return d, nil
 		}
-		if filepath.Dir(d) == d {
+		if d == stop || filepath.Dir(d) == d {
+			if from != wd {
+				return "", &hub.Error{Code: hub.CodeNotInitialized,
+					Message: "No blackboard found for this repository (looked in " + from + ", the main work tree of " + wd + ", and its parents). Run 'bb init' to create one."}
+			}
 			return "", notInitialized(wd)
 		}
 	}
+}
+
+// boardSearch says where the search for .bb/ starts (wd, or its place in
+// the main work tree when wd is in a linked one) and where it stops (""
+// for the file system's root; a submodule's top, as a submodule is a
+// repository of its own).
+func (a *app) boardSearch(wd string) (from, stop string, err error) {
+	repo, ok, err := gitrepo.FromEnv(a.env.Getenv, wd)
+	if !ok {
+		return wd, "", nil
+	}
+	if err != nil {
+		return "", "", &hub.Error{Code: hub.CodeNotInitialized, Message: "Cannot find the board: " + err.Error() + "."}
+	}
+	switch repo.Kind {
+	case gitrepo.Linked:
+		return repo.Rel(wd), "", nil
+	case gitrepo.Submodule:
+		for d := wd; ; d = filepath.Dir(d) {
+			if isDir(filepath.Join(d, BoardDir)) {
+				return wd, "", nil // the submodule has a board of its own
+			}
+			if d == repo.Top || filepath.Dir(d) == d {
+				break
+			}
+		}
+		return "", "", &hub.Error{Code: hub.CodeNotInitialized, Message: "Cannot find the board: " + repo.Top +
+			" is a git submodule, a repository of its own that the board of the project around it does not cover. Run 'bb init' there for a board of its own, or pass --dir/BB_DIR naming the board's project."}
+	case gitrepo.Bare:
+		return "", "", &hub.Error{Code: hub.CodeNotInitialized, Message: "Cannot find the board: " + repo.GitDir +
+			" is a bare repository, which has no work tree to hold a board. Run bb in a work tree of it, or pass --dir/BB_DIR naming the board's project."}
+	}
+	return wd, "", nil
 }
 
 func isDir(p string) bool {

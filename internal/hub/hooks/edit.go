@@ -105,6 +105,9 @@ func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput
 		}
 		pc := PathCheck{Path: sc.Display(s.ProjectRoot), Outcome: hub.CheckClear, Holders: []PathHolder{}, scope: sc}
 		for _, r := range rows {
+			if hub.ClassifyOverlap(r.Scope, sc.Path) == hub.OverlapDisjoint {
+				continue
+			}
 			if r.AgentID == in.Agent {
 				if now.Before(r.ExpiresAt) && hub.IsWithin(r.Scope, sc.Path) {
 					pc.Held = true
@@ -343,7 +346,7 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 			raw += "/*"
 		}
 		ttlMinutes := sn.set.ReserveTTL
-		r, err := s.Reserve(ctx, hub.ReserveInput{Agent: in.Agent, Scope: raw, Wd: s.ProjectRoot, BeadID: orDefault(sn.bead, "edit"),
+		r, err := s.Reserve(ctx, hub.ReserveInput{Agent: in.Agent, Scope: raw, Wd: "", BeadID: orDefault(sn.bead, "edit"),
 			TTLMinutes: &ttlMinutes, TakeoverStale: true})
 		if hub.IsCode(err, hub.CodeReservationConflict) {
 			// Taken by another agent since the check: the rule of block mode.
