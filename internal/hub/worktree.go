@@ -106,4 +106,3 @@ func (s *Service) ScopeOf(wd, raw string) (Scope, error) {
 	}
 	return CanonicalScope(top, wd, raw)
 }
-

@@ -148,16 +148,38 @@ func (a *app) service(ctx context.Context) (core.API, error) {
 	return svc, nil
 }
 
-// scopeDir is the directory relative reservation scopes resolve against:
-// the working directory, or, in remote mode, the server's project root
-// ("" tells the server to use it), since this machine's paths mean
-// nothing there.
-func (a *app) scopeDir() (string, error) {
-	if strings.TrimSpace(a.env.Getenv(EnvServer)) != "" {
-		return "", nil
+// scopeArg places a scope typed on the command line: locally, relative
+// scopes resolve against the working directory (the core finds the work
+// tree holding it); in remote mode, where this machine's paths mean nothing
+// to the server, it is made relative to the top of this checkout's work
+// tree here and sent with an empty directory (the server reads it from the
+// top of its own).
+func (a *app) scopeArg(raw string) (wd, scope string, err error) {
+	wd, err = a.env.Getwd()
+	if err != nil {
+		return "", "", &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
 	}
-	return a.env.Getwd()
+	if !a.remote() {
+		return wd, raw, nil
+	}
+	sc, err := hub.CanonicalScope(a.workTreeTop(wd), wd, raw)
+	if err != nil {
+		return "", "", err
+	}
+	return "", sc.Display(""), nil
 }
+
+// workTreeTop is the top of the git work tree holding dir (read from the
+// .git files), or dir itself outside git.
+func (a *app) workTreeTop(dir string) string {
+	if r, ok, err := gitrepo.FromEnv(a.env.Getenv, dir); ok && err == nil && r.Top != "" {
+		return r.Top
+	}
+	return dir
+}
+
+// remote reports whether commands talk to a bb serve (BB_SERVER).
+func (a *app) remote() bool { return strings.TrimSpace(a.env.Getenv(EnvServer)) != "" }
 
 // EnvServer names the bb serve every command talks to instead of a local
 // board (remote mode).

@@ -154,7 +154,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 	}
 	sin := hooks.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent}
 	if kind == hookio.KindStart && agent == "" {
-		changes, note := uncommittedFiles(ctx, a.env.Getenv, svc.Root())
+		changes, note := uncommittedFiles(ctx, a.env.Getenv, orDefault(in.Cwd, svc.Root()))
 		sin.Changes, sin.ChangesKnown = changes, note == ""
 	}
 	if kind == hookio.KindPrompt || kind == hookio.KindPostTool {
@@ -174,7 +174,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if wd == "" {
 			wd = svc.Root()
 		}
-		if paths := inProject(svc.Root(), wd, in.Paths); len(paths) > 0 {
+		if wd, paths := a.inProject(svc.Root(), wd, in.Paths); len(paths) > 0 {
 			// The session is looked up in the check's own read.
 			dec, err := svc.CheckEdit(ctx, hooks.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName})
 			if err != nil {
@@ -221,7 +221,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if !set.StopReminder || in.StopActive {
 			return nil, "", nil
 		}
-		changes, note := uncommittedFiles(ctx, a.env.Getenv, svc.Root())
+		changes, note := uncommittedFiles(ctx, a.env.Getenv, orDefault(in.Cwd, svc.Root()))
 		r, err := svc.StopReminder(ctx, hooks.StopInput{Client: client, SessionID: in.SessionID, Agent: id,
 			Changes: changes, ChangesKnown: note == "", HookActive: in.StopActive})
 		if err != nil || r.Text == "" {
@@ -322,20 +322,45 @@ func (a *app) configSet(cmd *cobra.Command, key, value string) error {
 	})
 }
 
-// inProject keeps the paths inside the project (relative ones resolve
-// against wd): files elsewhere (the client's own settings, /tmp) are not
-// the board's to check.
-func inProject(root, wd string, paths []string) []string {
+// inProject keeps the paths inside the repository's work trees (relative
+// ones resolve against wd): the work tree holding wd (a linked one
+// included) and the project's own; files elsewhere (the client's own
+// settings, /tmp) are not the board's to check. In remote mode the paths
+// are made relative to the top of wd's work tree (the server knows only
+// the repository, not this machine's directories) and wd becomes "".
+func (a *app) inProject(root, wd string, paths []string) (string, []string) {
+	top := a.workTreeTop(wd)
+	tops := []string{top}
+	if !a.remote() && root != "" && root != top {
+		tops = append(tops, root)
+	}
 	var out []string
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(wd, p)
 		}
-		rel, err := filepath.Rel(root, filepath.Clean(p))
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
+		p = filepath.Clean(p)
+		for _, t := range tops {
+			rel, err := filepath.Rel(t, p)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue
+			}
+			if a.remote() {
+				p = filepath.ToSlash(rel)
+			}
+			out = append(out, p)
+			break
 		}
-		out = append(out, p)
 	}
-	return out
+	if a.remote() {
+		return "", out
+	}
+	return wd, out
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
