@@ -72,7 +72,7 @@ func (s *Service) workTreeTop(p string) (string, error) {
 		}
 		up := filepath.Dir(d)
 		if up == d {
-			return "", FieldErr(CodeInvalidArgs, "scope", "%s is outside every work tree of the repository at %s: give a path inside a checkout of it", p, repo.MainTop)
+			return "", FieldErr(CodeInvalidArgs, "scope", "%s is outside the work tree of every checkout of the repository at %s: give a path inside one", p, repo.MainTop)
 		}
 		d = up
 	}

@@ -1,0 +1,216 @@
+package hooktest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// wtSession is a Claude Code session started in one checkout of the
+// project (the main work tree or a linked one): its hooks run there, with
+// no --dir, and find the board as a client's hooks would.
+type wtSession struct {
+	p   *project
+	dir string
+	id  string
+	env []string
+}
+
+func (s *wtSession) hook(t testing.TB, event string, kv ...any) (map[string]any, string) {
+	t.Helper()
+	m := map[string]any{"session_id": s.id, "transcript_path": "/t/" + s.id + ".jsonl", "cwd": s.dir,
+		"permission_mode": "default", "hook_event_name": event}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	in, _ := json.Marshal(m)
+	c := exec.Command(bbPath(), "hook", "claude", event)
+	c.Dir = s.dir
+	c.Env = append(append([]string{}, s.p.env...), s.env...)
+	c.Stdin = bytes.NewReader(in)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		t.Fatalf("bb hook claude %s in %s: %v\nstderr: %s", event, s.dir, err, errb.String())
+	}
+	if out.Len() == 0 {
+		return nil, errb.String()
+	}
+	var r map[string]any
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("stdout is not one JSON object: %q", out.String())
+	}
+	return r, errb.String()
+}
+
+func (s *wtSession) start(t testing.TB) string {
+	t.Helper()
+	out, errOut := s.hook(t, "SessionStart", "source", "startup")
+	ctx := str(out, "hookSpecificOutput.additionalContext")
+	if ctx == "" {
+		t.Fatalf("SessionStart in %s injected nothing (stderr %q)", s.dir, errOut)
+	}
+	return agentOf(t, ctx)
+}
+
+// edit returns "" when allowed, else the denial reason; note is stderr.
+func (s *wtSession) edit(t testing.TB, rel string) (reason, note string) {
+	t.Helper()
+	out, errOut := s.hook(t, "PreToolUse", "tool_name", "Edit", "tool_use_id", "toolu_x",
+		"tool_input", map[string]any{"file_path": filepath.Join(s.dir, rel), "old_string": "package x", "new_string": "package y"})
+	if out == nil {
+		return "", errOut
+	}
+	if str(out, "hookSpecificOutput.permissionDecision") != "deny" {
+		t.Fatalf("unexpected PreToolUse reply %v", out)
+	}
+	return str(out, "hookSpecificOutput.permissionDecisionReason"), errOut
+}
+
+// runIn runs a command in dir with the project's environment.
+func (p *project) runIn(dir string, env []string, name string, args ...string) (string, string, int) {
+	c := exec.Command(name, args...)
+	c.Dir = dir
+	c.Env = append(append(append([]string{}, p.env...), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH")), env...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		code = -1
+	}
+	return out.String(), errb.String(), code
+}
+
+// worktrees adds the two linked work trees of the issue: ../wt1 (beside
+// the main one) and .claude/worktrees/x (Claude Code's --worktree).
+func (p *project) worktrees(t testing.TB) (wt1, wtx string) {
+	t.Helper()
+	wt1 = filepath.Join(filepath.Dir(p.dir), filepath.Base(p.dir)+"-wt1")
+	wtx = filepath.Join(p.dir, ".claude", "worktrees", "x")
+	p.must(t, "git", "worktree", "add", "-q", wt1, "-b", "wt1")
+	p.must(t, "git", "worktree", "add", "-q", wtx, "-b", "worktree-x")
+	t.Cleanup(func() { _ = os.RemoveAll(wt1) })
+	return wt1, wtx
+}
+
+// Sessions in the main checkout, in `git worktree add ../wt1` and in
+// .claude/worktrees/x share one board: an edit of src/a.go held in one is
+// denied in the others; a reservation made from a work tree blocks the
+// main checkout; the guard refuses a commit in a work tree touching a held
+// file.
+func TestWorktreesShareOneBoard(t *testing.T) {
+	p := newProject(t)
+	wt1, wtx := p.worktrees(t)
+	main := &wtSession{p: p, dir: p.dir, id: "sess-main"}
+	s1 := &wtSession{p: p, dir: wt1, id: "sess-wt1"}
+	sx := &wtSession{p: p, dir: wtx, id: "sess-x"}
+	am, a1, ax := main.start(t), s1.start(t), sx.start(t)
+	if am == a1 || a1 == ax || am == ax {
+		t.Fatalf("sessions share an agent: %s %s %s", am, a1, ax)
+	}
+	// Every work tree sees the one board: bb status from each lists all three.
+	for _, d := range []string{p.dir, wt1, wtx} {
+		out, errOut, code := p.runIn(d, nil, bbPath(), "--json", "status")
+		if code != 0 {
+			t.Fatalf("bb status in %s: exit %d %s%s", d, code, out, errOut)
+		}
+		for _, id := range []string{am, a1, ax} {
+			if !strings.Contains(out, id) {
+				t.Fatalf("bb status in %s lacks %s:\n%s", d, id, out)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(wt1, ".bb")); err == nil {
+		t.Fatal("a board appeared in the linked work tree")
+	}
+
+	// wt1 edits src/a.go first: reserved for it, relative to the work tree.
+	if r, note := s1.edit(t, "src/a.go"); r != "" {
+		t.Fatalf("wt1's edit denied: %s %s", r, note)
+	}
+	if h := p.holders(t); h["src/a.go"] != a1 {
+		t.Fatalf("holders: %v", h)
+	}
+	for _, s := range []*wtSession{main, sx} {
+		r, _ := s.edit(t, "src/a.go")
+		if !strings.Contains(r, a1) || !strings.Contains(r, "src/a.go") {
+			t.Fatalf("edit of src/a.go in %s: %q, want a denial naming %s", s.dir, r, a1)
+		}
+	}
+
+	// bb agent reserve from .claude/worktrees/x (relative to where it is
+	// typed, like git add) blocks the main checkout.
+	out, errOut, code := p.runIn(filepath.Join(wtx, "src"), []string{"BB_AGENT_ID=" + ax}, bbPath(), "--json", "agent", "reserve", "--scope", "b.go", "--bead", "bb-1")
+	if code != 0 || !strings.Contains(out, `"canonical_scope": "src/b.go"`) {
+		t.Fatalf("reserve from the work tree: exit %d %s%s", code, out, errOut)
+	}
+	if r, _ := main.edit(t, "src/b.go"); !strings.Contains(r, ax) {
+		t.Fatalf("main's edit of src/b.go: %q, want a denial naming %s", r, ax)
+	}
+
+	// The guard (installed once, from the main checkout) refuses a commit
+	// in the work tree that touches src/b.go, held by ax.
+	p.bb(t, nil, "guard", "install")
+	if err := os.WriteFile(filepath.Join(wt1, "src", "b.go"), []byte("package z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = p.runIn(wt1, []string{"BB_AGENT_ID=" + a1}, "git", "commit", "-qam", "sneak")
+	if code == 0 || !strings.Contains(out+errOut, ax) {
+		t.Fatalf("commit in wt1 touching a held file: exit %d %s%s", code, out, errOut)
+	}
+	// A scope outside the work tree is refused, saying why.
+	out, _, code = p.runIn(wt1, []string{"BB_AGENT_ID=" + a1}, bbPath(), "--json", "agent", "reserve", "--scope", "../../elsewhere", "--bead", "bb-1")
+	if code != 1 || !strings.Contains(out, "outside the work tree") {
+		t.Fatalf("reserve outside: exit %d %s", code, out)
+	}
+	// bb init in a linked work tree says where the board is and makes none.
+	out, _, code = p.runIn(wt1, nil, bbPath(), "init")
+	if code != 0 || !strings.Contains(out, "linked work tree") || !strings.Contains(out, p.dir) {
+		t.Fatalf("bb init in wt1: exit %d %s", code, out)
+	}
+}
+
+// Broken layouts get one line naming the cause and the way out; a hook
+// there fails open with a note.
+func TestWorktreeBrokenLayouts(t *testing.T) {
+	p := newProject(t)
+	wt1, _ := p.worktrees(t)
+	// A .git file pointing nowhere.
+	bad := filepath.Join(t.TempDir(), "bad")
+	if err := os.MkdirAll(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, ".git"), []byte("gitdir: /nonexistent/.git/worktrees/bad\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := p.runIn(bad, nil, bbPath(), "status")
+	if code != 1 || !strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "git worktree repair") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Fatalf("status with a dangling .git file: exit %d %q %q", code, out, errOut)
+	}
+	s := &wtSession{p: p, dir: bad, id: "sess-bad"}
+	if r, note := s.edit(t, "x.go"); r != "" || !strings.Contains(note, "does not exist") {
+		t.Fatalf("hook with a dangling .git file: %q %q", r, note)
+	}
+	// A bare repository.
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	p.must(t, "git", "clone", "-q", "--bare", p.dir, bare)
+	_, errOut, code = p.runIn(bare, nil, bbPath(), "status")
+	if code != 1 || !strings.Contains(errOut, "bare repository") {
+		t.Fatalf("status in a bare repository: exit %d %q", code, errOut)
+	}
+	// The main work tree deleted under a linked one.
+	if err := os.RemoveAll(filepath.Join(p.dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = p.runIn(wt1, nil, bbPath(), "status")
+	if code != 1 || !strings.Contains(errOut, "does not exist") {
+		t.Fatalf("status with the main work tree gone: exit %d %q", code, errOut)
+	}
+}
