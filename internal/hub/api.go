@@ -137,6 +137,10 @@ type Admin interface {
 	Clear(ctx context.Context, in ClearInput) (ClearPlan, error)
 	PlanClear(ctx context.Context, in ClearInput) (ClearPlan, error)
 	Export(ctx context.Context) (Export, error)
+	// ClaimRepository checks a checkout's repository fingerprint against
+	// the one the board serves (the first it heard): WRONG_REPOSITORY when
+	// they differ.
+	ClaimRepository(ctx context.Context, id string) (string, error)
 }
 
 var (

@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/app"
@@ -70,6 +71,8 @@ type Server struct {
 	mux     *http.ServeMux
 	// rpcs are the app.API methods callable over /api/v1/rpc/.
 	rpcs map[string]reflect.Method
+	// repos are the repository fingerprints already accepted (rpc.go).
+	repos sync.Map
 }
 
 // New builds a server; Run starts its background work and listener.

@@ -137,6 +137,7 @@ func (a *app) service(ctx context.Context) (core.API, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.SetRepository(a.repositoryID(ctx))
 		a.api = c
 		return c, nil
 	}
@@ -176,6 +177,21 @@ func (a *app) workTreeTop(dir string) string {
 		return r.Top
 	}
 	return dir
+}
+
+// repositoryID is the fingerprint of the repository the working directory
+// is in ("" outside git): sent to a bb serve, which refuses a clone of
+// another repository than its board's.
+func (a *app) repositoryID(ctx context.Context) string {
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return ""
+	}
+	r, ok, err := gitrepo.FromEnv(a.env.Getenv, wd)
+	if !ok || err != nil || r.Top == "" {
+		return ""
+	}
+	return gitrepo.ID(ctx, r)
 }
 
 // remote reports whether commands talk to a bb serve (BB_SERVER).

@@ -247,6 +247,11 @@ func (a *app) exportIdentity(id, root string) {
 		return
 	}
 	defer f.Close()
+	if a.remote() {
+		// The board is the server's: its directory means nothing here.
+		fmt.Fprintf(f, "export BB_AGENT_ID=%s\n", shellquote.Quote(id))
+		return
+	}
 	fmt.Fprintf(f, "export BB_AGENT_ID=%s\nexport BB_DIR=%s\n", shellquote.Quote(id), shellquote.Quote(root))
 }
 

@@ -471,6 +471,13 @@ func (c *Client) Export(ctx context.Context) (hub.Export, error) {
 	return r0, err
 }
 
+// ClaimRepository calls ClaimRepository on the server.
+func (c *Client) ClaimRepository(ctx context.Context, id string) (string, error) {
+	var r0 string
+	err := c.call(ctx, "ClaimRepository", []any{id}, []any{&r0})
+	return r0, err
+}
+
 // ResolveSession calls ResolveSession on the server.
 func (c *Client) ResolveSession(ctx context.Context, in hooks.SessionInput) (hooks.SessionResult, error) {
 	var r0 hooks.SessionResult

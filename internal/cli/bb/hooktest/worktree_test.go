@@ -3,11 +3,14 @@ package hooktest
 import (
 	"bytes"
 	"encoding/json"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // wtSession is a Claude Code session started in one checkout of the
@@ -212,5 +215,82 @@ func TestWorktreeBrokenLayouts(t *testing.T) {
 	_, errOut, code = p.runIn(wt1, nil, bbPath(), "status")
 	if code != 1 || !strings.Contains(errOut, "does not exist") {
 		t.Fatalf("status with the main work tree gone: exit %d %q", code, errOut)
+	}
+}
+
+// startServe runs bb serve on the project's board on a free loopback port
+// and returns its URL; it is stopped when the test ends.
+func (p *project) startServe(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c := exec.Command(bbPath(), "-q", "serve", "--addr", addr)
+	c.Dir, c.Env = p.dir, p.env
+	var errb bytes.Buffer
+	c.Stderr = &errb
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	url := "http://" + addr
+	for i := 0; ; i++ {
+		resp, err := http.Get(url + "/api/v1/info")
+		if err == nil {
+			resp.Body.Close()
+			return url
+		}
+		if i == 100 {
+			t.Fatalf("bb serve did not start: %v %s", err, errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Two clones of one repository share one board through bb serve: an edit
+// held in one clone is denied in the other, with repository-relative
+// scopes; a clone of another repository is refused with an explanation.
+func TestClonesThroughServe(t *testing.T) {
+	p := newProject(t)
+	url := p.startServe(t)
+	clone := filepath.Join(t.TempDir(), "clone")
+	p.must(t, "git", "clone", "-q", p.dir, clone)
+	remote := []string{"BB_SERVER=" + url}
+	a := &wtSession{p: p, dir: p.dir, id: "sess-a", env: remote}
+	b := &wtSession{p: p, dir: clone, id: "sess-b", env: remote}
+	ida, idb := a.start(t), b.start(t)
+	if r, note := a.edit(t, "src/a.go"); r != "" {
+		t.Fatalf("a's edit: %s %s", r, note)
+	}
+	if r, _ := b.edit(t, "src/a.go"); !strings.Contains(r, ida) || !strings.Contains(r, "src/a.go") {
+		t.Fatalf("b's edit in the other clone: %q, want a denial naming %s", r, ida)
+	}
+	// A reservation typed in the clone's subdirectory is repository-relative.
+	out, errOut, code := p.runIn(filepath.Join(clone, "src"), append(remote, "BB_AGENT_ID="+idb), bbPath(), "--json", "agent", "reserve", "--scope", "b.go", "--bead", "bb-1")
+	if code != 0 || !strings.Contains(out, `"canonical_scope": "src/b.go"`) {
+		t.Fatalf("reserve from the clone: exit %d %s%s", code, out, errOut)
+	}
+	if r, _ := a.edit(t, "src/b.go"); !strings.Contains(r, idb) {
+		t.Fatalf("a's edit of src/b.go: %q, want a denial naming %s", r, idb)
+	}
+	// Another repository is refused, saying why and what to do.
+	other := t.TempDir()
+	o := &project{dir: other, env: p.env}
+	if err := os.WriteFile(filepath.Join(other, "x"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.must(t, "git", "init", "-q")
+	o.must(t, "git", "add", ".")
+	o.must(t, "git", "commit", "-qm", "other")
+	out, errOut, code = p.runIn(other, remote, bbPath(), "status")
+	if code != 1 || !strings.Contains(errOut, "another repository") || !strings.Contains(errOut, "BB_SERVER") {
+		t.Fatalf("status from another repository: exit %d %q %q", code, out, errOut)
+	}
+	s := &wtSession{p: p, dir: other, id: "sess-o", env: remote}
+	if r, note := s.edit(t, "x"); r != "" || !strings.Contains(note, "another repository") {
+		t.Fatalf("hook from another repository: %q %q", r, note)
 	}
 }
