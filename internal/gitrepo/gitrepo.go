@@ -329,3 +329,45 @@ func SameRepository(a, b string) bool {
 	rb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ra == rb
 }
+
+// Branch is the branch checked out in r's work tree, read from its HEAD
+// file: the name after refs/heads/, a short commit hash when detached, ""
+// when unreadable.
+func (r Repo) Branch() string {
+	if r.GitDir == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	head := strings.TrimSpace(string(b))
+	if ref, ok := strings.CutPrefix(head, "ref:"); ok {
+		ref = strings.TrimSpace(ref)
+		if name, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+			return name
+		}
+		return ref
+	}
+	if len(head) > 12 {
+		head = head[:12]
+	}
+	return head
+}
+
+// WorktreeName is r's work tree as people name it: "." for the main work
+// tree, its path relative to the main work tree when inside it
+// (".claude/worktrees/auth"), else its absolute path.
+func (r Repo) WorktreeName() string {
+	if r.Top == "" {
+		return ""
+	}
+	if r.MainTop == "" || r.Kind != Linked {
+		return "."
+	}
+	rel, err := filepath.Rel(r.MainTop, r.Top)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(r.Top)
+	}
+	return filepath.ToSlash(rel)
+}

@@ -40,6 +40,8 @@ type Identity interface {
 	ClearStatus(ctx context.Context, agent string) (Agent, error)
 	AgentStatus(ctx context.Context, id string) (AgentView, error)
 	Board(ctx context.Context) ([]AgentView, error)
+	// ReportWhere records the work tree, branch and host an agent works in.
+	ReportWhere(ctx context.Context, agent string, w Where) error
 }
 
 // Messages is the board's broadcast traffic, its artifacts and refs, and the search over

@@ -231,3 +231,14 @@ func readAlso[T any](ctx context.Context, s *Service, effect, plain func(tx Tx) 
 	}
 	return v, err
 }
+
+// Refused reports whether err is a refusal whose transaction still
+// commits (ReserveTx's conflict or stale-found, after its INCURSION
+// events), and returns the domain error inside.
+func Refused(err error) (error, bool) {
+	var r *refusal
+	if errors.As(err, &r) {
+		return r.err, true
+	}
+	return err, false
+}

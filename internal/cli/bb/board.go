@@ -194,6 +194,17 @@ func (a *app) repositoryID(ctx context.Context) string {
 	return gitrepo.ID(ctx, r)
 }
 
+// where is the work tree, branch and host of dir (read from the .git
+// files, no git process), recorded on the acting agent.
+func (a *app) where(dir string) hub.Where {
+	var w hub.Where
+	w.Host, _ = os.Hostname()
+	if r, ok, err := gitrepo.FromEnv(a.env.Getenv, dir); ok && err == nil && r.Top != "" {
+		w.Worktree, w.Branch = r.WorktreeName(), r.Branch()
+	}
+	return w
+}
+
 // remote reports whether commands talk to a bb serve (BB_SERVER).
 func (a *app) remote() bool { return strings.TrimSpace(a.env.Getenv(EnvServer)) != "" }
 

@@ -1,6 +1,7 @@
 package bb
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -153,6 +154,13 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		}
 	}
 	sin := hooks.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent}
+	cwd := in.Cwd
+	if cwd == "" && !a.remote() {
+		cwd = svc.Root()
+	}
+	if cwd != "" {
+		sin.Where = a.where(cwd) // read from the .git files: no git process
+	}
 	if kind == hookio.KindStart && agent == "" {
 		changes, note := uncommittedFiles(ctx, a.env.Getenv, orDefault(in.Cwd, svc.Root()))
 		sin.Changes, sin.ChangesKnown = changes, note == ""
@@ -176,9 +184,20 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		}
 		if wd, paths := a.inProject(svc.Root(), wd, in.Paths); len(paths) > 0 {
 			// The session is looked up in the check's own read.
-			dec, err := svc.CheckEdit(ctx, hooks.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName})
+			ein := hooks.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName, Where: sin.Where}
+			dec, err := svc.CheckEdit(ctx, ein)
 			if err != nil {
 				return nil, "", err
+			}
+			if len(dec.Merge) > 0 && cwd != "" {
+				// Rare: another active agent edited one of these files on
+				// another branch. Only now is git asked whether that
+				// change is merged into this checkout.
+				if ein.Merged = mergedRisks(ctx, a.workTreeTop(cwd), dec.Merge); len(ein.Merged) > 0 {
+					if dec, err = svc.CheckEdit(ctx, ein); err != nil {
+						return nil, "", err
+					}
+				}
 			}
 			if dec.Decision == hooks.EditDeny {
 				return hookio.Deny(client, event, dec.Reason), "", nil
@@ -368,4 +387,25 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// mergedRisks asks git, in the work tree at top, which risks are merged
+// into this checkout: no commit of the branch that touches the path is
+// missing from HEAD (git rev-list HEAD..<branch> -- <path> is empty). A
+// branch git does not know here (a clone without it) stays a risk. A
+// change not committed yet cannot be seen from here and counts as merged
+// (while it is being edited, its reservation covers the file).
+func mergedRisks(ctx context.Context, top string, risks []hooks.MergeRisk) []hooks.MergeRisk {
+	var out []hooks.MergeRisk
+	for _, r := range risks {
+		ref := "refs/heads/" + r.Branch
+		if _, err := git(ctx, top, nil, "rev-parse", "--verify", "-q", ref); err != nil {
+			continue
+		}
+		b, err := git(ctx, top, nil, "rev-list", "-n", "1", "HEAD.."+ref, "--", r.Path)
+		if err == nil && len(bytes.TrimSpace(b)) == 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -99,6 +99,12 @@ func (c *Client) Board(ctx context.Context) ([]hub.AgentView, error) {
 	return r0, err
 }
 
+// ReportWhere calls ReportWhere on the server.
+func (c *Client) ReportWhere(ctx context.Context, agent string, w hub.Where) error {
+	err := c.call(ctx, "ReportWhere", []any{agent, w}, []any{})
+	return err
+}
+
 // Post calls Post on the server.
 func (c *Client) Post(ctx context.Context, in hub.PostInput) (hub.Message, error) {
 	var r0 hub.Message

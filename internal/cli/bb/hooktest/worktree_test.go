@@ -143,7 +143,7 @@ func TestWorktreesShareOneBoard(t *testing.T) {
 	}
 	for _, s := range []*wtSession{main, sx} {
 		r, _ := s.edit(t, "src/a.go")
-		if !strings.Contains(r, a1) || !strings.Contains(r, "src/a.go") {
+		if !strings.Contains(r, a1+" on branch wt1 in "+filepath.ToSlash(wt1)) || !strings.Contains(r, "src/a.go") {
 			t.Fatalf("edit of src/a.go in %s: %q, want a denial naming %s", s.dir, r, a1)
 		}
 	}
@@ -154,7 +154,7 @@ func TestWorktreesShareOneBoard(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"canonical_scope": "src/b.go"`) {
 		t.Fatalf("reserve from the work tree: exit %d %s%s", code, out, errOut)
 	}
-	if r, _ := main.edit(t, "src/b.go"); !strings.Contains(r, ax) {
+	if r, _ := main.edit(t, "src/b.go"); !strings.Contains(r, ax+" on branch worktree-x in .claude/worktrees/x") {
 		t.Fatalf("main's edit of src/b.go: %q, want a denial naming %s", r, ax)
 	}
 
@@ -292,5 +292,50 @@ func TestClonesThroughServe(t *testing.T) {
 	s := &wtSession{p: p, dir: other, id: "sess-o", env: remote}
 	if r, note := s.edit(t, "x"); r != "" || !strings.Contains(note, "another repository") {
 		t.Fatalf("hook from another repository: %q %q", r, note)
+	}
+}
+
+// The merge-aware check: agent A edits and commits src/c.go on branch feat
+// in a linked work tree, then releases it; agent B's edit of src/c.go in
+// the main checkout warns naming A and feat (hooks.merge_check block
+// denies it); once feat is merged, nothing is said.
+func TestMergeAwareEdit(t *testing.T) {
+	p := newProject(t)
+	wt := filepath.Join(filepath.Dir(p.dir), filepath.Base(p.dir)+"-feat")
+	p.must(t, "git", "worktree", "add", "-q", wt, "-b", "feat")
+	t.Cleanup(func() { _ = os.RemoveAll(wt) })
+	a := &wtSession{p: p, dir: wt, id: "sess-a"}
+	b := &wtSession{p: p, dir: p.dir, id: "sess-b"}
+	ida, idb := a.start(t), b.start(t)
+	if r, note := a.edit(t, "src/c.go"); r != "" || note != "" {
+		t.Fatalf("A's edit: %q %q", r, note)
+	}
+	if err := os.WriteFile(filepath.Join(wt, "src", "c.go"), []byte("package c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "src/c.go"}, {"commit", "-qm", "c on feat"}} {
+		if out, errOut, code := p.runIn(wt, nil, "git", args...); code != 0 {
+			t.Fatalf("git %v: %s%s", args, out, errOut)
+		}
+	}
+	p.bb(t, nil, "agent", "release", "--agent", ida, "--scope", "src/c.go")
+
+	r, note := b.edit(t, "src/c.go")
+	if r != "" || !strings.Contains(note, ida+" on branch feat") || !strings.Contains(note, "not merged") || !strings.Contains(note, "--to "+ida) {
+		t.Fatalf("B's edit before the merge: reason %q, note %q", r, note)
+	}
+	p.bb(t, nil, "config", "set", "hooks.merge_check", "block")
+	if r, _ := b.edit(t, "src/c.go"); !strings.Contains(r, ida+" on branch feat") {
+		t.Fatalf("B's edit in block mode: %q, want a denial naming %s and feat", r, ida)
+	}
+	p.bb(t, nil, "config", "set", "hooks.merge_check", "warn")
+	// The common case (no other branch touched the file) asks git nothing:
+	// src/b.go is clear.
+	if r, note := b.edit(t, "src/b.go"); r != "" || note != "" {
+		t.Fatalf("B's edit of an untouched file: %q %q", r, note)
+	}
+	p.must(t, "git", "merge", "-q", "feat")
+	if r, note := b.edit(t, "src/c.go"); r != "" || note != "" {
+		t.Fatalf("B's edit after the merge: %q %q (agent %s)", r, note, idb)
 	}
 }
