@@ -58,6 +58,11 @@ Every answer states a deterministic reason.`,
 				return err
 			}
 			if res.AgentID != "" {
+				if wd, werr := a.env.Getwd(); werr == nil {
+					_ = svc.ReportWhere(cmd.Context(), res.AgentID, a.where(wd)) // informative only
+				}
+			}
+			if res.AgentID != "" {
 				a.acting = res.AgentID
 			}
 			data := map[string]any{

@@ -133,6 +133,25 @@ func TestWorktreesShareOneBoard(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(wt1, ".bb")); err == nil {
 		t.Fatal("a board appeared in the linked work tree")
 	}
+	// Each session's work tree, branch and host are on the board.
+	host, _ := os.Hostname()
+	out, errOut, code := p.runIn(p.dir, nil, bbPath(), "--json", "agent", "show", "--agent", ax)
+	if code != 0 {
+		t.Fatalf("agent show: %s", errOut)
+	}
+	for _, want := range []string{`"worktree": ".claude/worktrees/x"`, `"branch": "worktree-x"`, `"host": "` + host + `"`} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("agent show %s lacks %s:\n%s", ax, want, out)
+		}
+	}
+	out, _, _ = p.runIn(wt1, nil, bbPath(), "status")
+	if !strings.Contains(out, "Works on branch wt1 in "+filepath.ToSlash(wt1)) || !strings.Contains(out, "Works on branch worktree-x in .claude/worktrees/x") {
+		t.Fatalf("bb status lacks where agents work:\n%s", out)
+	}
+	brief, _ := sx.hook(t, "SessionStart", "source", "resume")
+	if b := str(brief, "hookSpecificOutput.additionalContext"); !strings.Contains(b, "You work on branch worktree-x in .claude/worktrees/x") {
+		t.Fatalf("brief: %q", b)
+	}
 
 	// wt1 edits src/a.go first: reserved for it, relative to the work tree.
 	if r, note := s1.edit(t, "src/a.go"); r != "" {
@@ -150,7 +169,7 @@ func TestWorktreesShareOneBoard(t *testing.T) {
 
 	// bb agent reserve from .claude/worktrees/x (relative to where it is
 	// typed, like git add) blocks the main checkout.
-	out, errOut, code := p.runIn(filepath.Join(wtx, "src"), []string{"BB_AGENT_ID=" + ax}, bbPath(), "--json", "agent", "reserve", "--scope", "b.go", "--bead", "bb-1")
+	out, errOut, code = p.runIn(filepath.Join(wtx, "src"), []string{"BB_AGENT_ID=" + ax}, bbPath(), "--json", "agent", "reserve", "--scope", "b.go", "--bead", "bb-1")
 	if code != 0 || !strings.Contains(out, `"canonical_scope": "src/b.go"`) {
 		t.Fatalf("reserve from the work tree: exit %d %s%s", code, out, errOut)
 	}
