@@ -195,12 +195,13 @@ func (a *app) repositoryID(ctx context.Context) string {
 }
 
 // where is the work tree, branch and host of dir (read from the .git
-// files, no git process), recorded on the acting agent.
+// files, no git process), recorded on the acting agent; empty outside a
+// git work tree (there is nothing to tell apart).
 func (a *app) where(dir string) hub.Where {
 	var w hub.Where
-	w.Host, _ = os.Hostname()
 	if r, ok, err := gitrepo.FromEnv(a.env.Getenv, dir); ok && err == nil && r.Top != "" {
 		w.Worktree, w.Branch = r.WorktreeName(), r.Branch()
+		w.Host, _ = os.Hostname()
 	}
 	return w
 }
