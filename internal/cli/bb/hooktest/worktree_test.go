@@ -358,3 +358,55 @@ func TestMergeAwareEdit(t *testing.T) {
 		t.Fatalf("B's edit after the merge: %q %q (agent %s)", r, note, idb)
 	}
 }
+
+// bb install claude covers Claude Code's work trees: .worktreeinclude names
+// the hook file, Claude Code copies it into .claude/worktrees/<name> (done
+// here as Claude Code does: the git-ignored files matching the patterns),
+// and the hook command written there, run in the work tree, checks the
+// session's edits against the one board.
+func TestInstalledHooksRunInClaudeWorktree(t *testing.T) {
+	p := newProject(t)
+	if err := os.WriteFile(filepath.Join(p.dir, ".gitignore"), []byte(".claude/settings.local.json\n.claude/worktrees/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.bb(t, []string{"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH")}, "install", "claude")
+	inc, err := os.ReadFile(filepath.Join(p.dir, ".worktreeinclude"))
+	if err != nil || !strings.Contains(string(inc), ".claude/settings.local.json") {
+		t.Fatalf(".worktreeinclude: %q %v", inc, err)
+	}
+	_, wtx := p.worktrees(t)
+	settings, err := os.ReadFile(filepath.Join(p.dir, ".claude", "settings.local.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(wtx, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wtx, ".claude", "settings.local.json"), settings, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(settings, &cfg); err != nil || len(cfg.Hooks["PreToolUse"]) == 0 {
+		t.Fatalf("settings: %v %s", err, settings)
+	}
+	command := cfg.Hooks["PreToolUse"][0].Hooks[0].Command
+	holder := &wtSession{p: p, dir: p.dir, id: "sess-main"}
+	h := holder.start(t)
+	if r, _ := holder.edit(t, "src/a.go"); r != "" {
+		t.Fatal(r)
+	}
+	in, _ := json.Marshal(map[string]any{"session_id": "sess-wt", "cwd": wtx, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+		"tool_input": map[string]any{"file_path": filepath.Join(wtx, "src", "a.go"), "old_string": "a", "new_string": "b"}})
+	c := exec.Command("sh", "-c", command)
+	c.Dir = wtx
+	c.Env = append(append([]string{}, p.env...), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	c.Stdin = bytes.NewReader(in)
+	out, err := c.Output()
+	if err != nil || !strings.Contains(string(out), `"deny"`) || !strings.Contains(string(out), h) {
+		t.Fatalf("the installed PreToolUse hook in the work tree: %v %s", err, out)
+	}
+}
