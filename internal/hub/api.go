@@ -80,6 +80,9 @@ type Reservations interface {
 	CheckScope(ctx context.Context, agent, wd, raw string) (ScopeCheck, error)
 	DisplayScope(r Reservation) string
 	StepIn(ctx context.Context, in StepInInput) (StepInResult, error)
+	// ActiveOverlaps is every active reservation with the decision for its
+	// holder on its scope (who else overlaps it).
+	ActiveOverlaps(ctx context.Context) ([]ReservationOverlaps, error)
 }
 
 // Tasks are the work items: their life cycle and dependencies, the resume brief, pushes

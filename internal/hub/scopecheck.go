@@ -144,3 +144,41 @@ func (s *Service) CheckScope(ctx context.Context, agent, wd, raw string) (ScopeC
 		return out, nil
 	})
 }
+
+// maxOverlapView bounds the active reservations ActiveOverlaps decides
+// for (one indexed lookup each).
+const maxOverlapView = 500
+
+// ReservationOverlaps is one active reservation with the decision for its
+// holder on its own scope: the other agents' overlapping reservations.
+type ReservationOverlaps struct {
+	Reservation Reservation
+	Others      []OverlapDecision
+}
+
+// ActiveOverlaps returns the active reservations (newest first, at most
+// 500) each with the core's decision for its holder on its scope, so a
+// view (the dashboard) shows who overlaps whom by the one rule.
+func (s *Service) ActiveOverlaps(ctx context.Context) ([]ReservationOverlaps, error) {
+	stale, err := s.StaleMinutes()
+	if err != nil {
+		return nil, err
+	}
+	return Read(ctx, s, func(tx Tx) ([]ReservationOverlaps, error) {
+		rows, err := tx.ListReservations(ctx, ReservationFilter{States: []string{ResActive}, Limit: maxOverlapView})
+		if err != nil {
+			return nil, err
+		}
+		now := s.Now()
+		owners := map[string]*Agent{}
+		out := make([]ReservationOverlaps, 0, len(rows))
+		for _, r := range rows {
+			d, err := s.Decide(ctx, tx, r.AgentID, Scope{Path: r.Scope, Wildcard: r.Wildcard}, now, stale, owners)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ReservationOverlaps{Reservation: r, Others: d.Others})
+		}
+		return out, nil
+	})
+}

@@ -239,6 +239,13 @@ func (c *Client) StepIn(ctx context.Context, in hub.StepInInput) (hub.StepInResu
 	return r0, err
 }
 
+// ActiveOverlaps calls ActiveOverlaps on the server.
+func (c *Client) ActiveOverlaps(ctx context.Context) ([]hub.ReservationOverlaps, error) {
+	var r0 []hub.ReservationOverlaps
+	err := c.call(ctx, "ActiveOverlaps", []any{}, []any{&r0})
+	return r0, err
+}
+
 // CreateTask calls CreateTask on the server.
 func (c *Client) CreateTask(ctx context.Context, agent string, in hub.TaskInput) (hub.TaskResult, error) {
 	var r0 hub.TaskResult
