@@ -116,6 +116,15 @@ func Open(ctx context.Context, c Config) (*Board, error) {
 	}
 	svc := hub.NewService(st, c.Clock, c.ProjectRoot)
 	svc.Env = c.Env
+	if !c.Lazy && c.ProjectRoot != "" {
+		// An older board's absolute scopes become relative to the
+		// repository (migration 040 marks them; only here is the project
+		// directory known). One read when there is nothing to do.
+		if _, err := svc.RebaseScopes(ctx); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
+	}
 	b := &Board{API: app.New(svc), Location: st.Location(), Backend: st.Backend()}
 	b.closeFn = func() {
 		if g, ok := st.(*guarded); ok {

@@ -40,6 +40,8 @@ type Identity interface {
 	ClearStatus(ctx context.Context, agent string) (Agent, error)
 	AgentStatus(ctx context.Context, id string) (AgentView, error)
 	Board(ctx context.Context) ([]AgentView, error)
+	// ReportWhere records the work tree, branch and host an agent works in.
+	ReportWhere(ctx context.Context, agent string, w Where) error
 }
 
 // Messages is the board's broadcast traffic, its artifacts and refs, and the search over
@@ -78,6 +80,9 @@ type Reservations interface {
 	CheckScope(ctx context.Context, agent, wd, raw string) (ScopeCheck, error)
 	DisplayScope(r Reservation) string
 	StepIn(ctx context.Context, in StepInInput) (StepInResult, error)
+	// ActiveOverlaps is every active reservation with the decision for its
+	// holder on its scope (who else overlaps it).
+	ActiveOverlaps(ctx context.Context) ([]ReservationOverlaps, error)
 }
 
 // Tasks are the work items: their life cycle and dependencies, the resume brief, pushes
@@ -137,6 +142,10 @@ type Admin interface {
 	Clear(ctx context.Context, in ClearInput) (ClearPlan, error)
 	PlanClear(ctx context.Context, in ClearInput) (ClearPlan, error)
 	Export(ctx context.Context) (Export, error)
+	// ClaimRepository checks a checkout's repository fingerprint against
+	// the one the board serves (the first it heard): WRONG_REPOSITORY when
+	// they differ.
+	ClaimRepository(ctx context.Context, id string) (string, error)
 }
 
 var (

@@ -14,6 +14,10 @@ const (
 	ConfigHooksReserveTTL  = "hooks.reserve_ttl"
 	ConfigHooksDelivery    = "hooks.delivery"
 	ConfigHooksStop        = "hooks.stop_reminder"
+	// ConfigHooksMergeCheck: before an edit, a file another active agent
+	// changed on an unmerged branch warns (warn), denies (block) or is not
+	// looked at (off).
+	ConfigHooksMergeCheck = "hooks.merge_check"
 )
 
 // Edit-check modes.
@@ -39,6 +43,8 @@ var configKeys = []struct {
 		}},
 	{ConfigHooksDelivery, "BB_HOOKS_DELIVERY", "on", "inject the session brief and new mail into the agent's context: on or off", isOnOff},
 	{ConfigHooksStop, "BB_HOOKS_STOP_REMINDER", "on", "remind at the end of a turn about idle reservations and acks owed: on or off", isOnOff},
+	{ConfigHooksMergeCheck, "BB_HOOKS_MERGE_CHECK", ModeWarn, "before an edit, a file another active agent changed on an unmerged branch: warn, block or off",
+		func(v string) bool { return v == ModeBlock || v == ModeWarn || v == ModeOff }},
 }
 
 func isOnOff(v string) bool { return v == "on" || v == "off" }

@@ -44,14 +44,6 @@ type ReserveResult struct {
 	Incursions []Event
 }
 
-// ScopeOf parses a scope the way reserve and release do.
-func (s *Service) ScopeOf(wd, raw string) (Scope, error) {
-	if wd == "" {
-		wd = s.ProjectRoot
-	}
-	return CanonicalScope(s.ProjectRoot, wd, raw)
-}
-
 // DisplayScope renders a stored scope relative to the project root.
 func (s *Service) DisplayScope(r Reservation) string {
 	return Scope{Path: r.Scope, Wildcard: r.Wildcard}.Display(s.ProjectRoot)
@@ -66,6 +58,8 @@ type OverlapDecision struct {
 	Liveness    Liveness
 	Expired     bool
 	Blocking    bool // unexpired and owner active: never taken over
+	// Where is where its owner works (work tree, branch, host).
+	Where Where
 }
 
 // Reserve claims a scope for an agent. Against another agent's active
@@ -97,7 +91,6 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 	if err != nil {
 		return ReserveResult{}, err
 	}
-	shown := sc.Display(s.ProjectRoot)
 	// The request, normalized: the same scope from another directory is the
 	// same request.
 	req := struct {
@@ -106,98 +99,106 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 		TTL                  int
 	}{in.Agent, sc.Path, in.BeadID, sc.Wildcard, in.TakeoverStale, ttl}
 	// A refusal (conflict, stale found) still commits its INCURSION events.
-	return Write(ctx, s, req, func(tx Tx) (ReserveResult, error) {
-		var out ReserveResult
-		if _, err := requireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
+	return Write(ctx, s, req, func(tx Tx) (ReserveResult, error) { return s.ReserveTx(ctx, tx, in, sc, ttl, stale) })
+}
+
+// ReserveTx is Reserve inside the caller's write transaction, for a scope
+// already canonical and a TTL already checked (the edit check reserves
+// every free file of one edit in one transaction). A refusal returns its
+// error after appending the INCURSION events (commitRefusal).
+func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scope, ttl, stale int) (ReserveResult, error) {
+	shown := sc.Display(s.ProjectRoot)
+	var out ReserveResult
+	if _, err := requireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
+		return out, err
+	}
+	now := s.Now()
+	dec, err := s.Decide(ctx, tx, in.Agent, sc, now, stale, nil)
+	if err != nil {
+		return out, err
+	}
+	mine, others := dec.Mine, dec.Others
+	outcome := "takeover"
+	for _, d := range others {
+		if d.Blocking {
+			outcome = "conflict"
+			break
+		}
+	}
+	if outcome != "conflict" && len(others) > 0 && !in.TakeoverStale {
+		outcome = "stale_found"
+	}
+	for i, d := range others {
+		if i == MaxIncursions {
+			break
+		}
+		e := s.IncursionEvent(in, sc, shown, d, outcome)
+		if err := tx.AppendEvent(ctx, e); err != nil {
 			return out, err
 		}
-		now := s.Now()
-		mine, others, err := s.overlaps(ctx, tx, in.Agent, sc, now, stale)
-		if err != nil {
-			return out, err
-		}
-		outcome := "takeover"
+		out.Incursions = append(out.Incursions, *e)
+	}
+	switch outcome {
+	case "conflict":
+		var b []string
 		for _, d := range others {
 			if d.Blocking {
-				outcome = "conflict"
+				b = append(b, fmt.Sprintf("%s holds %s (%s overlap, expires %s)", d.Reservation.AgentID, s.DisplayScope(d.Reservation), d.Kind, FormatTime(d.Reservation.ExpiresAt)))
+			}
+			if len(b) == 3 {
 				break
 			}
 		}
-		if outcome != "conflict" && len(others) > 0 && !in.TakeoverStale {
-			outcome = "stale_found"
+		return out, commitRefusal(FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; ")))
+	case "stale_found":
+		d := others[0]
+		why := "its owner is " + string(d.Liveness)
+		if d.Expired {
+			why = "it expired at " + FormatTime(d.Reservation.ExpiresAt)
 		}
-		for i, d := range others {
-			if i == MaxIncursions {
-				break
-			}
-			e := s.IncursionEvent(in, sc, shown, d, outcome)
-			if err := tx.AppendEvent(ctx, e); err != nil {
-				return out, err
-			}
-			out.Incursions = append(out.Incursions, *e)
+		return out, commitRefusal(FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.Reservation.AgentID, s.DisplayScope(d.Reservation), why))
+	}
+	for _, d := range others {
+		r := d.Reservation
+		r.State = ResExpired
+		r.ReleasedAt = &now
+		if err := tx.UpdateReservation(ctx, &r); err != nil {
+			return out, err
 		}
-		switch outcome {
-		case "conflict":
-			var b []string
-			for _, d := range others {
-				if d.Blocking {
-					b = append(b, fmt.Sprintf("%s holds %s (%s overlap, expires %s)", d.Reservation.AgentID, s.DisplayScope(d.Reservation), d.Kind, FormatTime(d.Reservation.ExpiresAt)))
-				}
-				if len(b) == 3 {
-					break
-				}
-			}
-			return out, commitRefusal(FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; ")))
-		case "stale_found":
-			d := others[0]
-			why := "its owner is " + string(d.Liveness)
-			if d.Expired {
-				why = "it expired at " + FormatTime(d.Reservation.ExpiresAt)
-			}
-			return out, commitRefusal(FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.Reservation.AgentID, s.DisplayScope(d.Reservation), why))
+		out.TakenOver = append(out.TakenOver, r)
+	}
+	exp := now.Add(time.Duration(ttl) * time.Minute)
+	typ := EventReservationCreated
+	if mine != nil {
+		mine.Wildcard, mine.BeadID, mine.ExpiresAt = sc.Wildcard, in.BeadID, exp
+		if err := tx.UpdateReservation(ctx, mine); err != nil {
+			return out, err
 		}
-		for _, d := range others {
-			r := d.Reservation
-			r.State = ResExpired
-			r.ReleasedAt = &now
-			if err := tx.UpdateReservation(ctx, &r); err != nil {
-				return out, err
-			}
-			out.TakenOver = append(out.TakenOver, r)
+		out.Reservation, out.Renewed = *mine, true
+		typ = EventReservationRenewed
+	} else {
+		r := Reservation{ID: uuid.NewString(), Scope: sc.Path, Wildcard: sc.Wildcard, AgentID: in.Agent, BeadID: in.BeadID,
+			State: ResActive, CreatedAt: now, ExpiresAt: exp}
+		if err := tx.InsertReservation(ctx, &r); err != nil {
+			return out, err
 		}
-		exp := now.Add(time.Duration(ttl) * time.Minute)
-		typ := EventReservationCreated
-		if mine != nil {
-			mine.Wildcard, mine.BeadID, mine.ExpiresAt = sc.Wildcard, in.BeadID, exp
-			if err := tx.UpdateReservation(ctx, mine); err != nil {
-				return out, err
-			}
-			out.Reservation, out.Renewed = *mine, true
-			typ = EventReservationRenewed
-		} else {
-			r := Reservation{ID: uuid.NewString(), Scope: sc.Path, Wildcard: sc.Wildcard, AgentID: in.Agent, BeadID: in.BeadID,
-				State: ResActive, CreatedAt: now, ExpiresAt: exp}
-			if err := tx.InsertReservation(ctx, &r); err != nil {
-				return out, err
-			}
-			out.Reservation = r
-		}
-		var taken []string
-		for _, r := range out.TakenOver {
-			taken = append(taken, r.ID)
-		}
-		e := s.Event(typ, in.Agent, map[string]any{"reservation_id": out.Reservation.ID, "scope": shown,
-			"expires_at": FormatTime(exp), "ttl_minutes": ttl, "taken_over": taken})
-		e.BeadID, e.Scope = in.BeadID, shown
-		e.Message = fmt.Sprintf("%s reserved %s until %s", in.Agent, shown, ClockText(exp))
-		if out.Renewed {
-			e.Message = fmt.Sprintf("%s renewed %s until %s", in.Agent, shown, ClockText(exp))
-		}
-		if len(taken) > 0 {
-			e.Message += fmt.Sprintf(" (took over %d stale reservation%s)", len(taken), map[bool]string{true: "", false: "s"}[len(taken) == 1])
-		}
-		return out, tx.AppendEvent(ctx, e)
-	})
+		out.Reservation = r
+	}
+	var taken []string
+	for _, r := range out.TakenOver {
+		taken = append(taken, r.ID)
+	}
+	e := s.Event(typ, in.Agent, map[string]any{"reservation_id": out.Reservation.ID, "scope": shown,
+		"expires_at": FormatTime(exp), "ttl_minutes": ttl, "taken_over": taken})
+	e.BeadID, e.Scope = in.BeadID, shown
+	e.Message = fmt.Sprintf("%s reserved %s until %s", in.Agent, shown, ClockText(exp))
+	if out.Renewed {
+		e.Message = fmt.Sprintf("%s renewed %s until %s", in.Agent, shown, ClockText(exp))
+	}
+	if len(taken) > 0 {
+		e.Message += fmt.Sprintf(" (took over %d stale reservation%s)", len(taken), map[bool]string{true: "", false: "s"}[len(taken) == 1])
+	}
+	return out, tx.AppendEvent(ctx, e)
 }
 
 func ClockText(t time.Time) string { return t.UTC().Format("15:04 UTC") }
@@ -484,10 +485,11 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 		if _, err := requireAgent(ctx, tx, in.To, CodeAgentNotFound, "to"); err != nil {
 			return out, err
 		}
-		mine, others, err := s.overlaps(ctx, tx, in.To, sc, now, stale)
+		dec, err := s.Decide(ctx, tx, in.To, sc, now, stale, nil)
 		if err != nil {
 			return out, err
 		}
+		mine, others := dec.Mine, dec.Others
 		for _, d := range others {
 			if d.Blocking {
 				return out, FieldErr(CodeReservationConflict, "to", "cannot reassign %s to %s: %s actively holds %s until %s", shown, in.To, d.Reservation.AgentID, s.DisplayScope(d.Reservation), FormatTime(d.Reservation.ExpiresAt))

@@ -13,9 +13,13 @@ import (
 // MaxScopeLen bounds a reservation scope (bytes, after canonicalization).
 const MaxScopeLen = 4096
 
-// Scope is a canonical reservation scope (seed 001 §5.1): an absolute path
-// with '/' separators, no trailing slash (except the root), case-folded on
-// Windows. Wildcard records that it was given as "dir/*" ("this directory
+// Scope is a canonical reservation scope (seed 001 §5.1): a path relative
+// to the top of the work tree it was given in ("src/a.go"; "." is the top
+// itself), with '/' separators, no trailing slash, case-folded on Windows,
+// so that one file is one scope in every work tree and every clone of the
+// repository. A board without a project root (and a scope kept from an
+// older board that lay outside its project) holds absolute paths, which
+// overlap only with each other. Wildcard records that it was given as "dir/*" ("this directory
 // and below"); for overlap checks every scope covers itself and everything
 // below it, so Wildcard does not change the classification.
 type Scope struct {
@@ -65,7 +69,9 @@ func CanonicalPath(wd, p string) string {
 // CanonicalScope canonicalizes a scope given on the command line. raw may
 // end in "/*" (or be "*"): this directory and below. Other glob characters
 // are refused (seed 001 §5.2: globs beyond a suffix '*' are out of scope).
-// The result must lie inside root (the project directory) when root is set.
+// With root set (the top of the work tree the scope was given in), the
+// scope must lie inside root and is returned relative to it ("." for root
+// itself); without, it stays absolute.
 func CanonicalScope(root, wd, raw string) (Scope, error) {
 	s := raw // not trimmed: a name may begin or end with a space
 	if strings.TrimSpace(s) == "" {
@@ -90,18 +96,68 @@ func CanonicalScope(root, wd, raw string) (Scope, error) {
 	if root != "" {
 		r := CanonicalPath("/", root)
 		if !IsWithin(r, sc.Path) {
-			return Scope{}, FieldErr(CodeInvalidArgs, "scope", "scope %q is outside the project %s", raw, r)
+			return Scope{}, FieldErr(CodeInvalidArgs, "scope", "scope %q is outside the work tree %s: give a path inside it (relative to it, or absolute)", raw, r)
 		}
 		p, err := resolveScope(root, r, sc.Path)
 		if err != nil {
 			return Scope{}, FieldErr(CodePathTraversal, "scope", "scope %q %s", raw, err.Error())
 		}
-		sc.Path = p
+		sc.Path = relativeTo(r, p)
 	}
 	if len(sc.Path) > MaxScopeLen {
 		return Scope{}, FieldErr(CodeInvalidArgs, "scope", "scope too long: %d bytes (max %d)", len(sc.Path), MaxScopeLen)
 	}
 	return sc, nil
+}
+
+// relativeTo turns canonical p, inside canonical r, into the relative form
+// ("." for r itself).
+func relativeTo(r, p string) string {
+	if p == r {
+		return "."
+	}
+	rel := strings.TrimPrefix(p, r)
+	return strings.TrimPrefix(rel, "/")
+}
+
+// RelativeScope canonicalizes a path already relative to the top of a
+// work tree ("src/a.go", as git names them): separators, "." and "..",
+// case folding. ok is false when it is absolute or leaves the work tree.
+func RelativeScope(rel string) (string, bool) {
+	n := strings.ReplaceAll(rel, `\`, "/")
+	if n == "" || strings.HasPrefix(n, "/") || isDrivePath(n) {
+		return "", false
+	}
+	c := path.Clean(n)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", false
+	}
+	if foldCase {
+		c = strings.ToLower(c)
+	}
+	return c, true
+}
+
+// IsRelative reports whether a canonical scope is relative to a work
+// tree's top (the form of every scope of a board with a project).
+func IsRelative(p string) bool { return p != "" && !strings.HasPrefix(p, "/") && !isDrivePath(p) }
+
+func isDrivePath(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))
+}
+
+// RebaseScope turns a scope stored as an absolute path under root (an
+// older board's form) into the relative form; ok is false when it is not
+// under root (it is kept as it is).
+func RebaseScope(root, p string) (string, bool) {
+	if root == "" || IsRelative(p) {
+		return p, false
+	}
+	r := CanonicalPath("/", root)
+	if !IsWithin(r, p) {
+		return p, false
+	}
+	return relativeTo(r, p), true
 }
 
 // resolveScope follows the symbolic links along a canonical scope inside
@@ -131,10 +187,18 @@ func resolveScope(root, r, scope string) (string, error) {
 	return CanonicalPath(r, filepath.ToSlash(back)), nil
 }
 
-// IsWithin reports whether p is dir or below it (both canonical).
+// IsWithin reports whether p is dir or below it (both canonical). "." (the
+// top of the work tree) holds every relative scope; an absolute scope is
+// never within a relative one, nor the reverse.
 func IsWithin(dir, p string) bool {
 	if dir == p {
 		return true
+	}
+	if dir == "." {
+		return IsRelative(p)
+	}
+	if IsRelative(dir) != IsRelative(p) {
+		return false
 	}
 	if strings.HasSuffix(dir, "/") { // the root
 		return strings.HasPrefix(p, dir)
@@ -155,9 +219,21 @@ func ClassifyOverlap(a, b string) Overlap {
 	return OverlapDisjoint
 }
 
-// Ancestors returns the proper ancestors of a canonical path, root first
-// ("/a/b/c" → "/", "/a", "/a/b").
+// Ancestors returns the proper ancestors of a canonical path, the top
+// first ("src/a/b" → ".", "src", "src/a"; "/a/b/c" → "/", "/a", "/a/b").
 func Ancestors(p string) []string {
+	if IsRelative(p) {
+		if p == "." {
+			return nil
+		}
+		out := []string{"."}
+		for i := 0; i < len(p); i++ {
+			if p[i] == '/' {
+				out = append(out, p[:i])
+			}
+		}
+		return out
+	}
 	var out []string
 	start := strings.Index(p, "/")
 	if start < 0 || len(p) <= start+1 {
@@ -173,26 +249,29 @@ func Ancestors(p string) []string {
 }
 
 // DescendantRange returns [lo, hi) such that, in byte order, every path
-// strictly below p (and nothing else but p itself, for the root) lies in
-// it: "/a" → ["/a/", "/a0"), as '0' is the byte after '/'.
+// strictly below p lies in it: "src" → ["src/", "src0"), as '0' is the
+// byte after '/'. For "." (the top) the range is every string, and the
+// caller drops what is not relative (ClassifyOverlap says disjoint).
 func DescendantRange(p string) (lo, hi string) {
+	if p == "." {
+		return "", "\U0010FFFF"
+	}
 	if strings.HasSuffix(p, "/") { // the root
 		return p, p[:len(p)-1] + "0"
 	}
 	return p + "/", p + "0"
 }
 
-// Display renders the scope relative to root ("src/lib/*", "." for the
-// root itself, "*" for everything), or absolute when outside it.
+// Display renders the scope as people read it: relative to the top of the
+// work tree ("src/lib/*", "." for the top itself, "*" for everything). An
+// absolute scope is shown relative to root when inside it (a board opened
+// before its scopes were made relative), else as it is.
 func (s Scope) Display(root string) string {
-	r := CanonicalPath("/", root)
 	rel := s.Path
-	switch {
-	case root == "":
-	case s.Path == r:
-		rel = "."
-	case IsWithin(r, s.Path):
-		rel = strings.TrimPrefix(strings.TrimPrefix(s.Path, r), "/")
+	if !IsRelative(rel) && root != "" {
+		if r, ok := RebaseScope(root, rel); ok {
+			rel = r
+		}
 	}
 	if !s.Wildcard {
 		return rel

@@ -60,14 +60,14 @@ func TestCanonicalScope(t *testing.T) {
 		wild          bool
 		shown         string
 	}{
-		{"/proj", "src/lib/", "/proj/src/lib", false, "src/lib"},
-		{"/proj", "src/lib/*", "/proj/src/lib", true, "src/lib/*"},
-		{"/proj/src", "lib/parser.ts", "/proj/src/lib/parser.ts", false, "src/lib/parser.ts"},
-		{"/proj/src", "../docs//x/./y", "/proj/docs/x/y", false, "docs/x/y"},
-		{"/proj/src", "/proj/a", "/proj/a", false, "a"},
-		{"/proj", "*", "/proj", true, "*"},
-		{"/proj", ".", "/proj", false, "."},
-		{"/proj", `src\win\file.go`, "/proj/src/win/file.go", false, "src/win/file.go"},
+		{"/proj", "src/lib/", "src/lib", false, "src/lib"},
+		{"/proj", "src/lib/*", "src/lib", true, "src/lib/*"},
+		{"/proj/src", "lib/parser.ts", "src/lib/parser.ts", false, "src/lib/parser.ts"},
+		{"/proj/src", "../docs//x/./y", "docs/x/y", false, "docs/x/y"},
+		{"/proj/src", "/proj/a", "a", false, "a"},
+		{"/proj", "*", ".", true, "*"},
+		{"/proj", ".", ".", false, "."},
+		{"/proj", `src\win\file.go`, "src/win/file.go", false, "src/win/file.go"},
 	} {
 		s, err := CanonicalScope(root, c.wd, c.raw)
 		if err != nil {
@@ -81,6 +81,56 @@ func TestCanonicalScope(t *testing.T) {
 	for _, raw := range []string{"", "   ", "src/*.go", "src/**", "src*", "../outside", "/etc/passwd", "a\x00b", "a\nb"} {
 		if _, err := CanonicalScope(root, root, raw); !IsCode(err, CodeInvalidArgs) {
 			t.Errorf("%q: got %v, want INVALID_ARGS", raw, err)
+		}
+	}
+}
+
+func TestRelativeScopes(t *testing.T) {
+	if got := strings.Join(Ancestors("src/a/b.go"), ","); got != ".,src,src/a" {
+		t.Errorf("Ancestors = %s", got)
+	}
+	if got := Ancestors("."); len(got) != 0 {
+		t.Errorf("Ancestors(.) = %v", got)
+	}
+	for _, c := range []struct {
+		a, b string
+		want Overlap
+	}{
+		{".", "src/a.go", OverlapPartial},
+		{".", ".", OverlapExact},
+		{".", "/abs/kept", OverlapDisjoint}, // an absolute scope kept from an older board
+		{"src", "/src/x", OverlapDisjoint},
+		{"src", "src2/x", OverlapDisjoint},
+		{".github", ".", OverlapPartial},
+	} {
+		if got := ClassifyOverlap(c.a, c.b); got != c.want {
+			t.Errorf("%s vs %s = %s, want %s", c.a, c.b, got, c.want)
+		}
+	}
+	lo, hi := DescendantRange(".")
+	for _, p := range []string{"src", ".github/x", "-x", "\u00e9t\u00e9/x"} {
+		if !(p >= lo && p < hi) {
+			t.Errorf("%q not below .", p)
+		}
+	}
+	for _, c := range []struct{ root, p, want string }{
+		{"/proj", "/proj/src/a.go", "src/a.go"},
+		{"/proj", "/proj", "."},
+		{"/proj", "/other/a.go", "/other/a.go"},
+		{"/proj", "src/a.go", "src/a.go"},
+		{"/proj", "/proj2/a", "/proj2/a"},
+	} {
+		if got, _ := RebaseScope(c.root, c.p); got != c.want {
+			t.Errorf("RebaseScope(%s, %s) = %s, want %s", c.root, c.p, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{{"src/a.go", "src/a.go", true}, {"./src//a.go", "src/a.go", true}, {"../x", "", false}, {"/x", "", false}, {`src\b.go`, "src/b.go", true}} {
+		got, ok := RelativeScope(c.in)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("RelativeScope(%q) = %q %v", c.in, got, ok)
 		}
 	}
 }
@@ -109,7 +159,7 @@ func TestAncestorsAndRange(t *testing.T) {
 }
 
 // FuzzScope checks the canonicalization pipeline and the overlap classes
-// against their definitions: canonical output is absolute, clean and
+// against their definitions: canonical output is relative, clean and
 // idempotent; classification is symmetric and agrees with Ancestors and
 // DescendantRange (which the index-driven conflict check relies on).
 func FuzzScope(f *testing.F) {
@@ -138,14 +188,14 @@ func FuzzScope(f *testing.F) {
 				continue
 			}
 			p := c.s.Path
-			if !strings.HasPrefix(p, "/") || (len(p) > 1 && strings.HasSuffix(p, "/")) || strings.Contains(p, "//") ||
-				strings.Contains(p+"/", "/./") || strings.Contains(p+"/", "/../") {
+			if !IsRelative(p) || strings.HasSuffix(p, "/") || strings.Contains(p, "//") ||
+				(p != "." && strings.Contains("/"+p+"/", "/./")) || strings.Contains("/"+p+"/", "/../") {
 				t.Fatalf("%q: not canonical: %q", c.raw, p)
 			}
-			if !IsWithin(root, p) {
+			if !IsWithin(".", p) {
 				t.Fatalf("%q: %q escapes the root", c.raw, p)
 			}
-			again, err := CanonicalScope(root, "/", p)
+			again, err := CanonicalScope(root, root, p)
 			if err != nil || again.Path != p {
 				t.Fatalf("%q: not idempotent: %q -> %q (%v)", c.raw, p, again.Path, err)
 			}

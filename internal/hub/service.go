@@ -22,6 +22,8 @@ type Service struct {
 	Env func(string) string
 	// feed fans new timeline events out to Follow callers.
 	feed *feed
+	// trees is the git repository of the project (worktree.go).
+	trees *workTrees
 }
 
 // NewService builds a Service; clock defaults to the system clock.
@@ -29,7 +31,7 @@ func NewService(st Store, clock Clock, projectRoot string) *Service {
 	if clock == nil {
 		clock = SystemClock{}
 	}
-	return &Service{Store: st, Clock: clock, ProjectRoot: projectRoot, feed: newFeed(st)}
+	return &Service{Store: st, Clock: clock, ProjectRoot: projectRoot, feed: newFeed(st), trees: &workTrees{}}
 }
 
 // Now is the service's current time (UTC, truncated to microseconds so that
@@ -228,4 +230,15 @@ func readAlso[T any](ctx context.Context, s *Service, effect, plain func(tx Tx) 
 		return Read(ctx, s, plain)
 	}
 	return v, err
+}
+
+// Refused reports whether err is a refusal whose transaction still
+// commits (ReserveTx's conflict or stale-found, after its INCURSION
+// events), and returns the domain error inside.
+func Refused(err error) (error, bool) {
+	var r *refusal
+	if errors.As(err, &r) {
+		return r.err, true
+	}
+	return err, false
 }

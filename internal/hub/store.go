@@ -34,6 +34,7 @@ type Tx interface {
 	MailTx
 	AgentMailTx
 	ReservationTx
+	RepositoryTx
 	TaskTx
 	MemoryTx
 	HookTx

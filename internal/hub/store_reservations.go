@@ -42,7 +42,7 @@ const (
 // Reservation is one row of the reservations table.
 type Reservation struct {
 	ID         string
-	Scope      string // canonical absolute path
+	Scope      string // canonical, relative to the work tree's top (scope.go)
 	Wildcard   bool
 	AgentID    string
 	BeadID     string

@@ -2,7 +2,9 @@ package hub
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Agent statuses of seed 003 (the board's status field).
@@ -30,6 +32,60 @@ type Agent struct {
 	EventCursor    int64
 	FocusTaskID    string
 	FocusProjectID string
+	// Where is the checkout its session last said it works in.
+	Where Where
+}
+
+// Where is where an agent works: its work tree, branch and host, as its
+// session reported them (hooks, MCP, bb agent register/init).
+type Where struct {
+	// Worktree is the top of its work tree relative to the repository's
+	// main work tree ("." for the main one, ".claude/worktrees/auth"), or
+	// absolute when it lies elsewhere (git worktree add ../wt1).
+	Worktree string `json:"worktree"`
+	// Branch is the branch checked out there (a short commit hash when
+	// detached).
+	Branch string `json:"branch"`
+	// Host is the machine's name.
+	Host string `json:"host"`
+}
+
+// IsZero reports whether nothing is known.
+func (w Where) IsZero() bool { return w == Where{} }
+
+// Describe renders it for people: "on branch worktree-auth in
+// .claude/worktrees/auth (host a1)"; "" when nothing is known.
+func (w Where) Describe() string {
+	var parts []string
+	if w.Branch != "" {
+		parts = append(parts, "on branch "+w.Branch)
+	}
+	if w.Worktree != "" {
+		if w.Worktree == "." {
+			parts = append(parts, "in the main work tree")
+		} else {
+			parts = append(parts, "in "+w.Worktree)
+		}
+	}
+	if w.Host != "" {
+		parts = append(parts, "on host "+w.Host)
+	}
+	return strings.Join(parts, " ")
+}
+
+// MaxWhereLen bounds each field of Where.
+const MaxWhereLen = 1024
+
+// CleanWhere validates what a session reports; bad fields are dropped
+// (where an agent works is informative: it never fails a call).
+func CleanWhere(w Where) Where {
+	ok := func(s string) string {
+		if len(s) > MaxWhereLen || !utf8.ValidString(s) || HasControl(s) {
+			return ""
+		}
+		return s
+	}
+	return Where{Worktree: ok(w.Worktree), Branch: ok(w.Branch), Host: ok(w.Host)}
 }
 
 // Priority of a Blackboard message.

@@ -58,6 +58,10 @@ type Client struct {
 	Hooks       *hookConfig
 	// NoHooks says why the client gets the MCP entry only.
 	NoHooks string
+	// WorktreeInclude is a git-ignored hook file the client copies into
+	// the work trees it creates when .worktreeinclude at the repository
+	// root names it (worktree.go).
+	WorktreeInclude string
 }
 
 // Claude Code: MCP servers in .mcp.json (project) or ~/.claude.json;
@@ -109,7 +113,8 @@ var cursorHooks = &hookConfig{
 
 func Clients() []Client {
 	return []Client{
-		{Name: "claude", Title: "Claude Code", LocalPath: ".mcp.json", GlobalPath: ".claude.json", Server: mcpServerName, Hooks: claudeHooks},
+		{Name: "claude", Title: "Claude Code", LocalPath: ".mcp.json", GlobalPath: ".claude.json", Server: mcpServerName, Hooks: claudeHooks,
+			WorktreeInclude: claudeHooks.Local},
 		{Name: "codex", Title: "Codex CLI", TOML: true, LocalPath: filepath.Join(".codex", "config.toml"), GlobalPath: filepath.Join(".codex", "config.toml"), Server: mcpServerName, Hooks: codexHooks},
 		{Name: "gemini", Title: "Gemini CLI", LocalPath: filepath.Join(".gemini", "settings.json"), GlobalPath: filepath.Join(".gemini", "settings.json"), Server: mcpServerName, Hooks: geminiHooks},
 		{Name: "cursor", Title: "Cursor", LocalPath: filepath.Join(".cursor", "mcp.json"), GlobalPath: filepath.Join(".cursor", "mcp.json"), Server: mcpServerName, Hooks: cursorHooks},

@@ -312,6 +312,9 @@ type installRecord struct {
 	Created    bool       `json:"created,omitempty"`
 	Containers [][]string `json:"containers,omitempty"`
 	TOMLPrefix string     `json:"toml_prefix,omitempty"`
+	// Lines are the lines it appended to a line-based file
+	// (.worktreeinclude).
+	Lines []string `json:"lines,omitempty"`
 }
 
 func (r *installRecord) addContainers(ps [][]string) {
@@ -369,7 +372,7 @@ func (st *installState) save() error {
 		return nil
 	}
 	for k, r := range st.Files {
-		if r == nil || (!r.Created && len(r.Containers) == 0 && r.TOMLPrefix == "") {
+		if r == nil || (!r.Created && len(r.Containers) == 0 && r.TOMLPrefix == "" && len(r.Lines) == 0) {
 			delete(st.Files, k)
 		}
 	}

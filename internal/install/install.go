@@ -320,6 +320,15 @@ func (ie *Env) Install(cl Client) (Result, error) {
 		}
 		r.Hooks = eventNames(cl.Name)
 		r.NotCovered = h.NotCovered
+		if cl.WorktreeInclude != "" && !ie.opts.Global {
+			wf, err := ie.addWorktreeInclude(cl.WorktreeInclude)
+			if err != nil {
+				return r, err
+			}
+			if !slices.Contains(touched, wf) {
+				touched = append(touched, wf)
+			}
+		}
 	} else if cl.Hooks != nil {
 		r.NotCovered = "hooks not installed (--no-hooks): no per-session identity, no mail delivery into the context, no edit check"
 	}
@@ -417,6 +426,15 @@ func (ie *Env) Uninstall(cl Client) (Result, error) {
 		f.cur = d.text
 		if f.rec.Created && (jsonEqual(f.cur, map[string]any{}) || jsonEqual(stripJSONC(f.cur), jsonOf(skeleton))) {
 			f.delete = true
+		}
+	}
+	if cl.WorktreeInclude != "" && !ie.opts.Global {
+		wf, err := ie.removeWorktreeInclude()
+		if err != nil {
+			return r, err
+		}
+		if wf.existed && !slices.Contains(touched, wf) {
+			touched = append(touched, wf)
 		}
 	}
 	r.Action = "unchanged"

@@ -70,6 +70,10 @@ type Options struct {
 	// a tool call works as the agent of that client's most recent hook
 	// session (bb hook records it), so MCP tools and hooks are one agent.
 	ClientPID int64
+	// Where is the work tree, branch and host this server was started in
+	// (bb mcp; empty over bb serve): recorded on the agent that
+	// identifies itself.
+	Where hub.Where
 }
 
 // Server is Blackboard's MCP server. SDK returns the *sdk.Server to run on a
@@ -374,6 +378,9 @@ func (s *Server) identify(ctx context.Context, ss *sdk.ServerSession, id string)
 		}
 	}
 	s.identified[ss] = id
+	if !s.opts.Where.IsZero() && s.svc != nil {
+		_ = s.svc.ReportWhere(ctx, id, s.opts.Where) // informative: never fails the identification
+	}
 	return "identify", nil
 }
 

@@ -28,9 +28,9 @@ func (s *Server) ack(ctx context.Context, agent, id string) error {
 
 // reservations lists active reservations with their owner's liveness and,
 // for each, the other agents whose active reservations overlap it (exact
-// or partial, seed 001 §5.2).
+// or partial, seed 001 §5.2), as the core decides it (ActiveOverlaps).
 func (s *Server) reservations(ctx context.Context, agents []hub.AgentView) ([]reservationRow, error) {
-	st, err := s.svc.CoordinationStatus(ctx, "", "")
+	st, err := s.svc.ActiveOverlaps(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -39,18 +39,17 @@ func (s *Server) reservations(ctx context.Context, agents []hub.AgentView) ([]re
 		live[a.ID] = a.Presence
 	}
 	now := s.svc.Now()
-	rows := make([]reservationRow, 0, len(st.Reservations))
-	for _, r := range st.Reservations {
+	rows := make([]reservationRow, 0, len(st))
+	for _, ro := range st {
+		r := ro.Reservation
 		row := reservationRow{Agent: r.AgentID, Scope: s.svc.DisplayScope(r), BeadID: r.BeadID, Expires: r.ExpiresAt,
 			Expired: r.Expired(now), Presence: live[r.AgentID]}
 		if row.Presence == "" {
 			row.Presence = hub.PresOffline
 		}
 		row.StepIn = hub.TakeoverAllowed(row.Presence, row.Expired)
-		for _, o := range st.Reservations {
-			if o.ID != r.ID && o.AgentID != r.AgentID && hub.ClassifyOverlap(o.Scope, r.Scope) != hub.OverlapDisjoint {
-				row.Overlaps = append(row.Overlaps, o.AgentID+" ("+s.svc.DisplayScope(o)+")")
-			}
+		for _, o := range ro.Others {
+			row.Overlaps = append(row.Overlaps, o.Reservation.AgentID+" ("+s.svc.DisplayScope(o.Reservation)+")")
 		}
 		rows = append(rows, row)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/server/remote"
 	"github.com/blackboard-hub/bb/internal/view"
 )
 
@@ -69,6 +70,10 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		writeError(w, name, hub.Errorf(hub.CodeNotFound, "no RPC method %q", name), http.StatusNotFound)
 		return
 	}
+	if err := s.checkRepository(r); err != nil {
+		writeError(w, name, err, http.StatusConflict)
+		return
+	}
 	var raw []json.RawMessage
 	if err := decodeBody(w, r, &raw); err != nil {
 		writeError(w, name, err, statusFor(err))
@@ -122,4 +127,23 @@ func writeRPCError(w http.ResponseWriter, method string, err error) {
 	}
 	writeJSON(w, StatusOf(he.Code), view.Envelope{OK: false, Command: method,
 		Error: &view.ErrorBody{Code: string(he.Code), Message: he.Error(), Field: he.Field, Template: he.Template, Actions: he.Actions}})
+}
+
+// checkRepository refuses a call from a checkout of another repository
+// than the board's (the client's fingerprint in remote.RepositoryHeader;
+// none: not checked). An accepted fingerprint is remembered, so the board
+// is read once per fingerprint, not once per call.
+func (s *Server) checkRepository(r *http.Request) error {
+	id := r.Header.Get(remote.RepositoryHeader)
+	if id == "" {
+		return nil
+	}
+	if _, ok := s.repos.Load(id); ok {
+		return nil
+	}
+	if _, err := s.svc.ClaimRepository(r.Context(), id); err != nil {
+		return err
+	}
+	s.repos.Store(id, true)
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/app"
@@ -82,6 +83,8 @@ type Server struct {
 	// shutdown until its deadline.
 	streams     context.Context
 	stopStreams context.CancelFunc
+	// repos are the repository fingerprints already accepted (rpc.go).
+	repos sync.Map
 }
 
 // New builds a server; Run starts its background work and listener.

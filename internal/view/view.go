@@ -22,6 +22,10 @@ type Agent struct {
 	Liveness             string     `json:"liveness,omitempty"`
 	Presence             string     `json:"presence,omitempty"`
 	MinutesSinceLastSeen *int       `json:"minutes_since_last_seen,omitempty"`
+	// Where it works (its session's work tree, branch and host), when known.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	Host     string `json:"host,omitempty"`
 }
 
 // Inbox is one agent's unread inbox: items addressed to it and board
@@ -52,18 +56,23 @@ type AgentInfo struct {
 	Version     int        `json:"version"`
 	Liveness    string     `json:"liveness"`
 	Presence    string     `json:"presence"`
+	Worktree    string     `json:"worktree,omitempty"`
+	Branch      string     `json:"branch,omitempty"`
+	Host        string     `json:"host,omitempty"`
 }
 
 // AgentInfoOf renders a registered agent.
 func AgentInfoOf(i hub.AgentInfo) AgentInfo {
 	return AgentInfo{AgentID: i.ID, DisplayName: i.DisplayName, Role: i.Role, Status: i.Status, Registered: i.Registered,
-		CreatedAt: i.CreatedAt, LastSeenAt: seen(i.LastSeen), Version: i.Version, Liveness: string(i.Liveness), Presence: string(i.Presence)}
+		CreatedAt: i.CreatedAt, LastSeenAt: seen(i.LastSeen), Version: i.Version, Liveness: string(i.Liveness), Presence: string(i.Presence),
+		Worktree: i.Where.Worktree, Branch: i.Where.Branch, Host: i.Where.Host}
 }
 
 // AgentOf renders an agent without liveness.
 func AgentOf(a hub.Agent) Agent {
 	return Agent{ID: a.ID, CurrentTask: a.CurrentTask, Progress: a.Progress, Status: a.Status,
-		Blockers: a.Blockers, LastSeen: seen(a.LastSeen), UpdatedAt: a.UpdatedAt}
+		Blockers: a.Blockers, LastSeen: seen(a.LastSeen), UpdatedAt: a.UpdatedAt,
+		Worktree: a.Where.Worktree, Branch: a.Where.Branch, Host: a.Where.Host}
 }
 
 // seen is nil for an agent never seen acting: one known only from the mail

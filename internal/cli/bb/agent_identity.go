@@ -28,6 +28,11 @@ Registering an id that is already registered fails with DUPLICATE_AGENT_ID;
 				return err
 			}
 			info, created, err := svc.RegisterAgent(cmd.Context(), in)
+			if err == nil {
+				if wd, werr := a.env.Getwd(); werr == nil {
+					_ = svc.ReportWhere(cmd.Context(), info.ID, a.where(wd)) // informative only
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -75,16 +80,29 @@ func (a *app) agentListCmd() *cobra.Command {
 					return
 				}
 				tw := a.when()
+				known := false // where agents work: a column only when some say
+				for _, i := range list {
+					known = known || !i.Where.IsZero()
+				}
 				rows := make([][]string, 0, len(list))
 				for _, i := range list {
-					rows = append(rows, []string{i.ID, dash(i.Role), i.Status, "", tw.at(i.LastSeen)})
+					row := []string{i.ID, dash(i.Role), i.Status, "", tw.at(i.LastSeen)}
+					if known {
+						row = append(row, termtext.Line(dash(whereShort(i.Where))))
+					}
+					rows = append(rows, row)
 				}
 				presence := func(r int) (string, style) {
 					p := string(list[r].Presence)
 					return p, presenceStyle(p)
 				}
-				writeTable(w, []column{{Header: "AGENT", Min: 28}, {Header: "ROLE", Min: 12, Max: 40, Ellipsis: "…"},
-					{Header: "STATUS", Min: 10}, {Header: "LIVENESS", Min: 8, Mark: presence}, {Header: "LAST SEEN"}}, rows, "", nil)
+				cols := []column{{Header: "AGENT", Min: 28}, {Header: "ROLE", Min: 12, Max: 40, Ellipsis: "…"},
+					{Header: "STATUS", Min: 10}, {Header: "LIVENESS", Min: 8, Mark: presence}, {Header: "LAST SEEN"}}
+				if known {
+					cols[4].Min = 20
+					cols = append(cols, column{Header: "BRANCH @ WORK TREE (HOST)"})
+				}
+				writeTable(w, cols, rows, "", nil)
 			})
 		},
 	}
@@ -110,6 +128,22 @@ func printAgentInfo(w io.Writer, tw when, i hub.AgentInfo) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Last seen:  %s\n", tw.at(i.LastSeen))
 	fmt.Fprintf(w, "Created:    %s\n", tw.at(i.CreatedAt))
+	if d := i.Where.Describe(); d != "" {
+		fmt.Fprintf(w, "Works:      %s\n", termtext.Line(d))
+	}
+}
+
+// whereShort renders where an agent works in a table cell:
+// "feat @ .claude/worktrees/auth (host)".
+func whereShort(w hub.Where) string {
+	if w.IsZero() {
+		return ""
+	}
+	s := dash(w.Branch) + " @ " + dash(w.Worktree)
+	if w.Host != "" {
+		s += " (" + w.Host + ")"
+	}
+	return s
 }
 
 func (a *app) agentShowCmd() *cobra.Command {

@@ -47,11 +47,20 @@ Every answer states a deterministic reason.`,
 				return err
 			}
 			if in.Register == "" {
-				in.Changes, in.ChangesNote = uncommittedFiles(cmd.Context(), a.env.Getenv, svc.Root())
+				wd, err := a.env.Getwd()
+				if err != nil {
+					wd = svc.Root()
+				}
+				in.Changes, in.ChangesNote = uncommittedFiles(cmd.Context(), a.env.Getenv, wd)
 			}
 			res, err := svc.InitSession(cmd.Context(), in)
 			if err != nil {
 				return err
+			}
+			if res.AgentID != "" {
+				if wd, werr := a.env.Getwd(); werr == nil {
+					_ = svc.ReportWhere(cmd.Context(), res.AgentID, a.where(wd)) // informative only
+				}
 			}
 			if res.AgentID != "" {
 				a.acting = res.AgentID
@@ -105,7 +114,8 @@ func capitalize(s string) string {
 }
 
 // uncommittedFiles lists the files `git status --porcelain` reports in the
-// repository holding root, as canonical absolute paths; note says why the
+// work tree holding root, as canonical paths relative to its top (the form
+// of reservation scopes); note says why the
 // list is empty when git cannot tell. getenv is the process environment:
 // git's own variables decide where the repository is when they are set.
 func uncommittedFiles(ctx context.Context, getenv func(string) string, root string) (files []string, note string) {
@@ -170,8 +180,8 @@ func gitWorkTree(getenv func(string) string, dir string) (top string, found bool
 }
 
 // parsePorcelainZ reads `git status --porcelain=v1 -z`: "XY path\0", with
-// renames and copies followed by "\0orig". Paths are relative to the
-// repository top level.
+// renames and copies followed by "\0orig". Paths are relative to the top
+// of the work tree, the form of reservation scopes.
 func parsePorcelainZ(top string, out []byte) []string {
 	var files []string
 	recs := bytes.Split(out, []byte{0})
@@ -181,7 +191,9 @@ func parsePorcelainZ(top string, out []byte) []string {
 			continue
 		}
 		x := r[0]
-		files = append(files, hub.CanonicalPath(top, string(r[3:])))
+		if f, ok := hub.RelativeScope(string(r[3:])); ok {
+			files = append(files, f)
+		}
 		if x == 'R' || x == 'C' {
 			i++ // skip the original path
 		}

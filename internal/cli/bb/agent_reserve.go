@@ -42,8 +42,8 @@ fails. Reserving your own scope again renews it.`,
 				return err
 			}
 			in.Agent = id
-			if in.Wd, err = a.scopeDir(); err != nil {
-				return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
+			if in.Wd, in.Scope, err = a.scopeArg(in.Scope); err != nil {
+				return err
 			}
 			if cmd.Flags().Changed("ttl") {
 				in.TTLMinutes = &ttl
@@ -124,9 +124,9 @@ bb agent reassign.`,
 			if holder != "" && holder != id {
 				return a.stepIn(cmd, hub.StepInInput{Person: id, Holder: holder, Scope: scope})
 			}
-			wd, err := a.scopeDir()
+			wd, scope, err := a.scopeArg(scope)
 			if err != nil {
-				return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
+				return err
 			}
 			svc, err := a.service(cmd.Context())
 			if err != nil {
@@ -188,8 +188,8 @@ name, and the new holder is mailed about it (its hooks deliver it).`,
 // agent's reservation.
 func (a *app) stepIn(cmd *cobra.Command, in hub.StepInInput) error {
 	var err error
-	if in.Wd, err = a.scopeDir(); err != nil {
-		return &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
+	if in.Wd, in.Scope, err = a.scopeArg(in.Scope); err != nil {
+		return err
 	}
 	svc, err := a.service(cmd.Context())
 	if err != nil {

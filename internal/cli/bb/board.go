@@ -10,6 +10,7 @@ import (
 
 	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/boot"
+	"github.com/blackboard-hub/bb/internal/gitrepo"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/server/remote"
 )
@@ -35,7 +36,11 @@ func (a *app) explicitDir() string {
 }
 
 // findProject locates the project root: the explicit directory, or the
-// nearest ancestor of the working directory that has a .bb/ folder.
+// nearest ancestor of the working directory that has a .bb/ folder. In a
+// linked git work tree (git worktree add, .claude/worktrees/<name>) the
+// search starts from the same place in the repository's main work tree,
+// found through git's common directory by reading the .git file (no git
+// process): one board serves every work tree of a repository.
 func (a *app) findProject() (string, error) {
 	if d := a.explicitDir(); d != "" {
 		abs, err := filepath.Abs(d)
@@ -51,14 +56,55 @@ func (a *app) findProject() (string, error) {
 	if err != nil {
 		return "", &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
 	}
-	for d := wd; ; d = filepath.Dir(d) {
+	from, stop, err := a.boardSearch(wd)
+	if err != nil {
+		return "", err
+	}
+	for d := from; ; d = filepath.Dir(d) {
 		if isDir(filepath.Join(d, BoardDir)) {
 			return d, nil
 		}
-		if filepath.Dir(d) == d {
+		if d == stop || filepath.Dir(d) == d {
+			if from != wd {
+				return "", &hub.Error{Code: hub.CodeNotInitialized,
+					Message: "No blackboard found for this repository (looked in " + from + ", the main work tree of " + wd + ", and its parents). Run 'bb init' to create one."}
+			}
 			return "", notInitialized(wd)
 		}
 	}
+}
+
+// boardSearch says where the search for .bb/ starts (wd, or its place in
+// the main work tree when wd is in a linked one) and where it stops (""
+// for the file system's root; a submodule's top, as a submodule is a
+// repository of its own).
+func (a *app) boardSearch(wd string) (from, stop string, err error) {
+	repo, ok, err := gitrepo.FromEnv(a.env.Getenv, wd)
+	if !ok {
+		return wd, "", nil
+	}
+	if err != nil {
+		return "", "", &hub.Error{Code: hub.CodeNotInitialized, Message: "Cannot find the board: " + err.Error() + "."}
+	}
+	switch repo.Kind {
+	case gitrepo.Linked:
+		return repo.Rel(wd), "", nil
+	case gitrepo.Submodule:
+		for d := wd; ; d = filepath.Dir(d) {
+			if isDir(filepath.Join(d, BoardDir)) {
+				return wd, "", nil // the submodule has a board of its own
+			}
+			if d == repo.Top || filepath.Dir(d) == d {
+				break
+			}
+		}
+		return "", "", &hub.Error{Code: hub.CodeNotInitialized, Message: "Cannot find the board: " + repo.Top +
+			" is a git submodule, a repository of its own that the board of the project around it does not cover. Run 'bb init' there for a board of its own, or pass --dir/BB_DIR naming the board's project."}
+	case gitrepo.Bare:
+		return "", "", &hub.Error{Code: hub.CodeNotInitialized, Message: "Cannot find the board: " + repo.GitDir +
+			" is a bare repository, which has no work tree to hold a board. Run bb in a work tree of it, or pass --dir/BB_DIR naming the board's project."}
+	}
+	return wd, "", nil
 }
 
 func isDir(p string) bool {
@@ -91,6 +137,7 @@ func (a *app) service(ctx context.Context) (core.API, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.SetRepository(a.repositoryID(ctx))
 		a.api = c
 		return c, nil
 	}
@@ -102,16 +149,65 @@ func (a *app) service(ctx context.Context) (core.API, error) {
 	return svc, nil
 }
 
-// scopeDir is the directory relative reservation scopes resolve against:
-// the working directory, or, in remote mode, the server's project root
-// ("" tells the server to use it), since this machine's paths mean
-// nothing there.
-func (a *app) scopeDir() (string, error) {
-	if strings.TrimSpace(a.env.Getenv(EnvServer)) != "" {
-		return "", nil
+// scopeArg places a scope typed on the command line: locally, relative
+// scopes resolve against the working directory (the core finds the work
+// tree holding it); in remote mode, where this machine's paths mean nothing
+// to the server, it is made relative to the top of this checkout's work
+// tree here and sent with an empty directory (the server reads it from the
+// top of its own).
+func (a *app) scopeArg(raw string) (wd, scope string, err error) {
+	wd, err = a.env.Getwd()
+	if err != nil {
+		return "", "", &hub.Error{Code: hub.CodeIOReadFailed, Message: "cannot read the working directory", Err: err}
 	}
-	return a.env.Getwd()
+	if !a.remote() {
+		return wd, raw, nil
+	}
+	sc, err := hub.CanonicalScope(a.workTreeTop(wd), wd, raw)
+	if err != nil {
+		return "", "", err
+	}
+	return "", sc.Display(""), nil
 }
+
+// workTreeTop is the top of the git work tree holding dir (read from the
+// .git files), or dir itself outside git.
+func (a *app) workTreeTop(dir string) string {
+	if r, ok, err := gitrepo.FromEnv(a.env.Getenv, dir); ok && err == nil && r.Top != "" {
+		return r.Top
+	}
+	return dir
+}
+
+// repositoryID is the fingerprint of the repository the working directory
+// is in ("" outside git): sent to a bb serve, which refuses a clone of
+// another repository than its board's.
+func (a *app) repositoryID(ctx context.Context) string {
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return ""
+	}
+	r, ok, err := gitrepo.FromEnv(a.env.Getenv, wd)
+	if !ok || err != nil || r.Top == "" {
+		return ""
+	}
+	return gitrepo.ID(ctx, r)
+}
+
+// where is the work tree, branch and host of dir (read from the .git
+// files, no git process), recorded on the acting agent; empty outside a
+// git work tree (there is nothing to tell apart).
+func (a *app) where(dir string) hub.Where {
+	var w hub.Where
+	if r, ok, err := gitrepo.FromEnv(a.env.Getenv, dir); ok && err == nil && r.Top != "" {
+		w.Worktree, w.Branch = r.WorktreeName(), r.Branch()
+		w.Host, _ = os.Hostname()
+	}
+	return w
+}
+
+// remote reports whether commands talk to a bb serve (BB_SERVER).
+func (a *app) remote() bool { return strings.TrimSpace(a.env.Getenv(EnvServer)) != "" }
 
 // EnvServer names the bb serve every command talks to instead of a local
 // board (remote mode).

@@ -495,14 +495,13 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	if !explicit {
 		agent = ""
 	}
-	// Git names paths from the work tree's top; the board from its root.
-	root := api.Root()
-	realRoot, realTop := root, toplevel
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		realRoot = r
-	}
-	if r, err := filepath.EvalSymlinks(toplevel); err == nil {
-		realTop = r
+	// Git names paths from the top of this work tree; scopes are relative
+	// to it in every work tree and clone of the repository. Locally the
+	// core is given the work tree (it resolves symbolic links there); a
+	// remote board gets the relative paths alone.
+	wdCheck := toplevel
+	if a.remote() {
+		wdCheck = ""
 	}
 	seen := map[string]bool{}
 	var rels []string
@@ -512,11 +511,11 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 		}
 		seen[p] = true
 		res.Paths++
-		rel, err := filepath.Rel(realRoot, filepath.Join(realTop, filepath.FromSlash(p)))
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue // outside the board's project
+		rel, ok := hub.RelativeScope(p)
+		if !ok {
+			continue
 		}
-		if _, err := hub.CanonicalScope(root, root, rel); err != nil {
+		if _, err := hub.CanonicalScope("/", "/", rel); err != nil {
 			continue // a name no reservation can hold (control characters, too long)
 		}
 		rels = append(rels, rel)
@@ -525,7 +524,7 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	for len(rels) > 0 {
 		batch := rels[:min(len(rels), guardCheckBatch)]
 		rels = rels[len(batch):]
-		chk, err := api.CheckPaths(ctx, hooks.PathCheckInput{Agent: agent, Wd: root, Paths: batch, RecordIncursions: true})
+		chk, err := api.CheckPaths(ctx, hooks.PathCheckInput{Agent: agent, Wd: wdCheck, Paths: batch, RecordIncursions: true})
 		if err != nil {
 			return note("%s; check skipped", hub.MessageOf(err))
 		}

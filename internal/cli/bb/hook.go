@@ -1,6 +1,7 @@
 package bb
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -154,8 +155,15 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		}
 	}
 	sin := hooks.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent}
+	cwd := in.Cwd
+	if cwd == "" && !a.remote() {
+		cwd = svc.Root()
+	}
+	if cwd != "" {
+		sin.Where = a.where(cwd) // read from the .git files: no git process
+	}
 	if kind == hookio.KindStart && agent == "" {
-		changes, note := uncommittedFiles(ctx, a.env.Getenv, svc.Root())
+		changes, note := uncommittedFiles(ctx, a.env.Getenv, orDefault(in.Cwd, svc.Root()))
 		sin.Changes, sin.ChangesKnown = changes, note == ""
 	}
 	if kind == hookio.KindPrompt || kind == hookio.KindPostTool {
@@ -175,9 +183,10 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if wd == "" {
 			wd = svc.Root()
 		}
-		if paths := inProject(svc.Root(), wd, in.Paths); len(paths) > 0 {
+		if wd, paths := a.inProject(svc.Root(), wd, in.Paths); len(paths) > 0 {
 			// The session is looked up in the check's own read.
-			dec, err := svc.CheckEdit(ctx, hooks.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName})
+			ein := hooks.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName, Where: sin.Where}
+			dec, err := svc.CheckEdit(ctx, ein)
 			var he *hub.Error
 			if errors.As(err, &he) && he.Code == hub.CodeInvalidArgs && he.Field == "scope" {
 				// A path the board cannot hold (not UTF-8, control
@@ -188,6 +197,16 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			}
 			if err != nil {
 				return nil, "", err
+			}
+			if len(dec.Merge) > 0 && cwd != "" {
+				// Rare: another active agent edited one of these files on
+				// another branch. Only now is git asked whether that
+				// change is merged into this checkout.
+				if ein.Merged = mergedRisks(ctx, a.workTreeTop(cwd), dec.Merge); len(ein.Merged) > 0 {
+					if dec, err = svc.CheckEdit(ctx, ein); err != nil {
+						return nil, "", err
+					}
+				}
 			}
 			if dec.Decision == hooks.EditDeny {
 				return hookio.Deny(client, event, dec.Reason), "", nil
@@ -230,7 +249,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if !set.StopReminder || in.StopActive {
 			return nil, "", nil
 		}
-		changes, note := uncommittedFiles(ctx, a.env.Getenv, svc.Root())
+		changes, note := uncommittedFiles(ctx, a.env.Getenv, orDefault(in.Cwd, svc.Root()))
 		r, err := svc.StopReminder(ctx, hooks.StopInput{Client: client, SessionID: in.SessionID, Agent: id,
 			Changes: changes, ChangesKnown: note == "", HookActive: in.StopActive})
 		if err != nil || r.Text == "" {
@@ -256,6 +275,11 @@ func (a *app) exportIdentity(id, root string) {
 		return
 	}
 	defer f.Close()
+	if a.remote() {
+		// The board is the server's: its directory means nothing here.
+		fmt.Fprintf(f, "export BB_AGENT_ID=%s\n", shellquote.Quote(id))
+		return
+	}
 	fmt.Fprintf(f, "export BB_AGENT_ID=%s\nexport BB_DIR=%s\n", shellquote.Quote(id), shellquote.Quote(root))
 }
 
@@ -331,20 +355,66 @@ func (a *app) configSet(cmd *cobra.Command, key, value string) error {
 	})
 }
 
-// inProject keeps the paths inside the project (relative ones resolve
-// against wd): files elsewhere (the client's own settings, /tmp) are not
-// the board's to check.
-func inProject(root, wd string, paths []string) []string {
+// inProject keeps the paths inside the repository's work trees (relative
+// ones resolve against wd): the work tree holding wd (a linked one
+// included) and the project's own; files elsewhere (the client's own
+// settings, /tmp) are not the board's to check. In remote mode the paths
+// are made relative to the top of wd's work tree (the server knows only
+// the repository, not this machine's directories) and wd becomes "".
+func (a *app) inProject(root, wd string, paths []string) (string, []string) {
+	top := a.workTreeTop(wd)
+	tops := []string{top}
+	if !a.remote() && root != "" && root != top {
+		tops = append(tops, root)
+	}
 	var out []string
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(wd, p)
 		}
-		rel, err := filepath.Rel(root, filepath.Clean(p))
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		p = filepath.Clean(p)
+		for _, t := range tops {
+			rel, err := filepath.Rel(t, p)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue
+			}
+			if a.remote() {
+				p = filepath.ToSlash(rel)
+			}
+			out = append(out, p)
+			break
+		}
+	}
+	if a.remote() {
+		return "", out
+	}
+	return wd, out
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// mergedRisks asks git, in the work tree at top, which risks are merged
+// into this checkout: no commit of the branch that touches the path is
+// missing from HEAD (git rev-list HEAD..<branch> -- <path> is empty). A
+// branch git does not know here (a clone without it) stays a risk. A
+// change not committed yet cannot be seen from here and counts as merged
+// (while it is being edited, its reservation covers the file).
+func mergedRisks(ctx context.Context, top string, risks []hooks.MergeRisk) []hooks.MergeRisk {
+	var out []hooks.MergeRisk
+	for _, r := range risks {
+		ref := "refs/heads/" + r.Branch
+		if _, err := git(ctx, top, nil, "rev-parse", "--verify", "-q", ref); err != nil {
 			continue
 		}
-		out = append(out, p)
+		b, err := git(ctx, top, nil, "rev-list", "-n", "1", "HEAD.."+ref, "--", r.Path)
+		if err == nil && len(bytes.TrimSpace(b)) == 0 {
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/boot"
+	"github.com/blackboard-hub/bb/internal/gitrepo"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -31,12 +32,44 @@ func (a *app) targetDir() (string, error) {
 	return abs, nil
 }
 
+// initTarget is where bb init (without --dir) makes the board: the working
+// directory, or, in a linked git work tree, the same place in the
+// repository's main work tree (its top when that place does not exist
+// there), so every work tree shares one board. linked is the linked work
+// tree's top ("" otherwise).
+func (a *app) initTarget(wd string) (dir, linked string, err error) {
+	repo, ok, err := gitrepo.FromEnv(a.env.Getenv, wd)
+	if !ok || repo.Kind != gitrepo.Linked {
+		return wd, "", nil // a bare repository or a broken .git file: init says so below if it matters
+	}
+	if err != nil {
+		return "", "", &hub.Error{Code: hub.CodeInvalidInput, Message: "Cannot create the board: " + err.Error() + "."}
+	}
+	from, _, err := a.boardSearch(wd)
+	if err != nil {
+		return "", "", err
+	}
+	for d := from; ; d = filepath.Dir(d) {
+		if isDir(filepath.Join(d, BoardDir)) {
+			return d, repo.Top, nil // already there: init keeps it
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if !isDir(from) {
+		from = repo.MainTop
+	}
+	return from, repo.Top, nil
+}
+
 func (a *app) initCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "init",
 		Short: "Create the board (.bb/blackboard.db) in this directory",
 		Long: `Create .bb/ in the project directory (--dir, $BB_DIR, or the working
-directory) with the SQLite database and a .gitignore of "*" so the board is
+directory; in a linked git work tree, the repository's main work tree, so
+that every work tree of the repository shares one board) with the SQLite database and a .gitignore of "*" so the board is
 never committed. Running it again keeps everything and exits 0.
 
 With --database-url or $BB_DATABASE_URL (postgres://…), the board lives in
@@ -47,6 +80,12 @@ command also does, on connect) and .bb/ only marks the project root.`,
 			dir, err := a.targetDir()
 			if err != nil {
 				return err
+			}
+			linked := ""
+			if a.explicitDir() == "" {
+				if dir, linked, err = a.initTarget(dir); err != nil {
+					return err
+				}
 			}
 			if !isDir(dir) {
 				return hub.Errorf(hub.CodeInvalidInput, "directory %s does not exist", dir)
@@ -82,7 +121,13 @@ command also does, on connect) and .bb/ only marks the project root.`,
 			location := b.Location
 			b.Close()
 			data := map[string]any{"project_dir": dir, "board_dir": boardDir, "database": location, "created": !existed}
+			if linked != "" {
+				data["work_tree"] = linked
+			}
 			return a.reply(cmd, data, func(w io.Writer) {
+				if linked != "" {
+					fmt.Fprintf(w, "%s is a linked work tree of the repository at %s; its board is the main work tree's.\n", linked, dir)
+				}
 				switch {
 				case dbURL != "" && existed:
 					fmt.Fprintf(w, "Blackboard already initialized in %s (project %s)\n", location, dir)

@@ -70,6 +70,7 @@ left unanswered at shutdown, exit 1.`,
 				// The client that started this server: its hook sessions
 				// name the agent when no identity is given.
 				ClientPID: procid.Client(),
+				Where:     a.mcpWhere(),
 				// The local board, or with BB_SERVER a bb serve (so an
 				// agent on another machine gets the same tools).
 				Open: func(ctx context.Context) (bbmcp.Roles, error) {
@@ -93,4 +94,14 @@ left unanswered at shutdown, exit 1.`,
 	f.StringVar(&agent, "agent", "", "act as this agent id (fixed: bb_identify cannot change it)")
 	f.StringVar(&tools, "tools", bbmcp.ProfileAll, "tool profile: core (the ten most used) or all")
 	return c
+}
+
+// mcpWhere is where bb mcp runs (its working directory's work tree,
+// branch and host).
+func (a *app) mcpWhere() hub.Where {
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return hub.Where{}
+	}
+	return a.where(wd)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	core "github.com/blackboard-hub/bb/internal/app"
+	"github.com/blackboard-hub/bb/internal/gitrepo"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/loadgen"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
@@ -62,6 +63,14 @@ no new connections, event streams closed, requests in progress answered
 			svc, err := a.waitService(cmd.Context(), waitDB)
 			if err != nil {
 				return err
+			}
+			// The board learns its repository from the server's own
+			// checkout, before any clone calls (a board outside git
+			// takes the first fingerprint a client sends).
+			if r, ok, err := gitrepo.FromEnv(a.env.Getenv, svc.Root()); ok && err == nil && r.Top != "" {
+				if _, err := svc.ClaimRepository(cmd.Context(), gitrepo.ID(cmd.Context(), r)); err != nil {
+					return err
+				}
 			}
 			return a.runServer(cmd.Context(), svc, addr, token)
 		},

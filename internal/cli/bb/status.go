@@ -161,6 +161,9 @@ func printAgents(w io.Writer, agents []hub.AgentView) {
 	}
 	// Blocker lines follow their agent's row.
 	writeTable(w, cols, rows, strings.Repeat("-", 100), func(w io.Writer, r int) {
+		if d := agents[r].Where.Describe(); d != "" {
+			fmt.Fprintf(w, "  → Works %s\n", termtext.Line(d))
+		}
 		if b := agents[r].Blockers; b != nil && *b != "" {
 			fmt.Fprintf(w, "  → Blockers: %s\n", termtext.Line(*b))
 		}

@@ -55,6 +55,9 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		var b strings.Builder
 		fmt.Fprintf(&b, "[Blackboard] You are agent %s on this project's board (%s).\n", agent, s.SlashRoot())
 		fmt.Fprintf(&b, "Use this id for every board action: bb commands take --as %s (bb agent commands --agent %s).\n", agent, agent)
+		if w := me.Where.Describe(); w != "" {
+			fmt.Fprintf(&b, "You work %s; the board is shared by every work tree and clone of this repository, and file scopes are relative to the top of your work tree.\n", w)
+		}
 
 		// Who else is active, and on what.
 		agents, err := tx.ListAgents(ctx)
@@ -67,6 +70,9 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 				continue
 			}
 			line := a.ID
+			if a.Where.Branch != "" {
+				line += " (branch " + a.Where.Branch + ")"
+			}
 			if a.CurrentTask != "" {
 				line += ": " + hub.Preview(a.CurrentTask, 80)
 			} else if a.Status != "" && a.Status != "idle" {

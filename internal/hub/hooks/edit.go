@@ -41,6 +41,8 @@ type PathHolder struct {
 	// Blocking is true when the reservation is unexpired and its owner
 	// active: the change must not go ahead.
 	Blocking bool `json:"blocking"`
+	// Where is where the holder works (work tree, branch, host).
+	Where hub.Where `json:"where"`
 }
 
 // PathCheck is the answer for one path.
@@ -54,6 +56,9 @@ type PathCheck struct {
 	Holders []PathHolder `json:"holders"`
 	// canonical scope, for the reservation that may follow
 	scope hub.Scope
+	// decision is the core's answer for the scope, with the reservations
+	// it was made on (incursions and auto-reserve read it).
+	decision hub.Decision
 }
 
 // PathCheckResult is the answer for a set of paths.
@@ -94,50 +99,36 @@ func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput
 	now := s.Now()
 	res := PathCheckResult{Paths: []PathCheck{}}
 	var blocked, stale []string
+	owners := map[string]*hub.Agent{}
 	for _, p := range in.Paths {
 		sc, err := s.ScopeOf(in.Wd, p)
 		if err != nil {
 			return PathCheckResult{}, err
 		}
-		rows, err := tx.OverlappingActive(ctx, sc.Path, hub.Ancestors(sc.Path), hub.MaxOverlapRows)
+		d, err := s.Decide(ctx, tx, in.Agent, sc, now, staleMin, owners)
 		if err != nil {
 			return PathCheckResult{}, err
 		}
-		pc := PathCheck{Path: sc.Display(s.ProjectRoot), Outcome: hub.CheckClear, Holders: []PathHolder{}, scope: sc}
-		for _, r := range rows {
-			if r.AgentID == in.Agent {
-				if now.Before(r.ExpiresAt) && hub.IsWithin(r.Scope, sc.Path) {
-					pc.Held = true
-				}
+		pc := PathCheck{Path: sc.Display(s.ProjectRoot), Outcome: d.Outcome, Held: d.Held != nil, Holders: []PathHolder{}, scope: sc, decision: d}
+		for _, o := range d.Others {
+			r := o.Reservation
+			h := PathHolder{AgentID: r.AgentID, Scope: s.DisplayScope(r), BeadID: r.BeadID, ExpiresAt: r.ExpiresAt,
+				Overlap: string(o.Kind), Liveness: string(o.Liveness), Expired: o.Expired, Blocking: o.Blocking, Where: o.Where}
+			pc.Holders = append(pc.Holders, h)
+			who := h.AgentID
+			if w := h.Where.Describe(); w != "" {
+				who += " " + w
+			}
+			if h.Blocking {
+				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, until %s, bead %s); ask for it: bb agent send --from %s --to %s --bead %s --category BLOCKED --subject \"release %s\" --body \"I need to edit %s\"",
+					pc.Path, who, h.Scope, hub.FormatTime(h.ExpiresAt), h.BeadID, orDefault(in.Agent, "<you>"), h.AgentID, h.BeadID, h.Scope, pc.Path))
 				continue
 			}
-			owner, err := tx.GetAgent(ctx, r.AgentID)
-			if err != nil {
-				return PathCheckResult{}, err
+			why := "its owner is " + h.Liveness
+			if h.Expired {
+				why = "it expired at " + hub.FormatTime(h.ExpiresAt)
 			}
-			live := hub.LiveEvicted
-			if owner != nil {
-				live = hub.LiveOf(owner.LastSeen, now, staleMin).Agent
-			}
-			h := PathHolder{AgentID: r.AgentID, Scope: s.DisplayScope(r), BeadID: r.BeadID, ExpiresAt: r.ExpiresAt,
-				Overlap: string(hub.ClassifyOverlap(r.Scope, sc.Path)), Liveness: string(live), Expired: !now.Before(r.ExpiresAt)}
-			h.Blocking = !h.Expired && live == hub.LiveActive
-			pc.Holders = append(pc.Holders, h)
-			switch {
-			case h.Blocking:
-				pc.Outcome = hub.CheckConflict
-				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, until %s, bead %s); ask for it: bb agent send --from %s --to %s --bead %s --category BLOCKED --subject \"release %s\" --body \"I need to edit %s\"",
-					pc.Path, h.AgentID, h.Scope, hub.FormatTime(h.ExpiresAt), h.BeadID, orDefault(in.Agent, "<you>"), h.AgentID, h.BeadID, h.Scope, pc.Path))
-			default:
-				if pc.Outcome == hub.CheckClear {
-					pc.Outcome = hub.CheckStale
-				}
-				why := "its owner is " + string(live)
-				if h.Expired {
-					why = "it expired at " + hub.FormatTime(h.ExpiresAt)
-				}
-				stale = append(stale, fmt.Sprintf("%s was reserved by %s (scope %s) but %s: it may be taken over", pc.Path, h.AgentID, h.Scope, why))
-			}
+			stale = append(stale, fmt.Sprintf("%s was reserved by %s (scope %s) but %s: it may be taken over", pc.Path, who, h.Scope, why))
 		}
 		res.Paths = append(res.Paths, pc)
 	}
@@ -151,45 +142,43 @@ func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput
 	return res, nil
 }
 
-// recordIncursions appends one INCURSION event per overlapping holder (at
-// most maxIncursions), as a reserve attempt would.
+// recordIncursions appends the INCURSION events of res in a write of its
+// own (the git guard's check).
 func (s *Service) recordIncursions(ctx context.Context, agent, bead string, res PathCheckResult, outcome string) error {
 	if agent == "" {
 		return nil
 	}
-	return s.Store.Write(ctx, func(tx hub.Tx) error {
-		n := 0
-		for _, pc := range res.Paths {
-			for _, h := range pc.Holders {
-				if n == hub.MaxIncursions {
-					return nil
-				}
-				n++
-				out := outcome
-				if out == "" {
-					out = "conflict"
-					if !h.Blocking {
-						out = "stale_found"
-					}
-				}
-				d := hub.OverlapDecision{Reservation: hub.Reservation{AgentID: h.AgentID, BeadID: h.BeadID, ExpiresAt: h.ExpiresAt, Scope: pc.scope.Path},
-					Kind: hub.Overlap(h.Overlap), Liveness: hub.Liveness(h.Liveness), Expired: h.Expired, Blocking: h.Blocking}
-				if rs, err := tx.OverlappingActive(ctx, pc.scope.Path, hub.Ancestors(pc.scope.Path), hub.MaxOverlapRows); err == nil {
-					for _, r := range rs {
-						if r.AgentID == h.AgentID && s.DisplayScope(r) == h.Scope {
-							d.Reservation = r
-							break
-						}
-					}
-				}
-				e := s.IncursionEvent(hub.ReserveInput{Agent: agent, BeadID: bead}, pc.scope, pc.Path, d, out)
-				if err := tx.AppendEvent(ctx, e); err != nil {
-					return err
+	return s.Store.Write(ctx, func(tx hub.Tx) error { return s.recordIncursionsTx(ctx, tx, agent, bead, res, outcome) })
+}
+
+// recordIncursionsTx appends one INCURSION event per overlapping holder of
+// res's decisions (at most MaxIncursions), as a reserve attempt would,
+// naming the reservation each decision was made on.
+func (s *Service) recordIncursionsTx(ctx context.Context, tx hub.Tx, agent, bead string, res PathCheckResult, outcome string) error {
+	if agent == "" {
+		return nil
+	}
+	n := 0
+	for _, pc := range res.Paths {
+		for _, o := range pc.decision.Others {
+			if n == hub.MaxIncursions {
+				return nil
+			}
+			n++
+			out := outcome
+			if out == "" {
+				out = "conflict"
+				if !o.Blocking {
+					out = "stale_found"
 				}
 			}
+			e := s.IncursionEvent(hub.ReserveInput{Agent: agent, BeadID: bead}, pc.scope, pc.Path, o, out)
+			if err := tx.AppendEvent(ctx, e); err != nil {
+				return err
+			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // EditInput is an edit tool about to write files.
@@ -204,6 +193,23 @@ type EditInput struct {
 	Paths   []string
 	// Tool names the edit tool (for the timeline).
 	Tool string
+	// Where is the editing session's work tree, branch and host: the
+	// branch its edits are recorded on for the merge-aware check.
+	Where hub.Where
+	// Merged are risks of a previous answer (Merge) that the caller found
+	// merged into its checkout (git: no commit of the branch touching the
+	// path is missing from HEAD): left out of this answer.
+	Merged []MergeRisk
+}
+
+// MergeRisk is a file another active agent changed on a branch that is not
+// merged: editing it elsewhere conflicts when that branch merges.
+type MergeRisk struct {
+	Path     string `json:"path"`
+	AgentID  string `json:"agent_id"`
+	Branch   string `json:"branch"`
+	Worktree string `json:"worktree"`
+	Host     string `json:"host"`
 }
 
 // Edit decisions.
@@ -226,6 +232,27 @@ type EditDecision struct {
 	// Reserved lists the paths reserved for the agent by this check.
 	Reserved []string        `json:"reserved"`
 	Check    PathCheckResult `json:"check"`
+	// Merge lists the files of this edit that other active agents changed
+	// on branches the board does not know to be merged (hooks.merge_check;
+	// the caller may verify with git and ask again with MergedBranches).
+	Merge []MergeRisk `json:"merge"`
+}
+
+// mergeReason words the merge risks for the model.
+func mergeReason(me string, risks []MergeRisk) string {
+	var parts []string
+	for _, r := range risks {
+		who := r.AgentID + " on branch " + r.Branch
+		if r.Worktree != "" && r.Worktree != "." {
+			who += " in " + r.Worktree
+		}
+		if r.Host != "" {
+			who += " (host " + r.Host + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%s was changed by %s, which is not merged yet: editing it here will conflict when %s merges; coordinate first: bb agent send --from %s --to %s --subject \"%s on %s\" --body \"I am about to edit %s too\"",
+			r.Path, who, r.Branch, orDefault(me, "<you>"), r.AgentID, r.Path, r.Branch, r.Path))
+	}
+	return "Blackboard: " + strings.Join(parts, "; ") + "."
 }
 
 // CheckEdit decides whether agent's edit of paths may go ahead, by the
@@ -257,7 +284,15 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 		set   HookSettings
 		check PathCheckResult
 		bead  string
-		held  map[string]time.Time // own reservations by scope path: expiry
+		merge []MergeRisk
+	}
+	where := hub.CleanWhere(in.Where)
+	if sess != nil && where.IsZero() {
+		where = hub.CleanWhere(sess.Where)
+	}
+	merged := map[[2]string]bool{}
+	for _, r := range in.Merged {
+		merged[[2]string{r.Branch, r.Path}] = true
 	}
 	now := s.Now()
 	sn, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (snap, error) {
@@ -276,7 +311,7 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 		if err != nil {
 			return snap{}, err
 		}
-		sn := snap{agent: in.Agent, set: set, check: c, held: map[string]time.Time{}}
+		sn := snap{agent: in.Agent, set: set, check: c}
 		if set.AutoReserve {
 			a, err := tx.GetAgent(ctx, in.Agent)
 			if err != nil {
@@ -286,14 +321,10 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 				return snap{}, hub.AgentNotFound("agent", in.Agent)
 			}
 			sn.bead = a.FocusTaskID
-			for _, pc := range c.Paths {
-				rows, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: in.Agent, Scope: pc.scope.Path, States: []string{hub.ResActive}, Limit: 1})
-				if err != nil {
-					return snap{}, err
-				}
-				if len(rows) > 0 {
-					sn.held[pc.scope.Path] = rows[0].ExpiresAt
-				}
+		}
+		if set.MergeCheck != hub.ModeOff && set.MergeCheck != "" {
+			if sn.merge, err = s.mergeRisks(ctx, tx, in.Agent, where, c, merged, now, stale); err != nil {
+				return snap{}, err
 			}
 		}
 		return sn, nil
@@ -307,14 +338,19 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 			return EditDecision{}, err
 		}
 		in.Agent, in.Session = res.AgentID, nil
+		in.Where = where
 		return s.CheckEdit(ctx, in)
 	}
-	d := EditDecision{Mode: sn.set.Mode, Decision: EditAllow, Reserved: []string{}, Check: sn.check}
+	d := EditDecision{Mode: sn.set.Mode, Decision: EditAllow, Reserved: []string{}, Check: sn.check, Merge: sn.merge}
+	if d.Merge == nil {
+		d.Merge = []MergeRisk{}
+	}
 	if sn.set.Mode == hub.ModeOff {
 		return d, nil
 	}
+	bead := orDefault(sn.bead, "edit")
 	if sn.check.Blocking {
-		if err := s.recordIncursions(ctx, in.Agent, orDefault(sn.bead, "edit"), sn.check, ""); err != nil {
+		if err := s.recordIncursions(ctx, in.Agent, bead, sn.check, ""); err != nil {
 			return d, err
 		}
 		if sn.set.Mode == hub.ModeBlock {
@@ -325,45 +361,109 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 		return d, nil
 	}
 	d.Note = sn.check.Note
-	if !sn.set.AutoReserve {
-		if sn.check.Note != "" {
-			return d, s.recordIncursions(ctx, in.Agent, orDefault(sn.bead, "edit"), sn.check, "")
-		}
-		return d, nil
-	}
-	now = s.Now()
-	ttl := time.Duration(sn.set.ReserveTTL) * time.Minute
-	for _, pc := range sn.check.Paths {
-		exp, mine := sn.held[pc.scope.Path]
-		if pc.Held && (!mine || exp.Sub(now) > ttl/2) {
-			continue // covered by a reservation the agent holds
-		}
-		raw := pc.scope.Path
-		if pc.scope.Wildcard {
-			raw += "/*"
-		}
-		ttlMinutes := sn.set.ReserveTTL
-		r, err := s.Reserve(ctx, hub.ReserveInput{Agent: in.Agent, Scope: raw, Wd: s.ProjectRoot, BeadID: orDefault(sn.bead, "edit"),
-			TTLMinutes: &ttlMinutes, TakeoverStale: true})
-		if hub.IsCode(err, hub.CodeReservationConflict) {
-			// Taken by another agent since the check: the rule of block mode.
-			if sn.set.Mode == hub.ModeBlock {
-				d.Decision, d.Reason = EditDeny, "Blackboard: "+hub.MessageOf(err)
-			} else {
-				d.Note = "Warning (hooks.mode warn): " + hub.MessageOf(err)
-			}
+	if len(sn.merge) > 0 {
+		why := mergeReason(in.Agent, sn.merge)
+		if sn.set.MergeCheck == hub.ModeBlock {
+			d.Decision, d.Reason = EditDeny, why+" (hooks.merge_check block)"
 			return d, nil
 		}
-		if err != nil {
-			return d, err
+		d.Note = strings.TrimSpace(d.Note + " Warning (hooks.merge_check warn): " + why)
+	}
+	// Everything the edit writes, in one transaction: the incursions on
+	// stale holders, the reservations of the free (or half-expired) files,
+	// the record of the files edited on this branch.
+	ttl := time.Duration(sn.set.ReserveTTL) * time.Minute
+	var todo []PathCheck
+	if sn.set.AutoReserve {
+		for _, pc := range sn.check.Paths {
+			if h := pc.decision.Held; h != nil && (h.Scope != pc.scope.Path || h.ExpiresAt.Sub(now) > ttl/2) {
+				continue // covered by a reservation the agent holds
+			}
+			todo = append(todo, pc)
 		}
-		d.Reserved = append(d.Reserved, pc.Path)
-		if len(r.TakenOver) > 0 {
-			d.Note = strings.TrimSuffix(d.Note, ".") + "; taken over for you."
+	}
+	record := where.Branch != "" && sn.set.MergeCheck != hub.ModeOff && len(todo) > 0
+	if len(todo) == 0 && sn.check.Note == "" {
+		return d, nil
+	}
+	var refused error
+	err = s.Store.Write(ctx, func(tx hub.Tx) error {
+		if !sn.set.AutoReserve {
+			return s.recordIncursionsTx(ctx, tx, in.Agent, bead, sn.check, "")
+		}
+		now := s.Now()
+		var paths []string
+		for _, pc := range todo {
+			r, err := s.ReserveTx(ctx, tx, hub.ReserveInput{Agent: in.Agent, BeadID: bead, TakeoverStale: true}, pc.scope, sn.set.ReserveTTL, stale)
+			if inner, ok := hub.Refused(err); ok {
+				refused = inner // taken by another agent since the check
+				break
+			}
+			if err != nil {
+				return err
+			}
+			d.Reserved = append(d.Reserved, pc.Path)
+			paths = append(paths, pc.scope.Path)
+			if len(r.TakenOver) > 0 {
+				d.Note = strings.TrimSuffix(d.Note, ".") + "; taken over for you."
+			}
+		}
+		if record && len(paths) > 0 {
+			return tx.RecordBranchEdits(ctx, in.Agent, where, paths, now)
+		}
+		return nil
+	})
+	if err != nil {
+		return d, err
+	}
+	if refused != nil && hub.IsCode(refused, hub.CodeReservationConflict) {
+		// Taken by another agent since the check: the rule of block mode.
+		if sn.set.Mode == hub.ModeBlock {
+			d.Decision, d.Reason = EditDeny, "Blackboard: "+hub.MessageOf(refused)
+		} else {
+			d.Note = "Warning (hooks.mode warn): " + hub.MessageOf(refused)
 		}
 	}
 	return d, nil
 }
+
+// mergeRisks lists the files of the check that other active agents edited
+// on a branch other than where's, leaving out branches known merged.
+func (s *Service) mergeRisks(ctx context.Context, tx hub.Tx, agent string, where hub.Where, c PathCheckResult, merged map[[2]string]bool, now time.Time, stale int) ([]MergeRisk, error) {
+	paths := make([]string, 0, len(c.Paths))
+	shown := map[string]string{}
+	for _, pc := range c.Paths {
+		paths = append(paths, pc.scope.Path)
+		shown[pc.scope.Path] = pc.Path
+	}
+	edits, err := tx.BranchEditsOn(ctx, paths, maxMergeRows)
+	if err != nil || len(edits) == 0 {
+		return nil, err
+	}
+	var out []MergeRisk
+	live := map[string]bool{}
+	for _, e := range edits {
+		if e.AgentID == agent || e.Branch == "" || e.Branch == where.Branch || merged[[2]string{e.Branch, shown[e.Path]}] {
+			continue
+		}
+		active, ok := live[e.AgentID]
+		if !ok {
+			a, err := tx.GetAgent(ctx, e.AgentID)
+			if err != nil {
+				return nil, err
+			}
+			active = a != nil && hub.LiveOf(a.LastSeen, now, stale).Agent == hub.LiveActive
+			live[e.AgentID] = active
+		}
+		if active {
+			out = append(out, MergeRisk{Path: shown[e.Path], AgentID: e.AgentID, Branch: e.Branch, Worktree: e.Worktree, Host: e.Host})
+		}
+	}
+	return out, nil
+}
+
+// maxMergeRows bounds the recorded edits one check reads.
+const maxMergeRows = 50
 
 // StopInput is the end of an agent's turn.
 type StopInput struct {

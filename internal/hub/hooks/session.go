@@ -47,6 +47,9 @@ type SessionInput struct {
 	// adoption evidence; ChangesKnown is false when git could not tell.
 	Changes      []string
 	ChangesKnown bool
+	// Where is the session's work tree, branch and host (recorded on its
+	// agent when it changes).
+	Where hub.Where
 }
 
 // SessionResult is the agent a session works as.
@@ -141,7 +144,10 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 			if err := tx.PutHookSession(ctx, hs); err != nil {
 				return err
 			}
-			return tx.TouchAgent(ctx, hs.AgentID, now)
+			if err := tx.TouchAgent(ctx, hs.AgentID, now); err != nil {
+				return err
+			}
+			return hub.SetWhereTx(ctx, tx, hs.AgentID, in.Where)
 		})
 		return res, err
 	}
@@ -201,6 +207,9 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 			res.AgentID, res.Registered = name, true
 		}
 		if err := tx.TouchAgent(ctx, res.AgentID, now); err != nil {
+			return res, err
+		}
+		if err := hub.SetWhereTx(ctx, tx, res.AgentID, in.Where); err != nil {
 			return res, err
 		}
 		return res, tx.PutHookSession(ctx, &hub.HookSession{Client: in.Client, SessionID: key, AgentID: res.AgentID,
@@ -269,6 +278,8 @@ type HookSettings struct {
 	ReserveTTL   int
 	Delivery     bool
 	StopReminder bool
+	// MergeCheck is hooks.merge_check: warn, block or off.
+	MergeCheck string
 }
 
 func (s *Service) hookSettingsTx(ctx context.Context, tx hub.Tx) (HookSettings, error) {
@@ -289,6 +300,8 @@ func (s *Service) hookSettingsTx(ctx context.Context, tx hub.Tx) (HookSettings, 
 			hs.Delivery = e.Value == "on"
 		case hub.ConfigHooksStop:
 			hs.StopReminder = e.Value == "on"
+		case hub.ConfigHooksMergeCheck:
+			hs.MergeCheck = e.Value
 		}
 	}
 	return hs, nil

@@ -29,7 +29,18 @@ type Client struct {
 	once sync.Once
 	root string
 	err  error
+	// repo is this checkout's repository fingerprint, sent with every
+	// call (RepositoryHeader) so the server refuses another repository.
+	repo string
 }
+
+// RepositoryHeader carries the caller's repository fingerprint.
+const RepositoryHeader = "X-BB-Repository"
+
+// SetRepository sets the fingerprint of the repository the caller works
+// in ("" when it cannot tell): the server refuses calls from a checkout of
+// another repository than the one its board serves.
+func (c *Client) SetRepository(id string) { c.repo = id }
 
 // New returns a client of the server at baseURL (http://host:7777).
 func New(baseURL, token string, clock hub.Clock) (*Client, error) {
@@ -79,6 +90,9 @@ type envelope struct {
 func (c *Client) auth(r *http.Request) {
 	if c.token != "" {
 		r.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if c.repo != "" {
+		r.Header.Set(RepositoryHeader, c.repo)
 	}
 }
 

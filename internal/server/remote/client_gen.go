@@ -99,6 +99,12 @@ func (c *Client) Board(ctx context.Context) ([]hub.AgentView, error) {
 	return r0, err
 }
 
+// ReportWhere calls ReportWhere on the server.
+func (c *Client) ReportWhere(ctx context.Context, agent string, w hub.Where) error {
+	err := c.call(ctx, "ReportWhere", []any{agent, w}, []any{})
+	return err
+}
+
 // Post calls Post on the server.
 func (c *Client) Post(ctx context.Context, in hub.PostInput) (hub.Message, error) {
 	var r0 hub.Message
@@ -230,6 +236,13 @@ func (c *Client) CheckScope(ctx context.Context, agent string, wd string, raw st
 func (c *Client) StepIn(ctx context.Context, in hub.StepInInput) (hub.StepInResult, error) {
 	var r0 hub.StepInResult
 	err := c.call(ctx, "StepIn", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// ActiveOverlaps calls ActiveOverlaps on the server.
+func (c *Client) ActiveOverlaps(ctx context.Context) ([]hub.ReservationOverlaps, error) {
+	var r0 []hub.ReservationOverlaps
+	err := c.call(ctx, "ActiveOverlaps", []any{}, []any{&r0})
 	return r0, err
 }
 
@@ -468,6 +481,13 @@ func (c *Client) PlanClear(ctx context.Context, in hub.ClearInput) (hub.ClearPla
 func (c *Client) Export(ctx context.Context) (hub.Export, error) {
 	var r0 hub.Export
 	err := c.call(ctx, "Export", []any{}, []any{&r0})
+	return r0, err
+}
+
+// ClaimRepository calls ClaimRepository on the server.
+func (c *Client) ClaimRepository(ctx context.Context, id string) (string, error) {
+	var r0 string
+	err := c.call(ctx, "ClaimRepository", []any{id}, []any{&r0})
 	return r0, err
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 const agentCols = `id, display_name, role, registered, current_task, progress, status, blockers,
-	created_at, last_seen, updated_at, version, event_cursor, focus_task_id, focus_project_id`
+	created_at, last_seen, updated_at, version, event_cursor, focus_task_id, focus_project_id, worktree, branch, host`
 
 func scanAgent(sc interface{ Scan(...any) error }) (*hub.Agent, error) {
 	var a hub.Agent
@@ -18,7 +18,8 @@ func scanAgent(sc interface{ Scan(...any) error }) (*hub.Agent, error) {
 	var blockers sql.NullString
 	var created, seen, updated string
 	if err := sc.Scan(&a.ID, &a.DisplayName, &a.Role, &reg, &a.CurrentTask, &a.Progress, &a.Status, &blockers,
-		&created, &seen, &updated, &a.Version, &a.EventCursor, &a.FocusTaskID, &a.FocusProjectID); err != nil {
+		&created, &seen, &updated, &a.Version, &a.EventCursor, &a.FocusTaskID, &a.FocusProjectID,
+		&a.Where.Worktree, &a.Where.Branch, &a.Where.Host); err != nil {
 		return nil, err
 	}
 	a.Registered = reg != 0
@@ -47,14 +48,16 @@ func (t *tx) PutAgent(ctx context.Context, a *hub.Agent) error {
 	if a.Version == 0 {
 		a.Version = 1
 	}
-	_, err := t.exec(ctx, `INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := t.exec(ctx, `INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET display_name = excluded.display_name, role = excluded.role,
 		registered = excluded.registered, current_task = excluded.current_task, progress = excluded.progress,
 		status = excluded.status, blockers = excluded.blockers, last_seen = excluded.last_seen,
 		updated_at = excluded.updated_at, version = excluded.version, event_cursor = excluded.event_cursor,
-		focus_task_id = excluded.focus_task_id, focus_project_id = excluded.focus_project_id`,
+		focus_task_id = excluded.focus_task_id, focus_project_id = excluded.focus_project_id,
+		worktree = excluded.worktree, branch = excluded.branch, host = excluded.host`,
 		a.ID, a.DisplayName, a.Role, b2i(a.Registered), a.CurrentTask, a.Progress, a.Status, blockers,
-		ts(a.CreatedAt), ts(a.LastSeen), ts(a.UpdatedAt), a.Version, a.EventCursor, a.FocusTaskID, a.FocusProjectID)
+		ts(a.CreatedAt), ts(a.LastSeen), ts(a.UpdatedAt), a.Version, a.EventCursor, a.FocusTaskID, a.FocusProjectID,
+		a.Where.Worktree, a.Where.Branch, a.Where.Host)
 	return err
 }
 

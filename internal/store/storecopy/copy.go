@@ -337,6 +337,9 @@ func Copy(ctx context.Context, srcDB, dstDB *sqlstore.DB, o Options) (Result, er
 	// Refuse (or, with Force, empty) a non-empty target.
 	var nonEmpty []string
 	for _, t := range dstTables {
+		if t == "repository" {
+			continue // the one row every new board has: replaced below
+		}
 		n, err := count(ctx, dstDB.SQL(), t)
 		if err != nil {
 			return res, hub.Internal("count target rows", err)
@@ -363,6 +366,13 @@ func Copy(ctx context.Context, srcDB, dstDB *sqlstore.DB, o Options) (Result, er
 		}
 		if err := end(true); err != nil {
 			return res, hub.Internal("empty target", err)
+		}
+	}
+
+	if dstHas["repository"] {
+		// The source's record of its repository replaces the new board's.
+		if _, err := dstDB.SQL().ExecContext(ctx, `DELETE FROM repository`); err != nil {
+			return res, hub.Internal("empty target table repository", err)
 		}
 	}
 

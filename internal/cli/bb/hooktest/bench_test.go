@@ -191,3 +191,59 @@ func BenchmarkTeam(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWorktreePreToolUse measures the edit check (PreToolUse, an Edit
+// of a file the session holds) in a linked work tree (git worktree add
+// ../wt1, and .claude/worktrees/x) as a ratio to the same check in the
+// main checkout, interleaved in one run. Each hook runs in its checkout
+// with no --dir, so finding the board (through the .git file and the
+// common directory, no git process) is part of what is measured. The
+// issue's bound: ≤ 1.1× the main checkout.
+//
+//	go test ./internal/cli/bb/hooktest -run '^$' -bench WorktreePreToolUse -benchtime 40x
+func BenchmarkWorktreePreToolUse(b *testing.B) {
+	p := newProject(b)
+	wt1, wtx := p.worktrees(b)
+	sessions := []*wtSession{
+		{p: p, dir: p.dir, id: "bench-main"},
+		{p: p, dir: wt1, id: "bench-wt1"},
+		{p: p, dir: wtx, id: "bench-x"},
+	}
+	files := []string{"src/a.go", "src/b.go", "README"}
+	ins := make([][]byte, len(sessions))
+	for k, s := range sessions {
+		s.start(b)
+		if r, note := s.edit(b, files[k]); r != "" {
+			b.Fatal(r, note)
+		}
+		m := map[string]any{"session_id": s.id, "transcript_path": "/t/" + s.id + ".jsonl", "cwd": s.dir,
+			"permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_use_id": "toolu_x",
+			"tool_input": map[string]any{"file_path": filepath.Join(s.dir, files[k]), "old_string": "a", "new_string": "b"}}
+		ins[k], _ = json.Marshal(m)
+	}
+	runOnce := func(s *wtSession, in []byte) (time.Duration, time.Duration) {
+		c := exec.Command(bbPath(), "hook", "claude", "PreToolUse")
+		c.Dir, c.Env, c.Stdin = s.dir, p.env, bytes.NewReader(in)
+		t0 := time.Now()
+		out, err := c.CombinedOutput()
+		if err != nil || len(out) != 0 {
+			b.Fatalf("PreToolUse in %s: %v %s", s.dir, err, out)
+		}
+		return time.Since(t0), c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	}
+	wall := make([][]time.Duration, len(sessions))
+	cpu := make([][]time.Duration, len(sessions))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k, s := range sessions {
+			w, c := runOnce(s, ins[k])
+			wall[k], cpu[k] = append(wall[k], w), append(cpu[k], c)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(median(wall[0]).Microseconds())/1000, "ms-main")
+	for k, name := range []string{"wt1", "claude-worktree"} {
+		b.ReportMetric(float64(median(wall[k+1]))/float64(median(wall[0])), "x-main-"+name)
+		b.ReportMetric(float64(median(cpu[k+1]))/float64(median(cpu[0])), "cpu-x-main-"+name)
+	}
+}

@@ -1,0 +1,88 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+)
+
+// RebaseScopes makes an older board's scopes relative, once: every
+// reservation (active or not) whose scope is an absolute path under the
+// top of the repository's work tree gets the relative form; others (paths
+// that were outside it) are kept as they are. It is a no-op, after one
+// read, once done; a board without a project root is left alone. It
+// returns how many rows changed.
+func (s *Service) RebaseScopes(ctx context.Context) (int, error) {
+	if s.ProjectRoot == "" {
+		return 0, nil
+	}
+	rec, err := Read(ctx, s, func(tx Tx) (RepositoryRecord, error) { return tx.GetRepository(ctx) })
+	if err != nil || rec.Scopes != ScopesAbsolute {
+		return 0, err
+	}
+	top := s.RepositoryTop()
+	n := 0
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		rec, err := tx.GetRepository(ctx)
+		if err != nil || rec.Scopes != ScopesAbsolute {
+			return err
+		}
+		if n, err = tx.RebaseScopes(ctx, func(p string) (string, bool) { return RebaseScope(top, p) }); err != nil {
+			return err
+		}
+		rec.Scopes = ScopesRelative
+		return tx.PutRepository(ctx, rec)
+	})
+	return n, err
+}
+
+// CodeWrongRepository: a checkout of another repository than the one the
+// board serves tried to use it (a clone through bb serve).
+const CodeWrongRepository Code = "WRONG_REPOSITORY"
+
+// MaxRepoIDLen bounds a repository fingerprint.
+const MaxRepoIDLen = 200
+
+// ClaimRepository checks that a checkout of the repository id (its
+// fingerprint: the root commit; "" when the checkout cannot tell, e.g. no
+// commit yet or no git) may use this board: the first id the board hears
+// becomes the repository it serves; any other id is refused with
+// WRONG_REPOSITORY, since its paths would silently mix with another
+// repository's. It returns the board's id.
+func (s *Service) ClaimRepository(ctx context.Context, id string) (string, error) {
+	if id == "" {
+		rec, err := Read(ctx, s, func(tx Tx) (RepositoryRecord, error) { return tx.GetRepository(ctx) })
+		return rec.RepoID, err
+	}
+	if len(id) > MaxRepoIDLen || HasControl(id) {
+		return "", FieldErr(CodeInvalidInput, "repository", "invalid repository id: at most %d characters without control characters", MaxRepoIDLen)
+	}
+	rec, err := Read(ctx, s, func(tx Tx) (RepositoryRecord, error) { return tx.GetRepository(ctx) })
+	if err != nil {
+		return "", err
+	}
+	if rec.RepoID == "" {
+		err = s.Store.Write(ctx, func(tx Tx) error {
+			if rec, err = tx.GetRepository(ctx); err != nil || rec.RepoID != "" {
+				return err
+			}
+			rec.RepoID = id
+			return tx.PutRepository(ctx, rec)
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	if rec.RepoID != id {
+		return rec.RepoID, &Error{Code: CodeWrongRepository, Field: "repository", Message: fmt.Sprintf(
+			"this board serves another repository (first commit %s) than this checkout's (first commit %s): it is not a clone of the board's repository. Point BB_SERVER at the bb serve of this repository, or unset BB_SERVER to use a local board (bb init)",
+			short(rec.RepoID), short(id))}
+	}
+	return rec.RepoID, nil
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
