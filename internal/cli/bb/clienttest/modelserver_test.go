@@ -56,6 +56,9 @@ type turnPart struct {
 	Raw   string
 	// Custom marks an OpenAI Responses custom tool call.
 	Custom bool
+	// Item is a whole OpenAI Responses output item, sent as is (its
+	// call_id filled in when empty).
+	Item map[string]any
 }
 
 func newModelServer(t testing.TB, script func(req modelRequest) []turnPart) *modelServer {
@@ -208,6 +211,17 @@ func (m *modelServer) openai(w http.ResponseWriter, parts []turnPart) {
 		var item map[string]any
 		callID := fmt.Sprintf("call_%d_%d", n, i)
 		switch {
+		case p.Item != nil:
+			item = map[string]any{}
+			for k, v := range p.Item {
+				item[k] = v
+			}
+			if item["call_id"] == nil {
+				item["call_id"] = callID
+			}
+			if item["id"] == nil {
+				item["id"] = "it_" + callID
+			}
 		case p.Custom:
 			item = map[string]any{"type": "custom_tool_call", "id": "ctc_" + callID, "call_id": callID, "name": p.Tool, "input": p.Raw, "status": "completed"}
 		case p.Tool != "":

@@ -15,13 +15,16 @@ import (
 type plans struct {
 	mu    sync.Mutex
 	steps map[string][]turnPart
+	// calls counts the requests served per step: a client that loops is
+	// answered with text after a bound, so no test runs forever.
+	calls map[string]int
 	// before runs when the model first serves a step's request (once),
 	// for a step that needs the world to change mid-turn.
 	before map[string]func()
 }
 
 func newPlans() *plans {
-	return &plans{steps: map[string][]turnPart{}, before: map[string]func(){}}
+	return &plans{steps: map[string][]turnPart{}, before: map[string]func(){}, calls: map[string]int{}}
 }
 
 func (p *plans) set(step string, parts ...turnPart) {
@@ -42,7 +45,12 @@ func (p *plans) answer(step string, done int) []turnPart {
 	parts := p.steps[step]
 	fn := p.before[step]
 	delete(p.before, step)
+	p.calls[step]++
+	looping := p.calls[step] > 2*len(parts)+8
 	p.mu.Unlock()
+	if looping {
+		return []turnPart{{Text: "done " + step + " (the client kept asking)"}}
+	}
 	if fn != nil {
 		fn()
 	}
@@ -52,7 +60,7 @@ func (p *plans) answer(step string, done int) []turnPart {
 	return []turnPart{{Text: "done " + step}}
 }
 
-var stepRe = regexp.MustCompile(`\[step ([a-z0-9-]+)\]`)
+var stepRe = regexp.MustCompile(`\[step ([A-Za-z0-9-]+)\]`)
 
 // lastStep is the step named last in s.
 func lastStep(s string) string {
@@ -124,7 +132,7 @@ func progress(api, body string) (step string, done int) {
 						step, done = lastStep(p.Text), 0
 					}
 				}
-			case strings.HasSuffix(it.Type, "_call_output"):
+			case strings.HasSuffix(it.Type, "_output"):
 				done++
 			}
 		}
