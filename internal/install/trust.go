@@ -196,7 +196,8 @@ func (ie *Env) recordCodexTrust() error {
 // ~/.gemini/trustedFolders.json ($GEMINI_CLI_TRUSTED_FOLDERS_PATH) as
 // {"<path>": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}, the longest
 // matching path wins, and GEMINI_CLI_TRUST_WORKSPACE=true|false overrides
-// them. A headless run (gemini -p) does not ask.
+// them. A headless run (gemini -p) refuses to start in an untrusted
+// folder (0.61.0: "Gemini CLI is not running in a trusted directory").
 // https://geminicli.com/docs/cli/trusted-folders (checked against
 // @google/gemini-cli 0.61.0: packages/core/src/utils/trust.ts in its
 // bundle).
@@ -275,7 +276,7 @@ func (ie *Env) geminiTrust() *Trust {
 		t.State, t.Detail = TrustUntrusted, fmt.Sprintf("%s marks %s DO_NOT_TRUST: Gemini CLI ignores its .gemini/settings.json (the MCP entry and the hooks)", path, ie.base)
 		t.Fix = ie.geminiFix()
 	default:
-		t.State, t.Detail = TrustUntrusted, fmt.Sprintf("%s is not a trusted folder for Gemini CLI (no rule in %s): it ignores the project's .gemini/settings.json (the MCP entry and the hooks), and gemini -p does not ask", ie.base, path)
+		t.State, t.Detail = TrustUntrusted, fmt.Sprintf("%s is not a trusted folder for Gemini CLI (no rule in %s): it ignores the project's .gemini/settings.json (the MCP entry and the hooks), and gemini -p refuses to start there", ie.base, path)
 		t.Fix = ie.geminiFix()
 	}
 	return t

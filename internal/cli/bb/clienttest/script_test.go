@@ -152,7 +152,9 @@ func progress(api, body string) (step string, done int) {
 		for _, c := range req.Contents {
 			for _, p := range c.Parts {
 				switch {
-				case c.Role == "user" && strings.HasPrefix(strings.TrimSpace(p.Text), "[session "):
+				// Gemini CLI puts a hook's context before the prompt
+				// in the same part.
+				case c.Role == "user" && strings.Contains(p.Text, "[session "):
 					step, done = lastStep(p.Text), 0
 				case len(p.FunctionResponse) > 0:
 					done++
