@@ -18,7 +18,6 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/install"
-	"github.com/blackboard-hub/bb/internal/store/postgres"
 )
 
 // Doctor check statuses.
@@ -116,11 +115,7 @@ func (a *app) doctor(ctx context.Context, global bool) *doctorReport {
 			add("board", checkFail, hub.MessageOf(err), "bb init")
 			break
 		}
-		if cfg.DatabaseURL != "" {
-			r.Backend, r.Location = "postgres", postgres.Redact(cfg.DatabaseURL)
-		} else {
-			r.Backend, r.Location = "sqlite", cfg.SQLitePath
-		}
+		r.Backend, r.Location = cfg.Describe()
 	}
 	if r.Backend != "" {
 		svc, err := a.service(ctx)
