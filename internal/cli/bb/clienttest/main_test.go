@@ -12,7 +12,6 @@ package clienttest
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,19 +128,6 @@ func (p *project) exec(env []string, name string, args ...string) (string, strin
 	c.Stdout, c.Stderr = &stdout, &stderr
 	err := c.Run()
 	return stdout.String(), stderr.String(), err
-}
-
-// bbJSON runs bb --json and returns its data.
-func (p *project) bbJSON(args ...string) any {
-	p.t.Helper()
-	out := p.run("bb", append([]string{"--json"}, args...)...)
-	var env struct {
-		Data any `json:"data"`
-	}
-	if err := json.Unmarshal([]byte(out), &env); err != nil {
-		p.t.Fatalf("bb %v: %v\n%s", args, err, out)
-	}
-	return env.Data
 }
 
 // snapshot reads every regular file under dir outside .git and .bb.
