@@ -257,6 +257,16 @@ func (l *lazyStore) Backend() string {
 	return "sqlite"
 }
 
+// Describe names the backend a Config selects ("sqlite", "postgres") and
+// where its data lives (the database file, or the URL without its
+// password), without opening it.
+func (c Config) Describe() (backend, location string) {
+	if c.DatabaseURL != "" {
+		return "postgres", postgres.Redact(c.DatabaseURL)
+	}
+	return "sqlite", c.SQLitePath
+}
+
 func (l *lazyStore) Location() string {
 	if st := l.opened(); st != nil {
 		return st.Location()

@@ -3,53 +3,66 @@
 // starts its MCP servers and its hook commands as child processes, hooks
 // usually through a shell; the client's process id is therefore the key
 // both can compute, and the board maps it to the session's agent.
+//
+// The walk up the process tree reads each platform's own process table:
+// /proc on Linux, sysctl kern.proc.pid on macOS, a Toolhelp snapshot on
+// Windows; elsewhere only the parent is known.
 package procid
 
 import (
 	"os"
-	"strconv"
+	"path/filepath"
 	"strings"
 )
 
 // shells are the programs a client may run a hook command through; they are
-// skipped to reach the client itself.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true, "ksh": true, "env": true, "cmd.exe": true, "powershell.exe": true, "pwsh": true}
+// skipped to reach the client itself (names compared in lower case, without
+// a Windows ".exe").
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true, "ksh": true, "env": true,
+	"cmd": true, "powershell": true, "pwsh": true}
+
+// Proc is what the walk needs to know of one process.
+type Proc struct {
+	// Name is the program's name (a base name, or a path).
+	Name string
+	// Parent is the parent's process id.
+	Parent int
+}
+
+// Table looks processes up by id; ok is false when pid is unknown.
+type Table interface {
+	Lookup(pid int) (p Proc, ok bool)
+}
+
+// maxShells bounds the walk: a hook runs through at most a few shells.
+const maxShells = 3
 
 // Client returns the process id of the client that started this process:
 // the parent, or, when the parent is a shell, the first ancestor that is
-// not one (at most three levels up; Linux /proc only, the parent elsewhere).
+// not one.
 func Client() int64 {
-	pid := os.Getppid()
-	for i := 0; i < 3 && pid > 1; i++ {
-		comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-		if err != nil || !shells[strings.TrimSpace(string(comm))] {
-			break
-		}
-		pp, ok := parentOf(pid)
-		if !ok {
-			break
-		}
-		pid = pp
-	}
-	return int64(pid)
+	return int64(Walk(osTable(), os.Getppid()))
 }
 
-// parentOf reads the parent pid from /proc/<pid>/stat ("pid (comm) state
-// ppid …"; comm may hold spaces and parentheses, so parse after the last ')').
-func parentOf(pid int) (int, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
+// Walk returns the client from pid (this process's parent): pid itself,
+// or, while it is a shell, its parent, at most maxShells levels up. An
+// unknown process, or one without a parent, ends the walk.
+func Walk(t Table, pid int) int {
+	if t == nil {
+		return pid
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
+	for i := 0; i < maxShells && pid > 1; i++ {
+		p, ok := t.Lookup(pid)
+		if !ok || !isShell(p.Name) || p.Parent <= 0 {
+			break
+		}
+		pid = p.Parent
 	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0, false
-	}
-	n, err := strconv.Atoi(f[1])
-	return n, err == nil
+	return pid
+}
+
+// isShell reports whether a program name is a shell's.
+func isShell(name string) bool {
+	name = strings.ToLower(filepath.Base(strings.ReplaceAll(strings.TrimSpace(name), `\`, "/")))
+	return shells[strings.TrimSuffix(name, ".exe")]
 }

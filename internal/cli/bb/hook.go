@@ -232,6 +232,17 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if !set.Delivery {
 			return nil, note, nil
 		}
+		if in.Source == "resume" && (!sess.New || sess.Adopted != nil) {
+			// A resumed conversation already holds the earlier brief and
+			// every mail delivered to it: one line of identity, then only
+			// what arrived since the last delivery.
+			d, err := svc.DeliverNew(ctx, id)
+			if err != nil {
+				return nil, note, err
+			}
+			text := fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", id, filepath.ToSlash(svc.Root())) + d.Text
+			return hookio.Context(client, event, text), note, nil
+		}
 		d, err := svc.SessionBrief(ctx, id)
 		if err != nil {
 			return nil, note, err

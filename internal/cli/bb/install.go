@@ -17,7 +17,7 @@ import (
 func (a *app) installCmd() *cobra.Command {
 	var tool string
 	var o install.Options
-	var printOnly, local, writeAlias, guard bool
+	var printOnly, local, writeAlias, guard, trust bool
 	c := &cobra.Command{
 		Use:   "install [" + strings.Join(install.ClientNames(), "|") + "]",
 		Short: "Wire a coding agent to the board: its MCP server entry and its hooks",
@@ -117,6 +117,9 @@ bb install asks whether to.`,
 				if err := ie.Commit(); err != nil {
 					return err
 				}
+				for i, cl := range selected {
+					results[i].Trust = a.installTrust(cmd, ie, cl, trust)
+				}
 				if !o.Global && a.wantGuard(cmd, ie.Base(), guard) {
 					g, err := a.guardInstall(ie.Base(), ie.Exe())
 					if err != nil {
@@ -136,6 +139,7 @@ bb install asks whether to.`,
 	f.BoolVar(&o.NoHooks, "no-hooks", false, "write the MCP entry only, no hooks")
 	f.BoolVar(&o.Absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
 	f.BoolVar(&guard, "guard", false, "also install the git guard (bb guard install)")
+	f.BoolVar(&trust, "trust", false, "also record the client's trust in this project and bb's hooks (Codex, Gemini CLI)")
 	f.BoolVar(&writeAlias, "write", false, "write the files (the default; kept for compatibility)")
 	_ = f.MarkHidden("write")
 	f.StringVar(&o.Agent, "agent", "", "pin this agent id for every session (default: one identity per session)")
@@ -197,8 +201,43 @@ uninstall').`,
 // uninstall: what the installer did, and the git guard when asked for.
 type installReply struct {
 	install.Result
+	// Trust is what the client's own trust gate says about this project
+	// (Claude Code, Codex, Gemini CLI), after --trust or the question.
+	Trust *install.Trust `json:"trust,omitempty"`
 	// Guard is the git guard's installation, when asked for.
 	Guard *guardResult `json:"guard,omitempty"`
+}
+
+// installTrust checks the client's trust gate after an install and, with
+// --trust or a yes on a terminal, records the trust the client documents.
+func (a *app) installTrust(cmd *cobra.Command, ie *install.Env, cl install.Client, flag bool) *install.Trust {
+	t := ie.CheckTrust(cl)
+	if t == nil || t.State == install.TrustTrusted || !t.CanRecord {
+		return t
+	}
+	if !flag && !cmd.Flags().Changed("trust") && a.env.IsTerminal && !a.g.json {
+		fmt.Fprintf(a.env.Stderr, "%s: %s.\nRecord the trust now (%s)? [y/N] ", cl.Title, t.Detail, trustHow(cl.Name))
+		line, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
+		ans := strings.ToLower(strings.TrimSpace(line))
+		flag = ans == "y" || ans == "yes"
+	}
+	if !flag {
+		return t
+	}
+	r, err := ie.RecordTrust(cl)
+	if err != nil {
+		t.Detail += "; " + hub.MessageOf(err)
+		return t
+	}
+	return r
+}
+
+// trustHow says where bb records a client's trust.
+func trustHow(client string) string {
+	if client == "codex" {
+		return "through Codex's app-server, as its /hooks review does"
+	}
+	return "in ~/.gemini/trustedFolders.json"
 }
 
 // newInstallEnv finds where the files go. Installing into a project needs
@@ -296,6 +335,16 @@ func (a *app) printInstall(w io.Writer, results []installReply, plan, printOnly,
 			}
 			if r.NotCovered != "" {
 				fmt.Fprintf(w, "  not covered: %s\n", r.NotCovered)
+			}
+		}
+		if t := r.Trust; t != nil {
+			switch {
+			case t.Recorded:
+				fmt.Fprintf(w, "  trust: recorded (%s)\n", t.Detail)
+			case t.State == install.TrustTrusted:
+				fmt.Fprintf(w, "  trust: %s\n", t.Detail)
+			default:
+				fmt.Fprintf(a.env.Stderr, "warning: %s: %s\n  to fix: %s\n", r.Title, t.Detail, t.Fix)
 			}
 		}
 		if r.Guard != nil {

@@ -88,6 +88,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
+	if errors.Is(err, errUnhealthy) {
+		return ExitError // bb doctor printed its report
+	}
 	name := commandName(cmd)
 	var he *hub.Error
 	if errors.As(err, &he) {
@@ -294,7 +297,7 @@ func (a *app) topCommands() []topCommand {
 		{"post", a.postCmd, true}, {"log", a.logCmd, true}, {"message", a.messageCmd, true}, {"search", a.searchCmd, true},
 		{"artifact", a.artifactCmd, true}, {"artifacts", a.artifactsCmd, true}, {"artifact-add", a.artifactAddAlias, true}, {"artifact-show", a.artifactShowAlias, true},
 		{"refs", a.refsCmd, true}, {"clear", a.clearCmd, true}, {"export", a.exportCmd, true}, {"summary", a.summaryCmd, true}, {"events", a.eventsCmd, true},
-		{"install", a.installCmd, false}, {"uninstall", a.uninstallCmd, false}, {"guard", a.guardCmd, false}, {"demo", a.demoCmd, false}, {"env", a.envCmd, false},
+		{"install", a.installCmd, false}, {"uninstall", a.uninstallCmd, false}, {"doctor", a.doctorCmd, false}, {"guard", a.guardCmd, false}, {"demo", a.demoCmd, false}, {"env", a.envCmd, false},
 		{"mcp", a.mcpCmd, false},
 		{"agent", a.agentCmd, true},
 		{"migrate", a.migrateCmd, false},

@@ -200,3 +200,41 @@ func TestMCPSharesTheSessionAgent(t *testing.T) {
 		t.Fatalf("bb mcp did not act as %s: exit %d\n%s\n%s", me, code, out, errOut)
 	}
 }
+
+// A resumed session's brief is one line of identity plus only what arrived
+// since the last delivery: the conversation already holds the earlier
+// brief and the mail delivered to it (a client that keeps every injected
+// context, as Codex does, would otherwise hold it twice).
+func TestResumeBriefBringsOnlyNew(t *testing.T) {
+	p := newProject(t)
+	s1 := &claudeSession{p: p, id: "resumed"}
+	a1 := s1.start(t, "startup")
+	other := (&claudeSession{p: p, id: "other"}).start(t, "startup")
+	send := func(body string) {
+		p.bb(t, nil, "agent", "send", "--from", other, "--to", a1, "--bead", "bb-1", "--category", "INFO", "--subject", "s", "--body", body)
+	}
+	send("FIRST-MAIL")
+	if got := s1.prompt(t); !strings.Contains(got, "FIRST-MAIL") {
+		t.Fatalf("first mail not delivered: %q", got)
+	}
+	resume := func() string {
+		out, _ := p.hook(t, nil, "claude", "SessionStart", s1.payload("SessionStart", "source", "resume"))
+		return str(out, "hookSpecificOutput.additionalContext")
+	}
+	brief := resume()
+	if agentOf(t, brief) != a1 || strings.Contains(brief, "FIRST-MAIL") || strings.Count(strings.TrimSpace(brief), "\n") != 0 {
+		t.Fatalf("resume brief is not one line of identity: %q", brief)
+	}
+	send("SECOND-MAIL")
+	brief = resume()
+	if agentOf(t, brief) != a1 || strings.Contains(brief, "FIRST-MAIL") || !strings.Contains(brief, "SECOND-MAIL") {
+		t.Fatalf("resume brief: %q", brief)
+	}
+	if again := resume(); strings.Contains(again, "SECOND-MAIL") {
+		t.Fatalf("mail delivered by a resume came again: %q", again)
+	}
+	// A fresh start (or /clear, /compact) still gets the whole brief.
+	if full := s1.start(t, "clear"); full != a1 {
+		t.Fatalf("clear: %s", full)
+	}
+}

@@ -1,0 +1,250 @@
+package clienttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var briefRe = regexp.MustCompile(`You are agent ([a-z0-9][a-z0-9._-]*) on this project's board`)
+
+// sessionRequests are the recorded requests of one session, in order.
+func sessionRequests(srv *modelServer, session string) []modelRequest {
+	var out []modelRequest
+	for _, r := range srv.Requests() {
+		if r.Session == session {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// identityOf is the agent id the session brief gave the session.
+func identityOf(t *testing.T, srv *modelServer, session string) string {
+	t.Helper()
+	for _, r := range sessionRequests(srv, session) {
+		if m := briefRe.FindStringSubmatch(r.Body); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("no session brief reached the model in session %s", session)
+	return ""
+}
+
+// stepRequests are the requests of a session whose latest prompt is step.
+func stepRequests(srv *modelServer, session, step string) []modelRequest {
+	var out []modelRequest
+	for _, r := range sessionRequests(srv, session) {
+		if s, _ := progress(r.API, r.Body); s == step {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestClaudeCode runs Claude Code (-p, offline against the model server)
+// in a project wired by bb install claude. Facts used, checked against
+// @anthropic-ai/claude-code 2.1.328: ANTHROPIC_BASE_URL and
+// ANTHROPIC_API_KEY select the server; DISABLE_TELEMETRY,
+// CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC and DISABLE_AUTOUPDATER keep it
+// off the network; ~/.claude.json marks onboarding done and the project
+// trusted with its .mcp.json server enabled; `-p --output-format json`
+// prints the session_id that `--resume` takes; MCP tools are deferred
+// behind ToolSearch ("select:<name>").
+// https://docs.claude.com/en/docs/claude-code/settings (environment
+// variables), https://docs.claude.com/en/docs/claude-code/cli-reference,
+// https://docs.claude.com/en/docs/claude-code/hooks.
+func TestClaudeCode(t *testing.T) {
+	t.Parallel()
+	bin := clientBin(t, "claude")
+	p := newProject(t)
+	before := snapshot(t, p.dir)
+	p.run("bb", "install", "claude")
+	cfg, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "projects": map[string]any{
+		p.dir: map[string]any{"hasTrustDialogAccepted": true, "enabledMcpjsonServers": []string{"blackboard"}}}})
+	p.write(filepath.Join(p.home, ".claude.json"), string(cfg))
+	if out := p.run("bb", "doctor"); !strings.Contains(out, "ok    client claude trust") {
+		t.Fatalf("bb doctor does not see Claude Code's trust:\n%s", out)
+	}
+
+	pl := newPlans()
+	srv := newModelServer(t, pl.script)
+	env := []string{"ANTHROPIC_BASE_URL=" + srv.url, "ANTHROPIC_API_KEY=sk-ant-test", "DISABLE_TELEMETRY=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
+	var mu sync.Mutex
+	sessionIDs := map[string]string{}
+	claude := func(session, step string) {
+		args := []string{"-p", "[session " + session + "] [step " + step + "] go on", "--output-format", "json",
+			"--permission-mode", "acceptEdits", "--allowedTools", "mcp__blackboard,Read"}
+		mu.Lock()
+		if id := sessionIDs[session]; id != "" {
+			args = append(args, "--resume", id)
+		}
+		mu.Unlock()
+		out, errOut, err := p.exec(env, bin, args...)
+		var res struct {
+			SessionID string `json:"session_id"`
+			IsError   bool   `json:"is_error"`
+			Result    string `json:"result"`
+		}
+		if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.IsError {
+			t.Errorf("claude %s: %v\n%s\n%s", step, err, out, errOut)
+			return
+		}
+		mu.Lock()
+		sessionIDs[session] = res.SessionID
+		mu.Unlock()
+	}
+
+	// Two sessions started at once get two identities.
+	var wg sync.WaitGroup
+	for _, s := range []string{"A", "B"} {
+		wg.Add(1)
+		go func() { defer wg.Done(); claude(s, "hello-"+s) }()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	idA, idB := identityOf(t, srv, "A"), identityOf(t, srv, "B")
+	if idA == idB {
+		t.Fatalf("both sessions got identity %s", idA)
+	}
+
+	// A's MCP tools act as A: it reserves src/a.go and mails B. Holding a
+	// file it did not change, A gets the Stop reminder, once.
+	pl.set("mcp",
+		turnPart{Tool: "ToolSearch", Input: map[string]any{"query": "select:mcp__blackboard__bb_reserve,mcp__blackboard__bb_send_mail"}},
+		turnPart{Tool: "mcp__blackboard__bb_reserve", Input: map[string]any{"scope": "src/a.go", "bead": "bb-1"}},
+		turnPart{Tool: "mcp__blackboard__bb_send_mail", Input: map[string]any{"agent": idB, "bead": "bb-1", "subject": "a.go", "body": "MAIL-7f3 I am on a.go"}},
+	)
+	claude("A", "mcp")
+	reqs := stepRequests(srv, "A", "mcp")
+	if len(reqs) < 4 {
+		t.Fatalf("step mcp: %d requests", len(reqs))
+	}
+	last := reqs[len(reqs)-1].Body
+	if !strings.Contains(last, `\"holder\":\"`+idA+`\"`) && !strings.Contains(last, idA) {
+		t.Errorf("the reservation's result does not name %s", idA)
+	}
+	// Claude Code shows a Stop hook's block twice (a user message and a
+	// system block), so the reminder is counted in the user messages.
+	if n := countInMessages(t, last, "user", "You still reserve src/a.go"); n != 1 {
+		t.Errorf("Stop reminder in %d user messages of A's last request, want once", n)
+		dump(t, "claude-A-last", last)
+	}
+
+	// B: the mail arrives with its next prompt; mail sent while B is
+	// mid-turn arrives after its next tool call; its edit of A's file is
+	// denied and the reason, naming A, reaches the model.
+	pl.set("edit",
+		turnPart{Tool: "Read", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "b.go")}},
+		turnPart{Tool: "Edit", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "a.go"), "old_string": "package x", "new_string": "package y"}},
+	)
+	pl.onFirst("edit", func() {
+		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idA, "--to", idB, "--bead", "bb-1", "--category", "INFO", "--subject", "mid", "--body", "MIDMAIL-9c1 still on it"); err != nil {
+			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
+		}
+	})
+	claude("B", "edit")
+	reqs = stepRequests(srv, "B", "edit")
+	if len(reqs) < 3 {
+		t.Fatalf("step edit: %d requests", len(reqs))
+	}
+	if !strings.Contains(reqs[0].Body, "MAIL-7f3") {
+		t.Errorf("A's mail did not reach B's next prompt")
+	}
+	if strings.Contains(reqs[0].Body, "MIDMAIL-9c1") || !strings.Contains(reqs[1].Body, "MIDMAIL-9c1") {
+		t.Errorf("the mail sent mid-turn did not arrive right after B's next tool call")
+	}
+	if !regexp.MustCompile(`src/a\.go is reserved by ` + regexp.QuoteMeta(idA)).MatchString(reqs[2].Body) {
+		t.Errorf("the denial naming %s did not reach the model", idA)
+		for i, r := range reqs {
+			dump(t, fmt.Sprintf("claude-B-edit-%d", i), r.Body)
+		}
+	}
+	if got := p.read("src/a.go"); got != "package x\n" {
+		t.Errorf("the denied edit changed src/a.go: %q", got)
+	}
+	claude("B", "again")
+	reqs = stepRequests(srv, "B", "again")
+	if len(reqs) == 0 {
+		t.Fatal("step again: no request")
+	}
+	final := reqs[len(reqs)-1].Body
+	dump(t, "claude-B-final", final)
+	for _, mail := range []string{"MAIL-7f3", "MIDMAIL-9c1"} {
+		if n := strings.Count(final, mail); n != 1 {
+			t.Errorf("%s is %d times in B's conversation, want exactly once", mail, n)
+		}
+	}
+
+	// bb uninstall removes exactly what bb install added. Claude Code
+	// itself records the approved .mcp.json server in
+	// .claude/settings.local.json: that stays, bb's hooks go.
+	p.run("bb", "uninstall", "claude")
+	after := snapshot(t, p.dir)
+	if local, ok := after[filepath.Join(".claude", "settings.local.json")]; ok {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(local), &m); err != nil || len(m) != 1 || m["enabledMcpjsonServers"] == nil {
+			t.Errorf("after bb uninstall, .claude/settings.local.json holds more than Claude Code's own approval:\n%s", local)
+		}
+		delete(after, filepath.Join(".claude", "settings.local.json"))
+	}
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("bb uninstall claude left the project changed:\nbefore %v\nafter  %v", keys(before), keys(after))
+		for k, v := range after {
+			if before[k] != v {
+				t.Logf("%s:\n%s", k, v)
+			}
+		}
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// dump writes a request body where a failing test's reader finds it.
+func dump(t *testing.T, name, body string) {
+	dir := os.Getenv("BB_CLIENTTEST_DUMP")
+	if dir == "" {
+		return
+	}
+	path := filepath.Join(dir, name+".json")
+	if err := os.WriteFile(path, []byte(body), 0o644); err == nil {
+		t.Logf("request written to %s", path)
+	}
+}
+
+// countInMessages counts the messages of role in an Anthropic request
+// whose content holds text.
+func countInMessages(t *testing.T, body, role, text string) int {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role == role && strings.Contains(string(m.Content), text) {
+			n++
+		}
+	}
+	return n
+}

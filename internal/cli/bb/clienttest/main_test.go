@@ -1,0 +1,152 @@
+// Package clienttest drives the real coding-agent clients (Claude Code,
+// Codex CLI, Gemini CLI; npm packages pinned in testdata/clients) against
+// a scripted model server on loopback, with bb installed in a project the
+// way a user installs it, and asserts what reached the model: one identity
+// per session, edits of held files denied naming the holder, MCP tools
+// acting as the session, mail delivered exactly once, one Stop reminder,
+// and bb uninstall restoring the files.
+//
+// The clients are installed by .ci/run (npm ci in testdata/clients); the
+// tests skip with the reason when they are missing, and fail under CI.
+package clienttest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/blackboard-hub/bb/internal/testkit"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	testkit.Main(m, testkit.Options{Commands: []string{"bb"}, BinDir: &binDir})
+}
+
+// clientBin is the client's executable in testdata/clients, or skips.
+func clientBin(t *testing.T, name string) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the client scenarios run on Linux")
+	}
+	abs, err := filepath.Abs(filepath.Join("testdata", "clients", "node_modules", ".bin", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed under CI (.ci/run runs npm ci in testdata/clients): %v", name, err)
+		}
+		t.Skipf("%s not installed: run 'npm ci' in internal/cli/bb/clienttest/testdata/clients", name)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is missing under CI")
+		}
+		t.Skip("node not installed")
+	}
+	return abs
+}
+
+// project is a git repository with a board, in its own HOME.
+type project struct {
+	t    *testing.T
+	dir  string
+	home string
+	env  []string
+}
+
+func newProject(t *testing.T) *project {
+	t.Helper()
+	root := t.TempDir()
+	p := &project{t: t, dir: filepath.Join(root, "proj"), home: filepath.Join(root, "home")}
+	for _, d := range []string{filepath.Join(p.dir, "src"), p.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.env = []string{"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + p.home,
+		"XDG_STATE_HOME=" + filepath.Join(p.home, ".local", "state"), "XDG_CONFIG_HOME=" + filepath.Join(p.home, ".config"),
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+		"TMPDIR=" + os.TempDir(), "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1"}
+	for _, f := range []string{"src/a.go", "src/b.go"} {
+		p.write(f, "package x\n")
+	}
+	p.run("git", "init", "-q")
+	p.run("git", "add", ".")
+	p.run("git", "commit", "-qm", "init")
+	p.run("bb", "init")
+	return p
+}
+
+func (p *project) write(rel, content string) {
+	p.t.Helper()
+	path := filepath.Join(p.dir, rel)
+	if filepath.IsAbs(rel) {
+		path = rel
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *project) read(rel string) string {
+	p.t.Helper()
+	b, err := os.ReadFile(filepath.Join(p.dir, rel))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// run runs a command in the project and returns its stdout.
+func (p *project) run(name string, args ...string) string {
+	p.t.Helper()
+	out, errOut, err := p.exec(nil, name, args...)
+	if err != nil {
+		p.t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+func (p *project) exec(env []string, name string, args ...string) (string, string, error) {
+	if name == "bb" {
+		name = filepath.Join(binDir, "bb")
+	}
+	c := exec.Command(name, args...)
+	c.Dir = p.dir
+	c.Env = append(append([]string(nil), p.env...), env...)
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	err := c.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// snapshot reads every regular file under dir outside .git and .bb.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".bb") {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			b, _ := os.ReadFile(path)
+			rel, _ := filepath.Rel(dir, path)
+			files[rel] = string(b)
+		}
+		return nil
+	})
+	return files
+}
