@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sync"
 
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -72,11 +73,28 @@ func (c *committer) post(ctx context.Context, op hub.PostOp) hub.PostResult {
 	}
 }
 
+// start runs n group commits over the one queue until ctx ends; done is
+// closed once every one of them has returned (and answered every request
+// it took).
+func (c *committer) start(ctx context.Context, n int) {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.run(ctx)
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(c.done)
+	}()
+}
+
 // run commits batches until ctx ends, then answers what is still queued
-// (not stored) and closes done. Cancel ctx only once no handler can queue
-// a post any more (after http.Server.Shutdown), so none is turned away.
+// (not stored). Cancel ctx only once no handler can queue a post any more
+// (after http.Server.Shutdown), so none is turned away.
 func (c *committer) run(ctx context.Context) {
-	defer close(c.done)
 	batch := make([]postReq, 0, maxBatch)
 	ops := make([]hub.PostOp, 0, maxBatch)
 	for {

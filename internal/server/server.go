@@ -157,9 +157,7 @@ func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
 // Start runs the background goroutine (the group committer of posts)
 // until ctx ends. Run calls it; tests using Handler directly call it too.
 func (s *Server) Start(ctx context.Context) {
-	for range committers(s.backend) {
-		go s.posts.run(ctx)
-	}
+	s.posts.start(ctx, committers(s.backend))
 }
 
 // committers is how many group commits of posts a server runs at once. On

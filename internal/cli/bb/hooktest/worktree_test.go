@@ -148,7 +148,9 @@ func TestWorktreesShareOneBoard(t *testing.T) {
 	if !strings.Contains(out, "Works on branch wt1 in "+filepath.ToSlash(wt1)) || !strings.Contains(out, "Works on branch worktree-x in .claude/worktrees/x") {
 		t.Fatalf("bb status lacks where agents work:\n%s", out)
 	}
-	brief, _ := sx.hook(t, "SessionStart", "source", "resume")
+	// A fresh start gets the whole brief (a resume gets only its identity
+	// line and what is new).
+	brief, _ := sx.hook(t, "SessionStart", "source", "startup")
 	if b := str(brief, "hookSpecificOutput.additionalContext"); !strings.Contains(b, "You work on branch worktree-x in .claude/worktrees/x") {
 		t.Fatalf("brief: %q", b)
 	}
