@@ -38,6 +38,7 @@ type Tx interface {
 	MemoryTx
 	HookTx
 	SearchTx
+	CredentialTx
 }
 
 // AgentTx reads and writes the agents table.

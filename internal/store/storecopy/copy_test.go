@@ -109,6 +109,7 @@ func dump(t *testing.T, st *sqlstore.DB) map[string]string {
 		{"reservations", "id"}, {"tasks", "id"}, {"task_deps", "task_id, depends_on"}, {"memory", "id"},
 		{"idempotency", "agent, request_id"},
 		{"board_config", "key"}, {"hook_sessions", "client, session_id"}, {"mail_deliveries", "message_id, agent"},
+		{"credentials", "id"},
 	} {
 		rows, err := st.SQL().Query(`SELECT * FROM ` + tb.name + ` ORDER BY ` + tb.order)
 		if err != nil {
