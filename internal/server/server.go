@@ -7,7 +7,7 @@ package server
 
 import (
 	"context"
-		"errors"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -327,7 +327,6 @@ func requestToken(r *http.Request) string {
 	}
 	return ""
 }
-
 
 // crossSite reports why a request comes from another site's page, or "" if
 // it does not. A browser says where a request comes from in Sec-Fetch-Site

@@ -118,14 +118,14 @@ type pageData struct {
 	Fixed            bool
 	Local            bool
 	Credential, Role string
-	Session  string
-	Sessions overview.Sessions
-	Title    string
-	Items    []overview.TimelineItem
-	Error    string
-	Root     string
-	Backend  string
-	Reserv   []reservationRow
+	Session          string
+	Sessions         overview.Sessions
+	Title            string
+	Items            []overview.TimelineItem
+	Error            string
+	Root             string
+	Backend          string
+	Reserv           []reservationRow
 	// Query is the search box's text; Results its answer (the search view).
 	Query   string
 	Results *hub.SearchResult

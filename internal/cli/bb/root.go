@@ -300,7 +300,7 @@ func (a *app) topCommands() []topCommand {
 		{"migrate", a.migrateCmd, false},
 		{"task", a.taskCmd, true}, {"memory", a.memoryCmd, true}, {"resume", a.resumeCmd, true}, {"push", a.pushCmd, true},
 		{"serve", a.serveCmd, false},
-		{"hook", a.hookCmd, false}, {"config", a.configCmd, false},
+		{"hook", a.hookCmd, false}, {"config", a.configCmd, false}, {"token", a.tokenCmd, true},
 	}
 }
 
