@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -138,6 +139,8 @@ type app struct {
 	// checkedIn receives the check-in the command's own write made
 	// (hub.WithCheckIn); nil for the commands that never check in.
 	checkedIn *hub.CheckInSlot
+	// credAgent memoizes credentialAgent.
+	credAgent *string
 }
 
 // flagSet is a string flag that records whether it was given at all.
@@ -364,7 +367,34 @@ func (a *app) identity() (id string, explicit bool) {
 	if v := strings.TrimSpace(a.env.Getenv("BB_AGENT_ID")); v != "" {
 		return v, true
 	}
+	if v := a.credentialAgent(); v != "" {
+		return v, true
+	}
 	return "human", false
+}
+
+// credentialAgent is, with BB_SERVER and an agent's or an overseer's
+// credential as BB_TOKEN, the agent the credential acts as (asked once of
+// the server); "" otherwise.
+func (a *app) credentialAgent() string {
+	if a.credAgent != nil {
+		return *a.credAgent
+	}
+	id := ""
+	a.credAgent = &id
+	if strings.TrimSpace(a.env.Getenv(EnvServer)) == "" || !strings.HasPrefix(strings.TrimSpace(a.env.Getenv("BB_TOKEN")), hub.SecretPrefix) {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	svc, err := a.service(ctx)
+	if err != nil {
+		return ""
+	}
+	if p, err := svc.WhoAmI(ctx); err == nil && p.Role != hub.AccessOperator {
+		id = p.Agent
+	}
+	return id
 }
 
 func (a *app) clock() (hub.Clock, error) {
