@@ -672,6 +672,9 @@ func (s *Service) clearCounts(ctx context.Context, tx Tx, in ClearInput, now tim
 
 // PlanClear counts what Clear would remove, changing nothing.
 func (s *Service) PlanClear(ctx context.Context, in ClearInput) (ClearPlan, error) {
+	if err := Allow(ctx, Act(in.Agent), Needs(AccessOperator, "clearing the board")); err != nil {
+		return ClearPlan{}, err
+	}
 	return Read(ctx, s, func(tx Tx) (ClearPlan, error) { return s.clearCounts(ctx, tx, in, s.Now()) })
 }
 
