@@ -151,8 +151,14 @@ func (s *Server) trackActivity(next sdk.MethodHandler) sdk.MethodHandler {
 func (s *Server) tellIdentity(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		res, err := next(ctx, method, req)
-		ir, ok := res.(*sdk.InitializeResult)
-		if method != "initialize" || err != nil || !ok {
+		var instr *string
+		switch r := res.(type) {
+		case *sdk.InitializeResult:
+			instr = &r.Instructions
+		case *sdk.DiscoverResult: // the protocol's newer handshake
+			instr = &r.Instructions
+		}
+		if err != nil || instr == nil {
 			return res, err
 		}
 		id := ""
@@ -168,9 +174,9 @@ func (s *Server) tellIdentity(next sdk.MethodHandler) sdk.MethodHandler {
 			id = s.hookAgent(ctx)
 		}
 		if id != "" {
-			ir.Instructions += fmt.Sprintf(" Your agent id is %s: it is fixed for this session; do not call bb_identify with another.", id)
+			*instr += fmt.Sprintf(" Your agent id is %s: it is fixed for this session; do not call bb_identify with another.", id)
 		}
-		return ir, nil
+		return res, nil
 	}
 }
 
