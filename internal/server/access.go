@@ -18,7 +18,7 @@ import (
 // no read; a revocation (an event on the timeline, from this server or
 // any process) drops them and ends the live streams opened with them.
 type access struct {
-	mu    sync.Mutex
+	mu    sync.RWMutex
 	cache map[string]hub.Principal // by hub.HashSecret
 	// live are the cancel functions of long-lived requests (event
 	// streams, MCP GET streams), by credential id.
@@ -41,9 +41,9 @@ func (s *Server) principal(ctx context.Context, secret string) (hub.Principal, e
 	}
 	h := hub.HashSecret(secret)
 	a := s.access
-	a.mu.Lock()
+	a.mu.RLock()
 	p, ok := a.cache[h]
-	a.mu.Unlock()
+	a.mu.RUnlock()
 	if !ok {
 		var err error
 		if p, err = s.svc.Authenticate(ctx, secret); err != nil {
