@@ -37,6 +37,11 @@ func TestBrowserSignIn(t *testing.T) {
 	if status != 403 {
 		t.Fatalf("switching to alice: %d, want 403", status)
 	}
+	// The audit: events made with the credential name it.
+	e.token = nc.Token
+	e.ok(req{method: "POST", path: "/api/v1/status", body: `{"task":"honest work","status":"coding"}`}, nil)
+	step("mallory's conversation", chromedp.Navigate(e.http.URL+"/?session=agent:mallory"))
+	waitJS(t, bctx, ctx, "the credential shown", `[...document.querySelectorAll('.timeline .credential')].some(x => x.innerText === 'via mallory')`)
 	step("sign out", chromedp.Click(chromedp.CSS(`.whoami button`)), chromedp.WaitVisible(chromedp.CSS(`#token`)))
 
 	step("a token-less loopback server", chromedp.Navigate(local.http.URL+"/"))
