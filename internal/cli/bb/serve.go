@@ -243,7 +243,7 @@ func (a *app) benchCredentials(ctx context.Context, url, operator string, tokens
 	ag := float64(posts[1]) / spent[1].Seconds()
 	data := map[string]any{"operator_posts_per_sec": op, "agent_posts_per_sec": ag, "ratio": ag / op, "rounds": rounds, "clients": clients}
 	if a.g.json {
-		writeJSON(a.env.Stdout, Envelope{OK: true, Command: "serve bench", Data: data})
+		writeJSON(a.env.Stdout, view.Envelope{OK: true, Command: "serve bench", Data: data})
 		return nil
 	}
 	fmt.Fprintf(a.env.Stdout, "operator token      %.0f posts/s\nagent credentials   %.0f posts/s\nratio (agent/operator) %.3f over %d interleaved rounds\n", op, ag, ag/op, rounds)
