@@ -35,6 +35,10 @@ type Config struct {
 	// per client: each an agent's credential for load-NN); Token is then
 	// the subscriber's only.
 	ClientTokens []string
+	// IdentifiedReads makes each client read as its agent (X-BB-Agent),
+	// which moves its read cursor and checks it in, as a read made with an
+	// agent's credential always does; by default reads are anonymous.
+	IdentifiedReads bool
 }
 
 // Report is what Run measured.
@@ -182,6 +186,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				if cfg.ReadEvery > 0 && i%cfg.ReadEvery == cfg.ReadEvery-1 {
 					t1 := time.Now()
 					r, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/v1/messages?limit=20", nil)
+					if cfg.IdentifiedReads {
+						r.Header.Set(server.AgentHeader, agent)
+					}
 					auth(r)
 					resp, err := hc.Do(r)
 					if err != nil {

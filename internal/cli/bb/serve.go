@@ -225,7 +225,10 @@ func (a *app) benchCredentials(ctx context.Context, url, operator string, tokens
 		// ABBA order: neither mode always runs first (warm-up) or later
 		// (a larger board).
 		mode := [4]int{0, 1, 1, 0}[r%4]
-		cfg := loadgen.Config{URL: url, Token: operator, Clients: clients, Duration: per}
+		// Identified reads in both modes: a credential's read is its
+		// agent's (cursor and check-in), so the operator's must be too for
+		// the two to do the same work.
+		cfg := loadgen.Config{URL: url, Token: operator, Clients: clients, Duration: per, IdentifiedReads: true}
 		if mode == 1 {
 			cfg.ClientTokens = tokens
 		}
