@@ -27,6 +27,7 @@ type API interface {
 	hub.SharedMemory
 	hub.Timeline
 	hub.Admin
+	hub.Credentials
 	hooks.API
 	overview.API
 	agentmail.API

@@ -175,6 +175,13 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 	if in.Adopt != "" && in.Register != "" {
 		return InitResult{}, FieldErr(CodeInvalidArgs, "adopt", "give either {adopt} or {register}, not both")
 	}
+	if own := Acting(ctx); own != "" && in.Adopt == "" && in.Register == "" {
+		// A credential's holder is its agent: it registers that one.
+		in.Register = own
+	}
+	if err := Allow(ctx, Act(in.Adopt+in.Register)); err != nil {
+		return InitResult{}, err
+	}
 	if in.Register != "" {
 		role := in.Role
 		if role == "" {

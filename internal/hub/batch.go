@@ -11,6 +11,18 @@ type PostOp struct {
 	// CheckIn also refreshes the poster's last_seen and returns its notices
 	// (what CheckIn does after a command made by an identified agent).
 	CheckIn bool
+	// Principal is who the post speaks for when the batch gathers posts
+	// of several requests (bb serve's group commit); a principal of the
+	// batch's own context wins over it. Never read from input.
+	Principal *Principal `json:"-"`
+}
+
+// opContext is the context op is checked and written under.
+func opContext(ctx context.Context, op PostOp) context.Context {
+	if _, ok := PrincipalFrom(ctx); ok || op.Principal == nil {
+		return ctx
+	}
+	return WithPrincipal(ctx, *op.Principal)
 }
 
 // PostResult is the outcome of one PostOp: either Message (and Notices
@@ -32,7 +44,7 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 	valid := make([]postFields, len(ops))
 	pending := 0
 	for i, op := range ops {
-		p, err := s.checkPost(ctx, op.In)
+		p, err := s.checkPost(opContext(ctx, op), op.In)
 		if err != nil {
 			res[i].Err = err
 			continue
@@ -80,7 +92,7 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 			if out[i].Err != nil {
 				continue
 			}
-			m, err := s.postTx(ctx, tx, valid[i])
+			m, err := s.postTx(opContext(ctx, ops[i]), tx, valid[i])
 			if err != nil {
 				var he *Error
 				if errors.As(err, &he) && he.Code != CodeInternal {

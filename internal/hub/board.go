@@ -47,6 +47,9 @@ func validateStatus(s string) error {
 // Fields apply in order task, progress, status, blockers; a status other
 // than "blocked" clears blockers unless blockers are given in the same call.
 func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (Agent, error) {
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return Agent{}, err
+	}
 	if err := s.boardAgent(ctx, agent); err != nil {
 		return Agent{}, err
 	}
@@ -107,6 +110,9 @@ func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (
 
 // ClearStatus resets agent to idle, no task, progress 0, no blockers.
 func (s *Service) ClearStatus(ctx context.Context, agent string) (Agent, error) {
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return Agent{}, err
+	}
 	if err := s.boardAgent(ctx, agent); err != nil {
 		return Agent{}, err
 	}
@@ -206,6 +212,9 @@ func (s *Service) Post(ctx context.Context, in PostInput) (Message, error) {
 // checkPost validates a post before any transaction; the returned input
 // carries the normalized tags, priority and refs.
 func (s *Service) checkPost(ctx context.Context, in PostInput) (postFields, error) {
+	if err := Allow(ctx, Act(in.From)); err != nil {
+		return postFields{}, err
+	}
 	if err := s.boardAgent(ctx, in.From); err != nil {
 		return postFields{}, err
 	}
@@ -305,6 +314,12 @@ type LogQuery struct {
 
 // Log returns board messages, newest first.
 func (s *Service) Log(ctx context.Context, q LogQuery) ([]Message, error) {
+	if q.Reader != "" {
+		// An unfiltered read moves the reader's read cursor.
+		if err := Allow(ctx, Act(q.Reader)); err != nil {
+			return nil, err
+		}
+	}
 	if q.Before < 0 {
 		return nil, FieldErr(CodeInvalidInput, "before", "before must be a message id, got %d", q.Before)
 	}
@@ -518,6 +533,9 @@ func splitPath(p string) []string {
 // AddArtifact upserts the artifact at in.Path: registering a path again
 // replaces producer, description, version, refs and time.
 func (s *Service) AddArtifact(ctx context.Context, in ArtifactInput) (Artifact, bool, error) {
+	if err := Allow(ctx, Act(in.Agent)); err != nil {
+		return Artifact{}, false, err
+	}
 	if err := s.boardAgent(ctx, in.Agent); err != nil {
 		return Artifact{}, false, err
 	}
@@ -654,12 +672,18 @@ func (s *Service) clearCounts(ctx context.Context, tx Tx, in ClearInput, now tim
 
 // PlanClear counts what Clear would remove, changing nothing.
 func (s *Service) PlanClear(ctx context.Context, in ClearInput) (ClearPlan, error) {
+	if err := Allow(ctx, Act(in.Agent), Needs(AccessOperator, "clearing the board")); err != nil {
+		return ClearPlan{}, err
+	}
 	return Read(ctx, s, func(tx Tx) (ClearPlan, error) { return s.clearCounts(ctx, tx, in, s.Now()) })
 }
 
 // Clear removes old messages, offline agents and/or board artifacts in one
 // transaction and records what it did on the timeline.
 func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
+	if err := Allow(ctx, Act(in.Agent), Needs(AccessOperator, "clearing the board")); err != nil {
+		return ClearPlan{}, err
+	}
 	if in.MessagesBefore < 0 {
 		return ClearPlan{}, FieldErr(CodeInvalidInput, "messages-before", "duration must not be negative")
 	}
@@ -758,6 +782,9 @@ type Export struct {
 
 // Export reads everything (oldest first) in one snapshot.
 func (s *Service) Export(ctx context.Context) (Export, error) {
+	if err := Allow(ctx, Needs(AccessOperator, "exporting the whole board")); err != nil {
+		return Export{}, err
+	}
 	return Read(ctx, s, func(tx Tx) (Export, error) {
 		x := Export{ExportedAt: s.Now()}
 		var err error

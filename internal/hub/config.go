@@ -88,6 +88,9 @@ func (s *Service) ConfigEntries(stored map[string]string) []ConfigEntry {
 
 // SetConfig sets a board setting (value "" restores the default).
 func (s *Service) SetConfig(ctx context.Context, agent, key, value string) (ConfigEntry, error) {
+	if err := Allow(ctx, Act(agent), Needs(AccessOperator, "changing the configuration")); err != nil {
+		return ConfigEntry{}, err
+	}
 	value = strings.TrimSpace(strings.ToLower(value))
 	var known []string
 	for _, k := range configKeys {

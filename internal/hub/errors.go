@@ -61,6 +61,9 @@ const (
 	CodeIdempotencyMismatch Code = "IDEMPOTENCY_KEY_COLLISION"
 	CodeSchemaTooNew        Code = "SCHEMA_TOO_NEW"
 	CodeUnauthorized        Code = "UNAUTHORIZED"
+	// CodeForbidden: the credential is valid but may not do this (act as
+	// another agent, or an operation of a higher role); see access.go.
+	CodeForbidden Code = "FORBIDDEN"
 )
 
 // CodeDatabaseUnavailable says the database cannot be reached right now (a

@@ -97,6 +97,9 @@ type RegisterInput struct {
 // id: the kebab-case rule applies to the ids register creates. created
 // reports a new row.
 func (s *Service) RegisterAgent(ctx context.Context, in RegisterInput) (AgentInfo, bool, error) {
+	if err := Allow(ctx, Act(in.ID)); err != nil {
+		return AgentInfo{}, false, err
+	}
 	if err := ValidateAgentName("name", in.ID); err != nil {
 		if known, kerr := s.agentKnown(ctx, in.ID); kerr != nil || !known {
 			return AgentInfo{}, false, err
@@ -242,6 +245,9 @@ func requireAgent(ctx context.Context, tx Tx, id string, code Code, field string
 // idempotent and, like the passive heartbeat every command gives, it does
 // not write a timeline event: liveness is derived, not a change of state.
 func (s *Service) Heartbeat(ctx context.Context, id string) (AgentInfo, error) {
+	if err := Allow(ctx, Act(id)); err != nil {
+		return AgentInfo{}, err
+	}
 	if err := ValidateAgentRef("agent", id); err != nil {
 		return AgentInfo{}, err
 	}

@@ -107,6 +107,9 @@ func (n Notices) Text(c NoticeCommands) string {
 // MailTouchInterval (liveness is judged in minutes) and its notices are
 // the ones last given — only reads: no write transaction.
 func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return Notices{}, err
+	}
 	if err := s.boardAgent(ctx, agent); err != nil {
 		return Notices{}, err
 	}

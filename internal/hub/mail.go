@@ -153,6 +153,9 @@ func validateCategory(c string) error {
 // SendMail stores one message (one row, whatever the recipient) and, for
 // HANDOFF and BLOCKED, its protocol event.
 func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) {
+	if err := Allow(ctx, Act(in.From)); err != nil {
+		return MailItem{}, err
+	}
 	if err := ValidateAgentRef("from", in.From); err != nil {
 		return MailItem{}, err
 	}
@@ -278,6 +281,9 @@ type InboxQuery struct {
 
 // Inbox lists the messages addressed to an agent, newest first.
 func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
+	if err := Allow(ctx, Act(q.Agent)); err != nil {
+		return nil, err
+	}
 	if err := ValidateAgentRef("agent", q.Agent); err != nil {
 		return nil, err
 	}
@@ -369,6 +375,9 @@ func validateMessageID(id string) error {
 
 // ReadMail marks a message read for agent (unread → read; acked stays acked).
 func (s *Service) ReadMail(ctx context.Context, agent, id string) (MailItem, error) {
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return MailItem{}, err
+	}
 	if err := ValidateAgentRef("agent", agent); err != nil {
 		return MailItem{}, err
 	}
@@ -434,6 +443,9 @@ func (s *Service) readMailTx(ctx context.Context, tx Tx, agent, id string) (Mail
 // (ACK_FORBIDDEN otherwise); acked_at is set once; messages that do not
 // require an ack may still be acked.
 func (s *Service) AckMail(ctx context.Context, agent, id string) (MailItem, error) {
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return MailItem{}, err
+	}
 	if err := ValidateAgentRef("agent", agent); err != nil {
 		return MailItem{}, err
 	}

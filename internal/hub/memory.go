@@ -233,6 +233,9 @@ func (s *Service) SetMemory(ctx context.Context, agent string, in MemoryInput) (
 	if err := validateMemoryInput(&in); err != nil {
 		return MemoryWriteResult{}, err
 	}
+	if err := Allow(ctx, Act(agent), MemoryAccess(agent, in.Scope, in.ScopeID)); err != nil {
+		return MemoryWriteResult{}, err
+	}
 	return Write(ctx, s, []any{agent, in}, func(tx Tx) (MemoryWriteResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
@@ -288,6 +291,9 @@ func (s *Service) DeleteMemory(ctx context.Context, agent, scope, scopeID, key s
 		return MemoryWriteResult{}, err
 	}
 	scope = normalizeScope(scope)
+	if err := Allow(ctx, Act(agent), MemoryAccess(agent, scope, scopeID)); err != nil {
+		return MemoryWriteResult{}, err
+	}
 	if key == "" {
 		return MemoryWriteResult{}, FieldErr(CodeInvalidInput, "key", "memory key is required")
 	}
@@ -324,6 +330,9 @@ type GCResult struct {
 // GCMemory deletes up to limit expired entries.
 func (s *Service) GCMemory(ctx context.Context, agent string, limit int) (GCResult, error) {
 	if err := checkAgent(agent); err != nil {
+		return GCResult{}, err
+	}
+	if err := Allow(ctx, Act(agent), Needs(AccessOperator, "collecting expired memory")); err != nil {
 		return GCResult{}, err
 	}
 	if limit <= 0 {

@@ -70,6 +70,9 @@ type OverlapDecision struct {
 // that overlaps another agent's reservation records an INCURSION event —
 // committed even when the reserve itself is refused.
 func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, error) {
+	if err := Allow(ctx, Act(in.Agent)); err != nil {
+		return ReserveResult{}, err
+	}
 	if err := ValidateAgentRef("agent", in.Agent); err != nil {
 		return ReserveResult{}, err
 	}
@@ -229,6 +232,9 @@ func (s *Service) IncursionEvent(in ReserveInput, sc Scope, shown string, d Over
 // its owner may release it (RELEASE_FORBIDDEN); the row is kept, state
 // released.
 func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservation, error) {
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return Reservation{}, err
+	}
 	if err := ValidateAgentRef("agent", agent); err != nil {
 		return Reservation{}, err
 	}
@@ -414,6 +420,9 @@ type StepInResult struct {
 // to the agent concerned); a reassignment also mails the new holder (INFO,
 // from the person), which its hooks deliver like any mail.
 func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, error) {
+	if err := Allow(ctx, Act(in.Person), Needs(AccessOverseer, "stepping in on another agent's reservation")); err != nil {
+		return StepInResult{}, err
+	}
 	if err := ValidateAgentRef("person", in.Person); err != nil {
 		return StepInResult{}, err
 	}
@@ -444,7 +453,7 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 		if err != nil {
 			return out, err
 		}
-		if p.Role != RolePerson {
+		if p.Role != RolePerson && !credentialIsPerson(ctx) {
 			return out, FieldErr(CodeReleaseForbidden, "person", "only a person (an agent registered with role %s) may release or reassign another agent's reservation; %s has role %q", RolePerson, in.Person, p.Role)
 		}
 		rows, err := tx.ListReservations(ctx, ReservationFilter{AgentID: in.Holder, Scope: sc.Path, States: []string{ResActive}, Limit: 1})

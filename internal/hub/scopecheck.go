@@ -119,6 +119,9 @@ type ScopeCheck struct {
 // collide with other agents' reservations, by the rule Reserve applies.
 // It is meant for pre-edit hooks; agent may be "" (anyone).
 func (s *Service) CheckScope(ctx context.Context, agent, wd, raw string) (ScopeCheck, error) {
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return ScopeCheck{}, err
+	}
 	if agent != "" {
 		if err := ValidateStoredAgentID(agent); err != nil {
 			return ScopeCheck{}, err

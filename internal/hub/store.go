@@ -39,6 +39,7 @@ type Tx interface {
 	MemoryTx
 	HookTx
 	SearchTx
+	CredentialTx
 }
 
 // AgentTx reads and writes the agents table.

@@ -145,6 +145,9 @@ func validateTaskInput(in TaskInput) error {
 
 // actingAgent loads agent (creating its row) and refreshes last_seen.
 func (s *Service) actingAgent(ctx context.Context, tx Tx, agent string, now time.Time) (*Agent, error) {
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return nil, err
+	}
 	if err := tx.TouchAgent(ctx, agent, now); err != nil {
 		return nil, err
 	}
@@ -476,6 +479,11 @@ func (s *Service) DeleteTask(ctx context.Context, agent, id string) (DeleteResul
 		t, err := mustTask(ctx, tx, id)
 		if err != nil {
 			return DeleteResult{}, err
+		}
+		if t.Owner != "" && t.Owner != agent {
+			if err := Allow(ctx, Needs(AccessOverseer, "deleting a task another agent owns")); err != nil {
+				return DeleteResult{}, err
+			}
 		}
 		dependents, err := tx.TaskDependents(ctx, id)
 		if err != nil {

@@ -234,6 +234,10 @@ type Event struct {
 	Payload   json.RawMessage
 	CreatedAt time.Time
 	Archived  bool
+	// Credential names the credential of the request that caused the
+	// event ("" on the local board); set from the request's context when
+	// the event is stored.
+	Credential string
 }
 
 // Event types written by the Blackboard surface.

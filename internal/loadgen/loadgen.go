@@ -31,6 +31,14 @@ type Config struct {
 	// ReadEvery makes each client read the log after every n posts
 	// (default 4; 0 keeps the default, negative disables reads).
 	ReadEvery int
+	// ClientTokens, when set, are the bearer tokens of the clients (one
+	// per client: each an agent's credential for load-NN); Token is then
+	// the subscriber's only.
+	ClientTokens []string
+	// IdentifiedReads makes each client read as its agent (X-BB-Agent),
+	// which moves its read cursor and checks it in, as a read made with an
+	// agent's credential always does; by default reads are anonymous.
+	IdentifiedReads bool
 }
 
 // Report is what Run measured.
@@ -150,6 +158,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		go func(c int) {
 			defer wg.Done()
 			agent := fmt.Sprintf("load-%02d", c)
+			auth := auth
+			if c < len(cfg.ClientTokens) {
+				tok := cfg.ClientTokens[c]
+				auth = func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }
+			}
 			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
 				t0 := time.Now()
 				body := fmt.Sprintf(`{"content":"load %d %d","tags":["load"]}`, c, t0.UnixNano())
@@ -173,6 +186,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				if cfg.ReadEvery > 0 && i%cfg.ReadEvery == cfg.ReadEvery-1 {
 					t1 := time.Now()
 					r, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/v1/messages?limit=20", nil)
+					if cfg.IdentifiedReads {
+						r.Header.Set(server.AgentHeader, agent)
+					}
 					auth(r)
 					resp, err := hc.Do(r)
 					if err != nil {

@@ -126,13 +126,18 @@ func parseOptRef(s string) (*hub.Ref, error) {
 
 func (s *Server) addBoardTools() {
 	addTool(s, tool{name: "bb_identify", core: true, idempotent: true,
-		desc: "Set your agent id (first, unless configured)."},
+		desc: "Give the id you were told; never invent one."},
 		func(ctx context.Context, c *call, in identifyIn) (identifyOut, error) {
 			src, err := s.identify(ctx, c.session, in.Agent)
 			if err != nil {
 				return identifyOut{}, err
 			}
 			id, _ := s.identity(c.session)
+			if own := hub.Acting(ctx); own != "" {
+				id = own
+			} else if src == "hook" {
+				id = in.Agent
+			}
 			return identifyOut{AgentID: id, Source: src}, nil
 		})
 

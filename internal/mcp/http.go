@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -61,7 +63,39 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	}
 	next := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
 		&sdk.StreamableHTTPOptions{SessionTimeout: o.SessionTimeout, MaxRequestBodyBytes: MaxMessageBytes, Logger: logger})
-	return &httpFront{s: s, next: next}
+	return credentialed(&httpFront{s: s, next: next})
+}
+
+// principalKey is where a session's credential travels, in the SDK's
+// token info, from the HTTP request to the tool calls.
+const principalKey = "bb.principal"
+
+// credentialed hands the credential of a request (bb serve's guard put
+// its hub.Principal in the request's context) to the SDK, which gives it
+// to every tool call of the session (and refuses a session's requests
+// made with another credential). A credential must come as a bearer
+// header: MCP requests carrying it only in a cookie are refused.
+func credentialed(next http.Handler) http.Handler {
+	withToken := auth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		p, _ := hub.PrincipalFrom(r.Context())
+		return &auth.TokenInfo{UserID: p.Credential + "/" + p.ID, Extra: map[string]any{principalKey: p}}, nil
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := hub.PrincipalFrom(r.Context()); ok {
+			withToken.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// principalOf is the credential a tool call was made with.
+func principalOf(req *sdk.CallToolRequest) (hub.Principal, bool) {
+	if req == nil || req.Extra == nil || req.Extra.TokenInfo == nil {
+		return hub.Principal{}, false
+	}
+	p, ok := req.Extra.TokenInfo.Extra[principalKey].(hub.Principal)
+	return p, ok
 }
 
 type httpFront struct {
@@ -136,6 +170,10 @@ func (h *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isInit && sid == "" {
 		agent, given := requestedAgent(r)
 		if given {
+			if err := hub.Allow(r.Context(), hub.Act(agent)); err != nil {
+				writeRPCError(w, http.StatusForbidden, nil, codeInvalidRequest, fmt.Sprintf("%s: %s: %s", AgentHeader, hub.CodeOf(err), hub.MessageOf(err)))
+				return
+			}
 			if err := h.s.checkAgent(r.Context(), agent); err != nil {
 				writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, fmt.Sprintf("%s: %s: %s", AgentHeader, hub.CodeOf(err), hub.MessageOf(err)))
 				return

@@ -83,8 +83,14 @@ func TestInteropTypeScriptStdio(t *testing.T) {
 // TypeScript SDK over streamable HTTP, the identity pinned by X-BB-Agent.
 func TestInteropTypeScriptHTTP(t *testing.T) {
 	node := nodeOrSkip(t)
-	dir := interopBoard(t)
-	serve := exec.Command(bbBin, "--json", "serve", "--addr", "127.0.0.1:0")
+	runInterop(t, node, "http", startServe(t, interopBoard(t)))
+}
+
+// startServe runs the real `bb serve` on dir (extra flags appended) until
+// the test ends and returns its MCP URL.
+func startServe(t *testing.T, dir string, flags ...string) string {
+	t.Helper()
+	serve := exec.Command(bbBin, append([]string{"--json", "serve", "--addr", "127.0.0.1:0"}, flags...)...)
 	serve.Dir, serve.Env = dir, bbEnv()
 	stdout, err := serve.StdoutPipe()
 	if err != nil {
@@ -95,7 +101,7 @@ func TestInteropTypeScriptHTTP(t *testing.T) {
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		_ = serve.Process.Signal(syscall.SIGINT)
 		done := make(chan struct{})
 		go func() { _ = serve.Wait(); close(done) }()
@@ -104,7 +110,7 @@ func TestInteropTypeScriptHTTP(t *testing.T) {
 		case <-time.After(20 * time.Second): // a hang detector, not a speed assertion
 			_ = serve.Process.Kill()
 		}
-	}()
+	})
 	var started struct {
 		Data struct {
 			MCP string `json:"mcp"`
@@ -113,5 +119,45 @@ func TestInteropTypeScriptHTTP(t *testing.T) {
 	if err := json.NewDecoder(stdout).Decode(&started); err != nil || started.Data.MCP == "" {
 		t.Fatalf("bb serve did not start: %v (stderr %s)", err, stderr.String())
 	}
-	runInterop(t, node, "http", started.Data.MCP)
+	return started.Data.MCP
+}
+
+// TestInteropTypeScriptCredentials drives MCP over HTTP from the
+// TypeScript SDK with an agent's credential (credentials.mjs): it works as
+// its agent, cannot take another id or write the global memory, and is
+// cut off once revoked.
+func TestInteropTypeScriptCredentials(t *testing.T) {
+	node := nodeOrSkip(t)
+	dir := interopBoard(t)
+	out, err := exec.Command(bbBin, "--dir", dir, "--json", "token", "create", "--agent", "mallory").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct {
+		Data struct {
+			Token string `json:"token"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(out, &created); err != nil || created.Data.Token == "" {
+		t.Fatalf("token create: %v %s", err, out)
+	}
+	const operator = "operator-0123456789abcdef"
+	url := startServe(t, dir, "--token", operator)
+	cmd := exec.Command(node, "credentials.mjs", url, created.Data.Token, operator, "mallory")
+	cmd.Dir = interopDir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var rep struct {
+		Failures []string `json:"failures"`
+	}
+	if jerr := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &rep); jerr != nil {
+		t.Fatalf("credentials.mjs: %v, no report (stdout %q, stderr %q)", err, stdout.String(), stderr.String())
+	}
+	for _, f := range rep.Failures {
+		t.Error(f)
+	}
+	if err != nil && len(rep.Failures) == 0 {
+		t.Fatalf("credentials.mjs: %v (stderr %s)", err, stderr.String())
+	}
 }

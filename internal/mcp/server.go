@@ -127,7 +127,7 @@ func New(svc Roles, opts Options) (*Server, error) {
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
 	})
-	s.sdk.AddReceivingMiddleware(s.trackActivity, oneInitialize, plainNames)
+	s.sdk.AddReceivingMiddleware(s.trackActivity, oneInitialize, plainNames, s.tellIdentity)
 	s.addBoardTools()
 	s.addMailTools()
 	s.addReservationTools()
@@ -147,6 +147,40 @@ func (s *Server) trackActivity(next sdk.MethodHandler) sdk.MethodHandler {
 			s.mu.Unlock()
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// tellIdentity ends the instructions of a session whose identity is known
+// when it starts with that id, so the model never picks one.
+func (s *Server) tellIdentity(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		var instr *string
+		switch r := res.(type) {
+		case *sdk.InitializeResult:
+			instr = &r.Instructions
+		case *sdk.DiscoverResult: // the protocol's newer handshake
+			instr = &r.Instructions
+		}
+		if err != nil || instr == nil {
+			return res, err
+		}
+		id := ""
+		if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil {
+			if p, ok := ex.TokenInfo.Extra[principalKey].(hub.Principal); ok && p.Role != hub.AccessOperator {
+				id = p.Agent
+			}
+		}
+		if id == "" {
+			id, _ = s.identity(nil)
+		}
+		if id == "" {
+			id = s.hookAgent(ctx)
+		}
+		if id != "" {
+			*instr += fmt.Sprintf(" Your agent id is %s: it is fixed for this session; do not call bb_identify with another.", id)
+		}
+		return res, nil
 	}
 }
 
@@ -187,7 +221,8 @@ var seedTools = map[string]bool{"identify": true, "set_status": true, "get_statu
 	"read_messages": true, "register_artifact": true, "list_artifacts": true, "find_refs": true, "summary": true}
 
 const instructions = `Blackboard is the coordination hub shared by the agents working on this project. ` +
-	`Call bb_identify first (unless your identity is configured), then bb_summary to see who is doing what. ` +
+	`Your agent id is usually given to you (by your hooks, --agent, BB_AGENT_ID or the server's credential): never pick or change one. ` +
+	`Call bb_identify only when a tool answers IDENTITY_REQUIRED, with the id your user gave you. Start with bb_summary to see who is doing what. ` +
 	`Keep your status current with bb_set_status. The board is public: bb_post_message posts to everyone, bb_read_messages reads it. ` +
 	`Mail is addressed: bb_send_mail mails one agent about a bead, bb_inbox lists your mail, bb_ack acknowledges it. ` +
 	`Reserve files with bb_reserve before editing. Replies carry a notice line when something waits for you.`
@@ -256,6 +291,22 @@ func (s *Server) identity(ss *sdk.ServerSession) (id, source string) {
 		return id, "identify"
 	}
 	return "", ""
+}
+
+// hookAgent is the agent of the hook session of the client process that
+// started this server ("" when none or unknown).
+func (s *Server) hookAgent(ctx context.Context) string {
+	if s.opts.ClientPID <= 0 {
+		return ""
+	}
+	svc, err := s.service(ctx)
+	if err != nil {
+		return ""
+	}
+	if hs, err := svc.SessionByClientPID(ctx, "", s.opts.ClientPID); err == nil {
+		return hs.AgentID
+	}
+	return ""
 }
 
 // agentFor is the caller's identity, else the agent of the hook session
@@ -334,6 +385,13 @@ func (s *Server) identify(ctx context.Context, ss *sdk.ServerSession, id string)
 	if err := s.checkAgent(ctx, id); err != nil {
 		return "", err
 	}
+	if own := hub.Acting(ctx); own != "" {
+		// The credential names who the session is.
+		if err := hub.Allow(ctx, hub.Act(id)); err != nil {
+			return "", err
+		}
+		return "credential", nil
+	}
 	if s.opts.Agent != "" {
 		if id == s.opts.Agent {
 			return "flag", nil
@@ -351,6 +409,13 @@ func (s *Server) identify(ctx context.Context, ss *sdk.ServerSession, id string)
 			return src, nil
 		}
 		return "", hub.FieldErr(hub.CodeInvalidInput, "agent_id", "identity already set to %q for this session: it cannot be changed", cur)
+	}
+	if cur := s.hookAgent(ctx); cur != "" {
+		// The client's hooks gave this session its identity.
+		if cur == id {
+			return "hook", nil
+		}
+		return "", hub.FieldErr(hub.CodeForbidden, "agent_id", "this session is %q (its identity comes from its hooks): it cannot become %q; keep working as %s", cur, id, cur)
 	}
 	if ss != nil && ss.ID() != "" {
 		// Over HTTP, one live session per agent id.
@@ -469,6 +534,14 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 			return errorResult(t.name, err, nil), nil
 		}
 		agent := s.agentFor(ctx, svc, req.Session)
+		if p, ok := principalOf(req); ok {
+			// Everything the call does is checked against its credential
+			// by the core; an agent's credential is its identity.
+			ctx = hub.WithPrincipal(ctx, p)
+			if own := hub.Acting(ctx); own != "" {
+				agent = own
+			}
+		}
 		if t.needsID && agent == "" {
 			return errorResult(t.name, errIdentityRequired(), nil), nil
 		}
@@ -500,7 +573,12 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 		if c.checkedIn {
 			notices = c.notices
 		} else if !t.touchFirst {
-			if agent = s.agentFor(ctx, svc, req.Session); agent != "" {
+			if own := hub.Acting(ctx); own != "" {
+				agent = own
+			} else {
+				agent = s.agentFor(ctx, svc, req.Session)
+			}
+			if agent != "" {
 				if n, ok := slot.NoticesFor(agent); ok {
 					notices = &n
 				} else {

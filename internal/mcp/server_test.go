@@ -18,6 +18,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 )
 
 var t0 = time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)
@@ -684,5 +685,31 @@ func TestConcurrentSessions(t *testing.T) {
 		if m.From != m.Body {
 			t.Fatalf("message %q attributed to %s", m.Body, m.From)
 		}
+	}
+}
+
+// A session whose identity comes from its client's hooks (bb hook mapped
+// the client's process to an agent) cannot take another through
+// bb_identify, and its instructions name its id (issue 28).
+func TestHookIdentityCannotChange(t *testing.T) {
+	svc := newService(t)
+	res, err := svc.ResolveSession(context.Background(), hooks.SessionInput{Client: "claude", SessionID: "s-1", ClientPID: 4242})
+	if err != nil {
+		t.Fatal(err)
+	}
+	me := res.AgentID
+	cs := connect(t, newServer(t, svc, Options{ClientPID: 4242}))
+	if !strings.Contains(cs.InitializeResult().Instructions, "Your agent id is "+me) {
+		t.Fatalf("instructions do not name %s: %q", me, cs.InitializeResult().Instructions)
+	}
+	msg := fail(t, cs, "bb_identify", map[string]any{"agent": "someone-else"}, hub.CodeForbidden)
+	if !strings.Contains(msg, me) {
+		t.Fatalf("refusal must name the session's id %s: %q", me, msg)
+	}
+	if m := ok(t, cs, "bb_identify", map[string]any{"agent": me}); m["source"] != "hook" || m["agent_id"] != me {
+		t.Fatalf("identify with the hook's id: %v", m)
+	}
+	if m := ok(t, cs, "bb_post_message", map[string]any{"content": "x"}); m["from_agent"] != me {
+		t.Fatalf("post: %v", m)
 	}
 }

@@ -82,6 +82,14 @@ func (s *Server) api(command string, h handler) http.HandlerFunc {
 		if c.agent == "" {
 			c.agent = r.URL.Query().Get("as")
 		}
+		if c.agent == "" {
+			// A credential's holder is its agent.
+			c.agent = hub.Acting(r.Context())
+		}
+		if err := hub.Allow(r.Context(), hub.Act(c.agent)); err != nil {
+			writeError(w, command, err, 0)
+			return
+		}
 		if c.agent != "" {
 			if _, err := s.svc.AgentID(r.Context(), hub.GrammarBoard, c.agent); err != nil {
 				writeError(w, command, err, 0)

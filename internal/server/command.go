@@ -57,6 +57,13 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	if agent == "" {
 		agent = r.URL.Query().Get("as")
 	}
+	if agent == "" {
+		agent = hub.Acting(r.Context())
+	}
+	if err := hub.Allow(r.Context(), hub.Act(agent)); err != nil {
+		writeError(w, b.Args[0], err, 0)
+		return
+	}
 	if agent != "" {
 		if _, err := s.svc.AgentID(r.Context(), hub.GrammarBoard, agent); err != nil {
 			writeError(w, b.Args[0], err, 0)

@@ -50,6 +50,9 @@ func errStopped() hub.PostResult {
 // committer's answer whatever happens to ctx: the batch may be committing,
 // and only the committer knows.
 func (c *committer) post(ctx context.Context, op hub.PostOp) hub.PostResult {
+	if p, ok := hub.PrincipalFrom(ctx); ok {
+		op.Principal = &p
+	}
 	req := postReq{ctx: ctx, op: op, res: make(chan hub.PostResult, 1)}
 	select {
 	case c.q <- req:

@@ -29,7 +29,7 @@ func StatusOf(c hub.Code) int {
 		return http.StatusServiceUnavailable
 	case strings.HasSuffix(s, "NOT_FOUND"), c == hub.CodeUnknownRecipient, c == hub.CodeUnknownSender:
 		return http.StatusNotFound
-	case strings.HasSuffix(s, "_FORBIDDEN"):
+	case c == hub.CodeForbidden || strings.HasSuffix(s, "_FORBIDDEN"):
 		return http.StatusForbidden
 	case strings.Contains(s, "CONFLICT"), strings.Contains(s, "COLLISION"), strings.HasPrefix(s, "DUPLICATE_"),
 		c == hub.CodeReservationStaleFound, c == hub.CodeAdoptionRejected, c == hub.CodeSchemaTooNew:

@@ -86,7 +86,13 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	if rid := r.Header.Get(RequestIDHeader); rid != "" {
-		ctx = hub.WithIdempotency(ctx, hub.IdemKey{Agent: r.Header.Get(RPCAgentHeader), RequestID: rid, Command: r.Header.Get(RPCCommandHeader)})
+		// A stored reply is its agent's: a credential replays only its own.
+		agent := r.Header.Get(RPCAgentHeader)
+		if err := hub.Allow(ctx, hub.Act(agent)); err != nil {
+			writeRPCError(w, name, err)
+			return
+		}
+		ctx = hub.WithIdempotency(ctx, hub.IdemKey{Agent: agent, RequestID: rid, Command: r.Header.Get(RPCCommandHeader)})
 	}
 	args := []reflect.Value{reflect.ValueOf(ctx)}
 	for i, b := range raw {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 // TestServeScripts runs testdata/script/serve/*.txtar against the built bb.
@@ -37,7 +39,7 @@ func TestServeScripts(t *testing.T) {
 			e.Setenv("PORT", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
 			return ln.Close()
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"http": cmdHTTP},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"http": cmdHTTP, "jget": testkit.Jget, "jset": testkit.Jset},
 	})
 }
 

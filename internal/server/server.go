@@ -7,7 +7,6 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -74,6 +73,7 @@ type Server struct {
 	backend string
 	log     *slog.Logger
 	posts   *committer
+	access  *access
 	ui      *ui
 	mux     *http.ServeMux
 	// rpcs are the app.API methods callable over /api/v1/rpc/.
@@ -109,6 +109,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, svc: cfg.Service, backend: info.Backend, log: lg}
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
 	s.posts = newCommitter(cfg.Service)
+	s.access = newAccess()
 	ui, err := newUI(s)
 	if err != nil {
 		return nil, err
@@ -158,6 +159,7 @@ func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
 // until ctx ends. Run calls it; tests using Handler directly call it too.
 func (s *Server) Start(ctx context.Context) {
 	s.posts.start(ctx, committers(s.backend))
+	go s.watchRevocations(ctx)
 }
 
 // committers is how many group commits of posts a server runs at once. On
@@ -251,9 +253,13 @@ func unwrapAll(err error) error {
 
 const tokenCookie = "bb_token"
 
-// guard enforces the token (constant-time) on every request, turns a
-// ?token= visit into a cookie for browsers, and, when no token is set,
-// accepts only loopback Host names (no DNS rebinding).
+// guard authenticates every request and attaches who it speaks for
+// (hub.WithPrincipal): the server's token is the operator's, a credential
+// (bb token) its agent's with its role; unknown, revoked or expired is
+// 401. A ?token= visit (or the login page) turns into a cookie for
+// browsers. A server without a token accepts only loopback Host names (no
+// DNS rebinding) and, without a credential, serves as before credentials
+// existed: anyone on this machine can act.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if why := crossSite(r); why != "" && !navigable(r) {
@@ -269,12 +275,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				writeError(w, "", hub.Errorf(hub.CodeUnauthorized, "host %q not allowed: this server only answers on loopback names", r.Host), http.StatusForbidden)
 				return
 			}
+		}
+		if r.URL.Path == loginPath {
 			next.ServeHTTP(w, r)
 			return
 		}
 		if q := r.URL.Query().Get("token"); q != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
-			if s.tokenOK(q) {
-				http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+			if _, err := s.principal(r.Context(), q); err == nil {
+				setTokenCookie(w, r, q)
 				u := *r.URL
 				qs := u.Query()
 				qs.Del("token")
@@ -283,19 +291,43 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if s.tokenOK(requestToken(r)) {
+		tok := requestToken(r)
+		if s.cfg.Token == "" && !strings.HasPrefix(tok, hub.SecretPrefix) {
+			// A token-less loopback server: a request without a credential
+			// acts as it names, as before.
 			next.ServeHTTP(w, r)
 			return
 		}
-		if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/mcp") {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="bb"`)
-			writeError(w, "", hub.Errorf(hub.CodeUnauthorized, "missing or invalid token: send Authorization: Bearer <token>"), http.StatusUnauthorized)
+		p, err := s.principal(r.Context(), tok)
+		if err != nil {
+			s.unauthorized(w, r, err)
 			return
 		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(http.StatusUnauthorized)
-		fmt.Fprintln(w, "Unauthorized: open this page with ?token=<token> once to sign in.")
+		ctx := hub.WithPrincipal(r.Context(), p)
+		if longLivedRequest(r) {
+			var done func()
+			ctx, done = s.track(ctx, p)
+			defer done()
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, err error) {
+	if !hub.IsCode(err, hub.CodeUnauthorized) {
+		writeError(w, "", err, 0)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/mcp") || r.Method != http.MethodGet {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="bb"`)
+		writeError(w, "", err, http.StatusUnauthorized)
+		return
+	}
+	renderLogin(w, http.StatusUnauthorized, "")
+}
+
+func setTokenCookie(w http.ResponseWriter, r *http.Request, tok string) {
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 }
 
 func requestToken(r *http.Request) string {
@@ -309,13 +341,6 @@ func requestToken(r *http.Request) string {
 		return c.Value
 	}
 	return ""
-}
-
-func (s *Server) tokenOK(got string) bool {
-	if got == "" {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
 }
 
 // crossSite reports why a request comes from another site's page, or "" if
@@ -355,7 +380,7 @@ func navigable(r *http.Request) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	return r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/static/")
+	return r.URL.Path == "/" || r.URL.Path == loginPath || strings.HasPrefix(r.URL.Path, "/static/")
 }
 
 func sameOrigin(origin, host string) bool {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 type sseEvent struct {
@@ -116,5 +118,40 @@ func TestStreamResumesFromLastEventID(t *testing.T) {
 	status, env := e.do(req{path: "/api/v1/events/stream?after=x"})
 	if status != 400 || env.Error.Code != "INVALID_INPUT" {
 		t.Fatalf("bad after: %d %+v", status, env.Error)
+	}
+}
+
+// A credential revoked while its event stream is open is cut off at once;
+// the operator's stream goes on, and events name the credential.
+func TestStreamCutOffOnRevoke(t *testing.T) {
+	e := newEnv(t, withToken("operator-0123456789abcdef"))
+	nc, err := e.svc.CreateCredential(context.Background(), hub.CredentialInput{Agent: "mallory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := e.subscribe(t, "")
+	e.token = nc.Token
+	ch := e.subscribe(t, "")
+	e.ok(req{method: "POST", path: "/api/v1/messages", body: `{"content":"as myself"}`}, nil)
+	if ev := next(t, ch); ev.data["agent"] != "mallory" || ev.data["credential"] != "mallory" {
+		t.Fatalf("event: %v", ev.data)
+	}
+	next(t, op)
+	if _, err := e.svc.RevokeCredential(context.Background(), "mallory"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(5 * time.Second)
+	for open := true; open; {
+		select {
+		case _, open = <-ch:
+		case <-deadline:
+			t.Fatal("the revoked credential's stream is still open")
+		}
+	}
+	if ev := next(t, op); ev.data["type"] != hub.EventCredentialRevoked {
+		t.Fatalf("operator stream: %v", ev.data)
+	}
+	if code, env := e.do(req{path: "/api/v1/status"}); code != http.StatusUnauthorized || env.Error.Code != "UNAUTHORIZED" {
+		t.Fatalf("after revoke: %d %+v", code, env.Error)
 	}
 }

@@ -69,6 +69,7 @@ func newUI(s *Server) (*ui, error) {
 
 func (u *ui) routes(m *http.ServeMux) {
 	m.HandleFunc("GET /{$}", u.page)
+	m.HandleFunc(loginPath, u.s.login)
 	m.Handle("GET /static/", u.static())
 	m.HandleFunc("GET /ui/agents", u.fragment("agents", u.agentsData))
 	m.HandleFunc("GET /ui/feed", u.fragment("feed", u.feedData))
@@ -97,8 +98,12 @@ func (u *ui) static() http.Handler {
 	})
 }
 
-// viewer is the human identity of this browser.
+// viewer is the human identity of this browser: the agent of its
+// credential when it signed in with one, else the name it picked.
 func (u *ui) viewer(r *http.Request) string {
+	if own := hub.Acting(r.Context()); own != "" {
+		return own
+	}
 	if c, err := r.Cookie(humanCookie); err == nil && hub.ValidateBoardAgentID(c.Value) == nil {
 		return c.Value
 	}
@@ -107,15 +112,20 @@ func (u *ui) viewer(r *http.Request) string {
 
 // pageData is everything the templates read.
 type pageData struct {
-	Viewer   string
-	Session  string
-	Sessions overview.Sessions
-	Title    string
-	Items    []overview.TimelineItem
-	Error    string
-	Root     string
-	Backend  string
-	Reserv   []reservationRow
+	Viewer string
+	// Fixed is set when the credential names the viewer (Credential,
+	// Role); Local when nobody signed in on a token-less server.
+	Fixed            bool
+	Local            bool
+	Credential, Role string
+	Session          string
+	Sessions         overview.Sessions
+	Title            string
+	Items            []overview.TimelineItem
+	Error            string
+	Root             string
+	Backend          string
+	Reserv           []reservationRow
 	// Query is the search box's text; Results its answer (the search view).
 	Query   string
 	Results *hub.SearchResult
@@ -151,9 +161,15 @@ func (u *ui) base(r *http.Request) *pageData {
 	if tab != "agents" && tab != "work" {
 		tab = "convo"
 	}
-	return &pageData{Viewer: u.viewer(r), Session: q.Get("session"), Query: strings.TrimSpace(q.Get("q")),
+	d := &pageData{Viewer: u.viewer(r), Session: q.Get("session"), Query: strings.TrimSpace(q.Get("q")),
 		Hide: q.Get("hide") == "stale", Tab: tab,
 		Root: u.s.svc.Root(), Backend: u.s.backend}
+	if p, ok := hub.PrincipalFrom(r.Context()); ok {
+		d.Fixed, d.Credential, d.Role = hub.Acting(r.Context()) != "", p.Credential, string(p.Role)
+	} else {
+		d.Local = true
+	}
+	return d
 }
 
 func (u *ui) agentsData(r *http.Request, d *pageData) error {
@@ -341,6 +357,10 @@ func (u *ui) identity(w http.ResponseWriter, r *http.Request) {
 	}
 	name := strings.TrimSpace(r.PostForm.Get("name"))
 	if err := hub.ValidateBoardAgentID(name); err != nil {
+		u.fail(w, err)
+		return
+	}
+	if err := hub.Allow(r.Context(), hub.Act(name)); err != nil {
 		u.fail(w, err)
 		return
 	}

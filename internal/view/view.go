@@ -189,6 +189,9 @@ type Event struct {
 	Message   string          `json:"message"`
 	Payload   json.RawMessage `json:"payload"`
 	CreatedAt time.Time       `json:"created_at"`
+	// Credential names the credential of the request that caused the
+	// event (bb token); absent on the local board.
+	Credential string `json:"credential,omitempty"`
 }
 
 // EventOf renders one event.
@@ -198,7 +201,7 @@ func EventOf(e hub.Event) Event {
 		p = json.RawMessage("{}")
 	}
 	return Event{Seq: e.Seq, ID: e.ID, Type: e.Type, Agent: e.Agent, ToAgent: e.ToAgent, BeadID: e.BeadID,
-		TaskID: e.TaskID, Scope: e.Scope, Message: e.Message, Payload: p, CreatedAt: e.CreatedAt}
+		TaskID: e.TaskID, Scope: e.Scope, Message: e.Message, Payload: p, CreatedAt: e.CreatedAt, Credential: e.Credential}
 }
 
 // Events renders a list (never nil).

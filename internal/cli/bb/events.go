@@ -89,7 +89,11 @@ JSON event per line.`,
 func printEvent(w io.Writer, tw when, e hub.Event) {
 	fmt.Fprintf(w, "%6d %-16s ", e.Seq, tw.at(e.CreatedAt))
 	markPad(w, styleEvent, e.Type, 22)
-	fmt.Fprintf(w, " %-16s %s\n", e.Agent, termtext.Line(e.Message))
+	via := ""
+	if e.Credential != "" {
+		via = "  [credential " + termtext.Line(e.Credential) + "]"
+	}
+	fmt.Fprintf(w, " %-16s %s%s\n", e.Agent, termtext.Line(e.Message), via)
 }
 
 // followEvents prints the first page (the newest events, or those after

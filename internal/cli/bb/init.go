@@ -105,8 +105,15 @@ command also does, on connect) and .bb/ only marks the project root.`,
 			} else if !existed && isDir(boardDir) && !a.g.quiet {
 				a.errorf("Warning: %s exists but its database is missing. Recreating...\n", boardDir)
 			}
-			if err := os.MkdirAll(boardDir, 0o755); err != nil {
-				return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot create " + boardDir, Err: err}
+			// A new .bb/ is its owner's alone (0700 whatever the umask); an
+			// existing one keeps its mode.
+			if !isDir(boardDir) {
+				if err := os.MkdirAll(boardDir, 0o700); err != nil {
+					return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot create " + boardDir, Err: err}
+				}
+				if err := os.Chmod(boardDir, 0o700); err != nil {
+					return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot create " + boardDir, Err: err}
+				}
 			}
 			gi := filepath.Join(boardDir, ".gitignore")
 			if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {

@@ -57,6 +57,10 @@ left unanswered at shutdown, exit 1.`,
 			if agent == "" {
 				agent = a.g.as
 			}
+			if agent == "" && a.env.Getenv("BB_AGENT_ID") == "" {
+				// A credential (BB_SERVER + BB_TOKEN) names the agent.
+				agent = a.credentialAgent()
+			}
 			if tools != bbmcp.ProfileAll && tools != bbmcp.ProfileCore {
 				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", tools)}
 			}

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -141,6 +142,8 @@ type app struct {
 	// checkedIn receives the check-in the command's own write made
 	// (hub.WithCheckIn); nil for the commands that never check in.
 	checkedIn *hub.CheckInSlot
+	// credAgent memoizes credentialAgent.
+	credAgent *string
 }
 
 // flagSet is a string flag that records whether it was given at all.
@@ -303,7 +306,7 @@ func (a *app) topCommands() []topCommand {
 		{"migrate", a.migrateCmd, false},
 		{"task", a.taskCmd, true}, {"memory", a.memoryCmd, true}, {"resume", a.resumeCmd, true}, {"push", a.pushCmd, true},
 		{"serve", a.serveCmd, false},
-		{"hook", a.hookCmd, false}, {"config", a.configCmd, false},
+		{"hook", a.hookCmd, false}, {"config", a.configCmd, false}, {"token", a.tokenCmd, true},
 	}
 }
 
@@ -367,7 +370,34 @@ func (a *app) identity() (id string, explicit bool) {
 	if v := strings.TrimSpace(a.env.Getenv("BB_AGENT_ID")); v != "" {
 		return v, true
 	}
+	if v := a.credentialAgent(); v != "" {
+		return v, true
+	}
 	return "human", false
+}
+
+// credentialAgent is, with BB_SERVER and an agent's or an overseer's
+// credential as BB_TOKEN, the agent the credential acts as (asked once of
+// the server); "" otherwise.
+func (a *app) credentialAgent() string {
+	if a.credAgent != nil {
+		return *a.credAgent
+	}
+	id := ""
+	a.credAgent = &id
+	if strings.TrimSpace(a.env.Getenv(EnvServer)) == "" || !strings.HasPrefix(strings.TrimSpace(a.env.Getenv("BB_TOKEN")), hub.SecretPrefix) {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	svc, err := a.service(ctx)
+	if err != nil {
+		return ""
+	}
+	if p, err := svc.WhoAmI(ctx); err == nil && p.Role != hub.AccessOperator {
+		id = p.Agent
+	}
+	return id
 }
 
 func (a *app) clock() (hub.Clock, error) {

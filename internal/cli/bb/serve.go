@@ -3,6 +3,9 @@ package bb
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -115,9 +118,10 @@ func (a *app) waitService(ctx context.Context, wait time.Duration) (core.API, er
 // concurrent clients through the HTTP API and reports latency, throughput,
 // SSE delivery delay and the server's peak RSS.
 func (a *app) serveBenchCmd() *cobra.Command {
-	var clients int
+	var clients, rounds int
 	var dur time.Duration
 	var url, token string
+	var creds bool
 	c := &cobra.Command{
 		Use:    "bench",
 		Short:  "Load-test bb serve: concurrent clients posting and reading through the API",
@@ -126,6 +130,7 @@ func (a *app) serveBenchCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			var pid int
+			var clientTokens []string
 			if url == "" {
 				dir, err := os.MkdirTemp("", "bb-serve-bench-")
 				if err != nil {
@@ -139,6 +144,25 @@ func (a *app) serveBenchCmd() *cobra.Command {
 				if out, err := exec.CommandContext(ctx, exe, "--dir", dir, "init").CombinedOutput(); err != nil {
 					return hub.Errorf(hub.CodeInternal, "bb init: %v: %s", err, out)
 				}
+				if creds {
+					// One agent credential per client; the server gets an
+					// operator token.
+					var raw [16]byte
+					_, _ = rand.Read(raw[:])
+					token = hex.EncodeToString(raw[:])
+					for c := 0; c < clients; c++ {
+						out, err := exec.CommandContext(ctx, exe, "--dir", dir, "--json", "token", "create", "--agent", fmt.Sprintf("load-%02d", c)).Output()
+						var env struct {
+							Data struct {
+								Token string `json:"token"`
+							} `json:"data"`
+						}
+						if err != nil || json.Unmarshal(out, &env) != nil || env.Data.Token == "" {
+							return hub.Errorf(hub.CodeInternal, "bb token create: %v: %s", err, out)
+						}
+						clientTokens = append(clientTokens, env.Data.Token)
+					}
+				}
 				ln, err := net.Listen("tcp", "127.0.0.1:0")
 				if err != nil {
 					return hub.Errorf(hub.CodeInternal, "find a free port: %v", err)
@@ -146,6 +170,9 @@ func (a *app) serveBenchCmd() *cobra.Command {
 				addr := ln.Addr().String()
 				ln.Close()
 				srv := exec.CommandContext(ctx, exe, "--dir", dir, "-q", "serve", "--addr", addr)
+				if token != "" {
+					srv.Env = append(os.Environ(), "BB_TOKEN="+token)
+				}
 				srv.Stderr = a.env.Stderr
 				if err := srv.Start(); err != nil {
 					return hub.Errorf(hub.CodeInternal, "start bb serve: %v", err)
@@ -156,6 +183,12 @@ func (a *app) serveBenchCmd() *cobra.Command {
 				if err := waitUp(ctx, url); err != nil {
 					return err
 				}
+			}
+			if creds {
+				if clientTokens == nil {
+					return usageErr{errorString("--credentials starts its own server: drop --url")}
+				}
+				return a.benchCredentials(ctx, url, token, clientTokens, clients, rounds, dur)
 			}
 			fmt.Fprintf(a.env.Stderr, "bench: %d clients for %s against %s\n", clients, dur, url)
 			rep, err := loadgen.Run(ctx, loadgen.Config{URL: url, Token: token, Clients: clients, Duration: dur})
@@ -182,7 +215,51 @@ func (a *app) serveBenchCmd() *cobra.Command {
 	f.DurationVar(&dur, "duration", 10*time.Second, "how long to run")
 	f.StringVar(&url, "url", "", "bench an already running server instead of starting one")
 	f.StringVar(&token, "token", "", "token of the server given by --url")
+	f.BoolVar(&creds, "credentials", false, "compare the operator's token with one agent credential per client, in interleaved rounds on one server")
+	f.IntVar(&rounds, "rounds", 8, "with --credentials: rounds, alternating operator and agent credentials (--duration is split among them)")
 	return c
+}
+
+// benchCredentials runs rounds of the load alternately (ABBA) with the
+// operator's token and with one agent credential per client, on the same
+// server, and reports posts/s of each and their ratio.
+func (a *app) benchCredentials(ctx context.Context, url, operator string, tokens []string, clients, rounds int, dur time.Duration) error {
+	if rounds < 2 {
+		rounds = 2
+	}
+	var posts [2]int64
+	var spent [2]time.Duration
+	per := dur / time.Duration(rounds)
+	for r := 0; r < rounds; r++ {
+		// ABBA order: neither mode always runs first (warm-up) or later
+		// (a larger board).
+		mode := [4]int{0, 1, 1, 0}[r%4]
+		// Identified reads in both modes: a credential's read is its
+		// agent's (cursor and check-in), so the operator's must be too for
+		// the two to do the same work.
+		cfg := loadgen.Config{URL: url, Token: operator, Clients: clients, Duration: per, IdentifiedReads: true}
+		if mode == 1 {
+			cfg.ClientTokens = tokens
+		}
+		rep, err := loadgen.Run(ctx, cfg)
+		if err != nil {
+			return hub.Errorf(hub.CodeInternal, "load test: %v", err)
+		}
+		if rep.Errors != 0 {
+			return hub.Errorf(hub.CodeInternal, "load test: %d errors: %s", rep.Errors, rep.FirstErrorMsg)
+		}
+		posts[mode] += rep.Posts
+		spent[mode] += rep.Duration
+	}
+	op := float64(posts[0]) / spent[0].Seconds()
+	ag := float64(posts[1]) / spent[1].Seconds()
+	data := map[string]any{"operator_posts_per_sec": op, "agent_posts_per_sec": ag, "ratio": ag / op, "rounds": rounds, "clients": clients}
+	if a.g.json {
+		writeJSON(a.env.Stdout, view.Envelope{OK: true, Command: "serve bench", Data: data})
+		return nil
+	}
+	fmt.Fprintf(a.env.Stdout, "operator token      %.0f posts/s\nagent credentials   %.0f posts/s\nratio (agent/operator) %.3f over %d interleaved rounds\n", op, ag, ag/op, rounds)
+	return nil
 }
 
 func waitUp(ctx context.Context, url string) error {

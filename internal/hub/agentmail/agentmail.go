@@ -300,6 +300,9 @@ type MailSendInput struct {
 // SendAgentMail validates and stores one message (after the opportunistic
 // cleanup), in one transaction.
 func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (hub.MailRow, error) {
+	if err := hub.Allow(ctx, hub.Act(in.From)); err != nil {
+		return hub.MailRow{}, err
+	}
 	if err := s.mailIdentity(ctx, in.From); err != nil {
 		return hub.MailRow{}, err
 	}
@@ -399,6 +402,9 @@ type MailReadInput struct {
 // The default mode marks what it returns as read; the rows show the state
 // from before marking.
 func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]hub.MailRow, error) {
+	if err := hub.Allow(ctx, hub.Act(in.Agent)); err != nil {
+		return nil, err
+	}
 	if err := s.mailIdentity(ctx, in.Agent); err != nil {
 		return nil, err
 	}
@@ -503,6 +509,9 @@ type MailAckResult struct {
 // AckAgentMail records that agent acted on message id. Any agent may ack any
 // message (seed 004 Key Decisions); every ack restamps acked_at.
 func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckResult, error) {
+	if err := hub.Allow(ctx, hub.Act(agent)); err != nil {
+		return MailAckResult{}, err
+	}
 	if err := s.mailIdentity(ctx, agent); err != nil {
 		return MailAckResult{}, err
 	}
@@ -584,6 +593,9 @@ type MailCleanupResult struct {
 
 // CleanAgentMail purges expired messages, or lists them with dryRun.
 func (s *Service) CleanAgentMail(ctx context.Context, dryRun bool) (MailCleanupResult, error) {
+	if err := hub.Allow(ctx, hub.Needs(hub.AccessOperator, "cleaning expired mail")); err != nil {
+		return MailCleanupResult{}, err
+	}
 	if dryRun {
 		rows, err := hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.MailRow, error) {
 			x, err := expiredMail(ctx, tx, s.Now())

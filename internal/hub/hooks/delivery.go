@@ -36,6 +36,9 @@ type Delivery struct {
 // the reservations held in the project and its focus task. The mail it
 // shows (and any urgent broadcast) is recorded as delivered.
 func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, error) {
+	if err := hub.Allow(ctx, hub.Act(agent)); err != nil {
+		return Delivery{}, err
+	}
 	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return Delivery{}, err
 	}
@@ -163,6 +166,9 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 // once (recorded per recipient). Nothing new, or delivery turned off
 // (hooks.delivery off) → empty Text, nothing written.
 func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error) {
+	if err := hub.Allow(ctx, hub.Act(agent)); err != nil {
+		return Delivery{}, err
+	}
 	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return Delivery{}, err
 	}
@@ -186,6 +192,9 @@ type SessionDelivery struct {
 // transaction instead of two.
 func (s *Service) DeliverToSession(ctx context.Context, in SessionInput) (SessionDelivery, error) {
 	if err := validateSessionInput(in); err != nil {
+		return SessionDelivery{}, err
+	}
+	if err := bindSession(ctx, &in); err != nil {
 		return SessionDelivery{}, err
 	}
 	now := s.Now()
@@ -397,6 +406,9 @@ type DeliveryReceipt struct {
 // DeliveredTo returns, for those of the messages that a hook delivered to
 // agent's context, when it happened (messages never delivered are absent).
 func (s *Service) DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]DeliveryReceipt, error) {
+	if err := hub.Allow(ctx, hub.Act(agent)); err != nil {
+		return nil, err
+	}
 	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return nil, err
 	}

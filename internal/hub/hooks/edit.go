@@ -76,6 +76,9 @@ type PathCheckResult struct {
 // CheckPaths checks paths against other agents' active reservations (exact
 // and partial overlap, the rule of Reserve) without reserving anything.
 func (s *Service) CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckResult, error) {
+	if err := hub.Allow(ctx, hub.Act(in.Agent)); err != nil {
+		return PathCheckResult{}, err
+	}
 	if in.Agent != "" {
 		if err := hub.ValidateStoredAgentID(in.Agent); err != nil {
 			return PathCheckResult{}, err
@@ -269,7 +272,14 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 		if err := validateSessionInput(*sess); err != nil {
 			return EditDecision{}, err
 		}
+		cp := *sess
+		if err := bindSession(ctx, &cp); err != nil {
+			return EditDecision{}, err
+		}
+		sess = &cp
 	} else if err := hub.ValidateAgentRef("agent", in.Agent); err != nil {
+		return EditDecision{}, err
+	} else if err := hub.Allow(ctx, hub.Act(in.Agent)); err != nil {
 		return EditDecision{}, err
 	}
 	if len(in.Paths) > maxCheckPaths {
@@ -491,6 +501,9 @@ type Reminder struct {
 // twice in a session, and nothing is said while the client's stop hook is
 // already active.
 func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, error) {
+	if err := hub.Allow(ctx, hub.Act(in.Agent)); err != nil {
+		return Reminder{}, err
+	}
 	if in.HookActive {
 		return Reminder{}, nil
 	}

@@ -125,6 +125,9 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 	if err := validateSessionInput(in); err != nil {
 		return SessionResult{}, err
 	}
+	if err := bindSession(ctx, &in); err != nil {
+		return SessionResult{}, err
+	}
 	key := in.key()
 	now := s.Now()
 	hs, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (*hub.HookSession, error) { return tx.GetHookSession(ctx, in.Client, key) })
@@ -310,4 +313,17 @@ func (s *Service) hookSettingsTx(ctx context.Context, tx hub.Tx) (HookSettings, 
 // GetHookSettings returns the effective hook settings.
 func (s *Service) GetHookSettings(ctx context.Context) (HookSettings, error) {
 	return hub.Read(ctx, s.Service, func(tx hub.Tx) (HookSettings, error) { return s.hookSettingsTx(ctx, tx) })
+}
+
+// bindSession applies the credential of ctx to a hook session: a session
+// reached with an agent's or an overseer's credential works as that agent
+// (its Explicit id), and naming another is FORBIDDEN.
+func bindSession(ctx context.Context, in *SessionInput) error {
+	if own := hub.Acting(ctx); own != "" && in.Explicit == "" {
+		in.Explicit = own
+	}
+	if in.Explicit == "" {
+		return nil
+	}
+	return hub.Allow(ctx, hub.Act(in.Explicit))
 }

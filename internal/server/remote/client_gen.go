@@ -491,6 +491,41 @@ func (c *Client) ClaimRepository(ctx context.Context, id string) (string, error)
 	return r0, err
 }
 
+// CreateCredential calls CreateCredential on the server.
+func (c *Client) CreateCredential(ctx context.Context, in hub.CredentialInput) (hub.NewCredential, error) {
+	var r0 hub.NewCredential
+	err := c.call(ctx, "CreateCredential", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// ListCredentials calls ListCredentials on the server.
+func (c *Client) ListCredentials(ctx context.Context) ([]hub.Credential, error) {
+	var r0 []hub.Credential
+	err := c.call(ctx, "ListCredentials", []any{}, []any{&r0})
+	return r0, err
+}
+
+// RevokeCredential calls RevokeCredential on the server.
+func (c *Client) RevokeCredential(ctx context.Context, ref string) (hub.Credential, error) {
+	var r0 hub.Credential
+	err := c.call(ctx, "RevokeCredential", []any{ref}, []any{&r0})
+	return r0, err
+}
+
+// Authenticate calls Authenticate on the server.
+func (c *Client) Authenticate(ctx context.Context, secret string) (hub.Principal, error) {
+	var r0 hub.Principal
+	err := c.call(ctx, "Authenticate", []any{secret}, []any{&r0})
+	return r0, err
+}
+
+// WhoAmI calls WhoAmI on the server.
+func (c *Client) WhoAmI(ctx context.Context) (hub.Principal, error) {
+	var r0 hub.Principal
+	err := c.call(ctx, "WhoAmI", []any{}, []any{&r0})
+	return r0, err
+}
+
 // ResolveSession calls ResolveSession on the server.
 func (c *Client) ResolveSession(ctx context.Context, in hooks.SessionInput) (hooks.SessionResult, error) {
 	var r0 hooks.SessionResult

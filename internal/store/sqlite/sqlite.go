@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -155,11 +156,11 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 		return nil, &hub.Error{Code: hub.CodeIOReadFailed, Message: fmt.Sprintf(
 			"the database %s is empty (0 bytes), so the board's data is gone: restore it from a backup, or delete the empty file or run 'bb init' to start a new, empty board", path)}
 	case o.Create:
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := createPrivate(path, statErr == nil); err != nil {
 			if errors.Is(err, os.ErrPermission) {
 				return nil, readOnly(path, err)
 			}
-			return nil, &hub.Error{Code: hub.CodeIOWriteFailed, Message: fmt.Sprintf("cannot create %s: %v", filepath.Dir(path), errors.Unwrap(err)), Err: err}
+			return nil, &hub.Error{Code: hub.CodeIOWriteFailed, Message: fmt.Sprintf("cannot create %s: %v", path, errors.Unwrap(err)), Err: err}
 		}
 	}
 	readonly := !o.Create && !writable(filepath.Dir(path))
@@ -434,4 +435,35 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	ok = true
 	return nil
+}
+
+// createPrivate makes a new board its owner's alone, whatever the umask:
+// a directory it creates is 0700, a database file it creates 0600 (SQLite
+// gives the -wal and -shm files the database file's mode). Whatever
+// exists already keeps its mode: a board its user opened up on purpose
+// stays open.
+func createPrivate(path string, exists bool) error {
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	if exists {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o600)
 }

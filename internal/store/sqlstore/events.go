@@ -12,7 +12,7 @@ import (
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-const eventCols = `seq, id, type, agent, to_agent, bead_id, task_id, project_id, scope, message, payload, created_at, archived`
+const eventCols = `seq, id, type, agent, to_agent, bead_id, task_id, project_id, scope, message, payload, created_at, archived, credential`
 
 func (t *tx) AppendEvent(ctx context.Context, e *hub.Event) error {
 	if e.ID == "" {
@@ -22,10 +22,13 @@ func (t *tx) AppendEvent(ctx context.Context, e *hub.Event) error {
 	if payload == "" {
 		payload = "{}"
 	}
-	q := `INSERT ` + t.d.AppendOnly + `INTO events (id, type, agent, to_agent, bead_id, task_id, project_id, scope, message, payload, created_at, archived)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	if e.Credential == "" {
+		e.Credential = hub.AuditCredential(ctx)
+	}
+	q := `INSERT ` + t.d.AppendOnly + `INTO events (id, type, agent, to_agent, bead_id, task_id, project_id, scope, message, payload, created_at, archived, credential)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	args := []any{e.ID, e.Type, e.Agent, e.ToAgent, e.BeadID, e.TaskID, e.ProjectID, e.Scope, e.Message, payload,
-		ts(e.CreatedAt), b2i(e.Archived)}
+		ts(e.CreatedAt), b2i(e.Archived), e.Credential}
 	if t.ordered {
 		// An ordered write (hub.OrderAtCommit) learns no event seq: the
 		// event travels with the next round trip, under the write lock.
@@ -86,7 +89,7 @@ func scanEvent(sc interface{ Scan(...any) error }) (hub.Event, error) {
 	var payload, created string
 	var archived int
 	if err := sc.Scan(&e.Seq, &e.ID, &e.Type, &e.Agent, &e.ToAgent, &e.BeadID, &e.TaskID, &e.ProjectID,
-		&e.Scope, &e.Message, &payload, &created, &archived); err != nil {
+		&e.Scope, &e.Message, &payload, &created, &archived, &e.Credential); err != nil {
 		return e, err
 	}
 	d := decodeRow("events", func() string { return itoa(e.Seq) })
