@@ -20,9 +20,6 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
-// Version of the bb binary.
-const Version = "0.1.0"
-
 // Env is everything the CLI takes from the outside world, so tests can run
 // it in-process with their own streams, environment and clock.
 type Env struct {
@@ -166,6 +163,8 @@ type globals struct {
 	requestID string
 	// color is --color: auto, always or never.
 	color string
+	// version is the root's --version.
+	version bool
 }
 
 func newApp(env Env) *app {
@@ -221,14 +220,18 @@ Examples:
   bb status
   bb --color never agent list | less
   NO_COLOR=1 bb events`,
-		Version:       Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// A bare `bb` prints help; an unknown subcommand is a usage error.
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.g.version {
+				return a.printVersion(cmd)
+			}
+			return cmd.Help()
+		},
 	}
-	root.SetVersionTemplate("bb {{.Version}}\n")
+	root.Flags().BoolVarP(&a.g.version, "version", "v", false, "print the version, commit, build date and Go version (as bb version)")
 	pf := root.PersistentFlags()
 	pf.Var(&flagSet{val: &a.g.as, set: &a.g.asGiven}, "as", "act as this agent id (default $BB_AGENT_ID, else \"human\")")
 	pf.BoolVar(&a.g.json, "json", false, "print the JSON envelope {ok, command, data, error} on stdout")
@@ -301,6 +304,7 @@ func (a *app) topCommands() []topCommand {
 		{"task", a.taskCmd, true}, {"memory", a.memoryCmd, true}, {"resume", a.resumeCmd, true}, {"push", a.pushCmd, true},
 		{"serve", a.serveCmd, false},
 		{"hook", a.hookCmd, false}, {"config", a.configCmd, false},
+		{"version", a.versionCmd, false},
 	}
 }
 
