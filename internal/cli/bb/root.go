@@ -192,6 +192,11 @@ func (a *app) rootCmd() *cobra.Command {
 	for _, c := range a.topCommands() {
 		root.AddCommand(c.build())
 	}
+	// cobra adds help and completion when it runs; adding them here puts
+	// them in the tree bb man and the tests walk.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	fillExamples(root)
 	return root
 }
 
@@ -215,11 +220,13 @@ types and errors only on a terminal, and not when $NO_COLOR is set (non-
 empty) or TERM=dumb; --color always forces it, --color never turns it off.
 --json output is never coloured.
 
-Examples:
-  bb --as alice-1 status set "parser tests" --status testing
+Shell completion: bb completion bash|zsh|fish|powershell (see its --help).
+Manual pages: bb man <dir>.`,
+		Example: `  bb --as alice-1 status set "parser tests" --status testing
   bb status
   bb --color never agent list | less
-  NO_COLOR=1 bb events`,
+  NO_COLOR=1 bb events
+  bb version`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// A bare `bb` prints help; an unknown subcommand is a usage error.
@@ -261,7 +268,6 @@ Examples:
 		return nil
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr{err} })
-	root.CompletionOptions.HiddenDefaultCmd = true
 	return root
 }
 
@@ -304,7 +310,7 @@ func (a *app) topCommands() []topCommand {
 		{"task", a.taskCmd, true}, {"memory", a.memoryCmd, true}, {"resume", a.resumeCmd, true}, {"push", a.pushCmd, true},
 		{"serve", a.serveCmd, false},
 		{"hook", a.hookCmd, false}, {"config", a.configCmd, false},
-		{"version", a.versionCmd, false},
+		{"version", a.versionCmd, false}, {"man", a.manCmd, false},
 	}
 }
 
@@ -323,6 +329,7 @@ func (a *app) commandTree(args []string) *cobra.Command {
 		if c.name == first {
 			root := a.rootOnly()
 			root.AddCommand(c.build())
+			fillExamples(root)
 			return root
 		}
 	}
