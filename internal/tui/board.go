@@ -64,8 +64,8 @@ type board struct {
 
 func newBoard(ctx context.Context, api API, viewer, wd string, st styles, keys keyMap) *board {
 	b := &board{ctx: ctx, api: api, viewer: viewer, wd: wd, st: st, keys: keys, help: help.New()}
-	b.help.Styles.ShortKey = st.Bold
-	b.help.Styles.FullKey = st.Bold
+	b.help.Styles = help.Styles{ShortKey: st.Bold, ShortDesc: st.Status, ShortSeparator: st.Faint, Ellipsis: st.Faint,
+		FullKey: st.Bold, FullDesc: st.Status, FullSeparator: st.Faint}
 	b.secs[secAttention] = section{title: "Needs attention", empty: "nothing waits for a person"}
 	b.secs[secAgents] = section{title: "Agents", empty: "no agents yet"}
 	b.secs[secReservations] = section{title: "Reservations", empty: "no file is reserved"}
@@ -215,7 +215,7 @@ func (b *board) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Reassign):
 		return b.stepIn(true)
 	case key.Matches(msg, k.Search):
-		b.prompt = newPrompt("Search", "", b.searchCmd)
+		b.prompt = newPrompt(b.st, "Search", "", b.searchCmd)
 	case key.Matches(msg, k.Filter):
 		b.startFilter()
 	}
@@ -265,7 +265,7 @@ func (b *board) answer() tea.Cmd {
 	}
 	it := b.attItems[i]
 	if it.BeadID == "" && it.Seq > 0 && it.Kind == overview.AttentionCritical {
-		b.prompt = newPrompt(fmt.Sprintf("Reply to #%d of %s", it.Seq, it.Agent), "", func(text string) tea.Cmd {
+		b.prompt = newPrompt(b.st, fmt.Sprintf("Reply to #%d of %s", it.Seq, it.Agent), "", func(text string) tea.Cmd {
 			return b.act(func(ctx context.Context) (string, error) {
 				m, err := b.api.Post(ctx, hub.PostInput{From: b.viewer, Content: text, ReplyTo: it.Seq})
 				if err != nil {
@@ -331,7 +331,7 @@ func (b *board) promptMail(verb, agent, bead, subject string) {
 	if bead == "" {
 		label = fmt.Sprintf("%s %s (first word: the bead it is about)", verb, agent)
 	}
-	b.prompt = newPrompt(label, "", func(text string) tea.Cmd {
+	b.prompt = newPrompt(b.st, label, "", func(text string) tea.Cmd {
 		bd, body := bead, text
 		if bd == "" {
 			bd, body, _ = strings.Cut(text, " ")
@@ -374,7 +374,7 @@ func (b *board) stepIn(reassign bool) tea.Cmd {
 	if !reassign {
 		return run("")
 	}
-	b.prompt = newPrompt(fmt.Sprintf("Reassign %s from %s to", scope, r.AgentID), "", run)
+	b.prompt = newPrompt(b.st, fmt.Sprintf("Reassign %s from %s to", scope, r.AgentID), "", run)
 	return nil
 }
 
@@ -394,7 +394,7 @@ func (b *board) startFilter() {
 		b.applyFilter(b.agentIDs[i])
 		return
 	}
-	b.prompt = newPrompt("Filter by agent (empty: everyone)", b.filter, func(a string) tea.Cmd {
+	b.prompt = newPrompt(b.st, "Filter by agent (empty: everyone)", b.filter, func(a string) tea.Cmd {
 		b.applyFilter(a)
 		return nil
 	})

@@ -1,7 +1,10 @@
 package tui
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"strconv"
 	"time"
 
@@ -54,6 +57,9 @@ func load(ctx context.Context, api API) snapshotMsg {
 		return snapshotMsg{err: err}
 	}
 	s.reservations = st.Reservations
+	slices.SortStableFunc(s.reservations, func(a, b hub.Reservation) int {
+		return cmp.Or(strings.Compare(a.Scope, b.Scope), strings.Compare(a.AgentID, b.AgentID))
+	})
 	if s.tasks, err = api.ListTasks(ctx, hub.TaskFilter{Limit: taskLimit, Priority: -1}); err != nil {
 		return snapshotMsg{err: err}
 	}

@@ -14,9 +14,11 @@ type prompt struct {
 	submit func(text string) tea.Cmd
 }
 
-func newPrompt(label, value string, submit func(string) tea.Cmd) *prompt {
+func newPrompt(st styles, label, value string, submit func(string) tea.Cmd) *prompt {
 	in := textinput.New()
 	in.Prompt = ""
+	in.PromptStyle, in.TextStyle, in.PlaceholderStyle, in.CompletionStyle = st.Status, st.Status, st.Faint, st.Faint
+	in.Cursor.Style, in.Cursor.TextStyle = st.Selected, st.Status
 	in.CharLimit = 4000
 	in.SetValue(value)
 	in.Focus()

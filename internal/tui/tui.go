@@ -63,11 +63,13 @@ func Run(ctx context.Context, api API, o Options) error {
 	if o.FPS == 0 {
 		o.FPS = 10
 	}
+	// Without colour the styles set none (styles.go): the ANSI profile
+	// then draws their bold, faint and reverse video only.
 	r := lipgloss.NewRenderer(o.Out)
 	if o.Color {
 		r.SetColorProfile(termenv.ANSI256)
 	} else {
-		r.SetColorProfile(termenv.Ascii)
+		r.SetColorProfile(termenv.ANSI)
 	}
 	m := newBoard(ctx, api, o.Viewer, o.Wd, newStyles(r, o.Color), defaultKeyMap())
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out),
