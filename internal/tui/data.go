@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
