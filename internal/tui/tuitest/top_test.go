@@ -7,6 +7,7 @@ package tuitest
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,11 +86,16 @@ func board(t *testing.T) string {
 // start runs `bb --as dana top` in an 80×24 tmux pane with env; the pane
 // prints "EXITED <status>" when bb ends.
 func start(t *testing.T, dir string, env ...string) *term {
+	return startIn(t, dir, dir, env...)
+}
+
+// startIn is start with bb top run from cwd.
+func startIn(t *testing.T, dir, cwd string, env ...string) *term {
 	requireTmux(t)
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
 	tm := &term{t: t, sock: sock, dir: dir}
 	vars := append([]string{"BB_NOW=" + now, "BB_AGENT_ID=", "BB_SERVER=", "TERM=xterm-256color", "HOME=" + dir}, env...)
-	shell := fmt.Sprintf("cd %s && env %s %s --as dana top; echo EXITED $?; sleep 60", dir, strings.Join(vars, " "), filepath.Join(binDir, "bb"))
+	shell := fmt.Sprintf("cd %s && env %s %s --as dana top; echo EXITED $?; sleep 60", cwd, strings.Join(vars, " "), filepath.Join(binDir, "bb"))
 	tm.tmux("-f", "/dev/null", "new-session", "-d", "-s", "top", "-x", "80", "-y", "24", shell)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
 	return tm
@@ -285,4 +291,42 @@ func TestTopNoColor(t *testing.T) {
 	if scr := color.screen(true); !sgrColor.MatchString(scr) {
 		t.Errorf("without NO_COLOR the screen has no colour:\n%q", scr)
 	}
+}
+
+// Through bb serve ($BB_SERVER) the view is the same and follows the
+// server's timeline: a post made on the server's board shows up.
+func TestTopRemote(t *testing.T) {
+	requireTmux(t)
+	dir := board(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	srv := exec.Command(filepath.Join(binDir, "bb"), "serve", "--addr", addr)
+	srv.Dir = dir
+	srv.Env = append(os.Environ(), "BB_NOW="+now, "BB_AGENT_ID=", "BB_SERVER=", "BB_TOKEN=", "HOME="+dir)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("bb serve did not listen")
+		}
+	}
+	elsewhere := t.TempDir() // no board here: everything comes from the server
+	tm := startIn(t, dir, elsewhere, "BB_SERVER=http://"+addr)
+	tm.waitFor(`Needs attention \(2\)`)
+	tm.waitFor(`offline  bob-1`)
+	bb(t, dir, now, "--as", "carol", "post", "hello over the server")
+	took := tm.waitFor(`hello over the server`)
+	t.Logf("over bb serve, a post was on screen %v after it returned", took)
+	tm.keys("q")
+	tm.waitFor(`EXITED 0`)
 }
