@@ -14,6 +14,9 @@ const (
 	ConfigHooksReserveTTL  = "hooks.reserve_ttl"
 	ConfigHooksDelivery    = "hooks.delivery"
 	ConfigHooksStop        = "hooks.stop_reminder"
+	// ConfigEscalateAfter is how many minutes a HANDOFF or BLOCKED may
+	// wait unaccepted before it is escalated (overview.Attention).
+	ConfigEscalateAfter = "attention.escalate_after"
 )
 
 // Edit-check modes.
@@ -39,6 +42,8 @@ var configKeys = []struct {
 		}},
 	{ConfigHooksDelivery, "BB_HOOKS_DELIVERY", "on", "inject the session brief and new mail into the agent's context: on or off", isOnOff},
 	{ConfigHooksStop, "BB_HOOKS_STOP_REMINDER", "on", "remind at the end of a turn about idle reservations and acks owed: on or off", isOnOff},
+	{ConfigEscalateAfter, "BB_ESCALATE_AFTER", "15", "minutes a HANDOFF or BLOCKED may wait unaccepted before it is escalated (1..1440)",
+		func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 && n <= 1440 }},
 }
 
 func isOnOff(v string) bool { return v == "on" || v == "off" }

@@ -427,9 +427,13 @@ func (b *board) rebuild() {
 		if it.To != "" {
 			who += " → " + it.To
 		}
-		text := fmt.Sprintf("%-9s %-22s %s  %s · %s", strings.ToUpper(it.Kind), who, orDash(it.BeadID), it.Subject, waited(it.WaitingMinutes))
+		wait := waited(it.WaitingMinutes)
+		if it.Escalated {
+			wait = "ESCALATED, " + wait
+		}
+		text := fmt.Sprintf("%-9s %-22s %s  %s · %s", strings.ToUpper(it.Kind), who, orDash(it.BeadID), it.Subject, wait)
 		r := newRow(text).in(st.Warn)
-		if it.Kind == overview.AttentionBlocked || it.Kind == overview.AttentionCritical || it.Kind == overview.AttentionStuck {
+		if it.Escalated || it.Kind == overview.AttentionBlocked || it.Kind == overview.AttentionCritical || it.Kind == overview.AttentionStuck {
 			r = r.in(st.Bad)
 		}
 		rows = append(rows, r)

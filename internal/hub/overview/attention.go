@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -51,6 +52,23 @@ type AttentionItem struct {
 	Seq int64 `json:"seq"`
 	// WaitingMinutes is how long it has waited.
 	WaitingMinutes int `json:"waiting_minutes"`
+	// Escalated marks a HANDOFF or BLOCKED that has waited unaccepted
+	// for the board's attention.escalate_after minutes or more: Agent
+	// waits on To for WaitingMinutes.
+	Escalated bool `json:"escalated"`
+}
+
+// ID names the item for as long as it waits, the same on every read: a
+// message's kind and id, an incursion's event, a blocked agent's status
+// change.
+func (it AttentionItem) ID() string {
+	switch {
+	case it.MessageID != "":
+		return it.Kind + ":" + it.MessageID
+	case it.Kind == AttentionIncursion:
+		return it.Kind + ":" + strconv.FormatInt(it.Seq, 10)
+	}
+	return it.Kind + ":" + it.Agent + ":" + it.At.UTC().Format(time.RFC3339Nano)
 }
 
 // Attention is every item waiting for a person, newest first.
@@ -58,15 +76,27 @@ type Attention struct {
 	Now          time.Time       `json:"now"`
 	Items        []AttentionItem `json:"items"`
 	LastEventSeq int64           `json:"last_event_seq"`
+	// EscalateAfter is the board's attention.escalate_after, in minutes.
+	EscalateAfter int `json:"escalate_after"`
+	// NextEscalation is when the next waiting HANDOFF or BLOCKED will be
+	// escalated if nobody accepts it (zero when none will), so a watcher
+	// can wake then instead of polling.
+	NextEscalation time.Time `json:"next_escalation"`
 }
 
 // Attention gathers what needs a person: unaccepted HANDOFF and BLOCKED
-// messages, agents whose status is blocked, and the critical messages and
-// incursions of the last AttentionWindow. It reads only.
+// messages (escalated once they waited attention.escalate_after minutes),
+// agents whose status is blocked, and the critical messages and incursions
+// of the last AttentionWindow. It reads only.
 func (s *Service) Attention(ctx context.Context) (Attention, error) {
 	now := s.Now()
 	out := Attention{Now: now}
 	err := s.read(ctx, func(tx hub.Tx) error {
+		stored, err := tx.ListConfig(ctx)
+		if err != nil {
+			return err
+		}
+		out.EscalateAfter = escalateAfter(s.ConfigEntries(stored))
 		unacked, err := tx.UnackedRequired(ctx, hub.MailFilter{Limit: attentionMax})
 		if err != nil {
 			return err
@@ -81,7 +111,12 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 			default:
 				continue
 			}
-			out.Items = append(out.Items, messageItem(kind, m, now))
+			it := messageItem(kind, m, now)
+			due := m.CreatedAt.Add(time.Duration(out.EscalateAfter) * time.Minute)
+			if it.Escalated = !now.Before(due); !it.Escalated && (out.NextEscalation.IsZero() || due.Before(out.NextEscalation)) {
+				out.NextEscalation = due
+			}
+			out.Items = append(out.Items, it)
 		}
 		agents, err := hub.ListAgentsIn(ctx, tx)
 		if err != nil {
@@ -134,6 +169,18 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 func (s *Service) read(ctx context.Context, fn func(tx hub.Tx) error) error {
 	_, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (struct{}, error) { return struct{}{}, fn(tx) })
 	return err
+}
+
+// escalateAfter is the attention.escalate_after setting in minutes.
+func escalateAfter(entries []hub.ConfigEntry) int {
+	for _, e := range entries {
+		if e.Key == hub.ConfigEscalateAfter {
+			if n, err := strconv.Atoi(e.Value); err == nil {
+				return n
+			}
+		}
+	}
+	return 15
 }
 
 func messageItem(kind string, m hub.Message, now time.Time) AttentionItem {

@@ -79,6 +79,26 @@ func TestAttention(t *testing.T) {
 		t.Errorf("handoff item %+v: want 13 minutes waiting, its message id and bead", last)
 	}
 
+	// Both messages waited 13 and 12 minutes: not yet escalated (15 by
+	// default); the next escalation is the handoff's, at 15 minutes.
+	if a.Items[2].Escalated || a.Items[3].Escalated || !a.NextEscalation.Equal(a.Items[3].At.Add(15*time.Minute)) {
+		t.Errorf("before 15 minutes: escalated %t %t, next %v", a.Items[2].Escalated, a.Items[3].Escalated, a.NextEscalation)
+	}
+	// With attention.escalate_after 12 both are escalated.
+	if _, err := k.SetConfig(ctx, "dana", hub.ConfigEscalateAfter, "12"); err != nil {
+		t.Fatal(err)
+	}
+	a, _ = svc.Attention(ctx)
+	if !a.Items[2].Escalated || !a.Items[3].Escalated || !a.NextEscalation.IsZero() || a.EscalateAfter != 12 {
+		t.Errorf("after 12 minutes: escalated %t %t, next %v, after %d", a.Items[2].Escalated, a.Items[3].Escalated, a.NextEscalation, a.EscalateAfter)
+	}
+	if a.Items[0].Escalated || a.Items[1].Escalated {
+		t.Error("only a HANDOFF or BLOCKED is escalated")
+	}
+	if id := a.Items[3].ID(); id != "handoff:"+handoff.UUID {
+		t.Errorf("ID = %q", id)
+	}
+
 	// dana accepts the handoff: it no longer needs anyone.
 	if _, err := k.AckMail(ctx, "dana", handoff.UUID); err != nil {
 		t.Fatal(err)
