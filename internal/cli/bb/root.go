@@ -310,7 +310,7 @@ func (a *app) topCommands() []topCommand {
 		{"task", a.taskCmd, true}, {"memory", a.memoryCmd, true}, {"resume", a.resumeCmd, true}, {"push", a.pushCmd, true},
 		{"serve", a.serveCmd, false},
 		{"hook", a.hookCmd, false}, {"config", a.configCmd, false},
-		{"top", a.topCmd, false}, {"version", a.versionCmd, false}, {"man", a.manCmd, false},
+		{"top", a.topCmd, false}, {"notify", a.notifyCmd, false}, {"version", a.versionCmd, false}, {"man", a.manCmd, false},
 	}
 }
 
