@@ -429,9 +429,9 @@ func (b *board) rebuild() {
 		}
 		wait := waited(it.WaitingMinutes)
 		if it.Escalated {
-			wait = "ESCALATED, " + wait
+			wait = "ESCALATED " + wait
 		}
-		text := fmt.Sprintf("%-9s %-22s %s  %s · %s", strings.ToUpper(it.Kind), who, orDash(it.BeadID), it.Subject, wait)
+		text := fmt.Sprintf("%-9s %-18s %-5s %s  %s", strings.ToUpper(it.Kind), who, wait, orDash(it.BeadID), it.Subject)
 		r := newRow(text).in(st.Warn)
 		if it.Escalated || it.Kind == overview.AttentionBlocked || it.Kind == overview.AttentionCritical || it.Kind == overview.AttentionStuck {
 			r = r.in(st.Bad)
@@ -553,14 +553,15 @@ func orDash(s string) string {
 	return s
 }
 
+// waited is how long an item has waited: "now", "12m", "3h05".
 func waited(min int) string {
 	switch {
 	case min < 1:
-		return "just now"
+		return "now"
 	case min < 60:
-		return fmt.Sprintf("waiting %dm", min)
+		return fmt.Sprintf("%dm", min)
 	}
-	return fmt.Sprintf("waiting %dh%02dm", min/60, min%60)
+	return fmt.Sprintf("%dh%02d", min/60, min%60)
 }
 
 // layout shares the screen's height among the sections: each gets its

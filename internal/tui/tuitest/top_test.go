@@ -185,7 +185,7 @@ func TestTopShowsAndActs(t *testing.T) {
 	tm := start(t, dir)
 	tm.waitFor(`Needs attention \(2\)`)
 	scr := tm.screen(false)
-	for _, want := range []string{"bb top", "as dana", "BLOCKED   carol → dana", "HANDOFF   bob-1 → dana", "Agents (3)", "offline  bob-1", "src/a.go", "Reservations (2)", "ESCALATED, waiting 31m"} {
+	for _, want := range []string{"bb top", "as dana", "BLOCKED   carol → dana       now", "HANDOFF   bob-1 → dana       ESCALATED 31m bb-1  parser is yours", "Agents (3)", "offline  bob-1", "src/a.go", "Reservations (2)", "ESCALATED 31m"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
