@@ -570,7 +570,10 @@ func waited(min int) string {
 func (b *board) layout() {
 	footer := 2
 	if b.fullHelp {
-		footer = 1 + 4
+		footer = 1
+		for _, g := range b.keys.FullHelp() {
+			footer = max(footer, 1+len(g))
+		}
 	}
 	body := max(b.height-1-footer, 0)
 	caps := [nSections]int{7, 8, 5, 6, 0}

@@ -44,8 +44,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Up, k.Down},
-		{k.Accept, k.Answer, k.Msg},
-		{k.Release, k.Reassign},
+		{k.Accept, k.Answer, k.Msg, k.Release, k.Reassign},
 		{k.Search, k.Filter, k.Cancel, k.Quit},
 	}
 }

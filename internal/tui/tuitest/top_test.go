@@ -263,6 +263,12 @@ func TestTopShowsAndActs(t *testing.T) {
 	tm.keys("Escape")
 	tm.waitFor(`Timeline`)
 
+	// ? shows every key, within 80×24.
+	tm.keys("?")
+	tm.waitFor(`g reassign reservation`)
+	tm.waitFor(`q   quit`)
+	tm.keys("?")
+
 	// q quits with status 0.
 	tm.keys("q")
 	tm.waitFor(`EXITED 0`)
