@@ -1,6 +1,7 @@
 package bb
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 
@@ -47,11 +48,8 @@ was not running is not sent.`,
   bb config set attention.escalate_after 30 && bb notify --webhook "$HOOK"`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			for _, h := range hooks {
-				u, err := url.Parse(h)
-				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-					return hub.FieldErr(hub.CodeInvalidInput, "webhook", "invalid --webhook %q: expected an http:// or https:// URL", h)
-				}
+			if err := checkWebhooks(hooks); err != nil {
+				return err
 			}
 			a.longLived = true
 			svc, err := a.service(cmd.Context())
@@ -69,4 +67,32 @@ was not running is not sent.`,
 	c.Flags().StringVar(&dashboard, "dashboard", "http://127.0.0.1:7777/", "the dashboard's URL, sent as \"link\"")
 	_ = c.MarkFlagRequired("webhook")
 	return c
+}
+
+// checkWebhooks refuses a --webhook that is not an http(s) URL.
+func checkWebhooks(hooks []string) error {
+	for _, h := range hooks {
+		u, err := url.Parse(h)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return hub.FieldErr(hub.CodeInvalidInput, "webhook", "invalid --webhook %q: expected an http:// or https:// URL", h)
+		}
+	}
+	return nil
+}
+
+// startNotify runs bb notify's engine beside bb serve (--webhook) until
+// the returned stop is called; stop waits for it to end.
+func (a *app) startNotify(ctx context.Context, svc notify.API, hooks []string, dashboard string) (stop func()) {
+	if len(hooks) == 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := notify.New(svc, notify.Options{Webhooks: hooks, Dashboard: dashboard, Log: a.env.Stderr}).Run(ctx); err != nil {
+			fmt.Fprintf(a.env.Stderr, "bb serve: webhooks stopped: %s\n", hub.WordsOf(err, hub.Vocabulary{}))
+		}
+	}()
+	return func() { cancel(); <-done }
 }

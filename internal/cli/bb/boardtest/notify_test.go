@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -112,5 +113,60 @@ func TestNotifyWebhook(t *testing.T) {
 	}
 	if calls != 6 {
 		t.Errorf("%d calls for 5 deliveries, want 6 (one retry)", calls)
+	}
+}
+
+// bb serve --webhook runs the same notifier beside the server: an item
+// arrives once, linking to the server's dashboard.
+func TestServeWebhook(t *testing.T) {
+	dir := initBoard(t)
+	for _, args := range [][]string{
+		{"agent", "register", "--name", "dana", "--role", "human"},
+		{"agent", "register", "--name", "carol", "--role", "worker"},
+	} {
+		if out, err := bbCmd(dir, nil, args...).CombinedOutput(); err != nil {
+			t.Fatalf("bb %v: %v\n%s", args, err, out)
+		}
+	}
+	got := make(chan map[string]any, 10)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&p)
+		got <- p
+	}))
+	defer hook.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	srv := bbCmd(dir, nil, "serve", "--addr", addr, "--webhook", hook.URL)
+	var serveOut bytes.Buffer
+	srv.Stdout, srv.Stderr = &serveOut, &serveOut
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Process.Signal(syscall.SIGINT); _ = srv.Wait() }()
+	if out, err := bbCmd(dir, nil, "agent", "send", "--from", "carol", "--to", "dana", "--bead", "bb-9", "--category", "HANDOFF", "--subject", "all yours", "--body", "b").CombinedOutput(); err != nil {
+		t.Fatalf("bb agent send: %v\n%s", err, out)
+	}
+	select {
+	case p := <-got:
+		if p["type"] != "handoff" || p["link"] != "http://"+addr+"/" || p["text"] != "carol hands over to dana on bb-9: all yours" {
+			t.Errorf("delivery %v", p)
+		}
+	case <-time.After(15 * time.Second):
+		_ = srv.Process.Kill()
+		_ = srv.Wait() // serveOut is complete once it ended
+		t.Fatalf("no delivery from bb serve --webhook; it said:\n%s", serveOut.String())
+	}
+	select {
+	case p := <-got:
+		t.Errorf("a second delivery: %v", p)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if out, err := bbCmd(dir, nil, "serve", "--webhook", "ftp://x").CombinedOutput(); err == nil || !strings.Contains(string(out), "invalid --webhook") {
+		t.Errorf("bb serve --webhook ftp://x: %v %s", err, out)
 	}
 }
