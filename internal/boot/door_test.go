@@ -130,6 +130,8 @@ var surfaceRoles = map[string][]string{
 	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "hub.SharedMemory", "hub.Tasks", "hub.Timeline", "hooks.API"},
 	"internal/server":        {"app.API"},
 	"internal/server/remote": {"app.API"},
+	"internal/notify":        {"hub.Admin", "hub.Timeline", "overview.API"},
+	"internal/tui":           {"hub.Admin", "hub.Identity", "hub.Messages", "hub.Mail", "hub.Reservations", "hub.Tasks", "hub.Timeline", "overview.API"},
 	"internal/view":          {},
 	"internal/cli/flagerr":   {},
 	"internal/cli/terminal":  {},

@@ -18,6 +18,9 @@ const (
 	// changed on an unmerged branch warns (warn), denies (block) or is not
 	// looked at (off).
 	ConfigHooksMergeCheck = "hooks.merge_check"
+	// ConfigEscalateAfter is how many minutes a HANDOFF or BLOCKED may
+	// wait unaccepted before it is escalated (overview.Attention).
+	ConfigEscalateAfter = "attention.escalate_after"
 )
 
 // Edit-check modes.
@@ -45,6 +48,8 @@ var configKeys = []struct {
 	{ConfigHooksStop, "BB_HOOKS_STOP_REMINDER", "on", "remind at the end of a turn about idle reservations and acks owed: on or off", isOnOff},
 	{ConfigHooksMergeCheck, "BB_HOOKS_MERGE_CHECK", ModeWarn, "before an edit, a file another active agent changed on an unmerged branch: warn, block or off",
 		func(v string) bool { return v == ModeBlock || v == ModeWarn || v == ModeOff }},
+	{ConfigEscalateAfter, "BB_ESCALATE_AFTER", "15", "minutes a HANDOFF or BLOCKED may wait unaccepted before it is escalated (1..1440)",
+		func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 && n <= 1440 }},
 }
 
 func isOnOff(v string) bool { return v == "on" || v == "off" }

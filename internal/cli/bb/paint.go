@@ -11,7 +11,7 @@ import (
 
 // Colour. Human output marks a few things in colour — presence and
 // liveness markers, mail priority tags, event types, the "Error" of an
-// error — and nothing else. Whether to colour is decided once per stream
+// error — and the matched words of bb search in bold, and nothing else. Whether to colour is decided once per stream
 // (colorOn) from --color and the environment; the codes are written only by
 // mark, around text it escapes itself, so text stored on the board can
 // never carry an escape sequence to the terminal.
@@ -60,6 +60,7 @@ const (
 	styleWarn  style = "33" // yellow: quiet, stale, high priority
 	styleBad   style = "31" // red: offline, evicted, critical, Error
 	styleEvent style = "36" // cyan: event types
+	styleBold  style = "1"  // bold: the matched words of bb search
 )
 
 // presenceStyle colours a presence or liveness word of the core's

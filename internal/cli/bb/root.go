@@ -21,9 +21,6 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
-// Version of the bb binary.
-const Version = "0.1.0"
-
 // Env is everything the CLI takes from the outside world, so tests can run
 // it in-process with their own streams, environment and clock.
 type Env struct {
@@ -172,6 +169,8 @@ type globals struct {
 	requestID string
 	// color is --color: auto, always or never.
 	color string
+	// version is the root's --version.
+	version bool
 }
 
 func newApp(env Env) *app {
@@ -199,6 +198,11 @@ func (a *app) rootCmd() *cobra.Command {
 	for _, c := range a.topCommands() {
 		root.AddCommand(c.build())
 	}
+	// cobra adds help and completion when it runs; adding them here puts
+	// them in the tree bb man and the tests walk.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	fillExamples(root)
 	return root
 }
 
@@ -222,19 +226,25 @@ types and errors only on a terminal, and not when $NO_COLOR is set (non-
 empty) or TERM=dumb; --color always forces it, --color never turns it off.
 --json output is never coloured.
 
-Examples:
-  bb --as alice-1 status set "parser tests" --status testing
+Shell completion: bb completion bash|zsh|fish|powershell (see its --help).
+Manual pages: bb man <dir>.`,
+		Example: `  bb --as alice-1 status set "parser tests" --status testing
   bb status
   bb --color never agent list | less
-  NO_COLOR=1 bb events`,
-		Version:       Version,
+  NO_COLOR=1 bb events
+  bb version`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// A bare `bb` prints help; an unknown subcommand is a usage error.
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.g.version {
+				return a.printVersion(cmd)
+			}
+			return cmd.Help()
+		},
 	}
-	root.SetVersionTemplate("bb {{.Version}}\n")
+	root.Flags().BoolVarP(&a.g.version, "version", "v", false, "print the version, commit, build date and Go version (as bb version)")
 	pf := root.PersistentFlags()
 	pf.Var(&flagSet{val: &a.g.as, set: &a.g.asGiven}, "as", "act as this agent id (default $BB_AGENT_ID, else \"human\")")
 	pf.BoolVar(&a.g.json, "json", false, "print the JSON envelope {ok, command, data, error} on stdout")
@@ -264,7 +274,6 @@ Examples:
 		return nil
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr{err} })
-	root.CompletionOptions.HiddenDefaultCmd = true
 	return root
 }
 
@@ -307,6 +316,7 @@ func (a *app) topCommands() []topCommand {
 		{"task", a.taskCmd, true}, {"memory", a.memoryCmd, true}, {"resume", a.resumeCmd, true}, {"push", a.pushCmd, true},
 		{"serve", a.serveCmd, false},
 		{"hook", a.hookCmd, false}, {"config", a.configCmd, false}, {"token", a.tokenCmd, true},
+		{"top", a.topCmd, false}, {"notify", a.notifyCmd, false}, {"version", a.versionCmd, false}, {"man", a.manCmd, false},
 	}
 }
 
@@ -325,6 +335,7 @@ func (a *app) commandTree(args []string) *cobra.Command {
 		if c.name == first {
 			root := a.rootOnly()
 			root.AddCommand(c.build())
+			fillExamples(root)
 			return root
 		}
 	}

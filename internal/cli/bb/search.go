@@ -3,7 +3,6 @@ package bb
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,8 +16,10 @@ func (a *app) searchCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "search <query>",
 		Short: "Find messages, mail, tasks, memory and artifacts by their words",
-		Long: `Search the whole board, best matches first, with the matched words
-marked **like this** in each snippet.
+		Long: `Search the whole board, best matches first, with the matched words in
+bold in each snippet on a terminal (--color, $NO_COLOR: see bb --help); in a
+pipe or a file the text is plain, and --json gives the matches as byte
+ranges (marks, title_marks).
 
 Every word must appear (as a word or the start of one: "reserv" finds
 "reserved"); "quoted words" must appear together in that order. Other
@@ -96,22 +97,25 @@ func printSearch(w io.Writer, tw when, res hub.SearchResult) {
 			}
 		}
 		fmt.Fprintf(w, "%s · %s\n", head, tw.at(h.At))
-		fmt.Fprintf(w, "  %s\n", marked(h.Title, h.TitleMarks))
+		fmt.Fprint(w, "  ")
+		marked(w, h.Title, h.TitleMarks)
+		fmt.Fprintln(w)
 		if h.Snippet != "" && h.Snippet != h.Title {
-			fmt.Fprintf(w, "  %s\n", marked(h.Snippet, h.Marks))
+			fmt.Fprint(w, "  ")
+			marked(w, h.Snippet, h.Marks)
+			fmt.Fprintln(w)
 		}
 	}
 }
 
-// marked renders matched words as **word**.
-func marked(s string, marks [][2]int) string {
-	var b strings.Builder
+// marked prints s with its matched words in bold when w is a colour
+// terminal, plainly otherwise.
+func marked(w io.Writer, s string, marks [][2]int) {
 	for _, p := range view.Parts(s, marks) {
 		if p.Match {
-			b.WriteString("**" + p.Text + "**")
+			mark(w, styleBold, p.Text)
 		} else {
-			b.WriteString(p.Text)
+			_, _ = io.WriteString(w, p.Text)
 		}
 	}
-	return b.String()
 }

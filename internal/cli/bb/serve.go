@@ -29,6 +29,7 @@ import (
 func (a *app) serveCmd() *cobra.Command {
 	var addr, token string
 	var waitDB time.Duration
+	var webhooks []string
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the board over HTTP: JSON API, live events, the Sessions dashboard",
@@ -62,6 +63,9 @@ no new connections, event streams closed, requests in progress answered
 			if err := server.CheckBind(addr, token); err != nil {
 				return err
 			}
+			if err := checkWebhooks(webhooks); err != nil {
+				return err
+			}
 			a.longLived = true
 			svc, err := a.waitService(cmd.Context(), waitDB)
 			if err != nil {
@@ -75,9 +79,11 @@ no new connections, event streams closed, requests in progress answered
 					return err
 				}
 			}
+			defer a.startNotify(cmd.Context(), svc, webhooks, "http://"+addr+"/")()
 			return a.runServer(cmd.Context(), svc, addr, token)
 		},
 	}
+	c.Flags().StringArrayVar(&webhooks, "webhook", nil, "POST what needs a person to this URL, as bb notify does (repeatable; docs/terminal.md)")
 	c.AddCommand(a.serveBenchCmd())
 	c.Flags().StringVar(&addr, "addr", server.DefaultAddr, "host:port to listen on (non-loopback needs --token)")
 	c.Flags().StringVar(&token, "token", "", "require this bearer token on every request (default $BB_TOKEN)")

@@ -112,7 +112,9 @@ func (a *app) tokenListCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List credentials (never their secrets)",
-		Args:  usageArgs(cobra.NoArgs),
+		Example: `  bb token list
+  BB_SERVER=http://hub:7777 BB_TOKEN=$OPERATOR_TOKEN bb --json token list`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			svc, err := a.service(cmd.Context())
 			if err != nil {

@@ -2,7 +2,10 @@ package bb
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // Every entry of topCommands builds the command it is named after, and
@@ -19,8 +22,31 @@ func TestTopCommandsNamesMatch(t *testing.T) {
 		}
 		names = append(names, c.name)
 	}
-	if n := len(a.rootCmd().Commands()); n != len(names) {
-		t.Errorf("the whole tree has %d commands, topCommands %d", n, len(names))
+	// cobra's own help and completion come on top of topCommands.
+	if n := len(a.rootCmd().Commands()); n != len(names)+2 {
+		t.Errorf("the whole tree has %d commands, topCommands %d (+ help and completion)", n, len(names))
+	}
+}
+
+// Every command's --help (and man page) shows an example, hidden ones
+// included: a command written without one needs its entry in exampleFor.
+func TestEveryCommandHasAnExample(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s has no example: give it an Example or add it to exampleFor", c.CommandPath())
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newApp(Env{}).rootCmd())
+	// The tree a single call builds fills them in too.
+	for _, c := range newApp(Env{}).topCommands() {
+		cmd, _, err := newApp(Env{}).commandTree([]string{c.name, "--help"}).Find([]string{c.name})
+		if err != nil || cmd.Example == "" {
+			t.Errorf("bb %s --help: no example (%v)", c.name, err)
+		}
 	}
 }
 

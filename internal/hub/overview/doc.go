@@ -25,6 +25,8 @@ func New(k *hub.Service) *Service { return &Service{Service: k} }
 type API interface {
 	Sessions(ctx context.Context, viewer string) (Sessions, error)
 	Conversation(ctx context.Context, key, viewer string) ([]TimelineItem, error)
+	// Attention is what waits for a person (attention.go).
+	Attention(ctx context.Context) (Attention, error)
 }
 
 var _ API = (*Service)(nil)

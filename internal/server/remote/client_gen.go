@@ -610,6 +610,13 @@ func (c *Client) Conversation(ctx context.Context, key string, viewer string) ([
 	return r0, err
 }
 
+// Attention calls Attention on the server.
+func (c *Client) Attention(ctx context.Context) (overview.Attention, error) {
+	var r0 overview.Attention
+	err := c.call(ctx, "Attention", []any{}, []any{&r0})
+	return r0, err
+}
+
 // SendAgentMail calls SendAgentMail on the server.
 func (c *Client) SendAgentMail(ctx context.Context, in agentmail.MailSendInput) (hub.MailRow, error) {
 	var r0 hub.MailRow

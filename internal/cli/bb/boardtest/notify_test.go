@@ -1,0 +1,172 @@
+package boardtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bb notify against a local listener: each item arrives once, a failed
+// delivery is retried, an item made by another process is picked up, and
+// an item made while bb notify was stopped arrives after its restart.
+func TestNotifyWebhook(t *testing.T) {
+	dir := initBoard(t)
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := bbCmd(dir, nil, args...).CombinedOutput(); err != nil {
+			t.Fatalf("bb %v: %v\n%s", args, err, out)
+		}
+	}
+	run("agent", "register", "--name", "dana", "--role", "human")
+	run("agent", "register", "--name", "carol", "--role", "worker")
+	run("agent", "send", "--from", "carol", "--to", "dana", "--bead", "bb-2", "--category", "BLOCKED", "--subject", "need the schema", "--body", "which one?")
+
+	var mu sync.Mutex
+	var ids []string
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 {
+			w.WriteHeader(http.StatusBadGateway) // the first delivery fails
+			return
+		}
+		var p struct{ ID, Type, Text string }
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &p); err != nil {
+			t.Errorf("delivery %q: %v", body, err)
+		}
+		ids = append(ids, p.Type+"|"+p.Text)
+	}))
+	defer srv.Close()
+	received := func(n int) []string {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			mu.Lock()
+			if len(ids) >= n {
+				out := append([]string(nil), ids...)
+				mu.Unlock()
+				return out
+			}
+			mu.Unlock()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("received %d deliveries, want %d: %q", len(ids), n, ids)
+		return nil
+	}
+	start := func() (*os.Process, *bytes.Buffer) {
+		var stderr bytes.Buffer
+		c := bbCmd(dir, nil, "notify", "--webhook", srv.URL)
+		c.Stderr = &stderr
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Process.Kill(); _, _ = c.Process.Wait() })
+		return c.Process, &stderr
+	}
+	stop := func(p *os.Process) {
+		t.Helper()
+		_ = p.Signal(syscall.SIGINT)
+		st, err := p.Wait()
+		if err != nil || !st.Success() {
+			t.Fatalf("bb notify after SIGINT: %v %v", st, err)
+		}
+	}
+
+	p, stderr := start()
+	got := received(1)
+	if got[0] != "blocked|carol is blocked on dana on bb-2: need the schema" {
+		t.Errorf("first delivery %q", got[0])
+	}
+	run("--as", "carol", "post", "prod is down", "--priority", "critical")
+	got = received(2)
+	if got[1] != "critical|critical from carol: prod is down" {
+		t.Errorf("second delivery %q", got[1])
+	}
+	stop(p)
+	if !strings.Contains(stderr.String(), "sending what needs a person") {
+		t.Errorf("stderr: %q", stderr.String())
+	}
+
+	// While it is stopped, carol hands over; after the restart that
+	// arrives, and what still waits is sent again (same ids).
+	run("agent", "send", "--from", "carol", "--to", "dana", "--bead", "bb-3", "--category", "HANDOFF", "--subject", "yours now", "--body", "b")
+	p, _ = start()
+	received(5)
+	time.Sleep(300 * time.Millisecond)
+	stop(p)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ids) != 5 || !strings.Contains(strings.Join(ids[2:], "\n"), "handoff|carol hands over to dana on bb-3: yours now") {
+		t.Errorf("after the restart: %q", ids)
+	}
+	if calls != 6 {
+		t.Errorf("%d calls for 5 deliveries, want 6 (one retry)", calls)
+	}
+}
+
+// bb serve --webhook runs the same notifier beside the server: an item
+// arrives once, linking to the server's dashboard.
+func TestServeWebhook(t *testing.T) {
+	dir := initBoard(t)
+	for _, args := range [][]string{
+		{"agent", "register", "--name", "dana", "--role", "human"},
+		{"agent", "register", "--name", "carol", "--role", "worker"},
+	} {
+		if out, err := bbCmd(dir, nil, args...).CombinedOutput(); err != nil {
+			t.Fatalf("bb %v: %v\n%s", args, err, out)
+		}
+	}
+	got := make(chan map[string]any, 10)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&p)
+		got <- p
+	}))
+	defer hook.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	srv := bbCmd(dir, nil, "serve", "--addr", addr, "--webhook", hook.URL)
+	var serveOut bytes.Buffer
+	srv.Stdout, srv.Stderr = &serveOut, &serveOut
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Process.Signal(syscall.SIGINT); _ = srv.Wait() }()
+	if out, err := bbCmd(dir, nil, "agent", "send", "--from", "carol", "--to", "dana", "--bead", "bb-9", "--category", "HANDOFF", "--subject", "all yours", "--body", "b").CombinedOutput(); err != nil {
+		t.Fatalf("bb agent send: %v\n%s", err, out)
+	}
+	select {
+	case p := <-got:
+		if p["type"] != "handoff" || p["link"] != "http://"+addr+"/" || p["text"] != "carol hands over to dana on bb-9: all yours" {
+			t.Errorf("delivery %v", p)
+		}
+	case <-time.After(15 * time.Second):
+		_ = srv.Process.Kill()
+		_ = srv.Wait() // serveOut is complete once it ended
+		t.Fatalf("no delivery from bb serve --webhook; it said:\n%s", serveOut.String())
+	}
+	select {
+	case p := <-got:
+		t.Errorf("a second delivery: %v", p)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if out, err := bbCmd(dir, nil, "serve", "--webhook", "ftp://x").CombinedOutput(); err == nil || !strings.Contains(string(out), "invalid --webhook") {
+		t.Errorf("bb serve --webhook ftp://x: %v %s", err, out)
+	}
+}

@@ -1,0 +1,204 @@
+package overview
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// The kinds of "needs attention" items: what a person watching the team
+// should look at, on every surface that shows them (bb top).
+const (
+	// AttentionHandoff is a HANDOFF its recipient has not accepted.
+	AttentionHandoff = "handoff"
+	// AttentionBlocked is a BLOCKED message nobody has accepted.
+	AttentionBlocked = "blocked"
+	// AttentionStuck is an agent whose own status is blocked.
+	AttentionStuck = "stuck"
+	// AttentionCritical is a critical message of the attention window.
+	AttentionCritical = "critical"
+	// AttentionIncursion is an edit inside another agent's reservation,
+	// recorded within the attention window.
+	AttentionIncursion = "incursion"
+)
+
+// AttentionWindow is how far back critical messages and incursions count.
+const AttentionWindow = 24 * time.Hour
+
+// attentionMax bounds each source of items.
+const attentionMax = 100
+
+// AttentionItem is one thing waiting for a person. Fields are in JSON key
+// order.
+type AttentionItem struct {
+	Kind string    `json:"kind"`
+	At   time.Time `json:"at"`
+	// Agent raised it: the sender of a message, the blocked agent, the
+	// agent that edited.
+	Agent string `json:"agent"`
+	// To is who it waits on: a message's recipient ("" for a broadcast),
+	// the holder of the reservation an incursion entered.
+	To      string `json:"to"`
+	BeadID  string `json:"bead_id"`
+	Subject string `json:"subject"`
+	// MessageID is the message's id (HANDOFF, BLOCKED, critical): what an
+	// ack or a reply names; "" for the others.
+	MessageID string `json:"message_id"`
+	// Seq is the message's number, or the event's for an incursion.
+	Seq int64 `json:"seq"`
+	// WaitingMinutes is how long it has waited.
+	WaitingMinutes int `json:"waiting_minutes"`
+	// Escalated marks a HANDOFF or BLOCKED that has waited unaccepted
+	// for the board's attention.escalate_after minutes or more: Agent
+	// waits on To for WaitingMinutes.
+	Escalated bool `json:"escalated"`
+}
+
+// ID names the item for as long as it waits, the same on every read: a
+// message's kind and id, an incursion's event, a blocked agent's status
+// change.
+func (it AttentionItem) ID() string {
+	switch {
+	case it.MessageID != "":
+		return it.Kind + ":" + it.MessageID
+	case it.Kind == AttentionIncursion:
+		return it.Kind + ":" + strconv.FormatInt(it.Seq, 10)
+	}
+	return it.Kind + ":" + it.Agent + ":" + it.At.UTC().Format(time.RFC3339Nano)
+}
+
+// Attention is every item waiting for a person, newest first.
+type Attention struct {
+	Now          time.Time       `json:"now"`
+	Items        []AttentionItem `json:"items"`
+	LastEventSeq int64           `json:"last_event_seq"`
+	// EscalateAfter is the board's attention.escalate_after, in minutes.
+	EscalateAfter int `json:"escalate_after"`
+	// NextEscalation is when the next waiting HANDOFF or BLOCKED will be
+	// escalated if nobody accepts it (zero when none will), so a watcher
+	// can wake then instead of polling.
+	NextEscalation time.Time `json:"next_escalation"`
+}
+
+// Attention gathers what needs a person: unaccepted HANDOFF and BLOCKED
+// messages (escalated once they waited attention.escalate_after minutes),
+// agents whose status is blocked, and the critical messages and incursions
+// of the last AttentionWindow. It reads only.
+func (s *Service) Attention(ctx context.Context) (Attention, error) {
+	now := s.Now()
+	out := Attention{Now: now}
+	err := s.read(ctx, func(tx hub.Tx) error {
+		stored, err := tx.ListConfig(ctx)
+		if err != nil {
+			return err
+		}
+		out.EscalateAfter = escalateAfter(s.ConfigEntries(stored))
+		unacked, err := tx.UnackedRequired(ctx, hub.MailFilter{Limit: attentionMax})
+		if err != nil {
+			return err
+		}
+		for _, m := range unacked {
+			kind := ""
+			switch m.Category {
+			case hub.CategoryHandoff:
+				kind = AttentionHandoff
+			case hub.CategoryBlocked:
+				kind = AttentionBlocked
+			default:
+				continue
+			}
+			it := messageItem(kind, m, now)
+			due := m.CreatedAt.Add(time.Duration(out.EscalateAfter) * time.Minute)
+			if it.Escalated = !now.Before(due); !it.Escalated && (out.NextEscalation.IsZero() || due.Before(out.NextEscalation)) {
+				out.NextEscalation = due
+			}
+			out.Items = append(out.Items, it)
+		}
+		agents, err := hub.ListAgentsIn(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, a := range agents {
+			if a.Status != "blocked" {
+				continue
+			}
+			subject := a.CurrentTask
+			if a.Blockers != nil && *a.Blockers != "" {
+				subject = *a.Blockers
+			}
+			out.Items = append(out.Items, AttentionItem{Kind: AttentionStuck, At: a.UpdatedAt, Agent: a.ID, Subject: subject,
+				BeadID: a.FocusTaskID, WaitingMinutes: minutesSince(now, a.UpdatedAt)})
+		}
+		since := now.Add(-AttentionWindow)
+		crit, err := tx.ListMessages(ctx, hub.MessageFilter{Since: since, Priorities: []hub.Priority{hub.PriorityCritical}, Limit: attentionMax})
+		if err != nil {
+			return err
+		}
+		for _, m := range crit {
+			if m.RequiresAck && m.AckedAt == nil && (m.Category == hub.CategoryHandoff || m.Category == hub.CategoryBlocked) {
+				continue // already listed as a handoff or blocker
+			}
+			out.Items = append(out.Items, messageItem(AttentionCritical, m, now))
+		}
+		evs, err := tx.ListEvents(ctx, hub.EventFilter{Types: []string{hub.EventIncursion}, Limit: attentionMax, Desc: true})
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			if e.CreatedAt.Before(since) {
+				break
+			}
+			out.Items = append(out.Items, AttentionItem{Kind: AttentionIncursion, At: e.CreatedAt, Agent: e.Agent, To: e.ToAgent,
+				BeadID: e.BeadID, Subject: cmp.Or(e.Message, e.Scope), Seq: e.Seq, WaitingMinutes: minutesSince(now, e.CreatedAt)})
+		}
+		out.LastEventSeq, err = tx.LastEventSeq(ctx)
+		return err
+	})
+	if err != nil {
+		return Attention{}, err
+	}
+	slices.SortStableFunc(out.Items, func(a, b AttentionItem) int { return b.At.Compare(a.At) })
+	return out, nil
+}
+
+// read runs fn in one consistent read of the board.
+func (s *Service) read(ctx context.Context, fn func(tx hub.Tx) error) error {
+	_, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (struct{}, error) { return struct{}{}, fn(tx) })
+	return err
+}
+
+// escalateAfter is the attention.escalate_after setting in minutes.
+func escalateAfter(entries []hub.ConfigEntry) int {
+	for _, e := range entries {
+		if e.Key == hub.ConfigEscalateAfter {
+			if n, err := strconv.Atoi(e.Value); err == nil {
+				return n
+			}
+		}
+	}
+	return 15
+}
+
+func messageItem(kind string, m hub.Message, now time.Time) AttentionItem {
+	subject := m.Subject
+	if subject == "" {
+		subject = m.Body
+	}
+	to := m.To
+	if m.IsBroadcast() {
+		to = ""
+	}
+	return AttentionItem{Kind: kind, At: m.CreatedAt, Agent: m.From, To: to, BeadID: m.BeadID, Subject: subject,
+		MessageID: m.UUID, Seq: m.Seq, WaitingMinutes: minutesSince(now, m.CreatedAt)}
+}
+
+func minutesSince(now, t time.Time) int {
+	if d := now.Sub(t); d > 0 {
+		return int(d / time.Minute)
+	}
+	return 0
+}

@@ -1,0 +1,285 @@
+// Package notify tells people, through webhooks, when something on the
+// board needs them: each "needs attention" item of the core
+// (overview.Attention: an unaccepted HANDOFF or BLOCKED, a blocked agent, a
+// critical post, an incursion) is POSTed once as a JSON object, and once
+// more when a HANDOFF or BLOCKED is escalated (it waited unaccepted for the
+// board's attention.escalate_after minutes). It is bb notify's engine.
+//
+// It wakes when the timeline moves (the core's Follow) and when the next
+// escalation falls due, never on a timer of its own. Deliveries go through
+// a bounded queue, each retried with a doubling pause; a delivery that
+// still fails, or finds the queue full, is dropped and said on the log.
+package notify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+)
+
+// API is the roles the notifier uses.
+type API interface {
+	hub.Admin
+	hub.Timeline
+	overview.API
+}
+
+// Payload is the JSON object POSTed for one item (Content-Type
+// application/json). Fields are in JSON key order.
+type Payload struct {
+	// ID names the item (the same for as long as it waits); an escalation
+	// carries the item's id with ":escalated" appended.
+	ID string `json:"id"`
+	// Type is handoff, blocked, stuck, critical or incursion.
+	Type string `json:"type"`
+	// Escalated is true for the second notice of a HANDOFF or BLOCKED
+	// nobody accepted in time.
+	Escalated bool `json:"escalated"`
+	// Agent raised it; To is who it waits on ("" for everyone).
+	Agent string `json:"agent"`
+	To    string `json:"to"`
+	// BeadID is the work item it is about ("" when none).
+	BeadID  string `json:"bead_id"`
+	Subject string `json:"subject"`
+	// Text is one line for a chat message: who waits on whom, for what,
+	// for how long.
+	Text           string    `json:"text"`
+	WaitingMinutes int       `json:"waiting_minutes"`
+	At             time.Time `json:"at"`
+	// Board is the project directory of the board.
+	Board string `json:"board"`
+	// Link is the dashboard (bb serve) where a person answers it.
+	Link string `json:"link"`
+}
+
+// Options configure a Notifier.
+type Options struct {
+	// Webhooks are the URLs every item is POSTed to.
+	Webhooks []string
+	// Dashboard is the URL of the board's dashboard, for Payload.Link.
+	Dashboard string
+	// Queue bounds the deliveries waiting to be sent (default 256).
+	Queue int
+	// Attempts per delivery (default 5), the first retry after Backoff
+	// (default 1 s), each next after twice the previous pause.
+	Attempts int
+	Backoff  time.Duration
+	// Client sends the requests (default: a 10 s timeout).
+	Client *http.Client
+	// Log receives one line per delivery dropped.
+	Log io.Writer
+}
+
+// Notifier delivers attention items to webhooks.
+type Notifier struct {
+	api   API
+	o     Options
+	queue chan Payload
+	// sent holds the ids already queued, for the items still waiting.
+	sent map[string]bool
+}
+
+// New makes a notifier; Run starts it.
+func New(api API, o Options) *Notifier {
+	if o.Queue <= 0 {
+		o.Queue = 256
+	}
+	if o.Attempts <= 0 {
+		o.Attempts = 5
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = time.Second
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{Timeout: 10 * time.Second}
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	return &Notifier{api: api, o: o, queue: make(chan Payload, o.Queue), sent: map[string]bool{}}
+}
+
+// Check reads what needs attention now and queues every item (and every
+// escalation) not queued before. It returns when the next escalation
+// falls due (zero when none will).
+func (n *Notifier) Check(ctx context.Context) (time.Time, error) {
+	a, err := n.api.Attention(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	waiting := map[string]bool{}
+	for _, it := range a.Items {
+		ids := []string{it.ID()}
+		if it.Escalated {
+			ids = append(ids, it.ID()+":escalated")
+		}
+		for _, id := range ids {
+			waiting[id] = true
+			if n.sent[id] {
+				continue
+			}
+			n.sent[id] = true
+			n.enqueue(n.payload(id, it, a.EscalateAfter))
+		}
+	}
+	for id := range n.sent {
+		if !waiting[id] {
+			delete(n.sent, id) // accepted or gone: forget it
+		}
+	}
+	return a.NextEscalation, nil
+}
+
+func (n *Notifier) enqueue(p Payload) {
+	select {
+	case n.queue <- p:
+	default:
+		fmt.Fprintf(n.o.Log, "bb notify: queue full (%d): dropped %s\n", n.o.Queue, p.ID)
+	}
+}
+
+func (n *Notifier) payload(id string, it overview.AttentionItem, after int) Payload {
+	p := Payload{ID: id, Type: it.Kind, Escalated: strings.HasSuffix(id, ":escalated"), Agent: it.Agent, To: it.To, BeadID: it.BeadID,
+		Subject: it.Subject, WaitingMinutes: it.WaitingMinutes, At: it.At, Board: n.api.Root(), Link: n.o.Dashboard}
+	p.Text = Text(p, after)
+	return p
+}
+
+// Text is the one-line summary of a payload.
+func Text(p Payload, escalateAfter int) string {
+	on := p.To
+	if on == "" {
+		on = "everyone"
+	}
+	about := ""
+	if p.BeadID != "" {
+		about = " on " + p.BeadID
+	}
+	switch p.Type {
+	case overview.AttentionHandoff, overview.AttentionBlocked:
+		verb := "hands over to"
+		if p.Type == overview.AttentionBlocked {
+			verb = "is blocked on"
+		}
+		s := fmt.Sprintf("%s %s %s%s: %s", p.Agent, verb, on, about, p.Subject)
+		if p.Escalated {
+			s = fmt.Sprintf("ESCALATED: %s (waiting %d minutes, nobody accepted it within %d)", s, p.WaitingMinutes, escalateAfter)
+		}
+		return s
+	case overview.AttentionStuck:
+		return fmt.Sprintf("%s is blocked%s: %s", p.Agent, about, p.Subject)
+	case overview.AttentionCritical:
+		return fmt.Sprintf("critical from %s%s: %s", p.Agent, about, p.Subject)
+	case overview.AttentionIncursion:
+		return fmt.Sprintf("%s edited inside %s's reservation%s: %s", p.Agent, on, about, p.Subject)
+	}
+	return p.Agent + ": " + p.Subject
+}
+
+// Run checks at once, then whenever the timeline moves and when the next
+// escalation falls due, delivering until ctx ends. Items already waiting
+// when it starts are delivered too: a restart sends again what still
+// waits (receivers can tell by ID).
+func (n *Notifier) Run(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { defer close(done); n.send(ctx) }()
+	defer func() { <-done }()
+	moved := make(chan struct{}, 1)
+	follow := make(chan error, 1)
+	go func() {
+		follow <- n.api.Follow(ctx, hub.FollowInput{}, func(hub.Event) error {
+			select {
+			case moved <- struct{}{}:
+			default:
+			}
+			return nil
+		})
+	}()
+	due := time.NewTimer(time.Hour)
+	defer due.Stop()
+	for {
+		next, err := n.Check(ctx)
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintf(n.o.Log, "bb notify: %s\n", hub.WordsOf(err, hub.Vocabulary{}))
+		}
+		due.Stop()
+		if !next.IsZero() {
+			due.Reset(max(next.Sub(n.api.Now()), time.Second))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-follow:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		case <-moved:
+		case <-due.C:
+		}
+	}
+}
+
+// send delivers the queue to every webhook until ctx ends.
+func (n *Notifier) send(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case p := <-n.queue:
+			body, _ := json.Marshal(p)
+			for _, url := range n.o.Webhooks {
+				if err := n.post(ctx, url, body); err != nil && ctx.Err() == nil {
+					fmt.Fprintf(n.o.Log, "bb notify: dropped %s for %s after %d attempts: %v\n", p.ID, url, n.o.Attempts, err)
+				}
+			}
+		}
+	}
+}
+
+// post delivers body to url, retrying with a doubling pause.
+func (n *Notifier) post(ctx context.Context, url string, body []byte) error {
+	pause := n.o.Backoff
+	var err error
+	for attempt := 1; ; attempt++ {
+		if err = n.postOnce(ctx, url, body); err == nil {
+			return nil
+		}
+		if attempt == n.o.Attempts {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		pause *= 2
+	}
+}
+
+func (n *Notifier) postOnce(ctx context.Context, url string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "bb-notify")
+	resp, err := n.o.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
+}

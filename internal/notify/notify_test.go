@@ -1,0 +1,180 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+	"github.com/blackboard-hub/bb/internal/store/sqlite"
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func board(t *testing.T) (*overview.Service, *clock) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bb.db"), sqlite.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clk := &clock{t: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}
+	k := hub.NewService(st, clk, "/proj")
+	for _, r := range []hub.RegisterInput{{ID: "dana", Role: hub.RolePerson}, {ID: "carol", Role: "worker"}} {
+		if _, _, err := k.RegisterAgent(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return overview.New(k), clk
+}
+
+// queued drains what Check queued.
+func queued(n *Notifier) []Payload {
+	var out []Payload
+	for {
+		select {
+		case p := <-n.queue:
+			out = append(out, p)
+		default:
+			return out
+		}
+	}
+}
+
+// An unaccepted BLOCKED is one item at once and one escalation after the
+// board's attention.escalate_after minutes, each queued once however often
+// the board is checked; accepting it ends both.
+func TestEscalationOnce(t *testing.T) {
+	ctx := context.Background()
+	svc, clk := board(t)
+	if _, err := svc.SetConfig(ctx, "dana", hub.ConfigEscalateAfter, "10"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := svc.SendMail(ctx, hub.SendInput{From: "carol", To: "dana", BeadID: "bb-2", Category: hub.CategoryBlocked, Subject: "need the schema", Body: "which one?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := New(svc, Options{Dashboard: "http://127.0.0.1:7777/"})
+	next, err := n.Check(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := queued(n)
+	if len(got) != 1 || got[0].Type != "blocked" || got[0].Escalated || got[0].ID != "blocked:"+m.UUID || got[0].Link != "http://127.0.0.1:7777/" || got[0].Board != "/proj" {
+		t.Fatalf("first check: %+v", got)
+	}
+	if want := m.CreatedAt.Add(10 * time.Minute); !next.Equal(want) {
+		t.Errorf("next escalation %v, want %v", next, want)
+	}
+	clk.add(9 * time.Minute)
+	n.Check(ctx)
+	if got := queued(n); len(got) != 0 {
+		t.Fatalf("after 9 minutes: %+v", got)
+	}
+	clk.add(time.Minute)
+	for range 3 {
+		n.Check(ctx)
+	}
+	got = queued(n)
+	if len(got) != 1 || !got[0].Escalated || got[0].ID != "blocked:"+m.UUID+":escalated" || got[0].WaitingMinutes != 10 {
+		t.Fatalf("after 10 minutes: %+v", got)
+	}
+	if want := "ESCALATED: carol is blocked on dana on bb-2: need the schema (waiting 10 minutes, nobody accepted it within 10)"; got[0].Text != want {
+		t.Errorf("text %q, want %q", got[0].Text, want)
+	}
+	if _, err := svc.AckMail(ctx, "dana", m.UUID); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(time.Hour)
+	n.Check(ctx)
+	if got := queued(n); len(got) != 0 || len(n.sent) != 0 {
+		t.Fatalf("after the ack: queued %+v, remembered %v", got, n.sent)
+	}
+}
+
+// Run delivers each item once to every webhook, retrying after a failure,
+// and picks up a new item when the timeline moves.
+func TestRunDelivers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	svc, _ := board(t)
+	var mu sync.Mutex
+	var got []Payload
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 {
+			http.Error(w, "try again", http.StatusServiceUnavailable)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var p Payload
+		if err := json.Unmarshal(body, &p); err != nil || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("bad delivery %q: %v", body, err)
+		}
+		got = append(got, p)
+	}))
+	defer srv.Close()
+	if _, err := svc.Post(ctx, hub.PostInput{From: "carol", Content: "prod is down", Priority: "critical"}); err != nil {
+		t.Fatal(err)
+	}
+	n := New(svc, Options{Webhooks: []string{srv.URL}, Backoff: 10 * time.Millisecond})
+	done := make(chan error)
+	go func() { done <- n.Run(ctx) }()
+	wait := func(count int) []Payload {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			mu.Lock()
+			if len(got) >= count {
+				out := append([]Payload(nil), got...)
+				mu.Unlock()
+				return out
+			}
+			mu.Unlock()
+		}
+		t.Fatalf("never got %d deliveries", count)
+		return nil
+	}
+	first := wait(1)
+	if first[0].Type != "critical" || first[0].Subject != "prod is down" {
+		t.Errorf("first delivery %+v", first[0])
+	}
+	if _, err := svc.SendMail(ctx, hub.SendInput{From: "carol", To: "dana", BeadID: "bb-1", Category: hub.CategoryHandoff, Subject: "yours", Body: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	all := wait(2)
+	if all[1].Type != "handoff" || !strings.Contains(all[1].Text, "carol hands over to dana on bb-1: yours") {
+		t.Errorf("second delivery %+v", all[1])
+	}
+	time.Sleep(200 * time.Millisecond) // nothing more arrives
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || calls != 3 {
+		t.Errorf("%d deliveries in %d calls, want 2 in 3 (one retry)", len(got), calls)
+	}
+}

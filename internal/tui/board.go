@@ -1,0 +1,637 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+)
+
+// The sections of the page, top to bottom.
+const (
+	secAttention = iota
+	secAgents
+	secReservations
+	secTasks
+	secTimeline
+	nSections
+)
+
+// board is the page: the sections, the prompt of an action in progress,
+// and the status line saying what the last action did.
+type board struct {
+	ctx    context.Context
+	api    API
+	viewer string
+	wd     string
+	st     styles
+	keys   keyMap
+	help   help.Model
+
+	width, height int
+	snap          snapshot
+	loaded        bool
+	// loading is true while a snapshot is read; dirty asks for another
+	// once it arrives (the board moved meanwhile).
+	loading, dirty bool
+
+	secs  [nSections]section
+	focus int
+	// The items behind the rows of the acting sections.
+	attItems []overview.AttentionItem
+	agentIDs []string
+	resItems []hub.Reservation
+
+	filter string
+	// search is the query whose hits replace the timeline ("" for none).
+	search string
+	hits   []hub.SearchHit
+
+	prompt    *prompt
+	status    string
+	statusErr bool
+	fullHelp  bool
+}
+
+func newBoard(ctx context.Context, api API, viewer, wd string, st styles, keys keyMap) *board {
+	b := &board{ctx: ctx, api: api, viewer: viewer, wd: wd, st: st, keys: keys, help: help.New()}
+	b.help.Styles = help.Styles{ShortKey: st.Bold, ShortDesc: st.Status, ShortSeparator: st.Faint, Ellipsis: st.Faint,
+		FullKey: st.Bold, FullDesc: st.Status, FullSeparator: st.Faint}
+	b.secs[secAttention] = section{title: "Needs attention", empty: "nothing waits for a person"}
+	b.secs[secAgents] = section{title: "Agents", empty: "no agents yet"}
+	b.secs[secReservations] = section{title: "Reservations", empty: "no file is reserved"}
+	b.secs[secTasks] = section{title: "Tasks", empty: "no open tasks"}
+	b.secs[secTimeline] = section{title: "Timeline", empty: "nothing happened yet"}
+	b.loading = true
+	return b
+}
+
+// Messages of the page.
+type (
+	tickMsg   struct{}
+	errMsg    struct{ err error }
+	actionMsg struct {
+		done string
+		err  error
+	}
+	searchMsg struct {
+		query string
+		hits  []hub.SearchHit
+		err   error
+	}
+)
+
+func (b *board) Init() tea.Cmd { return tea.Batch(b.loadCmd(), tick()) }
+
+func tick() tea.Cmd { return tea.Tick(clockTick, func(time.Time) tea.Msg { return tickMsg{} }) }
+
+func (b *board) loadCmd() tea.Cmd {
+	return func() tea.Msg { return load(b.ctx, b.api) }
+}
+
+// reload reads a snapshot now, or once the one being read arrives.
+func (b *board) reload() tea.Cmd {
+	if b.loading {
+		b.dirty = true
+		return nil
+	}
+	b.loading = true
+	return b.loadCmd()
+}
+
+func (b *board) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		b.width, b.height = msg.Width, msg.Height
+		b.help.Width = msg.Width
+		b.layout()
+	case snapshotMsg:
+		b.loading = false
+		if msg.err != nil {
+			b.setStatus("", msg.err)
+		} else {
+			b.snap, b.loaded = msg.snap, true
+			b.rebuild()
+		}
+		if b.dirty {
+			b.dirty = false
+			return b, b.reload()
+		}
+	case changedMsg:
+		return b, b.reload()
+	case tickMsg:
+		return b, tea.Batch(b.reload(), tick())
+	case errMsg:
+		b.setStatus("", msg.err)
+	case actionMsg:
+		b.setStatus(msg.done, msg.err)
+		return b, b.reload()
+	case searchMsg:
+		if msg.err != nil {
+			b.setStatus("", msg.err)
+			break
+		}
+		b.search, b.hits = msg.query, msg.hits
+		b.focus = secTimeline
+		b.secs[secTimeline].cursor = 0
+		b.setStatus(fmt.Sprintf("%d results for %q (esc: back to the timeline)", len(msg.hits), msg.query), nil)
+		b.rebuild()
+	case tea.KeyMsg:
+		return b, b.key(msg)
+	}
+	return b, nil
+}
+
+func (b *board) setStatus(s string, err error) {
+	b.status, b.statusErr = s, err != nil
+	if err != nil {
+		b.status = errorText(err)
+	}
+}
+
+// errorText is what the person reads of a failure: the core's message with
+// its code, never a Go error chain.
+func errorText(err error) string {
+	return "Error [" + string(hub.CodeOf(err)) + "]: " + hub.WordsOf(err, hub.Vocabulary{})
+}
+
+// key handles one key press.
+func (b *board) key(msg tea.KeyMsg) tea.Cmd {
+	if b.prompt != nil {
+		switch {
+		case key.Matches(msg, b.keys.Cancel):
+			b.prompt = nil
+			b.setStatus("cancelled", nil)
+			return nil
+		case key.Matches(msg, b.keys.Submit):
+			p := b.prompt
+			b.prompt = nil
+			return p.submit(strings.TrimSpace(p.input.Value()))
+		}
+		return b.prompt.update(msg)
+	}
+	k := b.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		b.fullHelp = !b.fullHelp
+		b.layout()
+	case key.Matches(msg, k.Next):
+		b.focus = (b.focus + 1) % nSections
+	case key.Matches(msg, k.Prev):
+		b.focus = (b.focus + nSections - 1) % nSections
+	case key.Matches(msg, k.Up):
+		b.secs[b.focus].move(-1)
+	case key.Matches(msg, k.Down):
+		b.secs[b.focus].move(1)
+	case key.Matches(msg, k.Cancel):
+		switch {
+		case b.search != "":
+			b.search, b.hits = "", nil
+			b.setStatus("back to the timeline", nil)
+		case b.filter != "":
+			b.filter = ""
+			b.setStatus("filter cleared", nil)
+		}
+		b.rebuild()
+	case key.Matches(msg, k.Accept):
+		return b.accept()
+	case key.Matches(msg, k.Answer):
+		return b.answer()
+	case key.Matches(msg, k.Msg):
+		return b.message()
+	case key.Matches(msg, k.Release):
+		return b.stepIn(false)
+	case key.Matches(msg, k.Reassign):
+		return b.stepIn(true)
+	case key.Matches(msg, k.Search):
+		b.prompt = newPrompt(b.st, "Search", "", b.searchCmd)
+	case key.Matches(msg, k.Filter):
+		b.startFilter()
+	}
+	return nil
+}
+
+// selected returns the cursor's index in section sec, or -1 when that
+// section is not focused or empty.
+func (b *board) selected(sec int) int {
+	if b.focus != sec || len(b.secs[sec].rows) == 0 {
+		return -1
+	}
+	return b.secs[sec].cursor
+}
+
+// act runs an action against the core and reports it as an actionMsg.
+func (b *board) act(do func(ctx context.Context) (string, error)) tea.Cmd {
+	return func() tea.Msg {
+		done, err := do(b.ctx)
+		return actionMsg{done: done, err: err}
+	}
+}
+
+// accept acknowledges the selected HANDOFF or BLOCKED as the person.
+func (b *board) accept() tea.Cmd {
+	i := b.selected(secAttention)
+	if i < 0 || b.attItems[i].MessageID == "" || (b.attItems[i].Kind != overview.AttentionHandoff && b.attItems[i].Kind != overview.AttentionBlocked) {
+		b.setStatus("select a HANDOFF or BLOCKED in Needs attention (tab, ↑↓) to accept it", nil)
+		return nil
+	}
+	it := b.attItems[i]
+	return b.act(func(ctx context.Context) (string, error) {
+		if _, err := b.api.AckMail(ctx, b.viewer, it.MessageID); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("accepted the %s from %s", strings.ToUpper(it.Kind), it.Agent), nil
+	})
+}
+
+// answer replies to the selected attention item: on its bead to the agent
+// that raised it, or under the post it is about.
+func (b *board) answer() tea.Cmd {
+	i := b.selected(secAttention)
+	if i < 0 {
+		b.setStatus("select an item in Needs attention (tab, ↑↓) to answer it", nil)
+		return nil
+	}
+	it := b.attItems[i]
+	if it.BeadID == "" && it.Seq > 0 && it.Kind == overview.AttentionCritical {
+		b.prompt = newPrompt(b.st, fmt.Sprintf("Reply to #%d of %s", it.Seq, it.Agent), "", func(text string) tea.Cmd {
+			return b.act(func(ctx context.Context) (string, error) {
+				m, err := b.api.Post(ctx, hub.PostInput{From: b.viewer, Content: text, ReplyTo: it.Seq})
+				if err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("replied to #%d (message #%d)", it.Seq, m.Seq), nil
+			})
+		})
+		return nil
+	}
+	b.promptMail("Answer", it.Agent, it.BeadID, "Re: "+it.Subject)
+	return nil
+}
+
+// message writes to the agent of the selected row of any section.
+func (b *board) message() tea.Cmd {
+	agent, bead := "", ""
+	switch b.focus {
+	case secAgents:
+		if i := b.selected(secAgents); i >= 0 {
+			agent = b.agentIDs[i]
+		}
+	case secAttention:
+		if i := b.selected(secAttention); i >= 0 {
+			agent, bead = b.attItems[i].Agent, b.attItems[i].BeadID
+		}
+	case secReservations:
+		if i := b.selected(secReservations); i >= 0 {
+			agent, bead = b.resItems[i].AgentID, b.resItems[i].BeadID
+		}
+	}
+	if agent == "" {
+		b.setStatus("select an agent (Agents, Needs attention or Reservations) to message it", nil)
+		return nil
+	}
+	if bead == "" {
+		bead = b.beadOf(agent)
+	}
+	b.promptMail("Message", agent, bead, "")
+	return nil
+}
+
+// beadOf is the work item an agent is on: its reserved bead, else its
+// focus task ("" when unknown).
+func (b *board) beadOf(agent string) string {
+	for _, r := range b.snap.reservations {
+		if r.AgentID == agent && r.BeadID != "" {
+			return r.BeadID
+		}
+	}
+	for _, a := range b.snap.agents {
+		if a.ID == agent {
+			return a.FocusTaskID
+		}
+	}
+	return ""
+}
+
+// promptMail asks for the text of a mail to agent about bead; without a
+// known bead the first word typed names it (every mail is about one).
+func (b *board) promptMail(verb, agent, bead, subject string) {
+	label := fmt.Sprintf("%s %s about %s", verb, agent, bead)
+	if bead == "" {
+		label = fmt.Sprintf("%s %s (first word: the bead it is about)", verb, agent)
+	}
+	b.prompt = newPrompt(b.st, label, "", func(text string) tea.Cmd {
+		bd, body := bead, text
+		if bd == "" {
+			bd, body, _ = strings.Cut(text, " ")
+		}
+		return b.act(func(ctx context.Context) (string, error) {
+			subj := subject
+			if subj == "" {
+				subj, _, _ = strings.Cut(body, "\n")
+			}
+			if _, err := b.api.SendMail(ctx, hub.SendInput{From: b.viewer, To: agent, BeadID: bd, Category: hub.CategoryInfo,
+				Subject: subj, Body: body}); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("sent to %s about %s", agent, bd), nil
+		})
+	})
+}
+
+// stepIn releases the selected reservation, or asks whom to reassign it to.
+func (b *board) stepIn(reassign bool) tea.Cmd {
+	i := b.selected(secReservations)
+	if i < 0 {
+		b.setStatus("select a reservation in Reservations (tab, ↑↓) first", nil)
+		return nil
+	}
+	r := b.resItems[i]
+	scope := b.api.DisplayScope(r)
+	run := func(to string) tea.Cmd {
+		return b.act(func(ctx context.Context) (string, error) {
+			_, err := b.api.StepIn(ctx, hub.StepInInput{Person: b.viewer, Holder: r.AgentID, Scope: scope, Wd: b.wd, To: to})
+			if err != nil {
+				return "", err
+			}
+			if to == "" {
+				return fmt.Sprintf("released %s of %s", scope, r.AgentID), nil
+			}
+			return fmt.Sprintf("reassigned %s from %s to %s", scope, r.AgentID, to), nil
+		})
+	}
+	if !reassign {
+		return run("")
+	}
+	b.prompt = newPrompt(b.st, fmt.Sprintf("Reassign %s from %s to", scope, r.AgentID), "", run)
+	return nil
+}
+
+func (b *board) searchCmd(q string) tea.Cmd {
+	if q == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		res, err := b.api.Search(b.ctx, hub.SearchQuery{Text: q, Agent: b.filter})
+		return searchMsg{query: q, hits: res.Hits, err: err}
+	}
+}
+
+// startFilter keeps only the selected agent's items, or asks for an agent.
+func (b *board) startFilter() {
+	if i := b.selected(secAgents); i >= 0 {
+		b.applyFilter(b.agentIDs[i])
+		return
+	}
+	b.prompt = newPrompt(b.st, "Filter by agent (empty: everyone)", b.filter, func(a string) tea.Cmd {
+		b.applyFilter(a)
+		return nil
+	})
+}
+
+func (b *board) applyFilter(agent string) {
+	if agent == b.filter {
+		agent = ""
+	}
+	b.filter = agent
+	if agent == "" {
+		b.setStatus("showing everyone", nil)
+	} else {
+		b.setStatus("showing only "+agent+" (f again or esc: everyone)", nil)
+	}
+	b.rebuild()
+}
+
+// rebuild renders the rows of every section from the snapshot.
+func (b *board) rebuild() {
+	s, f, st := b.snap, b.filter, b.st
+	var rows []row
+	b.attItems = b.attItems[:0]
+	for _, it := range s.attention {
+		if !keep(f, it.Agent, it.To) {
+			continue
+		}
+		b.attItems = append(b.attItems, it)
+		who := it.Agent
+		if it.To != "" {
+			who += " → " + it.To
+		}
+		wait := waited(it.WaitingMinutes)
+		if it.Escalated {
+			wait = "ESCALATED " + wait
+		}
+		text := fmt.Sprintf("%-9s %-18s %-5s %s  %s", strings.ToUpper(it.Kind), who, wait, orDash(it.BeadID), it.Subject)
+		r := newRow(text).in(st.Warn)
+		if it.Escalated || it.Kind == overview.AttentionBlocked || it.Kind == overview.AttentionCritical || it.Kind == overview.AttentionStuck {
+			r = r.in(st.Bad)
+		}
+		rows = append(rows, r)
+	}
+	b.secs[secAttention].setRows(rows)
+
+	held := map[string][]string{}
+	for _, r := range s.reservations {
+		held[r.AgentID] = append(held[r.AgentID], b.api.DisplayScope(r))
+	}
+	rows, b.agentIDs = nil, b.agentIDs[:0]
+	presence := map[string]hub.Presence{}
+	for _, a := range s.agents {
+		presence[a.ID] = a.Presence
+		if !keep(f, a.ID) {
+			continue
+		}
+		b.agentIDs = append(b.agentIDs, a.ID)
+		doing := a.CurrentTask
+		if doing == "" {
+			doing = "—"
+		}
+		if a.Progress > 0 {
+			doing = fmt.Sprintf("%d%% %s", a.Progress, doing)
+		}
+		if h := held[a.ID]; len(h) > 0 {
+			doing += " · holds " + strings.Join(h, ", ")
+		}
+		text := fmt.Sprintf("%-8s %-16s %-9s %s · %s", a.Presence, a.ID, a.Status, doing, ago(s.now, a.LastSeen))
+		rows = append(rows, newRow(text).in(presenceStyle(st, a.Presence)))
+	}
+	b.secs[secAgents].setRows(rows)
+
+	rows, b.resItems = nil, b.resItems[:0]
+	for _, r := range s.reservations {
+		if !keep(f, r.AgentID) {
+			continue
+		}
+		b.resItems = append(b.resItems, r)
+		p := presence[r.AgentID]
+		text := fmt.Sprintf("%-28s %-16s %-8s %s · until %s", b.api.DisplayScope(r), r.AgentID, p, orDash(r.BeadID), r.ExpiresAt.Local().Format("15:04"))
+		rows = append(rows, newRow(text).in(presenceStyle(st, p)))
+	}
+	b.secs[secReservations].setRows(rows)
+
+	rows = nil
+	for _, t := range s.tasks {
+		if t.Status == "completed" || !keep(f, t.Owner) {
+			continue
+		}
+		text := fmt.Sprintf("%-11s P%-2d %-14s %s · %s", t.Status, t.Priority, orDash(t.Owner), t.Title, t.ID)
+		r := newRow(text)
+		if t.Status == "blocked" {
+			r = r.in(st.Bad)
+		}
+		rows = append(rows, r)
+	}
+	b.secs[secTasks].setRows(rows)
+
+	rows = nil
+	if b.search != "" {
+		b.secs[secTimeline].title = "Search: " + b.search
+		for _, h := range b.hits {
+			text := fmt.Sprintf("%-8s %-14s %s · %s", h.Kind, h.ID, h.Title, ago(s.now, h.At))
+			if h.Snippet != "" && h.Snippet != h.Title {
+				text += " — " + h.Snippet
+			}
+			rows = append(rows, newRow(text))
+		}
+	} else {
+		b.secs[secTimeline].title = "Timeline"
+		for _, e := range slices.Backward(s.events) {
+			if !keep(f, e.Agent, e.ToAgent) {
+				continue
+			}
+			text := fmt.Sprintf("%-4s %-22s %-14s %s", ago(s.now, e.CreatedAt), e.Type, e.Agent, eventText(e))
+			rows = append(rows, newRow(text).in(st.Event))
+		}
+	}
+	b.secs[secTimeline].setRows(rows)
+	b.layout()
+}
+
+func eventText(e hub.Event) string {
+	if e.Message != "" {
+		return e.Message
+	}
+	parts := []string{}
+	if e.ToAgent != "" && e.ToAgent != hub.Broadcast {
+		parts = append(parts, "→ "+e.ToAgent)
+	}
+	if e.BeadID != "" {
+		parts = append(parts, e.BeadID)
+	}
+	if e.Scope != "" {
+		parts = append(parts, e.Scope)
+	}
+	return strings.Join(parts, " ")
+}
+
+func presenceStyle(st styles, p hub.Presence) lipgloss.Style {
+	switch p {
+	case hub.PresActive:
+		return st.Good
+	case hub.PresQuiet, hub.PresStale:
+		return st.Warn
+	case hub.PresOffline:
+		return st.Bad
+	}
+	return st.Status
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// waited is how long an item has waited: "now", "12m", "3h05".
+func waited(min int) string {
+	switch {
+	case min < 1:
+		return "now"
+	case min < 60:
+		return fmt.Sprintf("%dm", min)
+	}
+	return fmt.Sprintf("%dh%02d", min/60, min%60)
+}
+
+// layout shares the screen's height among the sections: each gets its
+// title and one row, then as many rows as it has, in page order, up to a
+// cap; the timeline takes what is left.
+func (b *board) layout() {
+	footer := 2
+	if b.fullHelp {
+		footer = 1
+		for _, g := range b.keys.FullHelp() {
+			footer = max(footer, 1+len(g))
+		}
+	}
+	body := max(b.height-1-footer, 0)
+	caps := [nSections]int{7, 8, 5, 6, 0}
+	var h [nSections]int
+	left := body
+	for i := range b.secs {
+		h[i] = min(2, left)
+		left -= h[i]
+	}
+	for i := range b.secs {
+		if i == secTimeline {
+			continue
+		}
+		more := min(b.secs[i].wants(), caps[i]) - h[i]
+		if more > 0 {
+			more = min(more, left)
+			h[i] += more
+			left -= more
+		}
+	}
+	h[secTimeline] += left
+	for i := range b.secs {
+		b.secs[i].setSize(b.width, h[i])
+	}
+}
+
+func (b *board) View() string {
+	if b.width == 0 {
+		return ""
+	}
+	var out strings.Builder
+	head := "bb top · " + b.snap.root + " · as " + b.viewer
+	if b.filter != "" {
+		head += " · only " + b.filter
+	}
+	if !b.loaded {
+		head += " · loading…"
+	}
+	out.WriteString(b.st.Header.Render(fit(head, b.width)))
+	for i := range b.secs {
+		if v := b.secs[i].view(b.st, b.focus == i); v != "" {
+			out.WriteString("\n" + v)
+		}
+	}
+	out.WriteString("\n")
+	switch {
+	case b.prompt != nil:
+		out.WriteString(b.prompt.view(b.st, b.width))
+	case b.statusErr:
+		out.WriteString(b.st.Error.Render(fit(b.status, b.width)))
+	default:
+		out.WriteString(b.st.Status.Render(fit(b.status, b.width)))
+	}
+	out.WriteString("\n")
+	if b.fullHelp {
+		out.WriteString(b.help.FullHelpView(b.keys.FullHelp()))
+	} else {
+		out.WriteString(b.help.ShortHelpView(b.keys.ShortHelp()))
+	}
+	return out.String()
+}
