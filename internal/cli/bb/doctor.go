@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/install"
+	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
 // Doctor check statuses.
@@ -133,6 +135,9 @@ func (a *app) doctor(ctx context.Context, global bool) *doctorReport {
 		default:
 			add("board", checkFail, hub.MessageOf(err), "bb migrate (or bb init when there is no board)")
 		}
+	}
+	if r.Backend == "sqlite" {
+		boardAccess(r.Location, add)
 	}
 	// Who "I" would be.
 	id, explicit := a.identity()
@@ -375,4 +380,27 @@ func printDoctor(w io.Writer, r *doctorReport) {
 	} else {
 		fmt.Fprintln(w, "Some checks failed: run the fix shown under each.")
 	}
+}
+
+// boardAccess warns when other users of the machine can read the board:
+// its mail and memory are its owner's (bb init creates .bb/ 0700 and the
+// database 0600; docs/security.md).
+func boardAccess(db string, add func(name, status, detail, fix string)) {
+	dir := filepath.Dir(db)
+	var open []string
+	for _, p := range []string{dir, db, db + "-wal", db + "-shm"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // -wal and -shm come and go
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			open = append(open, fmt.Sprintf("%s (%s)", p, fi.Mode().Perm()))
+		}
+	}
+	if len(open) == 0 {
+		add("board access", checkOK, "only its owner can read or write the board", "")
+		return
+	}
+	add("board access", checkWarn, "other users of this machine can read the board's mail and memory: "+strings.Join(open, ", "),
+		fmt.Sprintf("chmod 700 %s && chmod 600 %s*", shellquote.Quote(dir), shellquote.Quote(db)))
 }
