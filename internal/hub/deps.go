@@ -83,12 +83,18 @@ func (s *Service) AddTaskDep(ctx context.Context, agent, id, dep string) (DepRes
 		if err != nil {
 			return DepResult{}, err
 		}
-		d, err := tx.GetTask(ctx, dep)
+		d, err := findTask(ctx, tx, "depends_on", dep)
 		if err != nil {
 			return DepResult{}, err
 		}
 		if d == nil {
 			return DepResult{}, &Error{Code: CodeNotFound, Field: "depends_on", Message: "dependency task not found: " + dep}
+		}
+		// Both sides are stored, checked and reported by their full ids,
+		// whatever handle named them.
+		id, dep = t.ID, d.ID
+		if id == dep {
+			return DepResult{}, FieldErr(CodeInvalidInput, "depends_on", "task cannot depend on itself")
 		}
 		cyc, err := DependsOnReachable(dep, id, func(x string) ([]string, error) { return tx.TaskDeps(ctx, x) })
 		if err != nil {
@@ -129,6 +135,12 @@ func (s *Service) RemoveTaskDep(ctx context.Context, agent, id, dep string) (Dep
 		t, err := mustTask(ctx, tx, id)
 		if err != nil {
 			return DepResult{}, err
+		}
+		id = t.ID
+		if d, err := findTask(ctx, tx, "depends_on", dep); err != nil {
+			return DepResult{}, err
+		} else if d != nil {
+			dep = d.ID
 		}
 		removed, err := tx.RemoveTaskDep(ctx, id, dep)
 		if err != nil {

@@ -33,7 +33,7 @@ func ShortID(id string) string {
 // prefix that matches nothing (the caller then reports it not found).
 // field names the argument in errors.
 func resolveID(ctx context.Context, tx Tx, table, field, id string) (string, error) {
-	if len(id) < MinPrefixLen || strings.ContainsAny(id, " \t") {
+	if len(id) < MinPrefixLen || strings.ContainsAny(id, " \t") || (table == "tasks" && strings.HasPrefix("task_", id)) {
 		return id, nil
 	}
 	ids, err := tx.IDsWithPrefix(ctx, table, id, maxCandidates+1)
@@ -63,4 +63,15 @@ func TaskHandle(id string) string {
 		return id
 	}
 	return id[i+1 : i+1+ShortIDLen]
+}
+
+// workItem is the one work-item rule: a bead (work item) id that names a
+// task — its full id or a unique handle — means that task and is stored as
+// its full id; any other id is an external work item (a Beads bd id, a
+// ticket) kept as given. An ambiguous handle is refused with the candidates.
+func workItem(ctx context.Context, tx Tx, bead string) (string, error) {
+	if bead == "" {
+		return "", nil
+	}
+	return resolveID(ctx, tx, "tasks", "bead", bead)
 }

@@ -207,6 +207,15 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		if _, err := requireAgent(ctx, tx, in.From, CodeUnknownSender, "from"); err != nil {
 			return MailItem{}, err
 		}
+		bead, err := workItem(ctx, tx, in.BeadID)
+		if err != nil {
+			return MailItem{}, err
+		}
+		in.BeadID = bead
+		thread := thread
+		if in.ThreadID == "" {
+			thread = "bead:" + bead
+		}
 		if to != Broadcast {
 			if _, err := requireAgent(ctx, tx, to, CodeUnknownRecipient, "to"); err != nil {
 				return MailItem{}, err
@@ -298,6 +307,11 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 	}
 	return Read(ctx, s, func(tx Tx) ([]MailItem, error) {
 		if _, err := requireAgent(ctx, tx, q.Agent, CodeAgentNotFound, "agent"); err != nil {
+			return nil, err
+		}
+		q := q
+		var err error
+		if q.BeadID, err = workItem(ctx, tx, q.BeadID); err != nil {
 			return nil, err
 		}
 		cursor, err := tx.ReadCursor(ctx, q.Agent)

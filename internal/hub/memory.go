@@ -190,6 +190,15 @@ func validateMemoryInput(in *MemoryInput) error {
 	return nil
 }
 
+// memoryScopeID names a task scope by the task's full id when scopeID is
+// a handle of one (any other scope id is kept as given).
+func memoryScopeID(ctx context.Context, tx Tx, scope, scopeID string) (string, error) {
+	if scope != ScopeTask {
+		return scopeID, nil
+	}
+	return resolveID(ctx, tx, "tasks", "scope_id", scopeID)
+}
+
 // memoryEventIDs gives the task and project an event about a memory entry
 // belongs to.
 func memoryEventIDs(scope, scopeID string) (taskID, projectID string) {
@@ -204,6 +213,10 @@ func memoryEventIDs(scope, scopeID string) (taskID, projectID string) {
 
 // upsertMemory writes one entry and its memory_upserted event.
 func (s *Service) upsertMemory(ctx context.Context, tx Tx, a *Agent, in MemoryInput, now time.Time) (MemoryWriteResult, error) {
+	var err error
+	if in.ScopeID, err = memoryScopeID(ctx, tx, in.Scope, in.ScopeID); err != nil {
+		return MemoryWriteResult{}, err
+	}
 	m := &Memory{Key: in.Key, Value: in.Value, ValueType: in.ValueType, Scope: in.Scope, ScopeID: in.ScopeID,
 		CreatedAt: now, UpdatedAt: now}
 	if in.ExpiresIn > 0 {
@@ -260,6 +273,10 @@ func (s *Service) GetMemory(ctx context.Context, scope, scopeID, key string) (Me
 		return Memory{}, err
 	}
 	return Read(ctx, s, func(tx Tx) (Memory, error) {
+		scopeID, err := memoryScopeID(ctx, tx, scope, scopeID)
+		if err != nil {
+			return Memory{}, err
+		}
 		m, err := tx.GetMemory(ctx, scope, scopeID, key, s.Now())
 		if err != nil {
 			return Memory{}, err
@@ -281,6 +298,10 @@ func (s *Service) ListMemory(ctx context.Context, scope, scopeID string) ([]Memo
 		return nil, err
 	}
 	return Read(ctx, s, func(tx Tx) ([]Memory, error) {
+		scopeID, err := memoryScopeID(ctx, tx, scope, scopeID)
+		if err != nil {
+			return nil, err
+		}
 		return tx.ListMemory(ctx, scope, scopeID, false, s.Now(), MaxMemoryList)
 	})
 }
@@ -303,6 +324,10 @@ func (s *Service) DeleteMemory(ctx context.Context, agent, scope, scopeID, key s
 	return Write(ctx, s, []string{agent, scope, scopeID, key}, func(tx Tx) (MemoryWriteResult, error) {
 		now := s.Now()
 		a, err := s.actingAgent(ctx, tx, agent, now)
+		if err != nil {
+			return MemoryWriteResult{}, err
+		}
+		scopeID, err := memoryScopeID(ctx, tx, scope, scopeID)
 		if err != nil {
 			return MemoryWriteResult{}, err
 		}

@@ -271,8 +271,11 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 		}
 		var task *Task
 		if in.TaskID != "" {
-			if task, err = tx.GetTask(ctx, in.TaskID); err != nil {
+			if task, err = findTask(ctx, tx, "task_id", in.TaskID); err != nil {
 				return PushResult{}, err
+			}
+			if task != nil {
+				in.TaskID = task.ID
 			}
 			if task == nil && len(in.Artifacts) == 0 {
 				// Nothing may be recorded against a task that does not

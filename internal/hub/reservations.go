@@ -115,6 +115,12 @@ func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scop
 	if _, err := requireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
 		return out, err
 	}
+	// The work item: a task named by id or handle is stored as its id (the
+	// hooks' auto-reservations come through here too).
+	var err error
+	if in.BeadID, err = workItem(ctx, tx, in.BeadID); err != nil {
+		return out, err
+	}
 	now := s.Now()
 	dec, err := s.Decide(ctx, tx, in.Agent, sc, now, stale, nil)
 	if err != nil {
@@ -308,6 +314,9 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 	st, err := Read(ctx, s, func(tx Tx) (CoordStatus, error) {
 		var st CoordStatus
 		var err error
+		if bead, err = workItem(ctx, tx, bead); err != nil {
+			return st, err
+		}
 		if agent != "" {
 			a, err := tx.GetAgent(ctx, agent)
 			if err != nil {

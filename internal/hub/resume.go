@@ -566,6 +566,11 @@ func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventVie
 		f.Agent = q.Agent
 	}
 	return Read(ctx, s, func(tx Tx) ([]EventView, error) {
+		f := f
+		var err error
+		if f.TaskID, err = resolveID(ctx, tx, "tasks", "task_id", f.TaskID); err != nil {
+			return nil, err
+		}
 		es, err := tx.TaskEvents(ctx, f)
 		return ViewEvents(es), err
 	})
@@ -581,6 +586,10 @@ func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit in
 	}
 	limit = min(limit, MaxEventsLimit)
 	return Read(ctx, s, func(tx Tx) ([]ArtifactView, error) {
+		taskID, err := resolveID(ctx, tx, "tasks", "task_id", taskID)
+		if err != nil {
+			return nil, err
+		}
 		as, err := tx.ListTaskArtifacts(ctx, taskID, limit)
 		return ViewArtifacts(as), err
 	})

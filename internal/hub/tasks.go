@@ -259,15 +259,13 @@ func (s *Service) ListTasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 	return Read(ctx, s, func(tx Tx) ([]Task, error) { return tx.ListTasks(ctx, f) })
 }
 
+// mustTask loads the task named by id (its full id or a unique handle),
+// or fails NOT_FOUND.
 func mustTask(ctx context.Context, tx Tx, id string) (*Task, error) {
 	if id == "" {
 		return nil, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
-	id, err := resolveID(ctx, tx, "tasks", "id", id)
-	if err != nil {
-		return nil, err
-	}
-	t, err := tx.GetTask(ctx, id)
+	t, err := findTask(ctx, tx, "id", id)
 	if err != nil {
 		return nil, err
 	}
@@ -275,6 +273,17 @@ func mustTask(ctx context.Context, tx Tx, id string) (*Task, error) {
 		return nil, taskNotFound(id)
 	}
 	return t, nil
+}
+
+// findTask loads the task named by id (its full id or a unique handle);
+// nil when no task has that name. An ambiguous handle is refused with the
+// candidates listed; field names the argument in that error.
+func findTask(ctx context.Context, tx Tx, field, id string) (*Task, error) {
+	full, err := resolveID(ctx, tx, "tasks", field, id)
+	if err != nil {
+		return nil, err
+	}
+	return tx.GetTask(ctx, full)
 }
 
 // setStatus moves t to status (bumping its version, writing the
@@ -480,6 +489,7 @@ func (s *Service) DeleteTask(ctx context.Context, agent, id string) (DeleteResul
 		if err != nil {
 			return DeleteResult{}, err
 		}
+		id := t.ID
 		if t.Owner != "" && t.Owner != agent {
 			if err := Allow(ctx, Needs(AccessOverseer, "deleting a task another agent owns")); err != nil {
 				return DeleteResult{}, err

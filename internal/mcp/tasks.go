@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 // Tasks and resume (seed 002, as bb task / bb resume).
@@ -24,8 +25,8 @@ type taskListIn struct {
 }
 
 type tasksOut struct {
-	Tasks      []hub.TaskView `json:"tasks"`
-	NextCursor string         `json:"next_cursor,omitempty"`
+	Tasks      []view.Task `json:"tasks"`
+	NextCursor string      `json:"next_cursor,omitempty"`
 }
 
 type taskIDIn struct {
@@ -48,9 +49,9 @@ type resumeIn struct {
 func (s *Server) addTaskTools() {
 	addTool(s, tool{name: "bb_task_create", needsID: true,
 		desc: "Create a task (its id is the bead)."},
-		func(ctx context.Context, c *call, in taskCreateIn) (hub.TaskView, error) {
+		func(ctx context.Context, c *call, in taskCreateIn) (view.Task, error) {
 			r, err := c.svc.CreateTask(ctx, c.agent, hub.TaskInput{Title: in.Title, Description: in.Description, ProjectID: in.Project, Priority: in.Priority})
-			return hub.ViewTask(r.Task), err
+			return view.TaskOf(r.Task), err
 		})
 
 	addTool(s, tool{name: "bb_task_list", readOnly: true,
@@ -61,7 +62,7 @@ func (s *Server) addTaskTools() {
 				if err != nil {
 					return tasksOut{}, err
 				}
-				return tasksOut{Tasks: []hub.TaskView{hub.ViewTask(t)}}, nil
+				return tasksOut{Tasks: []view.Task{view.TaskOf(t)}}, nil
 			}
 			off, err := offsetOf(in.Cursor)
 			if err != nil {
@@ -72,26 +73,26 @@ func (s *Server) addTaskTools() {
 			if err != nil {
 				return tasksOut{}, err
 			}
-			page, next := pageOf(hub.ViewTasks(ts), off, limit)
+			page, next := pageOf(view.Tasks(ts), off, limit)
 			return tasksOut{Tasks: page, NextCursor: next}, nil
 		})
 
 	addTool(s, tool{name: "bb_task_begin", needsID: true, idempotent: true,
 		desc: "Start a task: yours, in progress, focused."},
-		func(ctx context.Context, c *call, in taskIDIn) (hub.TaskView, error) {
-			r, err := c.svc.BeginTask(ctx, c.agent, in.ID)
-			return hub.ViewTask(r.Task), err
+		func(ctx context.Context, c *call, in taskIDIn) (view.Task, error) {
+			r, err := c.svc.ClaimTask(ctx, hub.ClaimInput{Agent: c.agent, ID: in.ID})
+			return view.TaskOf(r.Task), err
 		})
 
 	addTool(s, tool{name: "bb_task_complete", needsID: true, idempotent: true,
 		desc: "Close a task: done or blocked."},
-		func(ctx context.Context, c *call, in taskCompleteIn) (hub.TaskView, error) {
+		func(ctx context.Context, c *call, in taskCompleteIn) (view.Task, error) {
 			outcome := in.Outcome
 			if outcome == "" {
 				outcome = "done"
 			}
 			r, err := c.svc.CompleteTask(ctx, c.agent, hub.CloseInput{ID: in.ID, Outcome: outcome, Summary: in.Summary, BlockedReason: in.BlockedReason})
-			return hub.ViewTask(r.Task), err
+			return view.TaskOf(r.Task), err
 		})
 
 	addTool(s, tool{name: "bb_resume", needsID: true,

@@ -367,3 +367,23 @@ func Parts(s string, marks [][2]int) []Part {
 	}
 	return out
 }
+
+// Task is a task as bb, MCP and the HTTP API show it: vybe's task shape
+// (hub.TaskView, which the vybe drop-in prints alone) and the short handle
+// bb prints for it.
+type Task struct {
+	hub.TaskView
+	Handle string `json:"handle"`
+}
+
+// TaskOf converts a task.
+func TaskOf(t hub.Task) Task { return Task{TaskView: hub.ViewTask(t), Handle: hub.TaskHandle(t.ID)} }
+
+// Tasks converts tasks (never nil).
+func Tasks(ts []hub.Task) []Task {
+	out := make([]Task, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, TaskOf(t))
+	}
+	return out
+}

@@ -14,6 +14,7 @@ import (
 	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 // Tasks (seed 002) natively in bb: the same core as `vybe task`, with bb's
@@ -77,7 +78,7 @@ func printTask(w io.Writer, t hub.Task) {
 }
 
 func (a *app) taskResultReply(cmd *cobra.Command, r hub.TaskResult, verb string) error {
-	return a.reply(cmd, hub.ViewTask(r.Task), func(w io.Writer) {
+	return a.reply(cmd, view.TaskOf(r.Task), func(w io.Writer) {
 		fmt.Fprintf(w, "%s task %s\n", verb, r.Task.ID)
 		printTask(w, r.Task)
 	})
@@ -127,9 +128,9 @@ func (a *app) taskListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			views := hub.ViewTasks(ts)
+			views := view.Tasks(ts)
 			if views == nil {
-				views = []hub.TaskView{}
+				views = []view.Task{}
 			}
 			return a.reply(cmd, views, func(w io.Writer) {
 				if len(ts) == 0 {
@@ -171,7 +172,7 @@ type taskReservationJSON struct {
 }
 
 type taskDetailJSON struct {
-	Task         hub.TaskView          `json:"task"`
+	Task         view.Task             `json:"task"`
 	Messages     []taskMessageJSON     `json:"messages"`
 	Reservations []taskReservationJSON `json:"reservations"`
 	Events       []hub.EventView       `json:"events"`
@@ -191,7 +192,7 @@ func (a *app) taskShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := taskDetailJSON{Task: hub.ViewTask(d.Task), Messages: []taskMessageJSON{}, Reservations: []taskReservationJSON{},
+			out := taskDetailJSON{Task: view.TaskOf(d.Task), Messages: []taskMessageJSON{}, Reservations: []taskReservationJSON{},
 				Events: hub.ViewEvents(d.Events)}
 			if out.Events == nil {
 				out.Events = []hub.EventView{}
@@ -363,7 +364,7 @@ func (a *app) taskDepCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return a.reply(cmd, map[string]any{"message": r.Message, "task": hub.ViewTask(t)}, func(w io.Writer) {
+				return a.reply(cmd, map[string]any{"message": r.Message, "task": view.TaskOf(t)}, func(w io.Writer) {
 					fmt.Fprintln(w, r.Message)
 					printTask(w, t)
 				})
