@@ -846,7 +846,11 @@ func (s *Service) Events(ctx context.Context, q EventQuery) (EventPage, error) {
 			return nil, err
 		}
 		// One more than asked tells whether there is more.
-		f := EventFilter{AfterSeq: q.AfterSeq, Types: types, Agent: q.Agent, BeadID: q.BeadID, Limit: limit + 1, Desc: q.Newest}
+		bead, err := workItem(ctx, tx, q.BeadID)
+		if err != nil {
+			return nil, err
+		}
+		f := EventFilter{AfterSeq: q.AfterSeq, Types: types, Agent: q.Agent, BeadID: bead, Limit: limit + 1, Desc: q.Newest}
 		return tx.ListEvents(ctx, f)
 	})
 	if err != nil {

@@ -241,12 +241,16 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 			return ResumeResult{}, err
 		}
 		if in.Focus != "" {
+			focus, err := resolveID(ctx, tx, "tasks", "focus", in.Focus)
+			if err != nil {
+				return ResumeResult{}, err
+			}
 			if in.StrictFocus {
-				if _, err := mustTask(ctx, tx, in.Focus); err != nil {
+				if _, err := mustTask(ctx, tx, focus); err != nil {
 					return ResumeResult{}, err
 				}
 			}
-			if _, err := s.setFocus(ctx, tx, a, in.Focus, now); err != nil {
+			if _, err := s.setFocus(ctx, tx, a, focus, now); err != nil {
 				return ResumeResult{}, err
 			}
 		}

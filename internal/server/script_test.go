@@ -39,7 +39,8 @@ func TestServeScripts(t *testing.T) {
 			e.Setenv("PORT", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
 			return ln.Close()
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"http": cmdHTTP, "jget": testkit.Jget, "jset": testkit.Jset},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"http": cmdHTTP,
+			"exits": testkit.Exits, "jget": testkit.Jget, "jset": testkit.Jset},
 	})
 }
 

@@ -128,8 +128,8 @@ func Jget(ts *testscript.TestScript, neg bool, args []string) {
 // Jset is `jset <VAR> <path>`: save the value at path of the last stdout's
 // JSON (as jget renders it) in an environment variable.
 func Jset(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: jset <VAR> <path>")
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: jset <VAR> <path> [<first n characters>]")
 	}
 	got, err := JSONAt(ts.ReadFile("stdout"), args[1])
 	if err != nil {
@@ -137,6 +137,13 @@ func Jset(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got == "null" {
 		ts.Fatalf("%s: no value", args[1])
+	}
+	if len(args) == 3 {
+		n, err := strconv.Atoi(args[2])
+		if err != nil || n < 1 {
+			ts.Fatalf("jset: bad length %q", args[2])
+		}
+		got = got[:min(n, len(got))]
 	}
 	ts.Setenv(args[0], got)
 }

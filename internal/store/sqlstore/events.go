@@ -51,8 +51,10 @@ func (t *tx) ListEvents(ctx context.Context, f hub.EventFilter) ([]hub.Event, er
 		args = append(args, f.Agent, f.Agent)
 	}
 	if f.BeadID != "" {
-		where = append(where, `bead_id = ?`)
-		args = append(args, f.BeadID)
+		// A work item's events: those about it as a bead (mail,
+		// reservations) and, when it is a task, those about the task.
+		where = append(where, `(bead_id = ? OR task_id = ?)`)
+		args = append(args, f.BeadID, f.BeadID)
 	}
 	if f.TaskID != "" {
 		where = append(where, `task_id = ?`)
