@@ -122,6 +122,26 @@ func (s *Service) EvidenceFor(ctx context.Context, tx Tx, agent string, changes 
 	return nil, nil
 }
 
+// inUse refuses adopting an identity whose session is still alive: seen
+// within the stale window (active or quiet). It returns nil when the
+// identity is stale or offline (or unknown), which adoption may consider.
+func (s *Service) inUse(ctx context.Context, tx Tx, id string) (*Error, error) {
+	stale, err := s.StaleMinutes()
+	if err != nil {
+		return nil, err
+	}
+	a, err := tx.GetAgent(ctx, id)
+	if err != nil || a == nil {
+		return nil, err
+	}
+	live := LiveOf(a.LastSeen, s.Now(), stale)
+	if live.Presence != PresActive && live.Presence != PresQuiet {
+		return nil, nil
+	}
+	return &Error{Code: CodeAgentActive, Field: "adopt", Message: fmt.Sprintf("%s is %s (last seen %s, stale after %d minutes without activity): its session is still alive, so it cannot be adopted; start a new identity (bb agent init --register <name>) or ask %s (bb agent send --to %s)",
+		id, live.Presence, ViewTime(a.LastSeen), stale, id, id)}, nil
+}
+
 // candidates finds every identity with adoption evidence, in a
 // deterministic order (uncommitted scope first, then by id).
 func (s *Service) candidates(ctx context.Context, tx Tx, changes []string) ([]AdoptionCandidate, error) {
@@ -149,6 +169,11 @@ func (s *Service) candidates(ctx context.Context, tx Tx, changes []string) ([]Ad
 	}
 	out := []AdoptionCandidate{}
 	for id := range ids {
+		if live, err := s.inUse(ctx, tx, id); err != nil {
+			return nil, err
+		} else if live != nil {
+			continue // never recommend taking over a live session
+		}
 		c, err := s.EvidenceFor(ctx, tx, id, changes)
 		if err != nil {
 			return nil, err
@@ -261,6 +286,12 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 				why += " (" + in.ChangesNote + ")"
 			}
 			return InitResult{}, FieldErr(CodeAdoptionRejected, "adopt", "adoption of %s rejected: %s; recommendation: bb agent init --register %s --role worker", in.Adopt, why, name)
+		}
+		// Evidence or not, a session still alive is never taken over.
+		if live, err := s.inUse(ctx, tx, in.Adopt); err != nil {
+			return InitResult{}, err
+		} else if live != nil {
+			return InitResult{}, live
 		}
 		now := s.Now()
 		if err := tx.TouchAgent(ctx, in.Adopt, now); err != nil {

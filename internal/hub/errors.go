@@ -53,6 +53,9 @@ const (
 	CodeIOReadFailed          Code = "IO_READ_FAILED"
 	CodeAmbiguousSession      Code = "AMBIGUOUS_SESSION"
 	CodeAdoptionRejected      Code = "ADOPTION_REJECTED"
+	// CodeAgentActive refuses adopting an identity whose session is still
+	// alive (active or quiet: seen within the stale window).
+	CodeAgentActive Code = "AGENT_ACTIVE"
 )
 
 // Codes shared by the task, memory and idempotency features (seed 002).

@@ -237,6 +237,8 @@ func TestProtocolEnvelopes(t *testing.T) {
 	b.ok("agent", "send", "--from", "amber-otter", "--to", "cobalt-harbor", "--bead", "bb-1", "--category", "HANDOFF", "--subject", "s", "--body", "b")
 	b.ok("agent", "send", "--from", "cobalt-harbor", "--to", "broadcast", "--bead", "bb-2", "--category", "BLOCKED", "--subject", "s", "--body", "b")
 	b.exec(`INSERT INTO tasks (id, title, status, owner, created_at, updated_at) VALUES ('t-1', 't', 'in_progress', 'cobalt-harbor', 'x', 'x')`)
+	// Only a departed session is adopted: cobalt-harbor was last seen long ago.
+	b.exec(`UPDATE agents SET last_seen = '2000-01-01T00:00:00.000000+00:00' WHERE id = 'cobalt-harbor'`)
 	b.ok("agent", "init", "--adopt", "cobalt-harbor")
 	rows := b.query(`SELECT id, type, agent, to_agent, bead_id, payload FROM events WHERE type IN ('HANDOFF', 'BLOCKED', 'INCURSION', 'RESUME') ORDER BY seq`)
 	seen := map[string]bool{}

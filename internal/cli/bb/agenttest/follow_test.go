@@ -92,6 +92,16 @@ func TestAdoptInProgressTask(t *testing.T) {
 	b.exec(`INSERT INTO tasks (id, title, status, owner, created_at, updated_at) VALUES
 		('task-7', 'Parser', 'in_progress', 'quiet-wren', '2026-11-21T09:00:00.000000+00:00', '2026-11-21T09:00:00.000000+00:00'),
 		('task-8', 'Done one', 'completed', 'quiet-wren', '2026-11-21T09:00:00.000000+00:00', '2026-11-21T09:00:00.000000+00:00')`)
+	// Evidence, but a live session: neither recommended nor adoptable.
+	r = b.run("--json", "agent", "init", "--non-interactive")
+	if e := decode(t, r.stdout); r.code != 1 || e.Error.Code != "AMBIGUOUS_SESSION" || strings.Contains(e.Error.Message, "--adopt quiet-wren") {
+		t.Fatalf("a live session recommended: %s", r.stdout)
+	}
+	r = b.run("--json", "agent", "init", "--adopt", "quiet-wren", "--non-interactive")
+	if e := decode(t, r.stdout); r.code != 1 || e.Error.Code != "AGENT_ACTIVE" || !strings.Contains(e.Error.Message, "last seen 2026-11-21T10:00:00Z") {
+		t.Fatalf("adopting a live session: %d %s", r.code, r.stdout)
+	}
+	b.env = append(b.env, "BB_NOW=2026-11-21T11:00:00Z") // the session has gone stale
 	r = b.run("--json", "agent", "init", "--non-interactive")
 	if e := decode(t, r.stdout); r.code != 1 || e.Error.Code != "AMBIGUOUS_SESSION" || !strings.Contains(e.Error.Message, "bb agent init --adopt quiet-wren") {
 		t.Fatalf("recommendation: %s", r.stdout)
