@@ -21,6 +21,9 @@ type AgentView struct {
 	Liveness     Liveness
 	Presence     Presence
 	MinutesSince int
+	// Work is what the board shows it doing (nil: nothing); filled by
+	// Board, AgentStatus and Summary.
+	Work *Work
 }
 
 func ViewAgent(a Agent, l Live) AgentView {
@@ -159,7 +162,12 @@ func (s *Service) Board(ctx context.Context) ([]AgentView, error) {
 	if err != nil {
 		return nil, err
 	}
-	return views(agents, now, stale), nil
+	out := views(agents, now, stale)
+	work, err := s.workRead(ctx, agents)
+	for i := range out {
+		out[i].Work = work[out[i].ID]
+	}
+	return out, err
 }
 
 func views(agents []Agent, now time.Time, stale int) []AgentView {
@@ -186,7 +194,10 @@ func (s *Service) AgentStatus(ctx context.Context, id string) (AgentView, error)
 	if err != nil {
 		return AgentView{}, err
 	}
-	return ViewAgent(*a, LiveOf(a.LastSeen, s.Now(), stale)), nil
+	v := ViewAgent(*a, LiveOf(a.LastSeen, s.Now(), stale))
+	work, err := s.workRead(ctx, []Agent{*a})
+	v.Work = work[a.ID]
+	return v, err
 }
 
 // PostInput is a Blackboard post (a broadcast message).

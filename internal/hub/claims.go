@@ -63,6 +63,7 @@ func (s *Service) ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, err
 				takeover = owner
 			}
 		}
+		working(a, t)
 		rep, err := s.beginTx(ctx, tx, a, t, now)
 		if err != nil || takeover == nil {
 			return rep, err
@@ -72,6 +73,23 @@ func (s *Service) ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, err
 			map[string]any{"previous_owner": takeover.ID})
 		return rep, err
 	})
+}
+
+// working makes the task a's current task on the status board (stored
+// with its focus by beginTx): its title, and a working status unless the
+// agent already reports one.
+func working(a *Agent, t *Task) {
+	a.CurrentTask = t.Title
+	for len(a.CurrentTask) > MaxTaskLen { // a title may be longer than a status task
+		r := []rune(a.CurrentTask)
+		a.CurrentTask = string(r[:len(r)-1])
+	}
+	switch a.Status {
+	case "planning", "coding", "testing", "reviewing":
+	default:
+		a.Status = "coding"
+	}
+	a.Blockers = nil
 }
 
 // unmetDeps refuses t while any task it depends on is not completed.

@@ -76,6 +76,9 @@ type AgentInfo struct {
 	// Liveness is the agent protocol's word for Presence (active, stale, evicted).
 	Liveness Liveness
 	Presence Presence
+	// Work is what the board shows it doing (nil: nothing); filled by
+	// ListAgentInfos and ShowAgent.
+	Work *Work
 }
 
 func agentInfo(a Agent, l Live) AgentInfo {
@@ -197,7 +200,11 @@ func (s *Service) ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo
 		}
 		out = append(out, agentInfo(a, LiveOf(a.LastSeen, now, stale)))
 	}
-	return out, nil
+	work, err := s.workRead(ctx, agents)
+	for i := range out {
+		out[i].Work = work[out[i].ID]
+	}
+	return out, err
 }
 
 // ShowAgent returns one agent (AGENT_NOT_FOUND when absent). Looking at an
@@ -217,7 +224,10 @@ func (s *Service) ShowAgent(ctx context.Context, id string) (AgentInfo, error) {
 	if a == nil {
 		return AgentInfo{}, AgentNotFound("agent", id)
 	}
-	return agentInfo(*a, LiveOf(a.LastSeen, s.Now(), stale)), nil
+	info := agentInfo(*a, LiveOf(a.LastSeen, s.Now(), stale))
+	work, err := s.workRead(ctx, []Agent{*a})
+	info.Work = work[a.ID]
+	return info, err
 }
 
 // requireAgent finds an agent (see findAgent) inside tx or fails with code.

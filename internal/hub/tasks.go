@@ -443,6 +443,15 @@ func (s *Service) CompleteTask(ctx context.Context, agent string, in CloseInput)
 }
 
 func (s *Service) closeTask(ctx context.Context, tx Tx, a *Agent, t *Task, status string, in CloseInput, now time.Time) (taskReply, error) {
+	if status == TaskCompleted && a.FocusTaskID == t.ID && a.CurrentTask == t.Title {
+		// Its current task is done: the status board no longer shows it.
+		a.CurrentTask, a.Progress, a.Status = "", 0, "idle"
+		a.Version++
+		a.UpdatedAt = now
+		if err := tx.PutAgent(ctx, a); err != nil {
+			return taskReply{TaskID: t.ID}, err
+		}
+	}
 	reason := in.BlockedReason
 	if status == TaskBlocked && reason == "" {
 		reason = "failure:" + in.Summary

@@ -5,6 +5,8 @@ package view
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -26,6 +28,9 @@ type Agent struct {
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	Host     string `json:"host,omitempty"`
+	// Work is what the board shows the agent doing: its task in progress,
+	// its reservations, its open handoffs and blockers (absent: nothing).
+	Work *hub.Work `json:"work,omitempty"`
 }
 
 // Inbox is one agent's unread inbox: items addressed to it and board
@@ -59,13 +64,16 @@ type AgentInfo struct {
 	Worktree    string     `json:"worktree,omitempty"`
 	Branch      string     `json:"branch,omitempty"`
 	Host        string     `json:"host,omitempty"`
+	// Work is what the board shows the agent doing (absent: nothing).
+	Work *hub.Work `json:"work,omitempty"`
 }
 
 // AgentInfoOf renders a registered agent.
 func AgentInfoOf(i hub.AgentInfo) AgentInfo {
 	return AgentInfo{AgentID: i.ID, DisplayName: i.DisplayName, Role: i.Role, Status: i.Status, Registered: i.Registered,
 		CreatedAt: i.CreatedAt, LastSeenAt: seen(i.LastSeen), Version: i.Version, Liveness: string(i.Liveness), Presence: string(i.Presence),
-		Worktree: i.Where.Worktree, Branch: i.Where.Branch, Host: i.Where.Host}
+		Worktree: i.Where.Worktree, Branch: i.Where.Branch, Host: i.Where.Host,
+		Work: i.Work}
 }
 
 // AgentOf renders an agent without liveness.
@@ -89,6 +97,7 @@ func AgentLive(a hub.AgentView) Agent {
 	j := AgentOf(a.Agent)
 	j.Liveness = string(a.Liveness)
 	j.Presence = string(a.Presence)
+	j.Work = a.Work
 	if j.LastSeen != nil {
 		m := a.MinutesSince
 		j.MinutesSinceLastSeen = &m
@@ -103,6 +112,40 @@ func AgentsLive(as []hub.AgentView) []Agent {
 		out = append(out, AgentLive(a))
 	}
 	return out
+}
+
+// WorkLine says in one line what the board shows an agent doing ("" when
+// nothing): its task in progress (title and handle), the scopes it
+// reserves, its open handoffs and blockers.
+func WorkLine(w *hub.Work) string {
+	if !w.Busy() {
+		return ""
+	}
+	var parts []string
+	if w.Task != nil {
+		t := "task " + w.Task.Title + " (" + w.Task.Handle + ")"
+		if w.Tasks > 1 {
+			t += fmt.Sprintf(" +%d more", w.Tasks-1)
+		}
+		parts = append(parts, t)
+	}
+	if len(w.Reservations) > 0 {
+		parts = append(parts, "reserves "+strings.Join(w.Reservations, ", "))
+	}
+	if w.HandoffsOpen > 0 {
+		parts = append(parts, plural(w.HandoffsOpen, "handoff")+" to acknowledge")
+	}
+	if w.BlockersOpen > 0 {
+		parts = append(parts, plural(w.BlockersOpen, "blocker")+" raised, unanswered")
+	}
+	return strings.Join(parts, " · ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // Message is a board message.

@@ -181,10 +181,16 @@ func printSummary(w io.Writer, s hub.Summary) {
 	fmt.Fprintf(w, "\nActive Agents: %d (of %d)\n", len(s.ActiveAgents), len(s.Agents))
 	for _, ag := range s.ActiveAgents {
 		task := ag.CurrentTask
+		if task == "" && ag.Work != nil && ag.Work.Task != nil {
+			task = ag.Work.Task.Title
+		}
 		if task == "" {
 			task = "-"
 		}
 		fmt.Fprintf(w, "  • %s [%s %d%%] %s\n", ag.ID, ag.Status, ag.Progress, truncate(task, 60))
+		if l := view.WorkLine(ag.Work); l != "" {
+			fmt.Fprintf(w, "    → Doing: %s\n", termtext.Line(l))
+		}
 	}
 	if len(s.BlockedAgents) > 0 {
 		fmt.Fprintf(w, "\nBlocked Agents: %d\n", len(s.BlockedAgents))

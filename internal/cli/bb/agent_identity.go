@@ -8,6 +8,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 func (a *app) agentRegisterCmd() *cobra.Command {
@@ -102,7 +103,11 @@ func (a *app) agentListCmd() *cobra.Command {
 					cols[4].Min = 20
 					cols = append(cols, column{Header: "BRANCH @ WORK TREE (HOST)"})
 				}
-				writeTable(w, cols, rows, "", nil)
+				writeTable(w, cols, rows, "", func(w io.Writer, r int) {
+					if l := view.WorkLine(list[r].Work); l != "" {
+						fmt.Fprintf(w, "  → Doing: %s\n", termtext.Line(l))
+					}
+				})
 			})
 		},
 	}
@@ -123,6 +128,9 @@ func printAgentInfo(w io.Writer, tw when, i hub.AgentInfo) {
 	fmt.Fprintf(w, "Display:    %s\n", termtext.Line(dash(i.DisplayName)))
 	fmt.Fprintf(w, "Role:       %s\n", termtext.Line(dash(i.Role)))
 	fmt.Fprintf(w, "Status:     %s\n", i.Status)
+	if l := view.WorkLine(i.Work); l != "" {
+		fmt.Fprintf(w, "Doing:      %s\n", termtext.Line(l))
+	}
 	fmt.Fprint(w, "Liveness:   ")
 	mark(w, presenceStyle(string(i.Presence)), string(i.Presence))
 	fmt.Fprintln(w)

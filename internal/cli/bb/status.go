@@ -10,6 +10,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
+	"github.com/blackboard-hub/bb/internal/view"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -157,15 +158,22 @@ func printAgents(w io.Writer, agents []hub.AgentView) {
 		if !ag.LastSeen.IsZero() {
 			seen = ago(ag.MinutesSince)
 		}
-		rows = append(rows, []string{ag.ID, ag.Status, fmt.Sprintf("%d%%", ag.Progress), ag.CurrentTask, seen})
+		task := ag.CurrentTask
+		if task == "" && ag.Work != nil && ag.Work.Task != nil {
+			task = ag.Work.Task.Title // self-reported or not, the board knows
+		}
+		rows = append(rows, []string{ag.ID, ag.Status, fmt.Sprintf("%d%%", ag.Progress), task, seen})
 	}
-	// Blocker lines follow their agent's row.
+	// Blocker lines and what the board shows each agent doing follow its row.
 	writeTable(w, cols, rows, strings.Repeat("-", 100), func(w io.Writer, r int) {
 		if d := agents[r].Where.Describe(); d != "" {
 			fmt.Fprintf(w, "  → Works %s\n", termtext.Line(d))
 		}
 		if b := agents[r].Blockers; b != nil && *b != "" {
 			fmt.Fprintf(w, "  → Blockers: %s\n", termtext.Line(*b))
+		}
+		if l := view.WorkLine(agents[r].Work); l != "" {
+			fmt.Fprintf(w, "  → Doing: %s\n", termtext.Line(l))
 		}
 	})
 }
