@@ -65,6 +65,9 @@ type Messages interface {
 // status of a work item.
 type Mail interface {
 	SendMail(ctx context.Context, in SendInput) (MailItem, error)
+	// ReplyMail answers one message: recipient, thread, work item and
+	// category come from it, and the reply is linked to it.
+	ReplyMail(ctx context.Context, in ReplyInput) (MailItem, error)
 	Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error)
 	ReadMail(ctx context.Context, agent, id string) (MailItem, error)
 	ReadMailMany(ctx context.Context, agent string, ids []string) ([]MailItem, error)

@@ -75,6 +75,9 @@ type SendInput struct {
 	Subject  string
 	Body     string
 	ThreadID string // default bead:<bead_id>
+	// ReplyTo is the id (or a unique handle) of the message this one
+	// answers ("" = none); ReplyMail fills it.
+	ReplyTo string
 	// Priority is the board's word for how pressing a message is: low,
 	// normal, high or critical ("" = normal, or the urgency of a BLOCKED
 	// message). The recipient sees it on every surface; hooks deliver
@@ -212,6 +215,20 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 			return MailItem{}, err
 		}
 		in.BeadID = bead
+		if in.ReplyTo != "" {
+			id, err := resolveID(ctx, tx, "messages", "reply_to", in.ReplyTo)
+			if err != nil {
+				return MailItem{}, err
+			}
+			parent, err := tx.MessageByUUID(ctx, id)
+			if err != nil {
+				return MailItem{}, err
+			}
+			if parent == nil {
+				return MailItem{}, FieldErr(CodeMessageNotFound, "reply_to", "message %q not found", in.ReplyTo)
+			}
+			in.ReplyTo = parent.UUID
+		}
 		thread := thread
 		if in.ThreadID == "" {
 			thread = "bead:" + bead
@@ -225,7 +242,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		m := Message{
 			UUID: uuid.NewString(), From: in.From, To: to, Subject: in.Subject, Body: in.Body,
 			Category: in.Category, ThreadID: thread, BeadID: in.BeadID, RequiresAck: RequiresAck(in.Category),
-			Priority: priority, CreatedAt: now,
+			Priority: priority, CreatedAt: now, ReplyTo: in.ReplyTo,
 		}
 		// The intent travels with the message (the recipient sees it on
 		// every surface) and in the protocol event of the timeline; its
@@ -523,4 +540,85 @@ func MessageIDs(ms []Message) []string {
 		out = append(out, m.UUID)
 	}
 	return out
+}
+
+// ReplyInput is `bb agent reply`: an answer to one message.
+type ReplyInput struct {
+	Agent string
+	// Message is the id, or a unique handle, of the message answered.
+	Message string
+	Body    string
+	// Category is "" for the fitting one: DECISION to a BLOCKED message,
+	// INFO otherwise.
+	Category string
+	Priority string
+}
+
+// ReplyMail answers a message the agent received (or sent): to its other
+// party, on its thread and work item, with the fitting category, linked to
+// it (in_reply_to). Everything but the text comes from the message.
+func (s *Service) ReplyMail(ctx context.Context, in ReplyInput) (MailItem, error) {
+	if err := ValidateAgentRef("agent", in.Agent); err != nil {
+		return MailItem{}, err
+	}
+	if strings.TrimSpace(in.Message) == "" {
+		return MailItem{}, FieldErr(CodeInvalidArgs, "message", "{field} is required: the id of the message you answer")
+	}
+	if strings.TrimSpace(in.Body) == "" {
+		return MailItem{}, FieldErr(CodeInvalidArgs, "body", "{field} is required: the text of the reply")
+	}
+	parent, err := Read(ctx, s, func(tx Tx) (Message, error) {
+		if _, err := requireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
+			return Message{}, err
+		}
+		id, err := resolveID(ctx, tx, "messages", "message", in.Message)
+		if err != nil {
+			return Message{}, err
+		}
+		m, err := tx.MessageByUUID(ctx, id)
+		if err != nil {
+			return Message{}, err
+		}
+		if m == nil || (m.From != in.Agent && m.To != in.Agent && !m.IsBroadcast()) {
+			return Message{}, FieldErr(CodeMessageNotFound, "message", "message %q not found among the mail of %s", in.Message, in.Agent)
+		}
+		return *m, nil
+	})
+	if err != nil {
+		return MailItem{}, err
+	}
+	to := parent.From
+	if parent.From == in.Agent { // following up on one's own message
+		to = parent.To
+	}
+	if to == Broadcast {
+		to = BroadcastName
+	}
+	category := in.Category
+	if category == "" {
+		category = CategoryInfo
+		if parent.Category == CategoryBlocked {
+			category = CategoryDecision
+		}
+	}
+	bead := parent.BeadID
+	if bead == "" { // mail of a surface without work items (agent-mail)
+		bead = parent.ThreadID
+	}
+	if bead == "" {
+		bead = "msg:" + ShortID(parent.UUID)
+	}
+	subject := parent.Subject
+	if !strings.HasPrefix(strings.ToLower(subject), "re:") {
+		subject = "Re: " + subject
+	}
+	if subject == "Re: " {
+		subject = "Re: " + Preview(parent.Body, 60)
+	}
+	for len(subject) > MaxSubjectLen {
+		r := []rune(subject)
+		subject = string(r[:len(r)-1])
+	}
+	return s.SendMail(ctx, SendInput{From: in.Agent, To: to, BeadID: bead, Category: category, Subject: subject, Body: in.Body,
+		ThreadID: parent.ThreadID, ReplyTo: parent.UUID, Priority: in.Priority})
 }

@@ -55,9 +55,9 @@ const (
 	MaxWorkScopes = 20
 )
 
-// workOf derives every agent's work in one consistent read; agents doing
+// WorkOf derives every agent's work in one consistent read; agents doing
 // nothing have no entry.
-func (s *Service) workOf(ctx context.Context, tx Tx, agents []Agent, now time.Time) (map[string]*Work, error) {
+func (s *Service) WorkOf(ctx context.Context, tx Tx, agents []Agent, now time.Time) (map[string]*Work, error) {
 	out := map[string]*Work{}
 	get := func(id string) *Work {
 		w := out[id]
@@ -122,5 +122,5 @@ func (s *Service) workOf(ctx context.Context, tx Tx, agents []Agent, now time.Ti
 // workRead reads the work of agents by agent id.
 func (s *Service) workRead(ctx context.Context, agents []Agent) (map[string]*Work, error) {
 	now := s.Now()
-	return Read(ctx, s, func(tx Tx) (map[string]*Work, error) { return s.workOf(ctx, tx, agents, now) })
+	return Read(ctx, s, func(tx Tx) (map[string]*Work, error) { return s.WorkOf(ctx, tx, agents, now) })
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 )
@@ -42,10 +43,13 @@ func (s *Server) reservations(ctx context.Context, agents []hub.AgentView) ([]re
 	rows := make([]reservationRow, 0, len(st))
 	for _, ro := range st {
 		r := ro.Reservation
-		row := reservationRow{Agent: r.AgentID, Scope: s.svc.DisplayScope(r), BeadID: r.BeadID, Expires: r.ExpiresAt,
+		row := reservationRow{Agent: r.AgentID, Scope: s.svc.DisplayScope(r), BeadID: r.BeadID, Handle: r.BeadID, Expires: r.ExpiresAt,
 			Expired: r.Expired(now), Presence: live[r.AgentID]}
 		if row.Presence == "" {
 			row.Presence = hub.PresOffline
+		}
+		if strings.HasPrefix(r.BeadID, "task_") {
+			row.Handle = hub.TaskHandle(r.BeadID)
 		}
 		row.StepIn = hub.TakeoverAllowed(row.Presence, row.Expired)
 		for _, o := range ro.Others {

@@ -142,9 +142,11 @@ type pageData struct {
 
 // reservationRow is one active reservation shown on the dashboard.
 type reservationRow struct {
-	Agent    string
-	Scope    string
-	BeadID   string
+	Agent  string
+	Scope  string
+	BeadID string
+	// Handle is the work item as shown: a task's handle, else its id.
+	Handle   string
 	Expires  time.Time
 	Expired  bool
 	Presence hub.Presence

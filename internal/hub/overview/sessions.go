@@ -40,9 +40,16 @@ const (
 // conversation, or an agent's own task when it names no bead.
 type FeedCard struct {
 	// Key selects the conversation: "bead:<id>" or "agent:<id>".
-	Key        string
-	Title      string
-	BeadID     string
+	Key    string
+	Title  string
+	BeadID string
+	// Handle is the short name shown for the work item: a task's handle,
+	// else the bead id itself.
+	Handle string
+	IsTask bool
+	// WaitsFor names the unfinished tasks a task depends on ("title
+	// (handle)"), what blocks it.
+	WaitsFor   []string
 	Agent      string   // the agent of an agent card, or the latest actor of a bead
 	Agents     []string // everyone who took part
 	Status     string
@@ -212,6 +219,7 @@ type sessionData struct {
 	msgs     []hub.Message // newest first
 	events   []hub.Event   // newest first
 	tasks    []hub.Task
+	work     map[string]*hub.Work
 	receipts map[string]hub.Receipt
 	lastSeq  int64
 }
@@ -229,7 +237,12 @@ func (s *Service) loadSessions(ctx context.Context, viewer string) (sessionData,
 		if d.events, err = tx.ListEvents(ctx, hub.EventFilter{Limit: sessionEvents, Desc: true}); err != nil {
 			return d, err
 		}
-		if d.tasks, err = tx.ListTasks(ctx, hub.TaskFilter{Limit: sessionTasks}); err != nil {
+		// Every priority (Priority -1): the filter's zero value is
+		// "priority 0 only".
+		if d.tasks, err = tx.ListTasks(ctx, hub.TaskFilter{Priority: -1, Limit: sessionTasks}); err != nil {
+			return d, err
+		}
+		if d.work, err = s.WorkOf(ctx, tx, d.agents, s.Now()); err != nil {
 			return d, err
 		}
 		if d.lastSeq, err = tx.LastEventSeq(ctx); err != nil {
@@ -288,6 +301,7 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 		blockedOpen: map[string]bool{}, taskStatus: map[string]string{}}
 	for _, a := range d.agents {
 		v := hub.ViewAgent(a, hub.LiveOf(a.LastSeen, now, stale))
+		v.Work = d.work[a.ID]
 		out.Agents = append(out.Agents, v)
 		if v.Presence == hub.PresActive {
 			out.Counts.ActiveAgents++
@@ -419,12 +433,23 @@ func (f *feedBuilder) addEvents(events []hub.Event) {
 // addTasks: tasks are beads too; their title, status and owner lead the
 // card. It returns how many are not completed.
 func (f *feedBuilder) addTasks(tasks []hub.Task) (open int) {
+	byID := map[string]*hub.Task{}
+	for i := range tasks {
+		byID[tasks[i].ID] = &tasks[i]
+	}
 	for _, t := range tasks {
 		if t.Status != hub.TaskCompleted {
 			open++
 		}
 		c := f.card("bead:" + t.ID)
-		c.BeadID, c.Title, c.Status = t.ID, t.Title, t.Status
+		c.BeadID, c.Title, c.Status, c.IsTask = t.ID, t.Title, t.Status, true
+		for _, d := range t.DependsOn {
+			if dt, ok := byID[d]; !ok {
+				c.WaitsFor = append(c.WaitsFor, hub.TaskHandle(d))
+			} else if dt.Status != hub.TaskCompleted {
+				c.WaitsFor = append(c.WaitsFor, dt.Title+" ("+hub.TaskHandle(d)+")")
+			}
+		}
 		f.taskStatus[c.Key] = t.Status
 		if t.Owner != "" {
 			c.Agent = t.Owner
@@ -447,6 +472,9 @@ func (f *feedBuilder) addAgents(agents []hub.AgentView) {
 		if a.CurrentTask == "" && a.Status == "idle" {
 			continue
 		}
+		if a.Work != nil && a.Work.Task != nil && a.Work.Task.Title == a.CurrentTask {
+			continue // its task's card shows it: one card per piece of work
+		}
 		c := f.card("agent:" + a.ID)
 		c.Agent, c.Title = a.ID, a.CurrentTask
 		c.Agents = []string{a.ID}
@@ -462,8 +490,12 @@ func (f *feedBuilder) addAgents(agents []hub.AgentView) {
 func (f *feedBuilder) classify() {
 	for _, key := range f.order {
 		c := f.cards[key]
+		c.Handle = c.BeadID
+		if c.IsTask {
+			c.Handle = hub.TaskHandle(c.BeadID)
+		}
 		if c.Title == "" {
-			c.Title = c.BeadID
+			c.Title = c.Handle
 		}
 		// A session is as alive as its liveliest participant.
 		c.Presence = hub.PresOffline

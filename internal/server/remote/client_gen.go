@@ -176,6 +176,13 @@ func (c *Client) SendMail(ctx context.Context, in hub.SendInput) (hub.MailItem, 
 	return r0, err
 }
 
+// ReplyMail calls ReplyMail on the server.
+func (c *Client) ReplyMail(ctx context.Context, in hub.ReplyInput) (hub.MailItem, error) {
+	var r0 hub.MailItem
+	err := c.call(ctx, "ReplyMail", []any{in}, []any{&r0})
+	return r0, err
+}
+
 // Inbox calls Inbox on the server.
 func (c *Client) Inbox(ctx context.Context, q hub.InboxQuery) ([]hub.MailItem, error) {
 	var r0 []hub.MailItem
