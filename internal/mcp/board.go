@@ -171,7 +171,7 @@ func (s *Server) addBoardTools() {
 		})
 
 	addTool(s, tool{name: "bb_post_message", needsID: true, core: true,
-		desc: "Post to the board all agents read (to one: bb_send_mail)."},
+		desc: "Post to the board (to one agent: bb_send_mail)."},
 		func(ctx context.Context, c *call, in postIn) (MessageOut, error) {
 			refs, err := hub.ParseRefs(in.Refs)
 			if err != nil {

@@ -44,6 +44,7 @@ func TestHandlesEveryIDParameter(t *testing.T) {
 		{"bb_inbox", 1, map[string]any{"bead": h2}, `"bead_id":"` + t2},
 		{"bb_memory_set", 0, map[string]any{"key": "k", "value": "v", "scope": "task", "scope_id": h1}, t1},
 		{"bb_memory_get", 0, map[string]any{"key": "k", "scope": "task", "scope_id": h1}, t1},
+		{"bb_send_mail", 1, map[string]any{"in_reply_to": msgHandle, "body": "on it"}, `"in_reply_to":"` + mailID},
 		{"bb_ack", 1, map[string]any{"message_id": msgHandle}, mailID},
 		{"bb_resume", 0, map[string]any{"focus": h2}, t2},
 		{"bb_task_begin", 0, map[string]any{"id": h1}, t1},

@@ -11,13 +11,14 @@ import (
 // bb_read_messages and never fill the inbox.
 
 type sendIn struct {
-	Agent    string `json:"agent" jsonschema:"recipient or broadcast"`
-	Bead     string `json:"bead" jsonschema:"task/bead id"`
-	Category string `json:"category,omitempty" jsonschema:"default INFO; HANDOFF/BLOCKED: ack"`
-	Subject  string `json:"subject" jsonschema:"one line"`
-	Body     string `json:"body" jsonschema:"the mail"`
-	Thread   string `json:"thread,omitempty" jsonschema:"default bead:ID"`
-	Priority string `json:"priority,omitempty" jsonschema:"default normal"`
+	Agent     string `json:"agent,omitempty" jsonschema:"recipient or broadcast"`
+	Bead      string `json:"bead,omitempty" jsonschema:"task/bead id"`
+	InReplyTo string `json:"in_reply_to,omitempty" jsonschema:"mail id answered"`
+	Category  string `json:"category,omitempty" jsonschema:"default INFO"`
+	Subject   string `json:"subject,omitempty" jsonschema:"one line"`
+	Body      string `json:"body" jsonschema:"the mail"`
+	Thread    string `json:"thread,omitempty" jsonschema:"default bead:ID"`
+	Priority  string `json:"priority,omitempty" jsonschema:"default normal"`
 }
 
 type inboxIn struct {
@@ -41,6 +42,10 @@ func (s *Server) addMailTools() {
 	addTool(s, tool{name: "bb_send_mail", needsID: true, touchFirst: true, core: true,
 		desc: "Mail one agent (or broadcast) about a bead."},
 		func(ctx context.Context, c *call, in sendIn) (MailOut, error) {
+			if in.InReplyTo != "" { // recipient, bead, thread and subject come from it
+				m, err := c.svc.ReplyMail(ctx, hub.ReplyInput{Agent: c.agent, Message: in.InReplyTo, Body: in.Body, Category: in.Category, Priority: in.Priority})
+				return mailOut(m), err
+			}
 			cat := in.Category
 			if cat == "" {
 				cat = hub.CategoryInfo
@@ -91,7 +96,7 @@ func (s *Server) addMailTools() {
 		})
 
 	addTool(s, tool{name: "bb_ack", needsID: true, core: true, idempotent: true,
-		desc: "Acknowledge mail to you (HANDOFF, BLOCKED need it)."},
+		desc: "Acknowledge HANDOFF/BLOCKED mail to you."},
 		func(ctx context.Context, c *call, in messageIDIn) (MailOut, error) {
 			m, err := c.svc.AckMail(ctx, c.agent, in.MessageID)
 			return mailOut(m), err

@@ -322,6 +322,8 @@ func RecipientName(to string) string {
 // names, as `bb agent inbox --json` and the MCP inbox print it).
 type Mail struct {
 	MessageID string `json:"message_id"`
+	// InReplyTo is the id of the message this one answers ("" = none).
+	InReplyTo string `json:"in_reply_to,omitempty"`
 	ThreadID  string `json:"thread_id"`
 	BeadID    string `json:"bead_id"`
 	FromAgent string `json:"from_agent"`
@@ -349,7 +351,7 @@ type Mail struct {
 
 // MailOf renders one mail item.
 func MailOf(m hub.MailItem) Mail {
-	v := Mail{MessageID: m.UUID, ThreadID: m.ThreadID, BeadID: m.BeadID, FromAgent: m.From, ToAgent: RecipientName(m.To),
+	v := Mail{MessageID: m.UUID, InReplyTo: m.ReplyTo, ThreadID: m.ThreadID, BeadID: m.BeadID, FromAgent: m.From, ToAgent: RecipientName(m.To),
 		Category: m.Category, Priority: string(m.Priority), Subject: m.Subject, Body: m.Body, State: m.State, RequiresAck: m.RequiresAck,
 		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt, AckedAt: m.AckedAt, DeliveredAt: m.DeliveredAt}
 	if in := m.Intent; in != nil {

@@ -33,7 +33,7 @@ go to the timeline: bb events --type INCURSION.`,
 	}
 	c.AddCommand(
 		a.agentRegisterCmd(), a.agentListCmd(), a.agentShowCmd(), a.agentHeartbeatCmd(),
-		a.agentSendCmd(), a.agentInboxCmd(), a.agentReadCmd(), a.agentAckCmd(),
+		a.agentSendCmd(), a.agentReplyCmd(), a.agentInboxCmd(), a.agentReadCmd(), a.agentAckCmd(),
 		a.agentReserveCmd(), a.agentReleaseCmd(), a.agentReassignCmd(), a.agentStatusCmd(),
 		a.agentInitCmd(),
 	)

@@ -3,6 +3,7 @@ package bb
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -69,6 +70,68 @@ same scale in the protocol's words (medium = normal): give either one.`,
 	return c
 }
 
+func (a *app) agentReplyCmd() *cobra.Command {
+	var in hub.ReplyInput
+	c := &cobra.Command{
+		Use:   "reply <message> <text>",
+		Short: "Answer a message: recipient, thread, work item and category come from it",
+		Long: `Answer one message of your inbox (or follow up on one you sent). The
+message is named by its id or any unique prefix of it (the 8 characters
+bb agent inbox shows). The reply goes to the other party, on the same
+thread and work item, linked to the message it answers (in_reply_to); its
+category is DECISION when answering a BLOCKED message, INFO otherwise
+(--category overrides). The thread is printed after sending.`,
+		Example: `  bb --as agent-graph-1 agent reply 1a2b3c4d "Done: screenshots validated."
+  bb agent reply --agent lead 9f8e7d6c "Use milliseconds." --priority high`,
+		Args: usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			who, err := a.agentActor(cmd, in.Agent, "agent")
+			if err != nil {
+				return err
+			}
+			in.Agent, in.Message, in.Body = who, args[0], args[1]
+			svc, err := a.service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			m, err := svc.ReplyMail(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			thread, err := svc.Inbox(cmd.Context(), hub.InboxQuery{Agent: in.Agent, BeadID: m.BeadID, Limit: hub.MaxInboxLimit})
+			if err != nil {
+				return err
+			}
+			return a.reply(cmd, mailView(m), func(w io.Writer) {
+				fmt.Fprintf(w, "Replied %s %s to %s on %s (in reply to %s)\n", m.Category, hub.ShortID(m.UUID), toName(m.To), m.ThreadID, hub.ShortID(m.ReplyTo))
+				tw := a.when()
+				fmt.Fprintf(w, "Thread %s:\n", m.ThreadID)
+				// The thread as the replier sees it: what it received on
+				// this work item and this reply, oldest first.
+				shown := []hub.MailItem{m}
+				for _, it := range thread {
+					if it.ThreadID == m.ThreadID && it.UUID != m.UUID {
+						shown = append(shown, it)
+					}
+				}
+				for i := len(shown) - 1; i >= 0; i-- {
+					it := shown[i]
+					re := ""
+					if it.ReplyTo != "" {
+						re = " ↳ " + hub.ShortID(it.ReplyTo)
+					}
+					fmt.Fprintf(w, "  %s %s %s → %s%s: %s\n", tw.at(it.CreatedAt), hub.ShortID(it.UUID), termtext.Line(it.From), toName(it.To), re, termtext.Line(truncate(firstLine(it.Body), 80)))
+				}
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&in.Agent, "agent", "", "who replies (default --as / $BB_AGENT_ID)")
+	f.StringVar(&in.Category, "category", "", "override the category (default DECISION to a BLOCKED message, else INFO)")
+	f.StringVar(&in.Priority, "priority", "", "low, normal, high or critical (default normal)")
+	return c
+}
+
 func (a *app) agentInboxCmd() *cobra.Command {
 	var q hub.InboxQuery
 	c := &cobra.Command{
@@ -101,6 +164,7 @@ func (a *app) agentInboxCmd() *cobra.Command {
 					fmt.Fprintln(w, "No messages.")
 					return
 				}
+				tw := a.when()
 				for _, m := range items {
 					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s", m.State, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(dash(m.BeadID)))
 					if m.RequiresAck && m.State != hub.StateAcked {
@@ -115,6 +179,12 @@ func (a *app) agentInboxCmd() *cobra.Command {
 					}
 					fmt.Fprintln(w)
 					fmt.Fprintf(w, "       %s\n", termtext.Line(preview(m.Subject, m.Body)))
+					// When it was sent, and the first line of what it says.
+					first := ""
+					if m.Subject != "" {
+						first = " · " + truncate(firstLine(m.Body), 100)
+					}
+					fmt.Fprintf(w, "       %s%s\n", tw.at(m.CreatedAt), first)
 					printIntent(w, "       ", m)
 				}
 			})
@@ -145,6 +215,16 @@ func printIntent(w io.Writer, indent string, m hub.MailItem) {
 	if m.RequiresAck && m.State != hub.StateAcked {
 		fmt.Fprintf(w, "%sRequires ack: bb agent ack --message %s\n", indent, hub.ShortID(m.UUID))
 	}
+}
+
+// firstLine is the first non-blank line of s.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 func preview(subject, body string) string {

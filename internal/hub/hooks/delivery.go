@@ -354,7 +354,7 @@ func (s *Service) writeMail(ctx context.Context, tx hub.Tx, b *strings.Builder, 
 		if m.RequiresAck {
 			fmt.Fprintf(b, "  Acknowledge: bb agent ack --agent %s --message %s\n", agent, m.UUID)
 		} else if !m.IsBroadcast() {
-			fmt.Fprintf(b, "  Reply: bb agent send --from %s --to %s --bead %s --category INFO --subject ... --body ...\n", agent, m.From, orDefault(m.BeadID, "<bead>"))
+			fmt.Fprintf(b, "  Reply: bb agent reply --agent %s %s \"...\"\n", agent, hub.ShortID(m.UUID))
 		}
 	}
 	return nil

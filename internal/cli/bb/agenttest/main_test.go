@@ -59,6 +59,9 @@ func scriptParams(extra func(*testscript.Env) error) testscript.Params {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"jsonget":  testkit.Jset,
 			"exitcode": testkit.Exits,
+			"jset":     testkit.Jset,
+			"jget":     testkit.Jget,
+			"exits":    testkit.Exits,
 		},
 	}
 }
