@@ -235,10 +235,3 @@ func FuzzParsePushInput(f *testing.F) {
 		}
 	})
 }
-
-func TestPromptNoTask(t *testing.T) {
-	got := Prompt("a", Brief{})
-	if got != "== VYBE (task tracker) ==\n\nNo task assigned. You can work freely.\n" {
-		t.Fatalf("%q", got)
-	}
-}

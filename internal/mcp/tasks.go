@@ -100,12 +100,13 @@ func (s *Server) addTaskTools() {
 		func(ctx context.Context, c *call, in resumeIn) (hub.ResumeResult, error) {
 			if in.Peek {
 				p, err := c.svc.PeekResume(ctx, c.agent, in.Project)
-				return hub.ResumeResult{AgentName: p.AgentName, Brief: p.Brief, Prompt: hub.Prompt(c.agent, p.Brief), Deltas: []hub.EventView{}}, err
+				r := hub.ResumeResult{AgentName: p.AgentName, Brief: p.Brief, Deltas: []hub.EventView{}}
+				return hub.WithPrompt(r, func(b hub.Brief) string { return view.ResumePrompt(c.agent, b, view.ForMCP) }), err
 			}
 			r, err := c.svc.Resume(ctx, hub.ResumeInput{Agent: c.agent, ProjectDir: in.Project, Focus: in.Focus, StrictFocus: true})
 			if r.Deltas == nil {
 				r.Deltas = []hub.EventView{}
 			}
-			return r, err
+			return hub.WithPrompt(r, func(b hub.Brief) string { return view.ResumePrompt(c.agent, b, view.ForMCP) }), err
 		})
 }

@@ -3,18 +3,12 @@ package bb
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/view"
 )
-
-// bbPrompt is the resume prompt without vybe's heading (vybe prints it as
-// its contract says; bb is not vybe).
-func bbPrompt(p string) string {
-	return strings.TrimPrefix(strings.TrimPrefix(p, hub.PromptHeader+"\n"), "\n")
-}
 
 func (a *app) resumeCmd() *cobra.Command {
 	var in hub.ResumeInput
@@ -39,15 +33,18 @@ fallback to your own task in progress.`,
 				if err != nil {
 					return err
 				}
-				return a.reply(cmd, r, func(w io.Writer) { fmt.Fprint(w, bbPrompt(hub.Prompt(agent, r.Brief))) })
+				text := view.ResumePrompt(agent, r.Brief, view.ForCLI)
+				r.Brief.ApproxTokens = hub.ApproxTokens(text)
+				return a.reply(cmd, r, func(w io.Writer) { fmt.Fprint(w, text) })
 			}
 			in.Agent, in.OwnInProgress = agent, true
 			r, err := svc.Resume(cmd.Context(), in)
 			if err != nil {
 				return err
 			}
+			r = hub.WithPrompt(r, func(b hub.Brief) string { return view.ResumePrompt(agent, b, view.ForCLI) })
 			return a.reply(cmd, r, func(w io.Writer) {
-				fmt.Fprint(w, bbPrompt(r.Prompt))
+				fmt.Fprint(w, r.Prompt)
 				fmt.Fprintf(w, "\n(%d new event(s) since your last resume; cursor %d -> %d)\n", len(r.Deltas), r.OldCursor, r.NewCursor)
 			})
 		},

@@ -400,6 +400,7 @@ func (a *app) runHook(cmd *cobra.Command, h hookSpec) error {
 		if err != nil {
 			return err
 		}
+		r = hub.WithPrompt(r, func(b hub.Brief) string { return Prompt(agent, b) })
 		// The prompt goes into the model's context: stored control
 		// characters and bidi overrides arrive as visible escapes
 		// (termtext, the rule of bb's hooks and human output); the

@@ -31,6 +31,7 @@ context (.data.prompt). --peek shows the brief and changes nothing.`,
 				if err != nil {
 					return err
 				}
+				r.Brief.ApproxTokens = hub.ApproxTokens(Prompt(agent, r.Brief))
 				sheetBrief(&r.Brief)
 				return a.ok(r)
 			}
@@ -52,6 +53,7 @@ context (.data.prompt). --peek shows the brief and changes nothing.`,
 			if err != nil {
 				return err
 			}
+			r = hub.WithPrompt(r, func(b hub.Brief) string { return Prompt(agent, b) })
 			sheetBrief(&r.Brief)
 			return a.ok(r)
 		},

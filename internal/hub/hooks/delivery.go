@@ -67,6 +67,10 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		if err != nil {
 			return Delivery{}, err
 		}
+		work, err := s.WorkOf(ctx, tx, agents, now)
+		if err != nil {
+			return Delivery{}, err
+		}
 		var others []string
 		for _, a := range agents {
 			if a.ID == agent || hub.LiveOf(a.LastSeen, now, stale).Agent != hub.LiveActive || a.ID == "human" {
@@ -76,7 +80,12 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 			if a.Where.Branch != "" {
 				line += " (branch " + a.Where.Branch + ")"
 			}
-			if a.CurrentTask != "" {
+			if w := work[a.ID]; w != nil && w.Task != nil { // what the board shows it doing
+				line += ": " + hub.Preview(w.Task.Title, 80) + " (" + w.Task.Handle + ")"
+				if n := len(w.Reservations); n > 0 {
+					line += fmt.Sprintf(", reserves %s", strings.Join(w.Reservations[:min(n, 3)], ", "))
+				}
+			} else if a.CurrentTask != "" {
 				line += ": " + hub.Preview(a.CurrentTask, 80)
 			} else if a.Status != "" && a.Status != "idle" {
 				line += ": " + a.Status
@@ -115,7 +124,8 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		// Focus task.
 		if me.FocusTaskID != "" {
 			if t, err := tx.GetTask(ctx, me.FocusTaskID); err == nil && t != nil {
-				fmt.Fprintf(&b, "Your focus task: %s %q (%s).\n", t.ID, hub.Preview(t.Title, 100), t.Status)
+				fmt.Fprintf(&b, "Your focus task: %s %q (%s, id %s); when done: bb --as %s task complete %s --summary \"...\".\n",
+					hub.TaskHandle(t.ID), hub.Preview(t.Title, 100), t.Status, t.ID, agent, hub.TaskHandle(t.ID))
 			}
 		} else if ids, err := tx.InProgressTasksOwnedBy(ctx, agent, 3); err == nil && len(ids) > 0 {
 			fmt.Fprintf(&b, "Your in-progress tasks: %s.\n", strings.Join(ids, ", "))
