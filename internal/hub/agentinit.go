@@ -138,8 +138,8 @@ func (s *Service) inUse(ctx context.Context, tx Tx, id string) (*Error, error) {
 	if live.Presence != PresActive && live.Presence != PresQuiet {
 		return nil, nil
 	}
-	return &Error{Code: CodeAgentActive, Field: "adopt", Message: fmt.Sprintf("%s is %s (last seen %s, stale after %d minutes without activity): its session is still alive, so it cannot be adopted; start a new identity (bb agent init --register <name>) or ask %s (bb agent send --to %s)",
-		id, live.Presence, ViewTime(a.LastSeen), stale, id, id)}, nil
+	return FieldErr(CodeAgentActive, "adopt", "%s is %s (last seen %s, stale after %d minutes without activity): its session is still alive, so it cannot be adopted; register a new identity, or ask %s ({do})",
+		id, live.Presence, ViewTime(a.LastSeen), stale, id).With(Action{Do: ActHandOff, Args: map[string]string{"agent": id}}), nil
 }
 
 // candidates finds every identity with adoption evidence, in a
