@@ -842,6 +842,35 @@ type EventPage struct {
 	NextSeq int64
 }
 
+// nameTasks fills each event's Task from its task id, else from a bead id
+// that names a task: every task event names its task (id, handle, title).
+func nameTasks(ctx context.Context, tx Tx, evs []Event) error {
+	refs := map[string]*TaskRef{}
+	for i := range evs {
+		id := evs[i].TaskID
+		if id == "" && strings.HasPrefix(evs[i].BeadID, "task_") {
+			id = evs[i].BeadID
+		}
+		if id == "" {
+			continue
+		}
+		ref, seen := refs[id]
+		if !seen {
+			t, err := tx.GetTask(ctx, id)
+			if err != nil {
+				return err
+			}
+			if t != nil {
+				r := RefOf(*t)
+				ref = &r
+			}
+			refs[id] = ref
+		}
+		evs[i].Task = ref
+	}
+	return nil
+}
+
 // Events lists timeline events, at most the query's limit of them.
 func (s *Service) Events(ctx context.Context, q EventQuery) (EventPage, error) {
 	if q.AfterSeq < 0 {
@@ -862,7 +891,11 @@ func (s *Service) Events(ctx context.Context, q EventQuery) (EventPage, error) {
 			return nil, err
 		}
 		f := EventFilter{AfterSeq: q.AfterSeq, Types: types, Agent: q.Agent, BeadID: bead, Limit: limit + 1, Desc: q.Newest}
-		return tx.ListEvents(ctx, f)
+		evs, err := tx.ListEvents(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		return evs, nameTasks(ctx, tx, evs)
 	})
 	if err != nil {
 		return EventPage{}, err

@@ -241,7 +241,7 @@ func TestReadMailManyIsOneTransaction(t *testing.T) {
 	if _, err := svc.ReadMail(ctx, "alice", ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	before, err := svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventAgentMessageRead}})
+	before, err := svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventMailRead}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestReadMailManyIsOneTransaction(t *testing.T) {
 		}
 	}
 	svc.Store = cs.Store
-	after, err := svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventAgentMessageRead}})
+	after, err := svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventMailRead}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -281,7 +281,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 				Subject: m.Subject, Blocker: m.Body, RequestedAction: m.Intent.RequestedAction, Urgency: urgency, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
 			}, summary)
 		default:
-			e = s.Event(EventAgentMessageSent, m.From, map[string]any{
+			e = s.Event(EventMailSent, m.From, map[string]any{
 				"message_id": m.UUID, "category": m.Category, "thread_id": thread, "subject": m.Subject, "requires_ack": m.RequiresAck,
 				"priority": m.Priority,
 			})
@@ -460,7 +460,7 @@ func (s *Service) readMailTx(ctx context.Context, tx Tx, agent, id string) (Mail
 	if err := tx.MarkRead(ctx, m, agent, now); err != nil {
 		return MailItem{}, err
 	}
-	e := s.Event(EventAgentMessageRead, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From})
+	e := s.Event(EventMailRead, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From})
 	e.ToAgent, e.BeadID = m.From, m.BeadID
 	e.Message = fmt.Sprintf("%s read %s from %s: %s", agent, CategoryOr(m), m.From, Preview(m.Subject, 80))
 	if err := tx.AppendEvent(ctx, e); err != nil {
@@ -501,7 +501,7 @@ func (s *Service) AckMail(ctx context.Context, agent, id string) (MailItem, erro
 				return MailItem{}, err
 			}
 		}
-		e := s.Event(EventAgentMessageAcked, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From, "requires_ack": m.RequiresAck})
+		e := s.Event(EventMailAcked, agent, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From, "requires_ack": m.RequiresAck})
 		e.ToAgent, e.BeadID = m.From, m.BeadID
 		e.Message = fmt.Sprintf("%s accepted %s from %s: %s", agent, CategoryOr(m), m.From, Preview(m.Subject, 80))
 		if err := tx.AppendEvent(ctx, e); err != nil {

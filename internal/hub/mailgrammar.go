@@ -13,6 +13,8 @@ import (
 
 // Timeline events written by Agent Mail.
 const (
+	// Mail events: one type per act, whatever the surface (bb agent send,
+	// agent-mail, MCP, the dashboard, hooks); docs/events.md.
 	EventMailSent    = "mail.sent"
 	EventMailRead    = "mail.read"
 	EventMailAcked   = "mail.acked"

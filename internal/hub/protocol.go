@@ -29,9 +29,6 @@ var ProtocolEventTypes = []string{EventHandoff, EventBlocked, EventIncursion, Ev
 const (
 	EventAgentRegistered    = "agent.registered"
 	EventAgentUpdated       = "agent.updated"
-	EventAgentMessageSent   = "agent.message_sent"
-	EventAgentMessageRead   = "agent.message_read"
-	EventAgentMessageAcked  = "agent.message_acked"
 	EventReservationCreated = "reservation.created"
 	EventReservationRenewed = "reservation.renewed"
 	EventReservationRelease = "reservation.released"

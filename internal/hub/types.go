@@ -238,6 +238,10 @@ type Event struct {
 	// event ("" on the local board); set from the request's context when
 	// the event is stored.
 	Credential string
+	// Task names the task the event is about (its task id, or a bead id
+	// naming a task) as people know it: id, handle, title. Filled when
+	// the timeline is read (Events); never stored.
+	Task *TaskRef
 }
 
 // Event types written by the Blackboard surface.

@@ -24,7 +24,7 @@ import (
 var bbBin string
 
 func TestMain(m *testing.M) {
-	testkit.Main(m, testkit.Options{Commands: []string{"bb", "vybe"}, Built: func(dir string) { bbBin = filepath.Join(dir, "bb") }})
+	testkit.Main(m, testkit.Options{Commands: []string{"bb", "vybe", "agent-mail"}, Built: func(dir string) { bbBin = filepath.Join(dir, "bb") }})
 }
 
 // env is one test's board, service and running server.

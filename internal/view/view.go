@@ -235,6 +235,9 @@ type Event struct {
 	// Credential names the credential of the request that caused the
 	// event (bb token); absent on the local board.
 	Credential string `json:"credential,omitempty"`
+	// Task names the task the event is about (id, handle, title); absent
+	// when it is about none.
+	Task *hub.TaskRef `json:"task,omitempty"`
 }
 
 // EventOf renders one event.
@@ -244,7 +247,7 @@ func EventOf(e hub.Event) Event {
 		p = json.RawMessage("{}")
 	}
 	return Event{Seq: e.Seq, ID: e.ID, Type: e.Type, Agent: e.Agent, ToAgent: e.ToAgent, BeadID: e.BeadID,
-		TaskID: e.TaskID, Scope: e.Scope, Message: e.Message, Payload: p, CreatedAt: e.CreatedAt, Credential: e.Credential}
+		TaskID: e.TaskID, Scope: e.Scope, Message: e.Message, Payload: p, CreatedAt: e.CreatedAt, Credential: e.Credential, Task: e.Task}
 }
 
 // Events renders a list (never nil).

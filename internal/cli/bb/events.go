@@ -93,7 +93,11 @@ func printEvent(w io.Writer, tw when, e hub.Event) {
 	if e.Credential != "" {
 		via = "  [credential " + termtext.Line(e.Credential) + "]"
 	}
-	fmt.Fprintf(w, " %-16s %s%s\n", e.Agent, termtext.Line(e.Message), via)
+	msg := e.Message
+	if e.Task != nil && !strings.Contains(msg, e.Task.Title) {
+		msg += " — " + e.Task.Title + " (" + e.Task.Handle + ")" // the task by name, whatever the event says
+	}
+	fmt.Fprintf(w, " %-16s %s%s\n", e.Agent, termtext.Line(msg), via)
 }
 
 // followEvents prints the first page (the newest events, or those after

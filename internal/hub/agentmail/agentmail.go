@@ -364,7 +364,9 @@ func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (hub.Mail
 		if err := tx.TouchAgent(ctx, in.From, now); err != nil {
 			return hub.MailRow{}, err
 		}
-		e := s.Event(hub.EventMailSent, in.From, map[string]any{"id": m.UUID, "type": typ, "seq": m.Seq})
+		// One mail event whatever the surface: agent-mail's own keys (id,
+		// type, seq) and the message_id every surface's mail.sent carries.
+		e := s.Event(hub.EventMailSent, in.From, map[string]any{"message_id": m.UUID, "id": m.UUID, "type": typ, "seq": m.Seq, "subject": m.Subject})
 		e.ToAgent = in.To
 		e.Message = hub.Preview(in.Subject, 120)
 		if err := tx.AppendEvent(ctx, e); err != nil {
