@@ -458,14 +458,6 @@ func (s *Service) brief(ctx context.Context, tx Tx, focus, p string, scoped bool
 	return b, nil
 }
 
-func reverse[T any](s []T) []T {
-	out := make([]T, len(s))
-	for i, v := range s {
-		out[len(s)-1-i] = v
-	}
-	return out
-}
-
 // EventsQuery is the input of ListTaskEvents.
 type EventsQuery struct {
 	Agent   string
