@@ -87,15 +87,18 @@ func (u *ui) answer(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "content", "Write the answer first."))
 		return
 	}
-	subject := strings.TrimSpace(r.PostForm.Get("subject"))
-	if subject == "" {
-		subject = subjectOf(content)
-	} else if !strings.HasPrefix(subject, "Re: ") {
-		subject = "Re: " + subject
+	// A reply: recipient, thread, work item and the fitting category
+	// (DECISION to a blocker) come from the message, linked to it.
+	in := hub.ReplyInput{Agent: d.Viewer, Message: r.PathValue("id"), Body: content, Category: r.PostForm.Get("kind")}
+	if err := u.ensureHuman(r, in.Agent); err != nil {
+		u.fail(w, err)
+		return
 	}
-	in := hub.SendInput{From: d.Viewer, To: r.PostForm.Get("to"), BeadID: r.PostForm.Get("bead"), Category: "DECISION",
-		Subject: subject, Body: content}
-	if err := u.mail(r, in); err != nil {
+	if _, err := u.s.svc.CheckIn(r.Context(), in.Agent); err != nil {
+		u.fail(w, err)
+		return
+	}
+	if _, err := u.s.svc.ReplyMail(r.Context(), in); err != nil {
 		u.fail(w, err)
 		return
 	}
