@@ -31,6 +31,13 @@ func TestBrowserWorkBoard(t *testing.T) {
 	id, h := created.Data.ID, created.Data.Handle
 	run(t, e.dir, "--as", "amber-otter", "task", "create", "Document the tokens", "--priority", "2")
 	run(t, e.dir, "--as", "amber-otter", "task", "begin", h)
+	var docs struct {
+		Data struct{ Handle string } `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(run(t, e.dir, "--json", "--as", "amber-otter", "task", "create", "Write the docs")), &docs); err != nil {
+		t.Fatal(err)
+	}
+	run(t, e.dir, "--as", "amber-otter", "task", "dep", "add", docs.Data.Handle, h)
 	run(t, e.dir, "agent", "reserve", "--agent", "amber-otter", "--scope", "src/lexer.go", "--bead", h)
 	run(t, e.dir, "agent", "reserve", "--agent", "amber-otter", "--scope", "src/token.go", "--bead", h)
 	run(t, e.dir, "agent", "send", "--from", "cobalt-harbor", "--to", "amber-otter", "--bead", h,
@@ -44,7 +51,14 @@ func TestBrowserWorkBoard(t *testing.T) {
 			`document.querySelector('.card[data-key="bead:`+id+`"] .card-title').innerText === 'Ship the lexer rewrite' && `+
 			`!document.querySelector('.card[data-key="bead:`+h+`"]') && !document.querySelector('.card[data-key="agent:amber-otter"]')`)
 	waitJS(t, bctx, ctx, "the card shows the handle, not the id", `document.querySelector('.card[data-key="bead:`+id+`"] .bead').innerText === `+strconv.Quote(h))
-	waitJS(t, bctx, ctx, "every priority is an open task", `document.getElementById('counts').innerText.includes('2 open tasks')`)
+	waitJS(t, bctx, ctx, "every priority is an open task", `document.getElementById('counts').innerText.includes('3 open tasks')`)
+	col := func(name string) string {
+		return `(document.querySelector('.tb-col[data-column="` + name + `"]')?.innerText || '')`
+	}
+	waitJS(t, bctx, ctx, "the task board", col("Pending")+`.includes('Document the tokens') && `+
+		col("Blocked")+`.includes('Write the docs') && `+col("Blocked")+`.includes('waits for Ship the lexer rewrite') && `+
+		col("In progress")+`.includes('Ship the lexer rewrite') && `+col("In progress")+`.includes('amber-otter') && `+
+		`!`+col("In progress")+`.includes('task_')`)
 	waitJS(t, bctx, ctx, "the agent says what it is doing",
 		`(() => { const w = document.querySelector('li.agent[data-agent="amber-otter"] .work'); return w && w.innerText.includes('Ship the lexer rewrite') && w.innerText.includes('src/lexer.go') && w.innerText.includes('src/token.go') })()`)
 	waitJS(t, bctx, ctx, "handles stay inside their card", `[...document.querySelectorAll('.card .bead')].every(b => b.scrollWidth <= b.clientWidth + 1 && b.getBoundingClientRect().right <= b.closest('.card').getBoundingClientRect().right)`)

@@ -78,6 +78,76 @@ type Sessions struct {
 	PendingAck   int
 	LastEventSeq int64
 	Counts       SessionCounts
+	// Tasks is the task board: pending, blocked (with what blocks each),
+	// in progress (with its owner) and recently done.
+	Tasks []TaskColumn
+}
+
+// TaskColumn is one column of the task board.
+type TaskColumn struct {
+	Name  string
+	Cards []TaskCard
+}
+
+// TaskCard is a task on the board, named by title and handle.
+type TaskCard struct {
+	ID, Handle, Title, Status string
+	Priority                  int
+	Owner                     string
+	OwnerPresence             hub.Presence
+	// WaitsFor names the unfinished tasks it depends on; Blocked is its
+	// blocked reason otherwise.
+	WaitsFor []string
+	Blocked  string
+}
+
+// Task board columns, in display order; doneShown bounds the done column.
+const (
+	ColumnPending    = "Pending"
+	ColumnBlocked    = "Blocked"
+	ColumnInProgress = "In progress"
+	ColumnDone       = "Done"
+	doneShown        = 10
+)
+
+// taskBoard lays the tasks (priority first, newest first) out in columns.
+func taskBoard(tasks []hub.Task, live map[string]hub.AgentView) []TaskColumn {
+	cols := []TaskColumn{{Name: ColumnPending}, {Name: ColumnBlocked}, {Name: ColumnInProgress}, {Name: ColumnDone}}
+	byID := map[string]*hub.Task{}
+	for i := range tasks {
+		byID[tasks[i].ID] = &tasks[i]
+	}
+	for _, t := range tasks {
+		c := TaskCard{ID: t.ID, Handle: hub.TaskHandle(t.ID), Title: t.Title, Status: t.Status, Priority: t.Priority, Owner: t.Owner,
+			OwnerPresence: hub.PresOffline}
+		if v, ok := live[t.Owner]; ok {
+			c.OwnerPresence = v.Presence
+		}
+		for _, d := range t.DependsOn {
+			if dt, ok := byID[d]; !ok {
+				c.WaitsFor = append(c.WaitsFor, hub.TaskHandle(d))
+			} else if dt.Status != hub.TaskCompleted {
+				c.WaitsFor = append(c.WaitsFor, dt.Title+" ("+hub.TaskHandle(d)+")")
+			}
+		}
+		if len(c.WaitsFor) == 0 && t.BlockedReason != "" {
+			c.Blocked = t.BlockedReason
+		}
+		i := 0
+		switch t.Status {
+		case hub.TaskBlocked:
+			i = 1
+		case hub.TaskInProgress:
+			i = 2
+		case hub.TaskCompleted:
+			i = 3
+			if len(cols[3].Cards) == doneShown {
+				continue
+			}
+		}
+		cols[i].Cards = append(cols[i].Cards, c)
+	}
+	return cols
 }
 
 // SessionCounts are the numbers a person watching the team reads at a
@@ -312,6 +382,7 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 	f.addEvents(d.events)
 	out.Counts.IncursionsToday = incursionsSince(d.events, now.Truncate(24*time.Hour))
 	out.Counts.OpenTasks = f.addTasks(d.tasks)
+	out.Tasks = taskBoard(d.tasks, f.live)
 	f.addAgents(out.Agents)
 	f.classify()
 	out.Feed = f.groups()
@@ -506,6 +577,8 @@ func (f *feedBuilder) classify() {
 		}
 		ts, isTask := f.taskStatus[key]
 		switch {
+		case isTask && ts == hub.TaskBlocked && len(c.WaitsFor) > 0 && !f.blockedOpen[key]:
+			c.Group = GroupIdle // waiting for other tasks, not for a person
 		case f.blockedOpen[key] || c.Status == "blocked":
 			c.Group = GroupNeedsInput
 		case isTask && ts == hub.TaskCompleted:
