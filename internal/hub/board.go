@@ -842,9 +842,9 @@ type EventPage struct {
 	NextSeq int64
 }
 
-// nameTasks fills each event's Task from its task id, else from a bead id
+// NameTasks fills each event's Task from its task id, else from a bead id
 // that names a task: every task event names its task (id, handle, title).
-func nameTasks(ctx context.Context, tx Tx, evs []Event) error {
+func NameTasks(ctx context.Context, tx Tx, evs []Event) error {
 	refs := map[string]*TaskRef{}
 	for i := range evs {
 		id := evs[i].TaskID
@@ -895,7 +895,7 @@ func (s *Service) Events(ctx context.Context, q EventQuery) (EventPage, error) {
 		if err != nil {
 			return nil, err
 		}
-		return evs, nameTasks(ctx, tx, evs)
+		return evs, NameTasks(ctx, tx, evs)
 	})
 	if err != nil {
 		return EventPage{}, err

@@ -44,6 +44,7 @@ func newUI(s *Server) (*ui, error) {
 		"query":   url.QueryEscape,
 		"initial": initial,
 		"lower":   strings.ToLower,
+		"has":     strings.Contains,
 		"hue":     hue,
 		"deref":   func(p *string) string { return deref(p) },
 		"marked":  marked,

@@ -307,6 +307,9 @@ func (s *Service) loadSessions(ctx context.Context, viewer string) (sessionData,
 		if d.events, err = tx.ListEvents(ctx, hub.EventFilter{Limit: sessionEvents, Desc: true}); err != nil {
 			return d, err
 		}
+		if err = hub.NameTasks(ctx, tx, d.events); err != nil {
+			return d, err
+		}
 		// Every priority (Priority -1): the filter's zero value is
 		// "priority 0 only".
 		if d.tasks, err = tx.ListTasks(ctx, hub.TaskFilter{Priority: -1, Limit: sessionTasks}); err != nil {
