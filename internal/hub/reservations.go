@@ -216,16 +216,19 @@ func (s *Service) IncursionEvent(in ReserveInput, sc Scope, shown string, d Over
 	ownerScope := s.DisplayScope(d.Reservation)
 	var hint string
 	switch outcome {
+	// The hint is stored in the INCURSION payload (seed 001
+	// resolution_hint) and read on every surface: it names no surface's
+	// command or flag.
 	case "conflict":
 		if d.Blocking {
-			hint = fmt.Sprintf("%s actively holds %s until %s: coordinate with it (bb agent send --to %s --category BLOCKED) or choose a disjoint scope", d.Reservation.AgentID, ownerScope, FormatTime(d.Reservation.ExpiresAt), d.Reservation.AgentID)
+			hint = fmt.Sprintf("%s actively holds %s until %s: coordinate with it (a BLOCKED message to %s) or choose a disjoint scope", d.Reservation.AgentID, ownerScope, FormatTime(d.Reservation.ExpiresAt), d.Reservation.AgentID)
 		} else {
 			hint = fmt.Sprintf("%s's reservation of %s is stale, but another active owner overlaps too; resolve that one first", d.Reservation.AgentID, ownerScope)
 		}
 	case "stale_found":
-		hint = fmt.Sprintf("%s's reservation of %s is stale (owner %s, expired: %t): retry with --takeover-stale to take it over", d.Reservation.AgentID, ownerScope, d.Liveness, d.Expired)
+		hint = fmt.Sprintf("%s's reservation of %s is stale (owner %s, expired: %t): retry with a stale takeover (takeover_stale) to take it over", d.Reservation.AgentID, ownerScope, d.Liveness, d.Expired)
 	default:
-		hint = fmt.Sprintf("taken over with --takeover-stale: %s's reservation of %s was archived as expired", d.Reservation.AgentID, ownerScope)
+		hint = fmt.Sprintf("taken over (takeover_stale): %s's reservation of %s was archived as expired", d.Reservation.AgentID, ownerScope)
 	}
 	msg := fmt.Sprintf("%s → %s: %s overlap on %s (%s holds %s, %s)", in.Agent, d.Reservation.AgentID, d.Kind, shown, d.Reservation.AgentID, ownerScope, outcome)
 	return s.ProtocolEvent(EventIncursion, in.BeadID, in.Agent, d.Reservation.AgentID, shown, IncursionPayload{
