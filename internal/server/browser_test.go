@@ -432,7 +432,19 @@ func TestBrowserStepIn(t *testing.T) {
 	step("reload", chromedp.Navigate(base+"/?session=bead:bb-1"))
 	waitJS(t, bctx, ctx, "step-in offered on bob-1's reservation", `document.querySelector('.composer button')?.innerText.includes('ada-human') && document.querySelectorAll('.act-reassign').length === 1 && document.getElementById('live').dataset.state === 'on'`)
 	shot(t, bctx, "stepin-before")
-	step("reassign to carol", chromedp.SetValue(chromedp.CSS(`.stepin-form select[name=to]`), "carol"), chromedp.Click(chromedp.CSS(`.act-reassign`)))
+	// Choose carol and press Reassign in one turn of the page's event loop:
+	// a live update between the two (the SSE stream swaps the Reservations
+	// list) would otherwise press a fresh form whose required choice is
+	// still empty, and the browser would not send it.
+	if !evalJS[bool](t, ctx, `(() => {
+		const b = document.querySelector('.act-reassign');
+		if (!b) return false;
+		b.form.querySelector('select[name=to]').value = 'carol';
+		b.click();
+		return true;
+	})()`) {
+		t.Fatal("reassign to carol: no step-in form to press")
+	}
 	waitJS(t, bctx, ctx, "carol holds it", `document.querySelectorAll('.act-reassign').length === 0 && [...document.querySelectorAll('.reservation')].some(r => r.innerText.includes('src/lexer.go') && r.innerText.includes('carol'))`)
 	if st := run(t, e.dir, "--json", "agent", "status", "--agent", "carol"); !strings.Contains(st, `"scope": "src/lexer.go"`) {
 		t.Fatalf("carol's reservation on the CLI: %s", st)
