@@ -64,6 +64,9 @@ type Payload struct {
 type Options struct {
 	// Webhooks are the URLs every item is POSTed to.
 	Webhooks []string
+	// Desktop, when set, shows every item as a desktop notification
+	// (title, one-line text); an error is said on Log, never retried.
+	Desktop func(ctx context.Context, title, text string) error
 	// Dashboard is the URL of the board's dashboard, for Payload.Link.
 	Dashboard string
 	// Queue bounds the deliveries waiting to be sent (default 256).
@@ -235,6 +238,11 @@ func (n *Notifier) send(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case p := <-n.queue:
+			if n.o.Desktop != nil {
+				if err := n.o.Desktop(ctx, DesktopTitle(p), p.Text); err != nil && ctx.Err() == nil {
+					fmt.Fprintf(n.o.Log, "bb notify: desktop notification of %s failed: %v\n", p.ID, err)
+				}
+			}
 			body, _ := json.Marshal(p)
 			for _, url := range n.o.Webhooks {
 				if err := n.post(ctx, url, body); err != nil && ctx.Err() == nil {
@@ -282,4 +290,13 @@ func (n *Notifier) postOnce(ctx context.Context, url string, body []byte) error 
 		return fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
 	return nil
+}
+
+// DesktopTitle is the title of an item's desktop notification.
+func DesktopTitle(p Payload) string {
+	t := "Blackboard: " + p.Type
+	if p.Escalated {
+		t += " (escalated)"
+	}
+	return t
 }

@@ -2,8 +2,11 @@ package bb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
+	"os/exec"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -16,9 +19,10 @@ import (
 func (a *app) notifyCmd() *cobra.Command {
 	var hooks []string
 	var dashboard string
+	var desktop bool
 	c := &cobra.Command{
-		Use:   "notify --webhook <url>",
-		Short: "POST what needs a person (blockers, handoffs, critical posts) to webhooks",
+		Use:   "notify (--webhook <url> | --desktop)",
+		Short: "POST what needs a person (blockers, handoffs, critical posts) to webhooks, or show it on the desktop",
 		Long: `Run until interrupted, POSTing one JSON object to every --webhook for each
 thing on the board that needs a person: a HANDOFF or BLOCKED nobody accepted
 (type handoff, blocked), an agent whose status is blocked (stuck), a critical
@@ -42,30 +46,49 @@ network error or a status other than 2xx, then dropped with a line on
 stderr; at most 256 wait to be sent (more are dropped, said on stderr). On
 start every item still waiting is sent, so a restart sends again what still
 waits (tell them apart by "id"); an item that came and went while bb notify
-was not running is not sent.`,
+was not running is not sent.
+
+--desktop shows each item as a desktop notification instead of (or beside)
+webhooks: notify-send on Linux and the BSDs (package libnotify-bin), osascript
+on macOS; title "Blackboard: <type>", body the item's text.`,
 		Example: `  bb notify --webhook https://hooks.example.com/T000/B000/XXX
   bb notify --webhook http://127.0.0.1:9000/bb --webhook https://ntfy.sh/my-team
-  bb config set attention.escalate_after 30 && bb notify --webhook "$HOOK"`,
+  bb config set attention.escalate_after 30 && bb notify --webhook "$HOOK"
+  bb notify --desktop &`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkWebhooks(hooks); err != nil {
 				return err
+			}
+			if len(hooks) == 0 && !desktop {
+				return usageErr{errors.New("give --webhook <url> (repeatable), --desktop, or both")}
+			}
+			var show func(ctx context.Context, title, text string) error
+			if desktop {
+				var err error
+				if show, err = desktopNotifier(runtime.GOOS, exec.LookPath); err != nil {
+					return err
+				}
 			}
 			a.longLived = true
 			svc, err := a.service(cmd.Context())
 			if err != nil {
 				return err
 			}
-			n := notify.New(svc, notify.Options{Webhooks: hooks, Dashboard: dashboard, Log: a.env.Stderr})
+			n := notify.New(svc, notify.Options{Webhooks: hooks, Desktop: show, Dashboard: dashboard, Log: a.env.Stderr})
 			if !a.g.quiet {
-				fmt.Fprintf(a.env.Stderr, "bb notify: sending what needs a person on %s to %d webhook(s); Ctrl+C to stop\n", svc.Root(), len(hooks))
+				to := fmt.Sprintf("%d webhook(s)", len(hooks))
+				if desktop {
+					to += " and the desktop"
+				}
+				fmt.Fprintf(a.env.Stderr, "bb notify: sending what needs a person on %s to %s; Ctrl+C to stop\n", svc.Root(), to)
 			}
 			return n.Run(cmd.Context())
 		},
 	}
-	c.Flags().StringArrayVar(&hooks, "webhook", nil, "POST each item to this URL (repeatable; required)")
+	c.Flags().StringArrayVar(&hooks, "webhook", nil, "POST each item to this URL (repeatable)")
+	c.Flags().BoolVar(&desktop, "desktop", false, "show each item as a desktop notification (notify-send, osascript)")
 	c.Flags().StringVar(&dashboard, "dashboard", "http://127.0.0.1:7777/", "the dashboard's URL, sent as \"link\"")
-	_ = c.MarkFlagRequired("webhook")
 	return c
 }
 
