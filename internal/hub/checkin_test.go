@@ -7,23 +7,8 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hubtest"
 )
-
-// countingStore counts the transactions a service opens.
-type countingStore struct {
-	hub.Store
-	reads, writes int
-}
-
-func (c *countingStore) Read(ctx context.Context, fn func(hub.Tx) error) error {
-	c.reads++
-	return c.Store.Read(ctx, fn)
-}
-
-func (c *countingStore) Write(ctx context.Context, fn func(hub.Tx) error) error {
-	c.writes++
-	return c.Store.Write(ctx, fn)
-}
 
 // registerWorkers registers agents with the role worker.
 func registerWorkers(tb testing.TB, svc *hub.Service, ids ...string) {
@@ -40,22 +25,22 @@ func registerWorkers(tb testing.TB, svc *hub.Service, ids ...string) {
 // gives; a refused write, a replay or an anonymous caller check nobody in.
 func TestCheckInFoldedIntoTheWrite(t *testing.T) {
 	ctx := context.Background()
-	svc, clk := hookBoard(t, nil)
+	svc, clk := hubtest.Board(t, nil)
 	registerWorkers(t, svc, "alice", "bob")
 	if _, err := svc.Post(ctx, hub.PostInput{From: "bob", Content: "for everyone"}); err != nil {
 		t.Fatal(err)
 	}
-	cs := &countingStore{Store: svc.Store}
+	cs := &hubtest.CountingStore{Store: svc.Store}
 	svc.Store = cs
-	clk.t = clk.t.Add(time.Hour)
+	clk.T = clk.T.Add(time.Hour)
 
 	who := "alice"
 	cctx, slot := hub.WithCheckIn(ctx, func() string { return who })
 	if _, err := svc.Post(cctx, hub.PostInput{From: "alice", Content: "hello"}); err != nil {
 		t.Fatal(err)
 	}
-	if cs.writes != 1 || cs.reads != 0 {
-		t.Fatalf("post with a check-in: %d writes, %d reads; want 1 write", cs.writes, cs.reads)
+	if cs.Writes != 1 || cs.Reads != 0 {
+		t.Fatalf("post with a check-in: %d writes, %d reads; want 1 write", cs.Writes, cs.Reads)
 	}
 	n, ok := slot.NoticesFor("alice")
 	if !ok || n.Board != 1 || n.Unread != 1 || !n.Changed {
@@ -146,7 +131,7 @@ func TestCheckInFoldedIntoTheWrite(t *testing.T) {
 // cursor where it is, and that broadcast stays unread.
 func TestCheckInMovesTheCursorOverOwnPosts(t *testing.T) {
 	ctx := context.Background()
-	svc, _ := hookBoard(t, nil)
+	svc, _ := hubtest.Board(t, nil)
 	registerWorkers(t, svc, "alice", "bob")
 	cursor := func() int64 {
 		t.Helper()
@@ -195,27 +180,27 @@ func TestCheckInMovesTheCursorOverOwnPosts(t *testing.T) {
 // last_seen or gives new notices writes.
 func TestCheckInWritesOnlyWhatChanged(t *testing.T) {
 	ctx := context.Background()
-	svc, clk := hookBoard(t, nil)
+	svc, clk := hubtest.Board(t, nil)
 	registerWorkers(t, svc, "alice", "bob")
-	cs := &countingStore{Store: svc.Store}
+	cs := &hubtest.CountingStore{Store: svc.Store}
 	svc.Store = cs
 	checkIn := func(what string, writes int, board int64, changed bool) {
 		t.Helper()
-		cs.reads, cs.writes = 0, 0
+		cs.Reads, cs.Writes = 0, 0
 		n, err := svc.CheckIn(ctx, "alice")
-		if err != nil || cs.writes != writes || n.Board != board || n.Changed != changed {
-			t.Fatalf("%s: %+v, %v, %d writes; want %d writes, board %d, changed %v", what, n, err, cs.writes, writes, board, changed)
+		if err != nil || cs.Writes != writes || n.Board != board || n.Changed != changed {
+			t.Fatalf("%s: %+v, %v, %d writes; want %d writes, board %d, changed %v", what, n, err, cs.Writes, writes, board, changed)
 		}
 	}
 	checkIn("first check-in", 1, 0, false)
-	clk.t = clk.t.Add(hub.MailTouchInterval - time.Second)
+	clk.T = clk.T.Add(hub.MailTouchInterval - time.Second)
 	checkIn("within the interval, nothing new", 0, 0, false)
 	if _, err := svc.Post(ctx, hub.PostInput{From: "bob", Content: "news"}); err != nil {
 		t.Fatal(err)
 	}
 	checkIn("a new post", 1, 1, true)
 	checkIn("the same notices again", 0, 1, false)
-	clk.t = clk.t.Add(hub.MailTouchInterval)
+	clk.T = clk.T.Add(hub.MailTouchInterval)
 	checkIn("past the interval", 1, 1, false)
 	v, err := svc.AgentStatus(ctx, "alice")
 	if err != nil || !v.LastSeen.Equal(svc.Now()) {
@@ -228,7 +213,7 @@ func TestCheckInWritesOnlyWhatChanged(t *testing.T) {
 // with its own read event, and leaves mail already read as it was.
 func TestReadMailManyIsOneTransaction(t *testing.T) {
 	ctx := context.Background()
-	svc, _ := hookBoard(t, nil)
+	svc, _ := hubtest.Board(t, nil)
 	registerWorkers(t, svc, "alice", "bob")
 	var ids []string
 	for _, subj := range []string{"one", "two", "three"} {
@@ -245,14 +230,14 @@ func TestReadMailManyIsOneTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := &countingStore{Store: svc.Store}
+	cs := &hubtest.CountingStore{Store: svc.Store}
 	svc.Store = cs
 	items, err := svc.ReadMailMany(ctx, "alice", ids)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cs.writes != 1 {
-		t.Fatalf("ReadMailMany of 3 messages: %d write transactions, want 1", cs.writes)
+	if cs.Writes != 1 {
+		t.Fatalf("ReadMailMany of 3 messages: %d write transactions, want 1", cs.Writes)
 	}
 	if len(items) != 3 {
 		t.Fatalf("got %d items, want 3", len(items))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/hubtest"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
@@ -33,7 +34,7 @@ func TestTakeoverAllowed(t *testing.T) {
 // the person's name, and a reassigned reservation protects its new holder.
 func TestStepIn(t *testing.T) {
 	ctx := context.Background()
-	svc, clk := hookBoard(t, nil)
+	svc, clk := hubtest.Board(t, nil)
 	for _, r := range []hub.RegisterInput{{ID: "boss", Role: hub.RolePerson}, {ID: "bob-1", Role: "worker"}, {ID: "carol", Role: "worker"}, {ID: "dave", Role: "worker"}} {
 		if _, _, err := svc.RegisterAgent(ctx, r); err != nil {
 			t.Fatal(err)
@@ -55,7 +56,7 @@ func TestStepIn(t *testing.T) {
 	// bob is active: its reservation is its own.
 	refused(hub.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/a.go"}, hub.CodeReleaseForbidden, "holder")
 
-	clk.t = clk.t.Add(31 * time.Minute) // bob is now offline (2 × 15 min)
+	clk.T = clk.T.Add(31 * time.Minute) // bob is now offline (2 × 15 min)
 	for _, a := range []string{"boss", "carol", "dave"} {
 		if _, err := svc.CheckIn(ctx, a); err != nil {
 			t.Fatal(err)

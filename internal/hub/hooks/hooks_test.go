@@ -2,7 +2,6 @@ package hooks_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,26 +9,16 @@ import (
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
-	"github.com/blackboard-hub/bb/internal/store/sqlite"
+	"github.com/blackboard-hub/bb/internal/hub/hubtest"
 )
 
-type movingClock struct{ t time.Time }
+var t0 = hubtest.T0
 
-func (c *movingClock) Now() time.Time { return c.t }
-
-var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-
-func hookBoard(t testing.TB, env map[string]string) (*app.Service, *movingClock) {
+// hookBoard is a fresh board with the applications over it.
+func hookBoard(t testing.TB, env map[string]string) (*app.Service, *hubtest.Clock) {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bb.db"), sqlite.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	clk := &movingClock{t: t0}
-	svc := app.New(hub.NewService(st, clk, "/proj"))
-	svc.Env = func(k string) string { return env[k] }
-	return svc, clk
+	svc, clk := hubtest.Board(t, env)
+	return app.New(svc), clk
 }
 
 func session(t *testing.T, svc *app.Service, id string) string {
@@ -74,7 +63,7 @@ func TestCheckPathsAndEdit(t *testing.T) {
 		t.Fatalf("edit of a free file: %+v", d)
 	}
 	// 20 minutes on, only b has been seen: a is stale, its hold may be taken.
-	clk.t = t0.Add(20 * time.Minute)
+	clk.T = t0.Add(20 * time.Minute)
 	if _, err := svc.Heartbeat(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +170,7 @@ func TestStopReminderOnce(t *testing.T) {
 func TestDeliverToSession(t *testing.T) {
 	ctx := context.Background()
 	svc, clk := hookBoard(t, nil)
-	cs := &countingStore{Store: svc.Store}
+	cs := &hubtest.CountingStore{Store: svc.Store}
 	svc.Store = cs
 	in := hooks.SessionInput{Client: "claude", SessionID: "s-a"}
 	first, err := svc.DeliverToSession(ctx, in)
@@ -192,13 +181,13 @@ func TestDeliverToSession(t *testing.T) {
 	if again := session(t, svc, "s-a"); again != a {
 		t.Fatalf("the session maps to %s, then %s", a, again)
 	}
-	cs.reads, cs.writes = 0, 0
+	cs.Reads, cs.Writes = 0, 0
 	quiet, err := svc.DeliverToSession(ctx, in)
 	if err != nil || quiet.Session.AgentID != a || quiet.Session.New || quiet.Delivery.Text != "" || quiet.Delivery.Delivered == nil {
 		t.Fatalf("nothing new: %+v %v", quiet, err)
 	}
-	if cs.reads != 1 || cs.writes != 0 {
-		t.Fatalf("nothing new took %d reads, %d writes; want one read", cs.reads, cs.writes)
+	if cs.Reads != 1 || cs.Writes != 0 {
+		t.Fatalf("nothing new took %d reads, %d writes; want one read", cs.Reads, cs.Writes)
 	}
 	b := session(t, svc, "s-b")
 	if _, err := svc.SendMail(ctx, hub.SendInput{From: b, To: a, BeadID: "bd", Category: hub.CategoryInfo, Subject: "hello", Body: "x"}); err != nil {
@@ -212,13 +201,13 @@ func TestDeliverToSession(t *testing.T) {
 		t.Fatalf("delivered twice: %q", again.Delivery.Text)
 	}
 	// A session not seen lately is refreshed (a write), as ResolveSession does.
-	clk.t = clk.t.Add(2 * time.Minute)
-	cs.reads, cs.writes = 0, 0
+	clk.T = clk.T.Add(2 * time.Minute)
+	cs.Reads, cs.Writes = 0, 0
 	if r, err := svc.DeliverToSession(ctx, in); err != nil || r.Session.AgentID != a {
 		t.Fatalf("stale session: %+v %v", r, err)
 	}
-	if cs.writes != 1 {
-		t.Fatalf("a session not seen for 2 minutes was refreshed by %d writes, want 1", cs.writes)
+	if cs.Writes != 1 {
+		t.Fatalf("a session not seen for 2 minutes was refreshed by %d writes, want 1", cs.Writes)
 	}
 	if v, err := svc.AgentStatus(ctx, a); err != nil || !v.LastSeen.Equal(svc.Now()) {
 		t.Fatalf("last_seen %v (%v), want %v", v.LastSeen, err, svc.Now())
@@ -239,19 +228,19 @@ func TestCheckEditForSession(t *testing.T) {
 	if _, err := svc.Reserve(ctx, hub.ReserveInput{Agent: a, Scope: "src/*", BeadID: "bd-1"}); err != nil {
 		t.Fatal(err)
 	}
-	cs := &countingStore{Store: svc.Store}
+	cs := &hubtest.CountingStore{Store: svc.Store}
 	svc.Store = cs
 	check := func(id string, paths ...string) hooks.EditDecision {
 		t.Helper()
-		cs.reads, cs.writes = 0, 0
+		cs.Reads, cs.Writes = 0, 0
 		d, err := svc.CheckEdit(ctx, hooks.EditInput{Session: &hooks.SessionInput{Client: "claude", SessionID: id}, Paths: paths})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d
 	}
-	if d := check("s-a", "src/x.go"); d.Decision != hooks.EditAllow || cs.reads != 1 || cs.writes != 0 {
-		t.Fatalf("own held file: %+v, %d reads, %d writes; want allowed in one read", d, cs.reads, cs.writes)
+	if d := check("s-a", "src/x.go"); d.Decision != hooks.EditAllow || cs.Reads != 1 || cs.Writes != 0 {
+		t.Fatalf("own held file: %+v, %d reads, %d writes; want allowed in one read", d, cs.Reads, cs.Writes)
 	}
 	if d := check("s-b", "src/x.go"); d.Decision != hooks.EditDeny || !strings.Contains(d.Reason, a) {
 		t.Fatalf("b edits a's file: %+v", d)
@@ -263,8 +252,8 @@ func TestCheckEditForSession(t *testing.T) {
 	if c == a || c == b {
 		t.Fatalf("the new session was mapped to %s", c)
 	}
-	clk.t = clk.t.Add(2 * time.Minute)
-	if check("s-a", "src/x.go"); cs.writes == 0 {
+	clk.T = clk.T.Add(2 * time.Minute)
+	if check("s-a", "src/x.go"); cs.Writes == 0 {
 		t.Fatal("a session not seen for 2 minutes was not refreshed")
 	}
 	if v, err := svc.AgentStatus(ctx, a); err != nil || !v.LastSeen.Equal(svc.Now()) {
@@ -273,20 +262,4 @@ func TestCheckEditForSession(t *testing.T) {
 	if _, err := svc.CheckEdit(ctx, hooks.EditInput{Session: &hooks.SessionInput{Client: "claude"}, Paths: []string{"a"}}); !hub.IsCode(err, hub.CodeInvalidArgs) {
 		t.Fatalf("a session without an id: %v", err)
 	}
-}
-
-// countingStore counts the transactions a service opens.
-type countingStore struct {
-	hub.Store
-	reads, writes int
-}
-
-func (c *countingStore) Read(ctx context.Context, fn func(hub.Tx) error) error {
-	c.reads++
-	return c.Store.Read(ctx, fn)
-}
-
-func (c *countingStore) Write(ctx context.Context, fn func(hub.Tx) error) error {
-	c.writes++
-	return c.Store.Write(ctx, fn)
 }
