@@ -21,10 +21,6 @@ const (
 	EventMailExpired = "mail.expired"
 )
 
-func mailErr(field, format string, args ...any) *Error {
-	return FieldErr(CodeInvalidInput, field, format, args...)
-}
-
 func isMailIDChar(c byte) bool {
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
 }
@@ -57,7 +53,7 @@ func IsMailIdentity(s string) bool {
 // ValidateMailIdentity applies TC1/TC2: "*" is not an identity.
 func ValidateMailIdentity(s string) error {
 	if !IsMailIdentity(s) {
-		return mailErr("agent", "Invalid agent identity: %s. Must be project:name format (e.g. claudefana:deploy).", pyjson.Repr(s))
+		return FieldErr(CodeInvalidInput, "agent", "Invalid agent identity: %s. Must be project:name format (e.g. claudefana:deploy).", pyjson.Repr(s))
 	}
 	return nil
 }
