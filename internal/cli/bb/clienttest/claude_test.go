@@ -66,17 +66,14 @@ func TestClaudeCode(t *testing.T) {
 	p := newProject(t)
 	before := snapshot(t, p.dir)
 	p.run("bb", "install", "claude")
-	cfg, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "projects": map[string]any{
-		p.dir: map[string]any{"hasTrustDialogAccepted": true, "enabledMcpjsonServers": []string{"blackboard"}}}})
-	p.write(filepath.Join(p.home, ".claude.json"), string(cfg))
+	trustClaude(p, p.dir)
 	if out := p.run("bb", "doctor"); !strings.Contains(out, "ok    client claude trust") {
 		t.Fatalf("bb doctor does not see Claude Code's trust:\n%s", out)
 	}
 
 	pl := newPlans()
 	srv := newModelServer(t, pl.script)
-	env := []string{"ANTHROPIC_BASE_URL=" + srv.url, "ANTHROPIC_API_KEY=sk-ant-test", "DISABLE_TELEMETRY=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
+	env := claudeEnv(srv)
 	var mu sync.Mutex
 	sessionIDs := map[string]string{}
 	claude := func(session, step string) {
@@ -205,6 +202,24 @@ func TestClaudeCode(t *testing.T) {
 			}
 		}
 	}
+}
+
+// trustClaude writes the private ~/.claude.json of a project: onboarding
+// done, and each of dirs trusted with its .mcp.json server enabled.
+func trustClaude(p *project, dirs ...string) {
+	projects := map[string]any{}
+	for _, d := range dirs {
+		projects[d] = map[string]any{"hasTrustDialogAccepted": true, "enabledMcpjsonServers": []string{"blackboard"}}
+	}
+	cfg, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "projects": projects})
+	p.write(filepath.Join(p.home, ".claude.json"), string(cfg))
+}
+
+// claudeEnv points Claude Code at the model server and keeps it off the
+// network.
+func claudeEnv(srv *modelServer) []string {
+	return []string{"ANTHROPIC_BASE_URL=" + srv.url, "ANTHROPIC_API_KEY=sk-ant-test", "DISABLE_TELEMETRY=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
 }
 
 func keys(m map[string]string) []string {

@@ -25,17 +25,14 @@ func TestClaudeCodeWorktree(t *testing.T) {
 	p := newProject(t)
 	p.run("bb", "install", "claude")
 	wt := filepath.Join(p.dir, ".claude", "worktrees", "wt1")
-	trusted := map[string]any{"hasTrustDialogAccepted": true, "enabledMcpjsonServers": []string{"blackboard"}}
-	cfg, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "projects": map[string]any{p.dir: trusted, wt: trusted}})
-	p.write(filepath.Join(p.home, ".claude.json"), string(cfg))
+	trustClaude(p, p.dir, wt)
 	// An agent of the main checkout holds src/a.go.
 	p.run("bb", "agent", "register", "--name", "main-holder", "--role", "worker")
 	p.run("bb", "agent", "reserve", "--agent", "main-holder", "--scope", "src/a.go", "--bead", "bb-1")
 
 	pl := newPlans()
 	srv := newModelServer(t, pl.script)
-	env := []string{"ANTHROPIC_BASE_URL=" + srv.url, "ANTHROPIC_API_KEY=sk-ant-test", "DISABLE_TELEMETRY=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
+	env := claudeEnv(srv)
 	pl.set("edit",
 		turnPart{Tool: "Edit", Input: map[string]any{"file_path": filepath.Join(wt, "src", "a.go"), "old_string": "package x", "new_string": "package y"}},
 	)
