@@ -197,8 +197,10 @@ func (n *Notifier) Run(ctx context.Context) error {
 	defer func() { <-done }()
 	moved := make(chan struct{}, 1)
 	follow := make(chan error, 1)
+	following := make(chan struct{})
 	go func() {
-		follow <- n.api.Follow(ctx, hub.FollowInput{}, func(hub.Event) error {
+		started := func(int64) error { close(following); return nil }
+		follow <- n.api.Follow(ctx, hub.FollowInput{Started: started}, func(hub.Event) error {
 			select {
 			case moved <- struct{}{}:
 			default:
@@ -206,6 +208,20 @@ func (n *Notifier) Run(ctx context.Context) error {
 			return nil
 		})
 	}()
+	// The first check waits until the follow is in place: what is
+	// committed before it is read by the check, what comes after moves
+	// the follow. Checking first would miss an item committed between
+	// the check's read and the follow's start.
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-follow:
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	case <-following:
+	}
 	due := time.NewTimer(time.Hour)
 	defer due.Stop()
 	for {

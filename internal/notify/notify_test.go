@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,5 +177,71 @@ func TestRunDelivers(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) != 2 || calls != 3 {
 		t.Errorf("%d deliveries in %d calls, want 2 in 3 (one retry)", len(got), calls)
+	}
+}
+
+// lateCommit commits a HANDOFF right after the notifier's first read of
+// what needs attention: the window between the first check and the
+// start of the follow, where an item used to be lost.
+type lateCommit struct {
+	*overview.Service
+	once      sync.Once
+	t         *testing.T
+	following atomic.Bool
+}
+
+// Follow notes when the follow is in place.
+func (l *lateCommit) Follow(ctx context.Context, in hub.FollowInput, emit func(hub.Event) error) error {
+	started := in.Started
+	in.Started = func(after int64) error {
+		l.following.Store(true)
+		if started != nil {
+			return started(after)
+		}
+		return nil
+	}
+	return l.Service.Follow(ctx, in, emit)
+}
+
+func (l *lateCommit) Attention(ctx context.Context) (overview.Attention, error) {
+	a, err := l.Service.Attention(ctx)
+	l.once.Do(func() {
+		if !l.following.Load() {
+			l.t.Error("the first check read the board before the follow was in place")
+		}
+		if _, err := l.SendMail(ctx, hub.SendInput{From: "carol", To: "dana", BeadID: "bb-7", Category: hub.CategoryHandoff, Subject: "late", Body: "b"}); err != nil {
+			l.t.Error(err)
+		}
+	})
+	return a, err
+}
+
+// An item committed while the notifier starts is delivered: the follow is
+// in place before the first check reads the board.
+func TestRunMissesNothingAtStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	svc, _ := board(t)
+	got := make(chan Payload, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p Payload
+		_ = json.NewDecoder(r.Body).Decode(&p)
+		got <- p
+	}))
+	defer srv.Close()
+	n := New(&lateCommit{Service: svc, t: t}, Options{Webhooks: []string{srv.URL}})
+	done := make(chan error)
+	go func() { done <- n.Run(ctx) }()
+	select {
+	case p := <-got:
+		if p.Subject != "late" {
+			t.Errorf("delivery %+v", p)
+		}
+	case <-time.After(20 * time.Second): // a hang guard, not a measure
+		t.Fatal("the HANDOFF committed during the first check was never delivered")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

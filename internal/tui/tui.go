@@ -89,9 +89,13 @@ type changedMsg struct{}
 
 // watch tells p whenever the timeline moves, until ctx ends. A failing
 // Follow (a lost server) is reported once and retried after a pause.
+// Each follow, once in place, asks for one reload: what changed before
+// it started (during the first load, or while the server was away) is
+// not lost.
 func watch(ctx context.Context, api API, p *tea.Program) {
+	started := func(int64) error { p.Send(changedMsg{}); return nil }
 	for ctx.Err() == nil {
-		err := api.Follow(ctx, hub.FollowInput{}, func(hub.Event) error {
+		err := api.Follow(ctx, hub.FollowInput{Started: started}, func(hub.Event) error {
 			p.Send(changedMsg{})
 			return nil
 		})
