@@ -1,7 +1,8 @@
 // Package app composes the core's roles into the one API every surface
 // uses: the kernel and shared domain (internal/hub), the hook application
-// (internal/hub/hooks), the Agent Mail v1 rules (internal/hub/agentmail)
-// and the dashboard's read model (internal/hub/overview).
+// (internal/hub/hooks), the Agent Mail v1 rules (internal/hub/agentmail),
+// the dashboard's read model (internal/hub/overview) and an agent's work
+// loop (internal/hub/resume).
 // The core never imports its features; this package sits one level up.
 //
 // API is implemented by *Service (the local board, built by internal/boot)
@@ -15,6 +16,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
+	"github.com/blackboard-hub/bb/internal/hub/resume"
 )
 
 // API is every role of the board.
@@ -31,6 +33,7 @@ type API interface {
 	hooks.API
 	overview.API
 	agentmail.API
+	resume.API
 }
 
 // The three parts of Service, named for what they are.
@@ -39,6 +42,7 @@ type (
 	hookApp      = hooks.Service
 	agentMailApp = agentmail.Service
 	overviewApp  = overview.Service
+	resumeApp    = resume.Service
 )
 
 // Service is the local board: the kernel with its applications.
@@ -47,11 +51,12 @@ type Service struct {
 	*hookApp
 	*agentMailApp
 	*overviewApp
+	*resumeApp
 }
 
 // New composes the applications over the kernel k.
 func New(k *hub.Service) *Service {
-	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k)}
+	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k), resumeApp: resume.New(k)}
 }
 
 // Kernel is the core under the applications (for internal/boot, which

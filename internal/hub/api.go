@@ -88,8 +88,8 @@ type Reservations interface {
 	ActiveOverlaps(ctx context.Context) ([]ReservationOverlaps, error)
 }
 
-// Tasks are the work items: their life cycle and dependencies, the resume brief, pushes
-// and loop statistics.
+// Tasks are the work items: their life cycle and dependencies, and loop
+// statistics (the resume brief and push are internal/hub/resume).
 type Tasks interface {
 	CreateTask(ctx context.Context, agent string, in TaskInput) (TaskResult, error)
 	GetTask(ctx context.Context, id string) (Task, error)
@@ -103,13 +103,7 @@ type Tasks interface {
 	AddTaskDep(ctx context.Context, agent, id, dep string) (DepResult, error)
 	RemoveTaskDep(ctx context.Context, agent, id, dep string) (DepResult, error)
 	DeleteTask(ctx context.Context, agent, id string) (DeleteResult, error)
-	ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]ArtifactView, error)
-	ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventView, error)
 	TaskStoreStatus(ctx context.Context, agent string) (TaskStatus, error)
-	Push(ctx context.Context, agent string, in PushInput) (PushResult, error)
-	Resume(ctx context.Context, in ResumeInput) (ResumeResult, error)
-	PeekResume(ctx context.Context, agent, projectDir string) (PeekResult, error)
-	PeekOwnResume(ctx context.Context, agent, projectDir string) (PeekResult, error)
 	LoopRunStats(ctx context.Context, last int, projectID string) (LoopStats, error)
 }
 

@@ -57,7 +57,7 @@ func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (
 		return Agent{}, err
 	}
 	if u.Task != nil {
-		if err := checkLen("task", *u.Task, MaxTaskLen); err != nil {
+		if err := CheckLen("task", *u.Task, MaxTaskLen); err != nil {
 			return Agent{}, err
 		}
 	}
@@ -70,7 +70,7 @@ func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (
 		}
 	}
 	if u.Blockers != nil {
-		if err := checkLen("blockers", *u.Blockers, MaxBlockersLen); err != nil {
+		if err := CheckLen("blockers", *u.Blockers, MaxBlockersLen); err != nil {
 			return Agent{}, err
 		}
 	}
@@ -232,7 +232,7 @@ func (s *Service) checkPost(ctx context.Context, in PostInput) (postFields, erro
 	if strings.TrimSpace(in.Content) == "" {
 		return postFields{}, FieldErr(CodeInvalidInput, "content", "message content cannot be empty")
 	}
-	if err := checkLen("content", in.Content, MaxMessageLen); err != nil {
+	if err := CheckLen("content", in.Content, MaxMessageLen); err != nil {
 		return postFields{}, err
 	}
 	tags, err := ValidateTags(in.Tags)
@@ -554,11 +554,11 @@ func (s *Service) AddArtifact(ctx context.Context, in ArtifactInput) (Artifact, 
 	if err != nil {
 		return Artifact{}, false, err
 	}
-	if err := checkLen("description", in.Description, MaxArtifactDescLen); err != nil {
+	if err := CheckLen("description", in.Description, MaxArtifactDescLen); err != nil {
 		return Artifact{}, false, err
 	}
 	if in.Version != nil {
-		if err := checkLen("version", *in.Version, MaxVersionLen); err != nil {
+		if err := CheckLen("version", *in.Version, MaxVersionLen); err != nil {
 			return Artifact{}, false, err
 		}
 	}

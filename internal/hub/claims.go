@@ -31,21 +31,21 @@ func (s *Service) ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, err
 	if err != nil {
 		return TaskResult{}, err
 	}
-	return s.taskMutation(ctx, in.Agent, in, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
-		t, err := mustTask(ctx, tx, in.ID)
+	return s.taskMutation(ctx, in.Agent, in, func(tx Tx, a *Agent, now time.Time) (TaskReply, error) {
+		t, err := MustTask(ctx, tx, in.ID)
 		if err != nil {
-			return taskReply{}, err
+			return TaskReply{}, err
 		}
 		if t.Status != TaskCompleted {
 			if err := unmetDeps(ctx, tx, t); err != nil {
-				return taskReply{}, err
+				return TaskReply{}, err
 			}
 		}
 		var takeover *Agent
 		if t.Status == TaskInProgress && t.Owner != "" && t.Owner != in.Agent {
 			owner, err := tx.GetAgent(ctx, t.Owner)
 			if err != nil {
-				return taskReply{}, err
+				return TaskReply{}, err
 			}
 			p := PresOffline
 			if owner != nil {
@@ -53,10 +53,10 @@ func (s *Service) ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, err
 			}
 			switch {
 			case p == PresActive || p == PresQuiet:
-				return taskReply{}, FieldErr(CodeConflict, "id", "task %s is in progress, owned by %s (%s): ask them to hand it over ({do})", t.ID, t.Owner, p).
+				return TaskReply{}, FieldErr(CodeConflict, "id", "task %s is in progress, owned by %s (%s): ask them to hand it over ({do})", t.ID, t.Owner, p).
 					With(Action{Do: ActHandOff, Args: map[string]string{"agent": t.Owner}})
 			case !in.TakeoverStale:
-				return taskReply{}, FieldErr(CodeConflict, "id", "task %s is in progress, owned by %s, who is %s: retry with {takeover_stale} to take it over", t.ID, t.Owner, p)
+				return TaskReply{}, FieldErr(CodeConflict, "id", "task %s is in progress, owned by %s, who is %s: retry with {takeover_stale} to take it over", t.ID, t.Owner, p)
 			}
 			takeover = &Agent{ID: t.Owner}
 			if owner != nil {
@@ -68,7 +68,7 @@ func (s *Service) ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, err
 		if err != nil || takeover == nil {
 			return rep, err
 		}
-		_, err = s.taskEvent(ctx, tx, a, KindTaskTakeover, t.ID, t.ProjectID,
+		_, err = s.TaskEventTx(ctx, tx, a, KindTaskTakeover, t.ID, t.ProjectID,
 			fmt.Sprintf("%s took over task %s from %s (%s)", in.Agent, t.ID, takeover.ID, LiveOf(takeover.LastSeen, now, stale).Presence),
 			map[string]any{"previous_owner": takeover.ID})
 		return rep, err

@@ -75,15 +75,15 @@ func (s *Service) AddTaskDep(ctx context.Context, agent, id, dep string) (DepRes
 	}
 	return Write(ctx, s, []string{agent, id, dep}, func(tx Tx) (DepResult, error) {
 		now := s.Now()
-		a, err := s.actingAgent(ctx, tx, agent, now)
+		a, err := s.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
 			return DepResult{}, err
 		}
-		t, err := mustTask(ctx, tx, id)
+		t, err := MustTask(ctx, tx, id)
 		if err != nil {
 			return DepResult{}, err
 		}
-		d, err := findTask(ctx, tx, "depends_on", dep)
+		d, err := FindTask(ctx, tx, "depends_on", dep)
 		if err != nil {
 			return DepResult{}, err
 		}
@@ -107,12 +107,12 @@ func (s *Service) AddTaskDep(ctx context.Context, agent, id, dep string) (DepRes
 		if err := tx.AddTaskDep(ctx, id, dep, now); err != nil {
 			return DepResult{}, err
 		}
-		if _, err := s.taskEvent(ctx, tx, a, KindTaskDepAdded, id, t.ProjectID, fmt.Sprintf("Dependency added: %s depends on %s", id, dep),
+		if _, err := s.TaskEventTx(ctx, tx, a, KindTaskDepAdded, id, t.ProjectID, fmt.Sprintf("Dependency added: %s depends on %s", id, dep),
 			map[string]string{"depends_on": dep}); err != nil {
 			return DepResult{}, err
 		}
 		if d.Status != TaskCompleted && t.Status != TaskCompleted && !(t.Status == TaskBlocked && t.BlockedReason == BlockedByDependency) {
-			if _, err := s.setStatus(ctx, tx, a, t, TaskBlocked, BlockedByDependency, now); err != nil {
+			if _, err := s.SetTaskStatusTx(ctx, tx, a, t, TaskBlocked, BlockedByDependency, now); err != nil {
 				return DepResult{}, err
 			}
 		}
@@ -128,16 +128,16 @@ func (s *Service) RemoveTaskDep(ctx context.Context, agent, id, dep string) (Dep
 	}
 	return Write(ctx, s, []string{agent, id, dep}, func(tx Tx) (DepResult, error) {
 		now := s.Now()
-		a, err := s.actingAgent(ctx, tx, agent, now)
+		a, err := s.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
 			return DepResult{}, err
 		}
-		t, err := mustTask(ctx, tx, id)
+		t, err := MustTask(ctx, tx, id)
 		if err != nil {
 			return DepResult{}, err
 		}
 		id = t.ID
-		if d, err := findTask(ctx, tx, "depends_on", dep); err != nil {
+		if d, err := FindTask(ctx, tx, "depends_on", dep); err != nil {
 			return DepResult{}, err
 		} else if d != nil {
 			dep = d.ID
@@ -147,7 +147,7 @@ func (s *Service) RemoveTaskDep(ctx context.Context, agent, id, dep string) (Dep
 			return DepResult{}, err
 		}
 		if removed {
-			if _, err := s.taskEvent(ctx, tx, a, KindTaskDepRemoved, id, t.ProjectID, fmt.Sprintf("Dependency removed: %s no longer depends on %s", id, dep),
+			if _, err := s.TaskEventTx(ctx, tx, a, KindTaskDepRemoved, id, t.ProjectID, fmt.Sprintf("Dependency removed: %s no longer depends on %s", id, dep),
 				map[string]string{"depends_on": dep}); err != nil {
 				return DepResult{}, err
 			}
@@ -187,6 +187,6 @@ func (s *Service) maybeUnblock(ctx context.Context, tx Tx, a *Agent, id string, 
 	if err != nil || n > 0 {
 		return err
 	}
-	_, err = s.setStatus(ctx, tx, a, t, TaskPending, "", now)
+	_, err = s.SetTaskStatusTx(ctx, tx, a, t, TaskPending, "", now)
 	return err
 }

@@ -28,11 +28,11 @@ func ShortID(id string) string {
 	return id[:ShortIDLen]
 }
 
-// resolveID expands a unique prefix of an id of table ("messages" or
+// ResolveID expands a unique prefix of an id of table ("messages" or
 // "tasks") into the full id. An id that exists is returned as is; so is a
 // prefix that matches nothing (the caller then reports it not found).
 // field names the argument in errors.
-func resolveID(ctx context.Context, tx Tx, table, field, id string) (string, error) {
+func ResolveID(ctx context.Context, tx Tx, table, field, id string) (string, error) {
 	if len(id) < MinPrefixLen || strings.ContainsAny(id, " \t") || (table == "tasks" && strings.HasPrefix("task_", id)) {
 		return id, nil
 	}
@@ -73,5 +73,5 @@ func workItem(ctx context.Context, tx Tx, bead string) (string, error) {
 	if bead == "" {
 		return "", nil
 	}
-	return resolveID(ctx, tx, "tasks", "bead", bead)
+	return ResolveID(ctx, tx, "tasks", "bead", bead)
 }

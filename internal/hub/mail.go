@@ -195,7 +195,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		return MailItem{}, err
 	}
 	for f, v := range map[string]string{"next-action": in.NextAction, "requested-action": in.RequestedAction} {
-		if err := checkLen(f, v, MaxSubjectLen); err != nil {
+		if err := CheckLen(f, v, MaxSubjectLen); err != nil {
 			return MailItem{}, FieldErr(CodeInvalidArgs, f, "%s", MessageOf(err))
 		}
 	}
@@ -216,7 +216,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		}
 		in.BeadID = bead
 		if in.ReplyTo != "" {
-			id, err := resolveID(ctx, tx, "messages", "reply_to", in.ReplyTo)
+			id, err := ResolveID(ctx, tx, "messages", "reply_to", in.ReplyTo)
 			if err != nil {
 				return MailItem{}, err
 			}
@@ -362,7 +362,7 @@ func (s *Service) mailFor(ctx context.Context, tx Tx, agent, id string, forbidde
 	if _, err := requireAgent(ctx, tx, agent, CodeAgentNotFound, "agent"); err != nil {
 		return nil, err
 	}
-	id, err := resolveID(ctx, tx, "messages", "message", id)
+	id, err := ResolveID(ctx, tx, "messages", "message", id)
 	if err != nil {
 		return nil, err
 	}
@@ -571,7 +571,7 @@ func (s *Service) ReplyMail(ctx context.Context, in ReplyInput) (MailItem, error
 		if _, err := requireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
 			return Message{}, err
 		}
-		id, err := resolveID(ctx, tx, "messages", "message", in.Message)
+		id, err := ResolveID(ctx, tx, "messages", "message", in.Message)
 		if err != nil {
 			return Message{}, err
 		}

@@ -59,7 +59,7 @@ func ValidateScope(scope, scopeID string) error {
 	if scope != ScopeGlobal && scopeID == "" {
 		return FieldErr(CodeInvalidInput, "scope_id", "%s scope requires a scope_id", scope)
 	}
-	return checkLen("scope_id", scopeID, MaxScopeIDLen)
+	return CheckLen("scope_id", scopeID, MaxScopeIDLen)
 }
 
 // InferValueType guesses the type of a value: true/false → boolean, a
@@ -168,15 +168,15 @@ func normalizeScope(scope string) string {
 	return scope
 }
 
-func validateMemoryInput(in *MemoryInput) error {
+func ValidateMemoryInput(in *MemoryInput) error {
 	in.Scope = normalizeScope(in.Scope)
 	if in.Key == "" {
 		return FieldErr(CodeInvalidInput, "key", "memory key is required")
 	}
-	if err := checkLen("key", in.Key, MaxMemoryKeyLen); err != nil {
+	if err := CheckLen("key", in.Key, MaxMemoryKeyLen); err != nil {
 		return err
 	}
-	if err := checkLen("value", in.Value, MaxMemoryValueLen); err != nil {
+	if err := CheckLen("value", in.Value, MaxMemoryValueLen); err != nil {
 		return err
 	}
 	if err := ValidateScope(in.Scope, in.ScopeID); err != nil {
@@ -196,7 +196,7 @@ func memoryScopeID(ctx context.Context, tx Tx, scope, scopeID string) (string, e
 	if scope != ScopeTask {
 		return scopeID, nil
 	}
-	return resolveID(ctx, tx, "tasks", "scope_id", scopeID)
+	return ResolveID(ctx, tx, "tasks", "scope_id", scopeID)
 }
 
 // memoryEventIDs gives the task and project an event about a memory entry
@@ -211,8 +211,8 @@ func memoryEventIDs(scope, scopeID string) (taskID, projectID string) {
 	return "", ""
 }
 
-// upsertMemory writes one entry and its memory_upserted event.
-func (s *Service) upsertMemory(ctx context.Context, tx Tx, a *Agent, in MemoryInput, now time.Time) (MemoryWriteResult, error) {
+// UpsertMemoryTx writes one entry and its memory_upserted event.
+func (s *Service) UpsertMemoryTx(ctx context.Context, tx Tx, a *Agent, in MemoryInput, now time.Time) (MemoryWriteResult, error) {
 	var err error
 	if in.ScopeID, err = memoryScopeID(ctx, tx, in.Scope, in.ScopeID); err != nil {
 		return MemoryWriteResult{}, err
@@ -230,7 +230,7 @@ func (s *Service) upsertMemory(ctx context.Context, tx Tx, a *Agent, in MemoryIn
 		return MemoryWriteResult{}, err
 	}
 	taskID, projectID := memoryEventIDs(m.Scope, m.ScopeID)
-	ev, err := s.taskEvent(ctx, tx, a, KindMemoryUpserted, taskID, projectID, "Memory upserted: "+m.Key,
+	ev, err := s.TaskEventTx(ctx, tx, a, KindMemoryUpserted, taskID, projectID, "Memory upserted: "+m.Key,
 		map[string]string{"key": m.Key, "scope": m.Scope, "scope_id": m.ScopeID})
 	if err != nil {
 		return MemoryWriteResult{}, err
@@ -243,7 +243,7 @@ func (s *Service) SetMemory(ctx context.Context, agent string, in MemoryInput) (
 	if err := checkAgent(agent); err != nil {
 		return MemoryWriteResult{}, err
 	}
-	if err := validateMemoryInput(&in); err != nil {
+	if err := ValidateMemoryInput(&in); err != nil {
 		return MemoryWriteResult{}, err
 	}
 	if err := Allow(ctx, Act(agent), MemoryAccess(agent, in.Scope, in.ScopeID)); err != nil {
@@ -251,11 +251,11 @@ func (s *Service) SetMemory(ctx context.Context, agent string, in MemoryInput) (
 	}
 	return Write(ctx, s, []any{agent, in}, func(tx Tx) (MemoryWriteResult, error) {
 		now := s.Now()
-		a, err := s.actingAgent(ctx, tx, agent, now)
+		a, err := s.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
 			return MemoryWriteResult{}, err
 		}
-		return s.upsertMemory(ctx, tx, a, in, now)
+		return s.UpsertMemoryTx(ctx, tx, a, in, now)
 	})
 }
 
@@ -323,7 +323,7 @@ func (s *Service) DeleteMemory(ctx context.Context, agent, scope, scopeID, key s
 	}
 	return Write(ctx, s, []string{agent, scope, scopeID, key}, func(tx Tx) (MemoryWriteResult, error) {
 		now := s.Now()
-		a, err := s.actingAgent(ctx, tx, agent, now)
+		a, err := s.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
 			return MemoryWriteResult{}, err
 		}
@@ -339,7 +339,7 @@ func (s *Service) DeleteMemory(ctx context.Context, agent, scope, scopeID, key s
 			return MemoryWriteResult{}, memoryNotFound()
 		}
 		taskID, projectID := memoryEventIDs(scope, scopeID)
-		ev, err := s.taskEvent(ctx, tx, a, KindMemoryDelete, taskID, projectID, "Memory deleted: "+key,
+		ev, err := s.TaskEventTx(ctx, tx, a, KindMemoryDelete, taskID, projectID, "Memory deleted: "+key,
 			map[string]string{"key": key, "scope": scope, "scope_id": scopeID})
 		return MemoryWriteResult{EventID: ev, Key: key, Scope: scope, ScopeID: scopeID}, err
 	})
@@ -365,7 +365,7 @@ func (s *Service) GCMemory(ctx context.Context, agent string, limit int) (GCResu
 	}
 	return Write(ctx, s, []any{agent, limit}, func(tx Tx) (GCResult, error) {
 		now := s.Now()
-		a, err := s.actingAgent(ctx, tx, agent, now)
+		a, err := s.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
 			return GCResult{}, err
 		}
@@ -373,7 +373,7 @@ func (s *Service) GCMemory(ctx context.Context, agent string, limit int) (GCResu
 		if err != nil {
 			return GCResult{}, err
 		}
-		ev, err := s.taskEvent(ctx, tx, a, KindMemoryGC, "", "", fmt.Sprintf("Memory GC deleted %d rows", n),
+		ev, err := s.TaskEventTx(ctx, tx, a, KindMemoryGC, "", "", fmt.Sprintf("Memory GC deleted %d rows", n),
 			map[string]int64{"deleted": n})
 		return GCResult{EventID: ev, Deleted: n, Limit: limit}, err
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/resume"
 )
 
 func openService(t *testing.T) app.API {
@@ -104,7 +105,7 @@ func TestInboxMailOnly(t *testing.T) {
 func TestResumeStrictFocus(t *testing.T) {
 	ctx := context.Background()
 	svc := openService(t)
-	_, err := svc.Resume(ctx, hub.ResumeInput{Agent: "a-1", Focus: "nope", StrictFocus: true})
+	_, err := svc.Resume(ctx, resume.ResumeInput{Agent: "a-1", Focus: "nope", StrictFocus: true})
 	if hub.CodeOf(err) != hub.CodeNotFound {
 		t.Fatalf("strict: want NOT_FOUND, got %v", err)
 	}
@@ -112,7 +113,7 @@ func TestResumeStrictFocus(t *testing.T) {
 	if hub.CodeOf(berr) != hub.CodeOf(err) {
 		t.Fatalf("task begin says %v, resume says %v", berr, err)
 	}
-	if _, err := svc.Resume(ctx, hub.ResumeInput{Agent: "a-1", Focus: "nope"}); err != nil {
+	if _, err := svc.Resume(ctx, resume.ResumeInput{Agent: "a-1", Focus: "nope"}); err != nil {
 		t.Fatalf("lenient: %v", err)
 	}
 }

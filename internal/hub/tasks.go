@@ -82,9 +82,9 @@ type TaskResult struct {
 	CloseEventID  int64
 }
 
-// taskReply is the part of a task mutation stored for idempotent replays:
+// TaskReply is the part of a task mutation stored for idempotent replays:
 // ids only; the task itself is re-read so a replay shows its current state.
-type taskReply struct {
+type TaskReply struct {
 	TaskID        string `json:"task_id"`
 	EventID       int64  `json:"event_id,omitempty"`
 	StatusEventID int64  `json:"status_event_id,omitempty"`
@@ -118,7 +118,7 @@ func NewEntityID(prefix string, now time.Time) string {
 	return fmt.Sprintf("%s_%d_%s", prefix, now.UnixNano(), hex.EncodeToString(b[:]))
 }
 
-func taskNotFound(id string) error {
+func TaskNotFound(id string) error {
 	return &Error{Code: CodeNotFound, Field: "id", Message: "task not found: " + id}
 }
 
@@ -134,17 +134,17 @@ func validateTaskInput(in TaskInput) error {
 	if strings.TrimSpace(in.Title) == "" {
 		return FieldErr(CodeInvalidInput, "title", "{field} is required")
 	}
-	if err := checkLen("title", in.Title, MaxTaskTitleLen); err != nil {
+	if err := CheckLen("title", in.Title, MaxTaskTitleLen); err != nil {
 		return err
 	}
-	if err := checkLen("description", in.Description, MaxTaskDescLen); err != nil {
+	if err := CheckLen("description", in.Description, MaxTaskDescLen); err != nil {
 		return err
 	}
-	return checkLen("project_id", in.ProjectID, MaxProjectIDLen)
+	return CheckLen("project_id", in.ProjectID, MaxProjectIDLen)
 }
 
-// actingAgent loads agent (creating its row) and refreshes last_seen.
-func (s *Service) actingAgent(ctx context.Context, tx Tx, agent string, now time.Time) (*Agent, error) {
+// ActingAgentTx loads agent (creating its row) and refreshes last_seen.
+func (s *Service) ActingAgentTx(ctx context.Context, tx Tx, agent string, now time.Time) (*Agent, error) {
 	if err := Allow(ctx, Act(agent)); err != nil {
 		return nil, err
 	}
@@ -161,9 +161,9 @@ func (s *Service) actingAgent(ctx context.Context, tx Tx, agent string, now time
 	return a, nil
 }
 
-// taskEvent appends a timeline event about a task. Its project is the
+// TaskEventTx appends a timeline event about a task. Its project is the
 // task's, else the acting agent's focus project.
-func (s *Service) taskEvent(ctx context.Context, tx Tx, a *Agent, kind, taskID, projectID, msg string, meta any) (int64, error) {
+func (s *Service) TaskEventTx(ctx context.Context, tx Tx, a *Agent, kind, taskID, projectID, msg string, meta any) (int64, error) {
 	e := &Event{Type: kind, Agent: a.ID, TaskID: taskID, ProjectID: projectID, Message: msg, CreatedAt: s.Now()}
 	if e.ProjectID == "" {
 		e.ProjectID = a.FocusProjectID
@@ -185,16 +185,16 @@ func checkAgent(agent string) error { return ValidateStoredAgentID(agent) }
 
 // taskMutation runs fn in one write transaction with the acting agent
 // loaded, then re-reads the task it names (so a replay shows current state).
-func (s *Service) taskMutation(ctx context.Context, agent string, req any, fn func(tx Tx, a *Agent, now time.Time) (taskReply, error)) (TaskResult, error) {
+func (s *Service) taskMutation(ctx context.Context, agent string, req any, fn func(tx Tx, a *Agent, now time.Time) (TaskReply, error)) (TaskResult, error) {
 	if err := checkAgent(agent); err != nil {
 		return TaskResult{}, err
 	}
 	var fresh *Task // the task as this transaction left it (nil on a replay)
-	rep, err := Write(ctx, s, []any{agent, req}, func(tx Tx) (taskReply, error) {
+	rep, err := Write(ctx, s, []any{agent, req}, func(tx Tx) (TaskReply, error) {
 		now := s.Now()
-		a, err := s.actingAgent(ctx, tx, agent, now)
+		a, err := s.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
-			return taskReply{}, err
+			return TaskReply{}, err
 		}
 		rep, err := fn(tx, a, now)
 		if err != nil {
@@ -224,14 +224,14 @@ func (s *Service) CreateTask(ctx context.Context, agent string, in TaskInput) (T
 	if err := validateTaskInput(in); err != nil {
 		return TaskResult{}, err
 	}
-	return s.taskMutation(ctx, agent, in, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
+	return s.taskMutation(ctx, agent, in, func(tx Tx, a *Agent, now time.Time) (TaskReply, error) {
 		t := &Task{ID: NewEntityID("task", now), Title: in.Title, Description: in.Description, Status: TaskPending,
 			Priority: in.Priority, ProjectID: in.ProjectID, Version: 1, CreatedAt: now, UpdatedAt: now}
 		if err := tx.InsertTask(ctx, t); err != nil {
-			return taskReply{}, err
+			return TaskReply{}, err
 		}
-		ev, err := s.taskEvent(ctx, tx, a, KindTaskCreated, t.ID, t.ProjectID, "Task created: "+t.Title, nil)
-		return taskReply{TaskID: t.ID, EventID: ev}, err
+		ev, err := s.TaskEventTx(ctx, tx, a, KindTaskCreated, t.ID, t.ProjectID, "Task created: "+t.Title, nil)
+		return TaskReply{TaskID: t.ID, EventID: ev}, err
 	})
 }
 
@@ -241,7 +241,7 @@ func (s *Service) GetTask(ctx context.Context, id string) (Task, error) {
 		return Task{}, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
 	return Read(ctx, s, func(tx Tx) (Task, error) {
-		t, err := mustTask(ctx, tx, id)
+		t, err := MustTask(ctx, tx, id)
 		if err != nil {
 			return Task{}, err
 		}
@@ -259,38 +259,38 @@ func (s *Service) ListTasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 	return Read(ctx, s, func(tx Tx) ([]Task, error) { return tx.ListTasks(ctx, f) })
 }
 
-// mustTask loads the task named by id (its full id or a unique handle),
+// MustTask loads the task named by id (its full id or a unique handle),
 // or fails NOT_FOUND.
-func mustTask(ctx context.Context, tx Tx, id string) (*Task, error) {
+func MustTask(ctx context.Context, tx Tx, id string) (*Task, error) {
 	if id == "" {
 		return nil, FieldErr(CodeInvalidInput, "id", "{field} is required")
 	}
-	t, err := findTask(ctx, tx, "id", id)
+	t, err := FindTask(ctx, tx, "id", id)
 	if err != nil {
 		return nil, err
 	}
 	if t == nil {
-		return nil, taskNotFound(id)
+		return nil, TaskNotFound(id)
 	}
 	return t, nil
 }
 
-// findTask loads the task named by id (its full id or a unique handle);
+// FindTask loads the task named by id (its full id or a unique handle);
 // nil when no task has that name. An ambiguous handle is refused with the
 // candidates listed; field names the argument in that error.
-func findTask(ctx context.Context, tx Tx, field, id string) (*Task, error) {
-	full, err := resolveID(ctx, tx, "tasks", field, id)
+func FindTask(ctx context.Context, tx Tx, field, id string) (*Task, error) {
+	full, err := ResolveID(ctx, tx, "tasks", field, id)
 	if err != nil {
 		return nil, err
 	}
 	return tx.GetTask(ctx, full)
 }
 
-// setStatus moves t to status (bumping its version, writing the
+// SetTaskStatusTx moves t to status (bumping its version, writing the
 // task_status event) and applies the dependency rules: a task leaving the
 // blocked state loses its blocked reason; a task reaching completed
 // unblocks the tasks that were waiting only on it.
-func (s *Service) setStatus(ctx context.Context, tx Tx, a *Agent, t *Task, status, reason string, now time.Time) (int64, error) {
+func (s *Service) SetTaskStatusTx(ctx context.Context, tx Tx, a *Agent, t *Task, status, reason string, now time.Time) (int64, error) {
 	t.Status = status
 	if status == TaskBlocked {
 		t.BlockedReason = reason
@@ -302,7 +302,7 @@ func (s *Service) setStatus(ctx context.Context, tx Tx, a *Agent, t *Task, statu
 	if err := tx.UpdateTask(ctx, t); err != nil {
 		return 0, err
 	}
-	ev, err := s.taskEvent(ctx, tx, a, KindTaskStatus, t.ID, t.ProjectID, "Status changed to: "+status, nil)
+	ev, err := s.TaskEventTx(ctx, tx, a, KindTaskStatus, t.ID, t.ProjectID, "Status changed to: "+status, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -322,54 +322,54 @@ func (s *Service) SetTaskStatus(ctx context.Context, agent, id, status string) (
 	if err := ValidateTaskStatus(status); err != nil {
 		return TaskResult{}, err
 	}
-	return s.taskMutation(ctx, agent, []string{id, status}, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
-		t, err := mustTask(ctx, tx, id)
+	return s.taskMutation(ctx, agent, []string{id, status}, func(tx Tx, a *Agent, now time.Time) (TaskReply, error) {
+		t, err := MustTask(ctx, tx, id)
 		if err != nil {
-			return taskReply{}, err
+			return TaskReply{}, err
 		}
 		reason := ""
 		if status == TaskBlocked {
 			reason = t.BlockedReason
 		}
-		ev, err := s.setStatus(ctx, tx, a, t, status, reason, now)
-		return taskReply{TaskID: t.ID, EventID: ev}, err
+		ev, err := s.SetTaskStatusTx(ctx, tx, a, t, status, reason, now)
+		return TaskReply{TaskID: t.ID, EventID: ev}, err
 	})
 }
 
 // SetTaskPriority changes a task's priority (any integer).
 func (s *Service) SetTaskPriority(ctx context.Context, agent, id string, priority int) (TaskResult, error) {
-	return s.taskMutation(ctx, agent, []any{id, priority}, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
-		t, err := mustTask(ctx, tx, id)
+	return s.taskMutation(ctx, agent, []any{id, priority}, func(tx Tx, a *Agent, now time.Time) (TaskReply, error) {
+		t, err := MustTask(ctx, tx, id)
 		if err != nil {
-			return taskReply{}, err
+			return TaskReply{}, err
 		}
 		t.Priority = priority
 		t.Version++
 		t.UpdatedAt = now
 		if err := tx.UpdateTask(ctx, t); err != nil {
-			return taskReply{}, err
+			return TaskReply{}, err
 		}
-		ev, err := s.taskEvent(ctx, tx, a, KindTaskPriorityChanged, t.ID, t.ProjectID, fmt.Sprintf("Priority changed to: %d", priority), nil)
-		return taskReply{TaskID: t.ID, EventID: ev}, err
+		ev, err := s.TaskEventTx(ctx, tx, a, KindTaskPriorityChanged, t.ID, t.ProjectID, fmt.Sprintf("Priority changed to: %d", priority), nil)
+		return TaskReply{TaskID: t.ID, EventID: ev}, err
 	})
 }
 
 // BeginTask moves a task to in_progress (from any status), makes the agent
 // its owner and sets the agent's focus on it.
 func (s *Service) BeginTask(ctx context.Context, agent, id string) (TaskResult, error) {
-	return s.taskMutation(ctx, agent, id, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
-		t, err := mustTask(ctx, tx, id)
+	return s.taskMutation(ctx, agent, id, func(tx Tx, a *Agent, now time.Time) (TaskReply, error) {
+		t, err := MustTask(ctx, tx, id)
 		if err != nil {
-			return taskReply{}, err
+			return TaskReply{}, err
 		}
 		return s.beginTx(ctx, tx, a, t, now)
 	})
 }
 
 // beginTx makes a the owner of t, in progress, and its focus.
-func (s *Service) beginTx(ctx context.Context, tx Tx, a *Agent, t *Task, now time.Time) (taskReply, error) {
+func (s *Service) beginTx(ctx context.Context, tx Tx, a *Agent, t *Task, now time.Time) (TaskReply, error) {
 	var err error
-	rep := taskReply{TaskID: t.ID}
+	rep := TaskReply{TaskID: t.ID}
 	if t.Status != TaskInProgress || t.Owner != a.ID {
 		t.Owner = a.ID
 		if t.Status == TaskInProgress {
@@ -378,16 +378,16 @@ func (s *Service) beginTx(ctx context.Context, tx Tx, a *Agent, t *Task, now tim
 			if err := tx.UpdateTask(ctx, t); err != nil {
 				return rep, err
 			}
-		} else if rep.StatusEventID, err = s.setStatus(ctx, tx, a, t, TaskInProgress, "", now); err != nil {
+		} else if rep.StatusEventID, err = s.SetTaskStatusTx(ctx, tx, a, t, TaskInProgress, "", now); err != nil {
 			return rep, err
 		}
 	}
-	rep.FocusEventID, err = s.setFocus(ctx, tx, a, t.ID, now)
+	rep.FocusEventID, err = s.SetFocusTx(ctx, tx, a, t.ID, now)
 	return rep, err
 }
 
-// setFocus points the agent's focus at taskID and records agent_focus.
-func (s *Service) setFocus(ctx context.Context, tx Tx, a *Agent, taskID string, now time.Time) (int64, error) {
+// SetFocusTx points the agent's focus at taskID and records agent_focus.
+func (s *Service) SetFocusTx(ctx context.Context, tx Tx, a *Agent, taskID string, now time.Time) (int64, error) {
 	a.FocusTaskID = taskID
 	a.Version++
 	a.UpdatedAt = now
@@ -401,7 +401,7 @@ func (s *Service) setFocus(ctx context.Context, tx Tx, a *Agent, taskID string, 
 	} else if t != nil {
 		projectID = t.ProjectID
 	}
-	return s.taskEvent(ctx, tx, a, KindAgentFocus, taskID, projectID, "Focus set: "+taskID, nil)
+	return s.TaskEventTx(ctx, tx, a, KindAgentFocus, taskID, projectID, "Focus set: "+taskID, nil)
 }
 
 // CloseInput is the input of CompleteTask.
@@ -430,35 +430,35 @@ func (s *Service) CompleteTask(ctx context.Context, agent string, in CloseInput)
 	if strings.TrimSpace(in.Summary) == "" {
 		return TaskResult{}, FieldErr(CodeInvalidInput, "summary", "{field} is required")
 	}
-	if err := checkLen("summary", in.Summary, MaxSummaryLen); err != nil {
+	if err := CheckLen("summary", in.Summary, MaxSummaryLen); err != nil {
 		return TaskResult{}, err
 	}
-	return s.taskMutation(ctx, agent, in, func(tx Tx, a *Agent, now time.Time) (taskReply, error) {
-		t, err := mustTask(ctx, tx, in.ID)
+	return s.taskMutation(ctx, agent, in, func(tx Tx, a *Agent, now time.Time) (TaskReply, error) {
+		t, err := MustTask(ctx, tx, in.ID)
 		if err != nil {
-			return taskReply{}, err
+			return TaskReply{}, err
 		}
-		return s.closeTask(ctx, tx, a, t, status, in, now)
+		return s.CloseTaskTx(ctx, tx, a, t, status, in, now)
 	})
 }
 
-func (s *Service) closeTask(ctx context.Context, tx Tx, a *Agent, t *Task, status string, in CloseInput, now time.Time) (taskReply, error) {
+func (s *Service) CloseTaskTx(ctx context.Context, tx Tx, a *Agent, t *Task, status string, in CloseInput, now time.Time) (TaskReply, error) {
 	if status == TaskCompleted && a.FocusTaskID == t.ID && a.CurrentTask == t.Title {
 		// Its current task is done: the status board no longer shows it.
 		a.CurrentTask, a.Progress, a.Status = "", 0, "idle"
 		a.Version++
 		a.UpdatedAt = now
 		if err := tx.PutAgent(ctx, a); err != nil {
-			return taskReply{TaskID: t.ID}, err
+			return TaskReply{TaskID: t.ID}, err
 		}
 	}
 	reason := in.BlockedReason
 	if status == TaskBlocked && reason == "" {
 		reason = "failure:" + in.Summary
 	}
-	rep := taskReply{TaskID: t.ID}
+	rep := TaskReply{TaskID: t.ID}
 	var err error
-	if rep.StatusEventID, err = s.setStatus(ctx, tx, a, t, status, reason, now); err != nil {
+	if rep.StatusEventID, err = s.SetTaskStatusTx(ctx, tx, a, t, status, reason, now); err != nil {
 		return rep, err
 	}
 	outcome := "done"
@@ -469,7 +469,7 @@ func (s *Service) closeTask(ctx context.Context, tx Tx, a *Agent, t *Task, statu
 	if in.Label != "" {
 		meta["label"] = in.Label
 	}
-	rep.CloseEventID, err = s.taskEvent(ctx, tx, a, KindTaskClosed, t.ID, t.ProjectID, "Task closed: "+status, meta)
+	rep.CloseEventID, err = s.TaskEventTx(ctx, tx, a, KindTaskClosed, t.ID, t.ProjectID, "Task closed: "+status, meta)
 	return rep, err
 }
 
@@ -490,11 +490,11 @@ func (s *Service) DeleteTask(ctx context.Context, agent, id string) (DeleteResul
 	}
 	return Write(ctx, s, []string{agent, id}, func(tx Tx) (DeleteResult, error) {
 		now := s.Now()
-		a, err := s.actingAgent(ctx, tx, agent, now)
+		a, err := s.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
 			return DeleteResult{}, err
 		}
-		t, err := mustTask(ctx, tx, id)
+		t, err := MustTask(ctx, tx, id)
 		if err != nil {
 			return DeleteResult{}, err
 		}
@@ -511,7 +511,7 @@ func (s *Service) DeleteTask(ctx context.Context, agent, id string) (DeleteResul
 		if err := tx.DeleteTask(ctx, id); err != nil {
 			return DeleteResult{}, err
 		}
-		ev, err := s.taskEvent(ctx, tx, a, KindTaskDeleted, id, t.ProjectID, "Task deleted: "+id, nil)
+		ev, err := s.TaskEventTx(ctx, tx, a, KindTaskDeleted, id, t.ProjectID, "Task deleted: "+id, nil)
 		if err != nil {
 			return DeleteResult{}, err
 		}
@@ -548,7 +548,7 @@ func (s *Service) TaskStoreStatus(ctx context.Context, agent string) (TaskStatus
 			return out, err
 		}
 		st, err := Write(ctx, s, SideEffectRead{}, func(tx Tx) (AgentStateView, error) {
-			a, err := s.actingAgent(ctx, tx, agent, s.Now())
+			a, err := s.ActingAgentTx(ctx, tx, agent, s.Now())
 			if err != nil {
 				return AgentStateView{}, err
 			}
@@ -639,7 +639,7 @@ func (s *Service) GetTaskDetail(ctx context.Context, id string) (TaskDetail, err
 		return TaskDetail{}, FieldErr(CodeInvalidInput, "id", "task id is required")
 	}
 	return Read(ctx, s, func(tx Tx) (TaskDetail, error) {
-		t, err := mustTask(ctx, tx, id)
+		t, err := MustTask(ctx, tx, id)
 		if err != nil {
 			return TaskDetail{}, err
 		}

@@ -288,8 +288,8 @@ func ValidateBoardAgentID(id string) error {
 	return ValidateStoredAgentID(id)
 }
 
-// checkLen returns INVALID_INPUT when s is longer than max bytes.
-func checkLen(field string, s string, max int) error {
+// CheckLen returns INVALID_INPUT when s is longer than max bytes.
+func CheckLen(field string, s string, max int) error {
 	if len(s) > max {
 		return FieldErr(CodeInvalidInput, field, "%s too long: %d bytes (max %d)", field, len(s), max)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/resume"
 	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
@@ -48,6 +49,7 @@ type Roles interface {
 	hub.Tasks
 	hub.Timeline
 	hooks.API
+	resume.API
 }
 
 // Options configure a server.

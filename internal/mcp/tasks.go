@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"context"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -97,16 +99,16 @@ func (s *Server) addTaskTools() {
 
 	addTool(s, tool{name: "bb_resume", needsID: true,
 		desc: "Changes since last resume, focus task, brief."},
-		func(ctx context.Context, c *call, in resumeIn) (hub.ResumeResult, error) {
+		func(ctx context.Context, c *call, in resumeIn) (resume.ResumeResult, error) {
 			if in.Peek {
 				p, err := c.svc.PeekResume(ctx, c.agent, in.Project)
-				r := hub.ResumeResult{AgentName: p.AgentName, Brief: p.Brief, Deltas: []hub.EventView{}}
-				return hub.WithPrompt(r, func(b hub.Brief) string { return view.ResumePrompt(c.agent, b, view.ForMCP) }), err
+				r := resume.ResumeResult{AgentName: p.AgentName, Brief: p.Brief, Deltas: []hub.EventView{}}
+				return resume.WithPrompt(r, func(b resume.Brief) string { return view.ResumePrompt(c.agent, b, view.ForMCP) }), err
 			}
-			r, err := c.svc.Resume(ctx, hub.ResumeInput{Agent: c.agent, ProjectDir: in.Project, Focus: in.Focus, StrictFocus: true})
+			r, err := c.svc.Resume(ctx, resume.ResumeInput{Agent: c.agent, ProjectDir: in.Project, Focus: in.Focus, StrictFocus: true})
 			if r.Deltas == nil {
 				r.Deltas = []hub.EventView{}
 			}
-			return hub.WithPrompt(r, func(b hub.Brief) string { return view.ResumePrompt(c.agent, b, view.ForMCP) }), err
+			return resume.WithPrompt(r, func(b resume.Brief) string { return view.ResumePrompt(c.agent, b, view.ForMCP) }), err
 		})
 }

@@ -1,6 +1,8 @@
 package view
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"fmt"
 	"strings"
 
@@ -23,7 +25,7 @@ const (
 // bb_resume): the focus task by title and handle, what changed, and the
 // bb commands (or MCP tools) that finish, log, save and hand over the work.
 // Only the vybe drop-in prints vybe's commands (its own renderer).
-func ResumePrompt(agent string, b hub.Brief, to Audience) string {
+func ResumePrompt(agent string, b resume.Brief, to Audience) string {
 	var w strings.Builder
 	if b.Task == nil {
 		w.WriteString("No task is yours yet.")
@@ -102,7 +104,7 @@ func ResumePrompt(agent string, b hub.Brief, to Audience) string {
 	return w.String()
 }
 
-func notes(w *strings.Builder, b hub.Brief) {
+func notes(w *strings.Builder, b resume.Brief) {
 	if len(b.RelevantMemory) == 0 {
 		return
 	}

@@ -1,13 +1,14 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/cli/kit"
-	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 func (a *app) pushCmd() *cobra.Command {
@@ -25,11 +26,11 @@ All of it is stored, or nothing is. The same format as 'vybe push'.`,
 		Example: `  bb --as claude-1 push --data '{"task_id":"task_1","event":{"kind":"progress","message":"tests pass"}}'`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			raw, err := kit.Document("data", cmd.Flags().Changed("data"), doc, a.env.Stdin, a.env.IsTerminal, hub.MaxPushInput)
+			raw, err := kit.Document("data", cmd.Flags().Changed("data"), doc, a.env.Stdin, a.env.IsTerminal, resume.MaxPushInput)
 			if err != nil {
 				return err
 			}
-			in, err := hub.ParsePushInput(raw)
+			in, err := resume.ParsePushInput(raw)
 			if err != nil {
 				return err
 			}

@@ -1,17 +1,18 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/view"
 )
 
 func (a *app) resumeCmd() *cobra.Command {
-	var in hub.ResumeInput
+	var in resume.ResumeInput
 	var peek bool
 	c := &cobra.Command{
 		Use:   "resume",
@@ -34,7 +35,7 @@ fallback to your own task in progress.`,
 					return err
 				}
 				text := view.ResumePrompt(agent, r.Brief, view.ForCLI)
-				r.Brief.ApproxTokens = hub.ApproxTokens(text)
+				r.Brief.ApproxTokens = resume.ApproxTokens(text)
 				return a.reply(cmd, r, func(w io.Writer) { fmt.Fprint(w, text) })
 			}
 			in.Agent, in.OwnInProgress = agent, true
@@ -42,7 +43,7 @@ fallback to your own task in progress.`,
 			if err != nil {
 				return err
 			}
-			r = hub.WithPrompt(r, func(b hub.Brief) string { return view.ResumePrompt(agent, b, view.ForCLI) })
+			r = resume.WithPrompt(r, func(b resume.Brief) string { return view.ResumePrompt(agent, b, view.ForCLI) })
 			return a.reply(cmd, r, func(w io.Writer) {
 				fmt.Fprint(w, r.Prompt)
 				fmt.Fprintf(w, "\n(%d new event(s) since your last resume; cursor %d -> %d)\n", len(r.Deltas), r.OldCursor, r.NewCursor)
@@ -50,7 +51,7 @@ fallback to your own task in progress.`,
 		},
 	}
 	c.Flags().StringVar(&in.ProjectDir, "project", "", "scope to this project id (remembered)")
-	c.Flags().IntVar(&in.Limit, "limit", hub.DefaultResumeLimit, "maximum new events returned (at most 1000)")
+	c.Flags().IntVar(&in.Limit, "limit", resume.DefaultResumeLimit, "maximum new events returned (at most 1000)")
 	c.Flags().StringVar(&in.Focus, "focus", "", "set the focus to this task first")
 	c.Flags().BoolVar(&peek, "peek", false, "show the brief without changing anything")
 	return c

@@ -1,6 +1,8 @@
 package vybe
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -12,7 +14,7 @@ import (
 const vybeEventsLimit = 50
 
 func (a *app) eventsCmd() *cobra.Command {
-	var q hub.EventsQuery
+	var q resume.EventsQuery
 	var limit int
 	list := &cobra.Command{
 		Use:   "list",

@@ -1,6 +1,8 @@
 package vybe
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -379,7 +381,7 @@ func (a *app) hookAgent() string {
 func (a *app) runHook(cmd *cobra.Command, h hookSpec) error {
 	var in hookInput
 	if a.env.StdinPiped {
-		b, err := io.ReadAll(io.LimitReader(a.env.Stdin, hub.MaxPushInput))
+		b, err := io.ReadAll(io.LimitReader(a.env.Stdin, resume.MaxPushInput))
 		if err == nil && len(bytes.TrimSpace(b)) > 0 {
 			_ = json.Unmarshal(b, &in)
 		}
@@ -396,11 +398,11 @@ func (a *app) runHook(cmd *cobra.Command, h hookSpec) error {
 	rid := fmt.Sprintf("hook_%s_%d", strings.ReplaceAll(h.Sub, "-", "_"), time.Now().UnixNano())
 	if h.Sub == "session-start" {
 		rctx := hub.WithIdempotency(ctx, vybeKey(agent, rid, "resume"))
-		r, err := svc.Resume(rctx, hub.ResumeInput{Agent: agent, ProjectDir: in.Cwd})
+		r, err := svc.Resume(rctx, resume.ResumeInput{Agent: agent, ProjectDir: in.Cwd})
 		if err != nil {
 			return err
 		}
-		r = hub.WithPrompt(r, func(b hub.Brief) string { return Prompt(agent, b) })
+		r = resume.WithPrompt(r, func(b resume.Brief) string { return Prompt(agent, b) })
 		// The prompt goes into the model's context: stored control
 		// characters and bidi overrides arrive as visible escapes
 		// (termtext, the rule of bb's hooks and human output); the
@@ -416,7 +418,7 @@ func (a *app) runHook(cmd *cobra.Command, h hookSpec) error {
 	}
 	pctx := hub.WithIdempotency(ctx, vybeKey(agent, rid, "push"))
 	meta, _ := json.Marshal(map[string]string{"session_id": in.SessionID, "hook": h.Event, "cwd": in.Cwd, "tool_name": in.ToolName})
-	_, err = svc.Push(pctx, agent, hub.PushInput{Event: &hub.PushEvent{Kind: kind, Message: msg, Metadata: meta}})
+	_, err = svc.Push(pctx, agent, resume.PushInput{Event: &resume.PushEvent{Kind: kind, Message: msg, Metadata: meta}})
 	return err
 }
 

@@ -1,10 +1,11 @@
 package vybe
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"fmt"
 	"strings"
 
-	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
@@ -16,7 +17,7 @@ import (
 const PromptHeader = "== VYBE (task tracker) =="
 
 // Prompt renders the brief as the text injected into an assistant's context.
-func Prompt(agent string, b hub.Brief) string {
+func Prompt(agent string, b resume.Brief) string {
 	var w strings.Builder
 	w.WriteString(PromptHeader + "\n")
 	if b.Task == nil {
@@ -81,7 +82,7 @@ func Prompt(agent string, b hub.Brief) string {
 	return w.String()
 }
 
-func writeNotes(w *strings.Builder, b hub.Brief) {
+func writeNotes(w *strings.Builder, b resume.Brief) {
 	if len(b.RelevantMemory) == 0 {
 		return
 	}

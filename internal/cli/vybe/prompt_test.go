@@ -1,13 +1,13 @@
 package vybe
 
 import (
-	"testing"
+	"github.com/blackboard-hub/bb/internal/hub/resume"
 
-	"github.com/blackboard-hub/bb/internal/hub"
+	"testing"
 )
 
 func TestPromptNoTask(t *testing.T) {
-	got := Prompt("a", hub.Brief{})
+	got := Prompt("a", resume.Brief{})
 	if got != "== VYBE (task tracker) ==\n\nNo task assigned. You can work freely.\n" {
 		t.Fatalf("%q", got)
 	}

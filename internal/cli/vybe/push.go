@@ -1,10 +1,11 @@
 package vybe
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/cli/kit"
-	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 func (a *app) pushCmd() *cobra.Command {
@@ -21,11 +22,11 @@ func (a *app) pushCmd() *cobra.Command {
 and applies it atomically (event, then memories, artifacts and status).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			raw, err := kit.Document("json", cmd.Flags().Changed("json"), doc, a.env.Stdin, !a.env.StdinPiped, hub.MaxPushInput)
+			raw, err := kit.Document("json", cmd.Flags().Changed("json"), doc, a.env.Stdin, !a.env.StdinPiped, resume.MaxPushInput)
 			if err != nil {
 				return err
 			}
-			in, err := hub.ParsePushInput(raw)
+			in, err := resume.ParsePushInput(raw)
 			if err != nil {
 				return err
 			}

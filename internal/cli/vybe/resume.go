@@ -1,13 +1,13 @@
 package vybe
 
 import (
-	"github.com/spf13/cobra"
+	"github.com/blackboard-hub/bb/internal/hub/resume"
 
-	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/spf13/cobra"
 )
 
 func (a *app) resumeCmd() *cobra.Command {
-	var in hub.ResumeInput
+	var in resume.ResumeInput
 	var peek bool
 	c := &cobra.Command{
 		Use:   "resume",
@@ -31,7 +31,7 @@ context (.data.prompt). --peek shows the brief and changes nothing.`,
 				if err != nil {
 					return err
 				}
-				r.Brief.ApproxTokens = hub.ApproxTokens(Prompt(agent, r.Brief))
+				r.Brief.ApproxTokens = resume.ApproxTokens(Prompt(agent, r.Brief))
 				sheetBrief(&r.Brief)
 				return a.ok(r)
 			}
@@ -53,13 +53,13 @@ context (.data.prompt). --peek shows the brief and changes nothing.`,
 			if err != nil {
 				return err
 			}
-			r = hub.WithPrompt(r, func(b hub.Brief) string { return Prompt(agent, b) })
+			r = resume.WithPrompt(r, func(b resume.Brief) string { return Prompt(agent, b) })
 			sheetBrief(&r.Brief)
 			return a.ok(r)
 		},
 	}
 	f := c.Flags()
-	f.IntVar(&in.Limit, "limit", hub.DefaultResumeLimit, "maximum deltas (at most 1000)")
+	f.IntVar(&in.Limit, "limit", resume.DefaultResumeLimit, "maximum deltas (at most 1000)")
 	f.StringVar(&in.ProjectDir, "project-dir", "", "workspace directory (the project scope; remembered)")
 	hiddenStringAlias(f, &in.ProjectDir, "project", "alias of --project-dir")
 	f.BoolVar(&peek, "peek", false, "show the brief without moving the cursor or focus")

@@ -4,6 +4,8 @@
 package vybe
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"context"
 	"errors"
 	"fmt"
@@ -107,6 +109,7 @@ type roles interface {
 	hub.Identity
 	hub.SharedMemory
 	hub.Tasks
+	resume.API
 }
 
 type app struct {

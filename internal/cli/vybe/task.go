@@ -1,6 +1,8 @@
 package vybe
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -354,7 +356,7 @@ func sheetTasks(ts []hub.Task) []hub.TaskView {
 }
 
 // sheetBrief drops "owner" from a resume brief's task the same way.
-func sheetBrief(b *hub.Brief) {
+func sheetBrief(b *resume.Brief) {
 	if b.Task != nil {
 		t := *b.Task
 		t.Owner = ""

@@ -10,6 +10,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
+	"github.com/blackboard-hub/bb/internal/hub/resume"
 )
 
 var _ app.API = (*Client)(nil)
@@ -337,52 +338,10 @@ func (c *Client) DeleteTask(ctx context.Context, agent string, id string) (hub.D
 	return r0, err
 }
 
-// ListTaskArtifacts calls ListTaskArtifacts on the server.
-func (c *Client) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]hub.ArtifactView, error) {
-	var r0 []hub.ArtifactView
-	err := c.call(ctx, "ListTaskArtifacts", []any{taskID, limit}, []any{&r0})
-	return r0, err
-}
-
-// ListTaskEvents calls ListTaskEvents on the server.
-func (c *Client) ListTaskEvents(ctx context.Context, q hub.EventsQuery) ([]hub.EventView, error) {
-	var r0 []hub.EventView
-	err := c.call(ctx, "ListTaskEvents", []any{q}, []any{&r0})
-	return r0, err
-}
-
 // TaskStoreStatus calls TaskStoreStatus on the server.
 func (c *Client) TaskStoreStatus(ctx context.Context, agent string) (hub.TaskStatus, error) {
 	var r0 hub.TaskStatus
 	err := c.call(ctx, "TaskStoreStatus", []any{agent}, []any{&r0})
-	return r0, err
-}
-
-// Push calls Push on the server.
-func (c *Client) Push(ctx context.Context, agent string, in hub.PushInput) (hub.PushResult, error) {
-	var r0 hub.PushResult
-	err := c.call(ctx, "Push", []any{agent, in}, []any{&r0})
-	return r0, err
-}
-
-// Resume calls Resume on the server.
-func (c *Client) Resume(ctx context.Context, in hub.ResumeInput) (hub.ResumeResult, error) {
-	var r0 hub.ResumeResult
-	err := c.call(ctx, "Resume", []any{in}, []any{&r0})
-	return r0, err
-}
-
-// PeekResume calls PeekResume on the server.
-func (c *Client) PeekResume(ctx context.Context, agent string, projectDir string) (hub.PeekResult, error) {
-	var r0 hub.PeekResult
-	err := c.call(ctx, "PeekResume", []any{agent, projectDir}, []any{&r0})
-	return r0, err
-}
-
-// PeekOwnResume calls PeekOwnResume on the server.
-func (c *Client) PeekOwnResume(ctx context.Context, agent string, projectDir string) (hub.PeekResult, error) {
-	var r0 hub.PeekResult
-	err := c.call(ctx, "PeekOwnResume", []any{agent, projectDir}, []any{&r0})
 	return r0, err
 }
 
@@ -656,5 +615,47 @@ func (c *Client) AgentMailStatus(ctx context.Context, agent string, project stri
 func (c *Client) CleanAgentMail(ctx context.Context, dryRun bool) (agentmail.MailCleanupResult, error) {
 	var r0 agentmail.MailCleanupResult
 	err := c.call(ctx, "CleanAgentMail", []any{dryRun}, []any{&r0})
+	return r0, err
+}
+
+// Push calls Push on the server.
+func (c *Client) Push(ctx context.Context, agent string, in resume.PushInput) (resume.PushResult, error) {
+	var r0 resume.PushResult
+	err := c.call(ctx, "Push", []any{agent, in}, []any{&r0})
+	return r0, err
+}
+
+// Resume calls Resume on the server.
+func (c *Client) Resume(ctx context.Context, in resume.ResumeInput) (resume.ResumeResult, error) {
+	var r0 resume.ResumeResult
+	err := c.call(ctx, "Resume", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// PeekResume calls PeekResume on the server.
+func (c *Client) PeekResume(ctx context.Context, agent string, projectDir string) (resume.PeekResult, error) {
+	var r0 resume.PeekResult
+	err := c.call(ctx, "PeekResume", []any{agent, projectDir}, []any{&r0})
+	return r0, err
+}
+
+// PeekOwnResume calls PeekOwnResume on the server.
+func (c *Client) PeekOwnResume(ctx context.Context, agent string, projectDir string) (resume.PeekResult, error) {
+	var r0 resume.PeekResult
+	err := c.call(ctx, "PeekOwnResume", []any{agent, projectDir}, []any{&r0})
+	return r0, err
+}
+
+// ListTaskArtifacts calls ListTaskArtifacts on the server.
+func (c *Client) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]hub.ArtifactView, error) {
+	var r0 []hub.ArtifactView
+	err := c.call(ctx, "ListTaskArtifacts", []any{taskID, limit}, []any{&r0})
+	return r0, err
+}
+
+// ListTaskEvents calls ListTaskEvents on the server.
+func (c *Client) ListTaskEvents(ctx context.Context, q resume.EventsQuery) ([]hub.EventView, error) {
+	var r0 []hub.EventView
+	err := c.call(ctx, "ListTaskEvents", []any{q}, []any{&r0})
 	return r0, err
 }

@@ -1,6 +1,8 @@
-package hub
+package resume
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -100,47 +102,47 @@ type PushStatusResult struct {
 func ParsePushInput(b []byte) (PushInput, error) {
 	var in PushInput
 	if len(bytes.TrimSpace(b)) == 0 {
-		return in, FieldErr(CodeInvalidInput, "json", "JSON input required via {field} flag or stdin pipe")
+		return in, hub.FieldErr(hub.CodeInvalidInput, "json", "JSON input required via {field} flag or stdin pipe")
 	}
 	if len(b) > MaxPushInput {
-		return in, FieldErr(CodeInvalidInput, "json", "invalid JSON input: document is %d bytes (max %d)", len(b), MaxPushInput)
+		return in, hub.FieldErr(hub.CodeInvalidInput, "json", "invalid JSON input: document is %d bytes (max %d)", len(b), MaxPushInput)
 	}
 	if !utf8.Valid(b) {
 		// The decoder would turn bad bytes into U+FFFD and store that.
-		return in, FieldErr(CodeInvalidInput, "json", "invalid JSON input: not valid UTF-8 text")
+		return in, hub.FieldErr(hub.CodeInvalidInput, "json", "invalid JSON input: not valid UTF-8 text")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&in); err != nil {
-		return PushInput{}, FieldErr(CodeInvalidInput, "json", "invalid JSON input: %s", jsonErrText(err))
+		return PushInput{}, hub.FieldErr(hub.CodeInvalidInput, "json", "invalid JSON input: %s", jsonErrText(err))
 	}
 	if dec.More() {
-		return PushInput{}, FieldErr(CodeInvalidInput, "json", "invalid JSON input: unexpected data after the JSON object")
+		return PushInput{}, hub.FieldErr(hub.CodeInvalidInput, "json", "invalid JSON input: unexpected data after the JSON object")
 	}
 	in.ArtifactPathsAsGiven = false
 	if in.Event == nil && len(in.Memories) == 0 && len(in.Artifacts) == 0 && in.TaskStatus == nil {
-		return in, FieldErr(CodeInvalidInput, "json", "push requires at least one operation (event, memories, artifacts, or task_status)")
+		return in, hub.FieldErr(hub.CodeInvalidInput, "json", "push requires at least one operation (event, memories, artifacts, or task_status)")
 	}
 	if len(in.Artifacts) > 0 && in.TaskID == "" {
-		return in, FieldErr(CodeInvalidInput, "task_id", "task_id is required when artifacts are provided")
+		return in, hub.FieldErr(hub.CodeInvalidInput, "task_id", "task_id is required when artifacts are provided")
 	}
 	if in.TaskStatus != nil {
 		if in.TaskID == "" {
-			return in, FieldErr(CodeInvalidInput, "task_id", "task_id is required when task_status is provided")
+			return in, hub.FieldErr(hub.CodeInvalidInput, "task_id", "task_id is required when task_status is provided")
 		}
-		if err := ValidateTaskStatus(in.TaskStatus.Status); err != nil {
-			return in, FieldErr(CodeInvalidInput, "task_status", "invalid task_status: %s", err.Error())
+		if err := hub.ValidateTaskStatus(in.TaskStatus.Status); err != nil {
+			return in, hub.FieldErr(hub.CodeInvalidInput, "task_status", "invalid task_status: %s", err.Error())
 		}
 	}
 	if e := in.Event; e != nil {
 		if err := validatePushEvent(e); err != nil {
-			return in, FieldErr(CodeInvalidInput, "event", "failed to insert event: %s", err.Error())
+			return in, hub.FieldErr(hub.CodeInvalidInput, "event", "failed to insert event: %s", err.Error())
 		}
 	}
 	for _, a := range in.Artifacts {
 		if a.FilePath == "" {
-			return in, FieldErr(CodeInvalidInput, "artifacts", "artifact file_path is required")
+			return in, hub.FieldErr(hub.CodeInvalidInput, "artifacts", "artifact file_path is required")
 		}
-		if err := checkLen("file_path", a.FilePath, MaxArtifactPathLen); err != nil {
+		if err := hub.CheckLen("file_path", a.FilePath, hub.MaxArtifactPathLen); err != nil {
 			return in, err
 		}
 	}
@@ -202,21 +204,21 @@ func validatePushEvent(e *PushEvent) error {
 	switch {
 	case e.Kind == "":
 		return fmt.Errorf("event kind is required")
-	case len(e.Kind) > MaxEventKindLen:
-		return fmt.Errorf("event kind exceeds max length (%d)", MaxEventKindLen)
+	case len(e.Kind) > hub.MaxEventKindLen:
+		return fmt.Errorf("event kind exceeds max length (%d)", hub.MaxEventKindLen)
 	case e.Message == "":
 		return fmt.Errorf("event message is required")
-	case len(e.Message) > MaxEventMessageLen:
-		return fmt.Errorf("event message exceeds max length (%d)", MaxEventMessageLen)
-	case len(e.Metadata) > MaxEventMetaLen:
-		return fmt.Errorf("event metadata exceeds max length (%d)", MaxEventMetaLen)
+	case len(e.Message) > hub.MaxEventMessageLen:
+		return fmt.Errorf("event message exceeds max length (%d)", hub.MaxEventMessageLen)
+	case len(e.Metadata) > hub.MaxEventMetaLen:
+		return fmt.Errorf("event metadata exceeds max length (%d)", hub.MaxEventMetaLen)
 	}
 	return nil
 }
 
 // pushMemoryInput turns a pushed memory into a validated MemoryInput.
-func pushMemoryInput(m PushMemory) (MemoryInput, error) {
-	in := MemoryInput{Key: m.Key, ValueType: m.ValueType, Scope: m.Scope, ScopeID: m.ScopeID}
+func pushMemoryInput(m PushMemory) (hub.MemoryInput, error) {
+	in := hub.MemoryInput{Key: m.Key, ValueType: m.ValueType, Scope: m.Scope, ScopeID: m.ScopeID}
 	raw := bytes.TrimSpace(m.Value)
 	if len(raw) > 0 && raw[0] == '"' {
 		if err := json.Unmarshal(raw, &in.Value); err != nil {
@@ -232,7 +234,7 @@ func pushMemoryInput(m PushMemory) (MemoryInput, error) {
 		}
 		in.ExpiresAt = &t
 	}
-	if err := validateMemoryInput(&in); err != nil {
+	if err := hub.ValidateMemoryInput(&in); err != nil {
 		return in, err
 	}
 	return in, nil
@@ -241,14 +243,14 @@ func pushMemoryInput(m PushMemory) (MemoryInput, error) {
 // Push applies an event, memories, artifacts and a status change (in that
 // order) in one transaction: all of it happens or none.
 func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushResult, error) {
-	if err := checkAgent(agent); err != nil {
+	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return PushResult{}, err
 	}
-	mems := make([]MemoryInput, len(in.Memories))
+	mems := make([]hub.MemoryInput, len(in.Memories))
 	for i, m := range in.Memories {
 		mi, err := pushMemoryInput(m)
 		if err != nil {
-			return PushResult{}, FieldErr(CodeInvalidInput, "memories", "failed to upsert memory %q: %s", m.Key, err.Error())
+			return PushResult{}, hub.FieldErr(hub.CodeInvalidInput, "memories", "failed to upsert memory %q: %s", m.Key, err.Error())
 		}
 		mems[i] = mi
 	}
@@ -259,19 +261,19 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 		if in.ArtifactPathsAsGiven {
 			break
 		}
-		if _, err := CleanArtifactPath(s.ProjectRoot, a.FilePath); err != nil {
+		if _, err := hub.CleanArtifactPath(s.ProjectRoot, a.FilePath); err != nil {
 			return PushResult{}, err
 		}
 	}
-	return Write(ctx, s, []any{agent, in}, func(tx Tx) (PushResult, error) {
+	return hub.Write(ctx, s.Service, []any{agent, in}, func(tx hub.Tx) (PushResult, error) {
 		now := s.Now()
-		a, err := s.actingAgent(ctx, tx, agent, now)
+		a, err := s.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
 			return PushResult{}, err
 		}
-		var task *Task
+		var task *hub.Task
 		if in.TaskID != "" {
-			if task, err = findTask(ctx, tx, "task_id", in.TaskID); err != nil {
+			if task, err = hub.FindTask(ctx, tx, "task_id", in.TaskID); err != nil {
 				return PushResult{}, err
 			}
 			if task != nil {
@@ -280,7 +282,7 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 			if task == nil && len(in.Artifacts) == 0 {
 				// Nothing may be recorded against a task that does not
 				// exist (with artifacts, their own error below applies).
-				return PushResult{}, taskNotFound(in.TaskID)
+				return PushResult{}, hub.TaskNotFound(in.TaskID)
 			}
 		}
 		projectID := ""
@@ -293,13 +295,13 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 			if len(bytes.TrimSpace(e.Metadata)) > 0 && string(bytes.TrimSpace(e.Metadata)) != "null" {
 				meta = e.Metadata
 			}
-			if out.EventID, err = s.taskEvent(ctx, tx, a, e.Kind, in.TaskID, projectID, e.Message, meta); err != nil {
+			if out.EventID, err = s.TaskEventTx(ctx, tx, a, e.Kind, in.TaskID, projectID, e.Message, meta); err != nil {
 				return PushResult{}, err
 			}
 			out.Kind = e.Kind
 		}
 		for _, m := range mems {
-			r, err := s.upsertMemory(ctx, tx, a, m, now)
+			r, err := s.UpsertMemoryTx(ctx, tx, a, m, now)
 			if err != nil {
 				return PushResult{}, err
 			}
@@ -307,15 +309,15 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 		}
 		for _, p := range in.Artifacts {
 			if task == nil {
-				return PushResult{}, &Error{Code: CodeNotFound, Field: "task_id",
+				return PushResult{}, &hub.Error{Code: hub.CodeNotFound, Field: "task_id",
 					Message: fmt.Sprintf("failed to add artifact %q: failed to insert artifact: constraint failed: FOREIGN KEY constraint failed (787)", p.FilePath)}
 			}
-			ev, err := s.taskEvent(ctx, tx, a, KindArtifactAdded, task.ID, task.ProjectID, "Artifact added: "+p.FilePath,
+			ev, err := s.TaskEventTx(ctx, tx, a, hub.KindArtifactAdded, task.ID, task.ProjectID, "Artifact added: "+p.FilePath,
 				map[string]string{"file_path": p.FilePath})
 			if err != nil {
 				return PushResult{}, err
 			}
-			art := &Artifact{UID: NewEntityID("artifact", now), Path: p.FilePath, ProducedBy: agent, TaskID: task.ID,
+			art := &hub.Artifact{UID: hub.NewEntityID("artifact", now), Path: p.FilePath, ProducedBy: agent, TaskID: task.ID,
 				EventID: ev, ContentType: p.ContentType, CreatedAt: now, UpdatedAt: now}
 			if err := tx.InsertTaskArtifact(ctx, art); err != nil {
 				return PushResult{}, err
@@ -324,20 +326,20 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 		}
 		if st := in.TaskStatus; st != nil {
 			if task == nil {
-				return PushResult{}, taskNotFound(in.TaskID)
+				return PushResult{}, hub.TaskNotFound(in.TaskID)
 			}
 			res := &PushStatusResult{TaskID: task.ID, Status: st.Status}
-			if st.Status == TaskCompleted || st.Status == TaskBlocked {
+			if st.Status == hub.TaskCompleted || st.Status == hub.TaskBlocked {
 				summary := st.Summary
 				if summary == "" {
 					summary = "Task " + st.Status + " via push"
 				}
-				rep, err := s.closeTask(ctx, tx, a, task, st.Status, CloseInput{ID: task.ID, Summary: summary, Label: st.Label, BlockedReason: st.BlockedReason}, now)
+				rep, err := s.CloseTaskTx(ctx, tx, a, task, st.Status, hub.CloseInput{ID: task.ID, Summary: summary, Label: st.Label, BlockedReason: st.BlockedReason}, now)
 				if err != nil {
 					return PushResult{}, err
 				}
 				res.StatusEventID, res.CloseEventID = rep.StatusEventID, rep.CloseEventID
-			} else if res.StatusEventID, err = s.setStatus(ctx, tx, a, task, st.Status, "", now); err != nil {
+			} else if res.StatusEventID, err = s.SetTaskStatusTx(ctx, tx, a, task, st.Status, "", now); err != nil {
 				return PushResult{}, err
 			}
 			out.TaskStatus = res

@@ -1,8 +1,10 @@
-package hub
+package resume
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // TestParsePushInputErrorText walks every field of the push document with
@@ -38,14 +40,14 @@ func TestParsePushInputErrorText(t *testing.T) {
 			continue
 		}
 		refused++
-		msg := MessageOf(err)
+		msg := hub.MessageOf(err)
 		for _, bad := range []string{"json:", "Go struct", "Go value", "unmarshal", "hub.", "int64", "interface {}", "reflect"} {
 			if strings.Contains(msg, bad) {
 				t.Errorf("%s: message shows %q: %s", d, bad, msg)
 			}
 		}
-		if CodeOf(err) != CodeInvalidInput {
-			t.Errorf("%s: code %s", d, CodeOf(err))
+		if hub.CodeOf(err) != hub.CodeInvalidInput {
+			t.Errorf("%s: code %s", d, hub.CodeOf(err))
 		}
 	}
 	if refused < len(docs)*2/3 {

@@ -1,6 +1,8 @@
-package hub
+package resume
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub"
+
 	"context"
 	"sort"
 	"strings"
@@ -38,14 +40,14 @@ type ResumeInput struct {
 
 // ResumeResult is what a session start receives.
 type ResumeResult struct {
-	AgentName      string      `json:"agent_name"`
-	OldCursor      int64       `json:"old_cursor"`
-	NewCursor      int64       `json:"new_cursor"`
-	Deltas         []EventView `json:"deltas"`
-	FocusTaskID    string      `json:"focus_task_id"`
-	FocusProjectID string      `json:"focus_project_id,omitempty"`
-	Brief          Brief       `json:"brief"`
-	Prompt         string      `json:"prompt"`
+	AgentName      string          `json:"agent_name"`
+	OldCursor      int64           `json:"old_cursor"`
+	NewCursor      int64           `json:"new_cursor"`
+	Deltas         []hub.EventView `json:"deltas"`
+	FocusTaskID    string          `json:"focus_task_id"`
+	FocusProjectID string          `json:"focus_project_id,omitempty"`
+	Brief          Brief           `json:"brief"`
+	Prompt         string          `json:"prompt"`
 }
 
 // PeekResult is the reply of a read-only resume.
@@ -56,16 +58,16 @@ type PeekResult struct {
 
 // Brief is the context a session needs to answer "what were we working on?".
 type Brief struct {
-	Task           *TaskView      `json:"task"`
-	Project        *ProjectView   `json:"project,omitempty"`
-	RelevantMemory []MemoryView   `json:"relevant_memory"`
-	RecentEvents   []EventView    `json:"recent_events"`
-	Artifacts      []ArtifactView `json:"artifacts"`
-	PriorReasoning []EventView    `json:"prior_reasoning"`
-	ApproxTokens   int            `json:"approx_tokens"`
-	Counts         *BriefCounts   `json:"counts,omitempty"`
-	Pipeline       []PipelineTask `json:"pipeline,omitempty"`
-	Unlocks        []PipelineTask `json:"unlocks,omitempty"`
+	Task           *hub.TaskView      `json:"task"`
+	Project        *ProjectView       `json:"project,omitempty"`
+	RelevantMemory []hub.MemoryView   `json:"relevant_memory"`
+	RecentEvents   []hub.EventView    `json:"recent_events"`
+	Artifacts      []hub.ArtifactView `json:"artifacts"`
+	PriorReasoning []hub.EventView    `json:"prior_reasoning"`
+	ApproxTokens   int                `json:"approx_tokens"`
+	Counts         *BriefCounts       `json:"counts,omitempty"`
+	Pipeline       []PipelineTask     `json:"pipeline,omitempty"`
+	Unlocks        []PipelineTask     `json:"unlocks,omitempty"`
 }
 
 // ProjectView names the project a resume is scoped to.
@@ -91,7 +93,7 @@ type PipelineTask struct {
 // FocusState is what focus selection looks at.
 type FocusState struct {
 	// Current is the agent's focus task (nil when none or deleted).
-	Current *Task
+	Current *hub.Task
 	// CurrentUnresolved is the number of unresolved dependencies of Current.
 	CurrentUnresolved int
 	// Assigned are tasks named by task_assigned deltas, in delta order,
@@ -99,18 +101,18 @@ type FocusState struct {
 	Assigned []AssignedTask
 	// Next is the best pending task without unresolved dependencies
 	// (priority DESC, created_at ASC) in the project, or nil.
-	Next *Task
+	Next *hub.Task
 	// ProjectID and Scoped restrict step 2 to one project.
 	ProjectID string
 	Scoped    bool
 	// Own is a task in progress owned by the agent (only looked up when
 	// asked for: bb resume's fallback).
-	Own *Task
+	Own *hub.Task
 }
 
 // AssignedTask is a task named by a task_assigned event.
 type AssignedTask struct {
-	Task       *Task
+	Task       *hub.Task
 	Unresolved int
 }
 
@@ -128,10 +130,10 @@ type AssignedTask struct {
 // It never changes any task's status.
 func SelectFocus(st FocusState) string {
 	if c := st.Current; c != nil {
-		if c.Status == TaskInProgress {
+		if c.Status == hub.TaskInProgress {
 			return c.ID
 		}
-		if c.Status == TaskBlocked && !strings.HasPrefix(c.BlockedReason, "failure:") && st.CurrentUnresolved > 0 {
+		if c.Status == hub.TaskBlocked && !strings.HasPrefix(c.BlockedReason, "failure:") && st.CurrentUnresolved > 0 {
 			return c.ID
 		}
 	}
@@ -139,11 +141,11 @@ func SelectFocus(st FocusState) string {
 		return st.Own.ID
 	}
 	for _, a := range st.Assigned {
-		if a.Task != nil && a.Task.Status == TaskPending && a.Unresolved == 0 && (!st.Scoped || a.Task.ProjectID == st.ProjectID) {
+		if a.Task != nil && a.Task.Status == hub.TaskPending && a.Unresolved == 0 && (!st.Scoped || a.Task.ProjectID == st.ProjectID) {
 			return a.Task.ID
 		}
 	}
-	if c := st.Current; c != nil && c.Status == TaskPending {
+	if c := st.Current; c != nil && c.Status == hub.TaskPending {
 		return c.ID
 	}
 	if st.Next != nil {
@@ -154,24 +156,24 @@ func SelectFocus(st FocusState) string {
 
 // focusState gathers what SelectFocus needs with bounded, indexed reads.
 // own names the agent whose own in-progress task is a fallback ("" for none).
-func focusState(ctx context.Context, tx Tx, focusID, projectID string, scoped bool, deltas []Event, own string) (FocusState, error) {
+func focusState(ctx context.Context, tx hub.Tx, focusID, projectID string, scoped bool, deltas []hub.Event, own string) (FocusState, error) {
 	st := FocusState{ProjectID: projectID, Scoped: scoped}
 	var err error
 	if focusID != "" {
 		if st.Current, err = tx.GetTask(ctx, focusID); err != nil {
 			return st, err
 		}
-		if st.Current != nil && st.Current.Status == TaskBlocked {
+		if st.Current != nil && st.Current.Status == hub.TaskBlocked {
 			if st.CurrentUnresolved, err = tx.UnresolvedDeps(ctx, focusID); err != nil {
 				return st, err
 			}
 		}
 	}
-	if st.Current != nil && st.Current.Status == TaskInProgress {
+	if st.Current != nil && st.Current.Status == hub.TaskInProgress {
 		return st, nil // step 1 decides; skip the other reads
 	}
 	if own != "" {
-		mine, err := tx.ListTasks(ctx, TaskFilter{Status: TaskInProgress, Owner: own, Priority: -1, Limit: 1})
+		mine, err := tx.ListTasks(ctx, hub.TaskFilter{Status: hub.TaskInProgress, Owner: own, Priority: -1, Limit: 1})
 		if err != nil {
 			return st, err
 		}
@@ -181,14 +183,14 @@ func focusState(ctx context.Context, tx Tx, focusID, projectID string, scoped bo
 		}
 	}
 	for _, e := range deltas {
-		if e.Type != KindTaskAssigned || e.TaskID == "" {
+		if e.Type != hub.KindTaskAssigned || e.TaskID == "" {
 			continue
 		}
 		t, err := tx.GetTask(ctx, e.TaskID)
 		if err != nil {
 			return st, err
 		}
-		if t == nil || t.Status != TaskPending {
+		if t == nil || t.Status != hub.TaskPending {
 			continue
 		}
 		n, err := tx.UnresolvedDeps(ctx, t.ID)
@@ -215,11 +217,11 @@ func focusState(ctx context.Context, tx Tx, focusID, projectID string, scoped bo
 // brief and the prompt. All in one transaction; a replay returns the stored
 // reply verbatim.
 func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, error) {
-	if err := checkAgent(in.Agent); err != nil {
+	if err := hub.ValidateStoredAgentID(in.Agent); err != nil {
 		return ResumeResult{}, err
 	}
 	if in.Limit < 0 {
-		return ResumeResult{}, FieldErr(CodeInvalidInput, "limit", "limit must be between 1 and %d (0 for the default), got %d", MaxResumeLimit, in.Limit)
+		return ResumeResult{}, hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be between 1 and %d (0 for the default), got %d", MaxResumeLimit, in.Limit)
 	}
 	limit := in.Limit
 	if limit == 0 {
@@ -228,26 +230,26 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 	if limit > MaxResumeLimit {
 		limit = MaxResumeLimit
 	}
-	if err := checkLen("project_dir", in.ProjectDir, MaxProjectIDLen); err != nil {
+	if err := hub.CheckLen("project_dir", in.ProjectDir, hub.MaxProjectIDLen); err != nil {
 		return ResumeResult{}, err
 	}
-	return Write(ctx, s, in, func(tx Tx) (ResumeResult, error) {
+	return hub.Write(ctx, s.Service, in, func(tx hub.Tx) (ResumeResult, error) {
 		now := s.Now()
-		a, err := s.actingAgent(ctx, tx, in.Agent, now)
+		a, err := s.ActingAgentTx(ctx, tx, in.Agent, now)
 		if err != nil {
 			return ResumeResult{}, err
 		}
 		if in.Focus != "" {
-			focus, err := resolveID(ctx, tx, "tasks", "focus", in.Focus)
+			focus, err := hub.ResolveID(ctx, tx, "tasks", "focus", in.Focus)
 			if err != nil {
 				return ResumeResult{}, err
 			}
 			if in.StrictFocus {
-				if _, err := mustTask(ctx, tx, focus); err != nil {
+				if _, err := hub.MustTask(ctx, tx, focus); err != nil {
 					return ResumeResult{}, err
 				}
 			}
-			if _, err := s.setFocus(ctx, tx, a, focus, now); err != nil {
+			if _, err := s.SetFocusTx(ctx, tx, a, focus, now); err != nil {
 				return ResumeResult{}, err
 			}
 		}
@@ -265,7 +267,7 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 			if last := deltas[len(deltas)-1].Seq; last > res.NewCursor {
 				res.NewCursor = last
 			}
-			res.Deltas = ViewEvents(deltas)
+			res.Deltas = hub.ViewEvents(deltas)
 		}
 		own := ""
 		if in.OwnInProgress {
@@ -306,17 +308,17 @@ func (s *Service) PeekOwnResume(ctx context.Context, agent, projectDir string) (
 }
 
 func (s *Service) peekResume(ctx context.Context, agent, projectDir string, ownInProgress bool) (PeekResult, error) {
-	if err := checkAgent(agent); err != nil {
+	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return PeekResult{}, err
 	}
-	return Read(ctx, s, func(tx Tx) (PeekResult, error) {
+	return hub.Read(ctx, s.Service, func(tx hub.Tx) (PeekResult, error) {
 		now := s.Now()
 		a, err := tx.GetAgent(ctx, agent)
 		if err != nil {
 			return PeekResult{}, err
 		}
 		if a == nil {
-			a = &Agent{ID: agent}
+			a = &hub.Agent{ID: agent}
 		}
 		p := a.FocusProjectID
 		if projectDir != "" {
@@ -356,12 +358,12 @@ func WithPrompt(r ResumeResult, render func(Brief) string) ResumeResult {
 }
 
 // brief assembles the resume context of a focus task with bounded reads.
-func (s *Service) brief(ctx context.Context, tx Tx, focus, p string, scoped bool, now time.Time) (Brief, error) {
-	b := Brief{RelevantMemory: []MemoryView{}, RecentEvents: []EventView{}, Artifacts: []ArtifactView{}, PriorReasoning: []EventView{}}
+func (s *Service) brief(ctx context.Context, tx hub.Tx, focus, p string, scoped bool, now time.Time) (Brief, error) {
+	b := Brief{RelevantMemory: []hub.MemoryView{}, RecentEvents: []hub.EventView{}, Artifacts: []hub.ArtifactView{}, PriorReasoning: []hub.EventView{}}
 	if scoped {
 		b.Project = &ProjectView{ID: p}
 	}
-	var task *Task
+	var task *hub.Task
 	var err error
 	if focus != "" {
 		if task, err = tx.GetTask(ctx, focus); err != nil {
@@ -369,30 +371,30 @@ func (s *Service) brief(ctx context.Context, tx Tx, focus, p string, scoped bool
 		}
 	}
 	// Memory: global, the focus task's, the project's (or every project's).
-	var mems []Memory
+	var mems []hub.Memory
 	add := func(scope, id string, anyID bool) error {
-		ms, err := tx.ListMemory(ctx, scope, id, anyID, now, RelevantMemoryLimit)
+		ms, err := tx.ListMemory(ctx, scope, id, anyID, now, hub.RelevantMemoryLimit)
 		mems = append(mems, ms...)
 		return err
 	}
-	if err := add(ScopeGlobal, "", false); err != nil {
+	if err := add(hub.ScopeGlobal, "", false); err != nil {
 		return b, err
 	}
 	if task != nil {
-		if err := add(ScopeTask, task.ID, false); err != nil {
+		if err := add(hub.ScopeTask, task.ID, false); err != nil {
 			return b, err
 		}
 	}
-	if err := add(ScopeProject, p, !scoped); err != nil {
+	if err := add(hub.ScopeProject, p, !scoped); err != nil {
 		return b, err
 	}
 	sort.SliceStable(mems, func(i, j int) bool { return mems[i].UpdatedAt.After(mems[j].UpdatedAt) })
-	if len(mems) > RelevantMemoryLimit {
-		mems = mems[:RelevantMemoryLimit]
+	if len(mems) > hub.RelevantMemoryLimit {
+		mems = mems[:hub.RelevantMemoryLimit]
 	}
-	b.RelevantMemory = ViewMemories(mems)
+	b.RelevantMemory = hub.ViewMemories(mems)
 
-	for _, st := range []string{TaskPending, TaskInProgress, TaskBlocked, TaskCompleted} {
+	for _, st := range []string{hub.TaskPending, hub.TaskInProgress, hub.TaskBlocked, hub.TaskCompleted} {
 		n, err := tx.CountTasks(ctx, st, p, scoped)
 		if err != nil {
 			return b, err
@@ -401,13 +403,13 @@ func (s *Service) brief(ctx context.Context, tx Tx, focus, p string, scoped bool
 			b.Counts = &BriefCounts{}
 		}
 		switch st {
-		case TaskPending:
+		case hub.TaskPending:
 			b.Counts.Pending = n
-		case TaskInProgress:
+		case hub.TaskInProgress:
 			b.Counts.InProgress = n
-		case TaskBlocked:
+		case hub.TaskBlocked:
 			b.Counts.Blocked = n
-		case TaskCompleted:
+		case hub.TaskCompleted:
 			b.Counts.Completed = n
 		}
 	}
@@ -421,24 +423,24 @@ func (s *Service) brief(ctx context.Context, tx Tx, focus, p string, scoped bool
 	if task == nil {
 		return b, nil
 	}
-	tv := ViewTask(*task)
+	tv := hub.ViewTask(*task)
 	b.Task = &tv
-	evs, err := tx.TaskEvents(ctx, TaskEventFilter{TaskID: task.ID, Limit: briefEventsLimit})
+	evs, err := tx.TaskEvents(ctx, hub.TaskEventFilter{TaskID: task.ID, Limit: briefEventsLimit})
 	if err != nil {
 		return b, err
 	}
 	// Newest first, as the original vybe's brief (ORDER BY id DESC).
-	b.RecentEvents = ViewEvents(evs)
-	reasons, err := tx.TaskEvents(ctx, TaskEventFilter{TaskID: task.ID, Kind: KindReasoning, Limit: briefReasonLimit})
+	b.RecentEvents = hub.ViewEvents(evs)
+	reasons, err := tx.TaskEvents(ctx, hub.TaskEventFilter{TaskID: task.ID, Kind: hub.KindReasoning, Limit: briefReasonLimit})
 	if err != nil {
 		return b, err
 	}
-	b.PriorReasoning = ViewEvents(reasons)
+	b.PriorReasoning = hub.ViewEvents(reasons)
 	arts, err := tx.ListTaskArtifacts(ctx, task.ID, briefArtifactLimit)
 	if err != nil {
 		return b, err
 	}
-	b.Artifacts = ViewArtifacts(arts)
+	b.Artifacts = hub.ViewArtifacts(arts)
 	dependents, err := tx.TaskDependents(ctx, task.ID)
 	if err != nil {
 		return b, err
@@ -451,7 +453,7 @@ func (s *Service) brief(ctx context.Context, tx Tx, focus, p string, scoped bool
 		if err != nil {
 			return b, err
 		}
-		if d != nil && d.Status != TaskCompleted {
+		if d != nil && d.Status != hub.TaskCompleted {
 			b.Unlocks = append(b.Unlocks, PipelineTask{ID: d.ID, Title: d.Title, Priority: d.Priority})
 		}
 	}
@@ -472,44 +474,44 @@ type EventsQuery struct {
 }
 
 // ListTaskEvents reads the timeline: the agent's events unless All is set.
-func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventView, error) {
+func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]hub.EventView, error) {
 	if !q.All && q.Agent == "" {
-		return nil, FieldErr(CodeIdentityRequired, "agent", "{field} is required unless {all} is set")
+		return nil, hub.FieldErr(hub.CodeIdentityRequired, "agent", "{field} is required unless {all} is set")
 	}
-	limit, err := EventLimit(q.Limit)
+	limit, err := hub.EventLimit(q.Limit)
 	if err != nil {
 		return nil, err
 	}
-	f := TaskEventFilter{TaskID: q.TaskID, Kind: q.Kind, SinceSeq: q.SinceID, Limit: limit, Asc: q.Asc, IncludeArchived: q.IncludeArchived}
+	f := hub.TaskEventFilter{TaskID: q.TaskID, Kind: q.Kind, SinceSeq: q.SinceID, Limit: limit, Asc: q.Asc, IncludeArchived: q.IncludeArchived}
 	if !q.All {
 		f.Agent = q.Agent
 	}
-	return Read(ctx, s, func(tx Tx) ([]EventView, error) {
+	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.EventView, error) {
 		f := f
 		var err error
-		if f.TaskID, err = resolveID(ctx, tx, "tasks", "task_id", f.TaskID); err != nil {
+		if f.TaskID, err = hub.ResolveID(ctx, tx, "tasks", "task_id", f.TaskID); err != nil {
 			return nil, err
 		}
 		es, err := tx.TaskEvents(ctx, f)
-		return ViewEvents(es), err
+		return hub.ViewEvents(es), err
 	})
 }
 
 // ListTaskArtifacts lists the files attached to a task, newest first.
-func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]ArtifactView, error) {
+func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]hub.ArtifactView, error) {
 	if taskID == "" {
-		return nil, FieldErr(CodeInvalidInput, "task_id", "{field} is required")
+		return nil, hub.FieldErr(hub.CodeInvalidInput, "task_id", "{field} is required")
 	}
 	if limit <= 0 {
-		return nil, FieldErr(CodeInvalidInput, "limit", "limit must be > 0")
+		return nil, hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be > 0")
 	}
-	limit = min(limit, MaxEventsLimit)
-	return Read(ctx, s, func(tx Tx) ([]ArtifactView, error) {
-		taskID, err := resolveID(ctx, tx, "tasks", "task_id", taskID)
+	limit = min(limit, hub.MaxEventsLimit)
+	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.ArtifactView, error) {
+		taskID, err := hub.ResolveID(ctx, tx, "tasks", "task_id", taskID)
 		if err != nil {
 			return nil, err
 		}
 		as, err := tx.ListTaskArtifacts(ctx, taskID, limit)
-		return ViewArtifacts(as), err
+		return hub.ViewArtifacts(as), err
 	})
 }

@@ -1,0 +1,36 @@
+// Package resume is an agent's work loop over the kernel: the resume
+// brief (what to work on next: the focus task, what changed since the
+// agent last looked, the pipeline, what its work unblocks) and push (an
+// event, memories, artifacts and a task's status reported in one
+// transaction). vybe's resume/push, bb resume and MCP bb_resume use it;
+// each surface words the brief itself.
+//
+// It is built over the kernel (*hub.Service); internal/app composes it
+// with the kernel's roles into the API the surfaces use.
+package resume
+
+import (
+	"context"
+
+	"github.com/blackboard-hub/bb/internal/hub"
+)
+
+// Service is the work loop over the kernel.
+type Service struct {
+	*hub.Service
+}
+
+// New builds the work loop over k.
+func New(k *hub.Service) *Service { return &Service{Service: k} }
+
+// API is the work loop's role.
+type API interface {
+	Push(ctx context.Context, agent string, in PushInput) (PushResult, error)
+	Resume(ctx context.Context, in ResumeInput) (ResumeResult, error)
+	PeekResume(ctx context.Context, agent, projectDir string) (PeekResult, error)
+	PeekOwnResume(ctx context.Context, agent, projectDir string) (PeekResult, error)
+	ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]hub.ArtifactView, error)
+	ListTaskEvents(ctx context.Context, q EventsQuery) ([]hub.EventView, error)
+}
+
+var _ API = (*Service)(nil)
