@@ -44,11 +44,19 @@ type InitResult struct {
 	Action         string
 	AgentID        string
 	Agent          *AgentInfo
-	SuggestedName  string
-	Reason         string
-	Recommendation string
-	Candidates     []AdoptionCandidate
-	Resume         *Event
+	SuggestedName string
+	Reason        string
+	// Recommend is what to do next, best first (a suggestion only):
+	// ActAdopt of the first candidate, or ActStartSession under the
+	// suggested name. Each surface words it in its own syntax.
+	Recommend  []Action
+	Candidates []AdoptionCandidate
+	Resume     *Event
+}
+
+// startAs is the action of starting the session as the new agent name.
+func startAs(name string) Action {
+	return Action{Do: ActStartSession, Args: map[string]string{"agent": name, "role": "worker"}}
 }
 
 var nameAdjectives = []string{"amber", "azure", "brisk", "calm", "cobalt", "coral", "crimson", "dapper", "eager", "ember",
@@ -245,17 +253,21 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 		if in.ChangesNote != "" {
 			res.Reason += " (" + in.ChangesNote + ")"
 		}
-		res.Recommendation = fmt.Sprintf("bb agent init --register %s --role worker", res.SuggestedName)
+		res.Recommend = []Action{startAs(res.SuggestedName)}
 	default:
 		c := res.Candidates[0]
 		res.Reason = fmt.Sprintf("%s may be resumed: %s", c.AgentID, c.Evidence)
 		if len(res.Candidates) > 1 {
 			res.Reason += fmt.Sprintf(" (%d identities have evidence; the first by rule is shown)", len(res.Candidates))
 		}
-		res.Recommendation = fmt.Sprintf("bb agent init --adopt %s (or start fresh: bb agent init --register %s --role worker)", c.AgentID, res.SuggestedName)
+		res.Recommend = []Action{{Do: ActAdopt, Args: map[string]string{"agent": c.AgentID}}, startAs(res.SuggestedName)}
 	}
 	if in.NonInteractive {
-		return res, FieldErr(CodeAmbiguousSession, "", "cannot choose an identity without {adopt} or {register} in non-interactive mode: %s; recommendation: %s", res.Reason, res.Recommendation)
+		next := "{do}"
+		if len(res.Recommend) > 1 {
+			next = "{do} (or start fresh: {do})"
+		}
+		return res, FieldErr(CodeAmbiguousSession, "", "cannot choose an identity without {adopt} or {register} in non-interactive mode: %s; recommendation: "+next, res.Reason).With(res.Recommend...)
 	}
 	return res, nil
 }
@@ -285,7 +297,7 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 			if in.ChangesNote != "" {
 				why += " (" + in.ChangesNote + ")"
 			}
-			return InitResult{}, FieldErr(CodeAdoptionRejected, "adopt", "adoption of %s rejected: %s; recommendation: bb agent init --register %s --role worker", in.Adopt, why, name)
+			return InitResult{}, FieldErr(CodeAdoptionRejected, "adopt", "adoption of %s rejected: %s; recommendation: {do}", in.Adopt, why).With(startAs(name))
 		}
 		// Evidence or not, a session still alive is never taken over.
 		if live, err := s.inUse(ctx, tx, in.Adopt); err != nil {

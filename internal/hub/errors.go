@@ -117,6 +117,11 @@ const (
 	ActIdentify = "identify"
 	// ActHandOff: ask the agent Args["agent"] for a HANDOFF of its work.
 	ActHandOff = "hand_off"
+	// ActStartSession: start this session as a new agent Args["agent"]
+	// with the role Args["role"].
+	ActStartSession = "start_session"
+	// ActAdopt: resume the identity of the agent Args["agent"].
+	ActAdopt = "adopt"
 )
 
 // ActionWords words an action in a surface's syntax; "" falls back to the
@@ -133,6 +138,10 @@ func PlainAction(a Action) string {
 		return "name the acting agent"
 	case ActHandOff:
 		return fmt.Sprintf("mail %s a HANDOFF request", a.Args["agent"])
+	case ActStartSession:
+		return fmt.Sprintf("start as the new agent %s (role %s)", a.Args["agent"], a.Args["role"])
+	case ActAdopt:
+		return fmt.Sprintf("adopt the identity of %s", a.Args["agent"])
 	}
 	return a.Do
 }
@@ -162,9 +171,9 @@ func WordsOf(err error, v Vocabulary) string {
 	return "internal error"
 }
 
-// With attaches the action that the error's {do} stands for.
-func (e *Error) With(a Action) *Error {
-	e.Actions = []Action{a}
+// With attaches the actions that the error's {do}s stand for, in order.
+func (e *Error) With(acts ...Action) *Error {
+	e.Actions = acts
 	if e.Template != "" {
 		e.Message = renderTemplate(e.Template, e.Actions, Vocabulary{})
 	}
@@ -268,9 +277,11 @@ func FieldErr(code Code, field, format string, args ...any) *Error {
 
 // markFields replaces each {name} (lower-case letters, digits and
 // underscores) of format by the name between FieldMarks; {field} is field.
+// The n-th {do} stands for the n-th action given to With.
 func markFields(format, field string) (string, bool) {
 	var b strings.Builder
 	found := false
+	actions := 0
 	for {
 		i := strings.IndexByte(format, '{')
 		if i < 0 {
@@ -292,8 +303,9 @@ func markFields(format, field string) (string, bool) {
 		}
 		b.WriteString(format[:i])
 		if name == "do" {
-			// {do}: the error's action (With), worded by each surface.
-			b.WriteString(ActionMark + "0" + ActionMark)
+			// {do}: the error's next action (With), worded by each surface.
+			b.WriteString(ActionMark + strconv.Itoa(actions) + ActionMark)
+			actions++
 		} else {
 			b.WriteString(FieldMark + name + FieldMark)
 		}

@@ -65,9 +65,10 @@ Every answer states a deterministic reason.`,
 			if res.AgentID != "" {
 				a.acting = res.AgentID
 			}
+			next := recommendation(res.Recommend)
 			data := map[string]any{
 				"action": res.Action, "agent_id": nilIfEmpty(res.AgentID), "reason": res.Reason,
-				"recommendation": nilIfEmpty(res.Recommendation), "suggested_name": nilIfEmpty(res.SuggestedName),
+				"recommendation": nilIfEmpty(next), "suggested_name": nilIfEmpty(res.SuggestedName),
 				"candidates": res.Candidates,
 			}
 			if res.Agent != nil {
@@ -83,7 +84,7 @@ Every answer states a deterministic reason.`,
 					for _, c := range res.Candidates {
 						fmt.Fprintf(w, "Could resume %s: %s\n", c.AgentID, termtext.Line(c.Evidence))
 					}
-					fmt.Fprintf(w, "Reason: %s\nNext: %s\n", res.Reason, res.Recommendation)
+					fmt.Fprintf(w, "Reason: %s\nNext: %s\n", res.Reason, next)
 				default:
 					fmt.Fprintf(w, "You are %s. %s\n", res.AgentID, capitalize(res.Reason))
 				}
@@ -199,4 +200,16 @@ func parsePorcelainZ(top string, out []byte) []string {
 		}
 	}
 	return files
+}
+
+// recommendation words the core's recommended next steps as bb commands:
+// the best one, then the fresh start it falls back to.
+func recommendation(acts []hub.Action) string {
+	switch len(acts) {
+	case 0:
+		return ""
+	case 1:
+		return actionWords(acts[0])
+	}
+	return fmt.Sprintf("%s (or start fresh: %s)", actionWords(acts[0]), actionWords(acts[1]))
 }

@@ -179,6 +179,10 @@ func actionWords(a hub.Action) string {
 		return "set --as or BB_AGENT_ID"
 	case hub.ActHandOff:
 		return fmt.Sprintf("bb agent send --to %s --category HANDOFF", a.Args["agent"])
+	case hub.ActStartSession:
+		return fmt.Sprintf("bb agent init --register %s --role %s", a.Args["agent"], a.Args["role"])
+	case hub.ActAdopt:
+		return fmt.Sprintf("bb agent init --adopt %s", a.Args["agent"])
 	}
 	return ""
 }
