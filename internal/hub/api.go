@@ -33,7 +33,6 @@ type Identity interface {
 	Heartbeat(ctx context.Context, id string) (AgentInfo, error)
 	ShowAgent(ctx context.Context, id string) (AgentInfo, error)
 	ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo, error)
-	InitSession(ctx context.Context, in InitInput) (InitResult, error)
 	CheckIn(ctx context.Context, agent string) (Notices, error)
 	InboxCounts(ctx context.Context, agent string) (Notices, error)
 	SetStatus(ctx context.Context, agent string, u StatusUpdate) (Agent, error)

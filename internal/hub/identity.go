@@ -81,7 +81,7 @@ type AgentInfo struct {
 	Work *Work
 }
 
-func agentInfo(a Agent, l Live) AgentInfo {
+func InfoOf(a Agent, l Live) AgentInfo {
 	return AgentInfo{Agent: a, Liveness: l.Agent, Presence: l.Presence}
 }
 
@@ -126,7 +126,7 @@ func (s *Service) RegisterAgent(ctx context.Context, in RegisterInput) (AgentInf
 	if err != nil {
 		return AgentInfo{}, false, err
 	}
-	return agentInfo(r.A, LiveOf(r.A.LastSeen, s.Now(), stale)), r.Created, nil
+	return InfoOf(r.A, LiveOf(r.A.LastSeen, s.Now(), stale)), r.Created, nil
 }
 
 type RegisterResult struct {
@@ -198,7 +198,7 @@ func (s *Service) ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo
 		if (q.Role != "" && a.Role != q.Role) || (q.Status != "" && a.Status != q.Status) {
 			continue
 		}
-		out = append(out, agentInfo(a, LiveOf(a.LastSeen, now, stale)))
+		out = append(out, InfoOf(a, LiveOf(a.LastSeen, now, stale)))
 	}
 	work, err := s.workRead(ctx, agents)
 	for i := range out {
@@ -224,14 +224,14 @@ func (s *Service) ShowAgent(ctx context.Context, id string) (AgentInfo, error) {
 	if a == nil {
 		return AgentInfo{}, AgentNotFound("agent", id)
 	}
-	info := agentInfo(*a, LiveOf(a.LastSeen, s.Now(), stale))
+	info := InfoOf(*a, LiveOf(a.LastSeen, s.Now(), stale))
 	work, err := s.workRead(ctx, []Agent{*a})
 	info.Work = work[a.ID]
 	return info, err
 }
 
-// requireAgent finds an agent (see findAgent) inside tx or fails with code.
-func requireAgent(ctx context.Context, tx Tx, id string, code Code, field string) (*Agent, error) {
+// RequireAgent finds an agent (see findAgent) inside tx or fails with code.
+func RequireAgent(ctx context.Context, tx Tx, id string, code Code, field string) (*Agent, error) {
 	a, err := findAgent(ctx, tx, id)
 	if err != nil {
 		return nil, err
@@ -266,7 +266,7 @@ func (s *Service) Heartbeat(ctx context.Context, id string) (AgentInfo, error) {
 		return AgentInfo{}, err
 	}
 	a, err := Write(ctx, s, id, func(tx Tx) (Agent, error) {
-		if _, err := requireAgent(ctx, tx, id, CodeAgentNotFound, "agent"); err != nil {
+		if _, err := RequireAgent(ctx, tx, id, CodeAgentNotFound, "agent"); err != nil {
 			return Agent{}, err
 		}
 		if err := tx.TouchAgent(ctx, id, s.Now()); err != nil {
@@ -281,5 +281,5 @@ func (s *Service) Heartbeat(ctx context.Context, id string) (AgentInfo, error) {
 	if err != nil {
 		return AgentInfo{}, err
 	}
-	return agentInfo(a, LiveOf(a.LastSeen, s.Now(), stale)), nil
+	return InfoOf(a, LiveOf(a.LastSeen, s.Now(), stale)), nil
 }

@@ -207,7 +207,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		return MailItem{}, FieldErr(CodeInvalidArgs, "to", "cannot send a message to yourself (%s)", in.From)
 	}
 	return Write(ctx, s, in, func(tx Tx) (MailItem, error) {
-		if _, err := requireAgent(ctx, tx, in.From, CodeUnknownSender, "from"); err != nil {
+		if _, err := RequireAgent(ctx, tx, in.From, CodeUnknownSender, "from"); err != nil {
 			return MailItem{}, err
 		}
 		bead, err := workItem(ctx, tx, in.BeadID)
@@ -234,7 +234,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 			thread = "bead:" + bead
 		}
 		if to != Broadcast {
-			if _, err := requireAgent(ctx, tx, to, CodeUnknownRecipient, "to"); err != nil {
+			if _, err := RequireAgent(ctx, tx, to, CodeUnknownRecipient, "to"); err != nil {
 				return MailItem{}, err
 			}
 		}
@@ -323,7 +323,7 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 		return nil, FieldErr(CodeInvalidArgs, "limit", "{field} must be between 1 and %d, got %d", MaxInboxLimit, q.Limit)
 	}
 	return Read(ctx, s, func(tx Tx) ([]MailItem, error) {
-		if _, err := requireAgent(ctx, tx, q.Agent, CodeAgentNotFound, "agent"); err != nil {
+		if _, err := RequireAgent(ctx, tx, q.Agent, CodeAgentNotFound, "agent"); err != nil {
 			return nil, err
 		}
 		q := q
@@ -359,7 +359,7 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 // exist, or is not addressed to agent, is MESSAGE_NOT_FOUND unless
 // forbidden is set, which then becomes the code for "exists, not yours".
 func (s *Service) mailFor(ctx context.Context, tx Tx, agent, id string, forbidden Code) (*Message, error) {
-	if _, err := requireAgent(ctx, tx, agent, CodeAgentNotFound, "agent"); err != nil {
+	if _, err := RequireAgent(ctx, tx, agent, CodeAgentNotFound, "agent"); err != nil {
 		return nil, err
 	}
 	id, err := ResolveID(ctx, tx, "messages", "message", id)
@@ -568,7 +568,7 @@ func (s *Service) ReplyMail(ctx context.Context, in ReplyInput) (MailItem, error
 		return MailItem{}, FieldErr(CodeInvalidArgs, "body", "{field} is required: the text of the reply")
 	}
 	parent, err := Read(ctx, s, func(tx Tx) (Message, error) {
-		if _, err := requireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
+		if _, err := RequireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
 			return Message{}, err
 		}
 		id, err := ResolveID(ctx, tx, "messages", "message", in.Message)

@@ -112,7 +112,7 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scope, ttl, stale int) (ReserveResult, error) {
 	shown := sc.Display(s.ProjectRoot)
 	var out ReserveResult
-	if _, err := requireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
+	if _, err := RequireAgent(ctx, tx, in.Agent, CodeAgentNotFound, "agent"); err != nil {
 		return out, err
 	}
 	// The work item: a task named by id or handle is stored as its id (the
@@ -253,7 +253,7 @@ func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservati
 	}
 	shown := sc.Display(s.ProjectRoot)
 	return Write(ctx, s, []string{agent, sc.Path, strconv.FormatBool(sc.Wildcard)}, func(tx Tx) (Reservation, error) {
-		if _, err := requireAgent(ctx, tx, agent, CodeAgentNotFound, "agent"); err != nil {
+		if _, err := RequireAgent(ctx, tx, agent, CodeAgentNotFound, "agent"); err != nil {
 			return Reservation{}, err
 		}
 		rows, err := tx.ListReservations(ctx, ReservationFilter{Scope: sc.Path, States: []string{ResActive}, Limit: 10})
@@ -461,7 +461,7 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 	req := []string{in.Person, in.Holder, sc.Path, strconv.FormatBool(sc.Wildcard), in.To}
 	return Write(ctx, s, req, func(tx Tx) (StepInResult, error) {
 		var out StepInResult
-		p, err := requireAgent(ctx, tx, in.Person, CodeAgentNotFound, "person")
+		p, err := RequireAgent(ctx, tx, in.Person, CodeAgentNotFound, "person")
 		if err != nil {
 			return out, err
 		}
@@ -503,7 +503,7 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 			e.Message = fmt.Sprintf("%s released %s's reservation of %s (%s)", in.Person, in.Holder, shown, why)
 			return out, tx.AppendEvent(ctx, e)
 		}
-		if _, err := requireAgent(ctx, tx, in.To, CodeAgentNotFound, "to"); err != nil {
+		if _, err := RequireAgent(ctx, tx, in.To, CodeAgentNotFound, "to"); err != nil {
 			return out, err
 		}
 		dec, err := s.Decide(ctx, tx, in.To, sc, now, stale, nil)

@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
+
 	"bytes"
 	"context"
 	"errors"
@@ -20,7 +22,7 @@ import (
 )
 
 func (a *app) agentInitCmd() *cobra.Command {
-	var in hub.InitInput
+	var in hooks.InitInput
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Start a session: register a new identity or adopt a prior one (never prompts)",

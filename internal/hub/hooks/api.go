@@ -9,6 +9,8 @@ import (
 // API is the hook application's role: what the hook surfaces (bb hook, the
 // guard, bb mcp's session identity) ask of the board.
 type API interface {
+	// InitSession is bb agent init: register, adopt or suggest (agentinit.go).
+	InitSession(ctx context.Context, in InitInput) (InitResult, error)
 	ResolveSession(ctx context.Context, in SessionInput) (SessionResult, error)
 	SessionByClientPID(ctx context.Context, client string, pid int64) (hub.HookSession, error)
 	GetHookSettings(ctx context.Context) (HookSettings, error)

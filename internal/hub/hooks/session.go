@@ -61,7 +61,7 @@ type SessionResult struct {
 	Registered bool
 	// Adopted is set when the session took over a previous session's
 	// identity on evidence (a RESUME event was recorded).
-	Adopted *hub.AdoptionCandidate
+	Adopted *AdoptionCandidate
 	// Reminded is the fingerprint of the last end-of-turn reminder.
 	Reminded string
 }
@@ -222,12 +222,12 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 
 // adoptableSession finds a previous session's identity that is no longer
 // active and has adoption evidence; nil when none.
-func (s *Service) adoptableSession(ctx context.Context, tx hub.Tx, changes []string, now time.Time, stale int) (*hub.AdoptionCandidate, error) {
+func (s *Service) adoptableSession(ctx context.Context, tx hub.Tx, changes []string, now time.Time, stale int) (*AdoptionCandidate, error) {
 	ids, err := tx.HookAgents(ctx, hookAdoptionScan)
 	if err != nil {
 		return nil, err
 	}
-	var found []hub.AdoptionCandidate
+	var found []AdoptionCandidate
 	for _, id := range ids {
 		a, err := tx.GetAgent(ctx, id)
 		if err != nil {
@@ -249,7 +249,7 @@ func (s *Service) adoptableSession(ctx context.Context, tx hub.Tx, changes []str
 	}
 	sort.SliceStable(found, func(i, j int) bool {
 		if found[i].Reason != found[j].Reason {
-			return found[i].Reason == hub.ReasonUncommittedScope
+			return found[i].Reason == ReasonUncommittedScope
 		}
 		return found[i].AgentID < found[j].AgentID
 	})

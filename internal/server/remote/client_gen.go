@@ -51,13 +51,6 @@ func (c *Client) ListAgentInfos(ctx context.Context, q hub.AgentQuery) ([]hub.Ag
 	return r0, err
 }
 
-// InitSession calls InitSession on the server.
-func (c *Client) InitSession(ctx context.Context, in hub.InitInput) (hub.InitResult, error) {
-	var r0 hub.InitResult
-	err := c.call(ctx, "InitSession", []any{in}, []any{&r0})
-	return r0, err
-}
-
 // CheckIn calls CheckIn on the server.
 func (c *Client) CheckIn(ctx context.Context, agent string) (hub.Notices, error) {
 	var r0 hub.Notices
@@ -489,6 +482,13 @@ func (c *Client) Authenticate(ctx context.Context, secret string) (hub.Principal
 func (c *Client) WhoAmI(ctx context.Context) (hub.Principal, error) {
 	var r0 hub.Principal
 	err := c.call(ctx, "WhoAmI", []any{}, []any{&r0})
+	return r0, err
+}
+
+// InitSession calls InitSession on the server.
+func (c *Client) InitSession(ctx context.Context, in hooks.InitInput) (hooks.InitResult, error) {
+	var r0 hooks.InitResult
+	err := c.call(ctx, "InitSession", []any{in}, []any{&r0})
 	return r0, err
 }
 

@@ -1,6 +1,8 @@
-package hub
+package hooks
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub"
+
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -41,22 +43,22 @@ type AdoptionCandidate struct {
 // InitResult is the outcome of `bb agent init`.
 type InitResult struct {
 	// Action is "suggest" (no flags: nothing changed), "register" or "adopt".
-	Action         string
-	AgentID        string
-	Agent          *AgentInfo
+	Action        string
+	AgentID       string
+	Agent         *hub.AgentInfo
 	SuggestedName string
 	Reason        string
 	// Recommend is what to do next, best first (a suggestion only):
 	// ActAdopt of the first candidate, or ActStartSession under the
 	// suggested name. Each surface words it in its own syntax.
-	Recommend  []Action
+	Recommend  []hub.Action
 	Candidates []AdoptionCandidate
-	Resume     *Event
+	Resume     *hub.Event
 }
 
 // startAs is the action of starting the session as the new agent name.
-func startAs(name string) Action {
-	return Action{Do: ActStartSession, Args: map[string]string{"agent": name, "role": "worker"}}
+func startAs(name string) hub.Action {
+	return hub.Action{Do: hub.ActStartSession, Args: map[string]string{"agent": name, "role": "worker"}}
 }
 
 var nameAdjectives = []string{"amber", "azure", "brisk", "calm", "cobalt", "coral", "crimson", "dapper", "eager", "ember",
@@ -71,7 +73,7 @@ var nameNouns = []string{"otter", "harbor", "falcon", "badger", "beacon", "cedar
 
 // SuggestName returns the first free adjective-noun name in a sequence
 // seeded by the project root: the same board state gives the same name.
-func (s *Service) SuggestName(ctx context.Context, tx Tx) (string, error) {
+func (s *Service) SuggestName(ctx context.Context, tx hub.Tx) (string, error) {
 	h := fnv.New32a()
 	h.Write([]byte(s.SlashRoot()))
 	n := len(nameAdjectives) * len(nameNouns)
@@ -87,13 +89,13 @@ func (s *Service) SuggestName(ctx context.Context, tx Tx) (string, error) {
 			return name, nil
 		}
 	}
-	return "", FieldErr(CodeInvalidArgs, "register", "every suggested name is taken: register one with {field} <name>")
+	return "", hub.FieldErr(hub.CodeInvalidArgs, "register", "every suggested name is taken: register one with {field} <name>")
 }
 
 // EvidenceFor checks seed 001 §3.2 for one identity: uncommitted changes
 // inside a scope it holds, else an in-progress task it owns.
-func (s *Service) EvidenceFor(ctx context.Context, tx Tx, agent string, changes []string) (*AdoptionCandidate, error) {
-	held, err := tx.ListReservations(ctx, ReservationFilter{AgentID: agent, States: []string{ResActive}, Limit: StatusLimit})
+func (s *Service) EvidenceFor(ctx context.Context, tx hub.Tx, agent string, changes []string) (*AdoptionCandidate, error) {
+	held, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: agent, States: []string{hub.ResActive}, Limit: hub.StatusLimit})
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +103,8 @@ func (s *Service) EvidenceFor(ctx context.Context, tx Tx, agent string, changes 
 	for _, r := range held {
 		var files []string
 		for _, f := range changes {
-			if IsWithin(r.Scope, f) {
-				files = append(files, Scope{Path: f}.Display(s.ProjectRoot))
+			if hub.IsWithin(r.Scope, f) {
+				files = append(files, hub.Scope{Path: f}.Display(s.ProjectRoot))
 			}
 		}
 		if len(files) == 0 {
@@ -133,7 +135,7 @@ func (s *Service) EvidenceFor(ctx context.Context, tx Tx, agent string, changes 
 // inUse refuses adopting an identity whose session is still alive: seen
 // within the stale window (active or quiet). It returns nil when the
 // identity is stale or offline (or unknown), which adoption may consider.
-func (s *Service) inUse(ctx context.Context, tx Tx, id string) (*Error, error) {
+func (s *Service) inUse(ctx context.Context, tx hub.Tx, id string) (*hub.Error, error) {
 	stale, err := s.StaleMinutes()
 	if err != nil {
 		return nil, err
@@ -142,28 +144,28 @@ func (s *Service) inUse(ctx context.Context, tx Tx, id string) (*Error, error) {
 	if err != nil || a == nil {
 		return nil, err
 	}
-	live := LiveOf(a.LastSeen, s.Now(), stale)
-	if live.Presence != PresActive && live.Presence != PresQuiet {
+	live := hub.LiveOf(a.LastSeen, s.Now(), stale)
+	if live.Presence != hub.PresActive && live.Presence != hub.PresQuiet {
 		return nil, nil
 	}
-	return FieldErr(CodeAgentActive, "adopt", "%s is %s (last seen %s, stale after %d minutes without activity): its session is still alive, so it cannot be adopted; register a new identity, or ask %s ({do})",
-		id, live.Presence, ViewTime(a.LastSeen), stale, id).With(Action{Do: ActHandOff, Args: map[string]string{"agent": id}}), nil
+	return hub.FieldErr(hub.CodeAgentActive, "adopt", "%s is %s (last seen %s, stale after %d minutes without activity): its session is still alive, so it cannot be adopted; register a new identity, or ask %s ({do})",
+		id, live.Presence, hub.ViewTime(a.LastSeen), stale, id).With(hub.Action{Do: hub.ActHandOff, Args: map[string]string{"agent": id}}), nil
 }
 
 // candidates finds every identity with adoption evidence, in a
 // deterministic order (uncommitted scope first, then by id).
-func (s *Service) candidates(ctx context.Context, tx Tx, changes []string) ([]AdoptionCandidate, error) {
+func (s *Service) candidates(ctx context.Context, tx hub.Tx, changes []string) ([]AdoptionCandidate, error) {
 	ids := map[string]bool{}
 	for i, f := range changes {
 		if i == 500 {
 			break
 		}
-		rows, err := tx.OverlappingActive(ctx, f, Ancestors(f), 20)
+		rows, err := tx.OverlappingActive(ctx, f, hub.Ancestors(f), 20)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range rows {
-			if IsWithin(r.Scope, f) {
+			if hub.IsWithin(r.Scope, f) {
 				ids[r.AgentID] = true
 			}
 		}
@@ -206,13 +208,13 @@ func (s *Service) candidates(ctx context.Context, tx Tx, changes []string) ([]Ad
 // Every outcome carries a deterministic reason.
 func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, error) {
 	if in.Adopt != "" && in.Register != "" {
-		return InitResult{}, FieldErr(CodeInvalidArgs, "adopt", "give either {adopt} or {register}, not both")
+		return InitResult{}, hub.FieldErr(hub.CodeInvalidArgs, "adopt", "give either {adopt} or {register}, not both")
 	}
-	if own := Acting(ctx); own != "" && in.Adopt == "" && in.Register == "" {
+	if own := hub.Acting(ctx); own != "" && in.Adopt == "" && in.Register == "" {
 		// A credential's holder is its agent: it registers that one.
 		in.Register = own
 	}
-	if err := Allow(ctx, Act(in.Adopt+in.Register)); err != nil {
+	if err := hub.Allow(ctx, hub.Act(in.Adopt+in.Register)); err != nil {
 		return InitResult{}, err
 	}
 	if in.Register != "" {
@@ -220,9 +222,9 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 		if role == "" {
 			role = "worker"
 		}
-		info, _, err := s.RegisterAgent(ctx, RegisterInput{ID: in.Register, Display: in.Display, Role: role})
-		if IsCode(err, CodeDuplicateAgentID) {
-			return InitResult{}, FieldErr(CodeDuplicateAgentID, "register", "agent %q is already registered: a new session needs a new name (try {register} <another-name>), or {adopt} %s if you are resuming its work", in.Register, in.Register)
+		info, _, err := s.RegisterAgent(ctx, hub.RegisterInput{ID: in.Register, Display: in.Display, Role: role})
+		if hub.IsCode(err, hub.CodeDuplicateAgentID) {
+			return InitResult{}, hub.FieldErr(hub.CodeDuplicateAgentID, "register", "agent %q is already registered: a new session needs a new name (try {register} <another-name>), or {adopt} %s if you are resuming its work", in.Register, in.Register)
 		}
 		if err != nil {
 			return InitResult{}, err
@@ -236,7 +238,7 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 	if _, err := s.StaleMinutes(); err != nil {
 		return InitResult{}, err
 	}
-	res, err := Read(ctx, s, func(tx Tx) (InitResult, error) {
+	res, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (InitResult, error) {
 		name, err := s.SuggestName(ctx, tx)
 		if err != nil {
 			return InitResult{}, err
@@ -253,35 +255,35 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 		if in.ChangesNote != "" {
 			res.Reason += " (" + in.ChangesNote + ")"
 		}
-		res.Recommend = []Action{startAs(res.SuggestedName)}
+		res.Recommend = []hub.Action{startAs(res.SuggestedName)}
 	default:
 		c := res.Candidates[0]
 		res.Reason = fmt.Sprintf("%s may be resumed: %s", c.AgentID, c.Evidence)
 		if len(res.Candidates) > 1 {
 			res.Reason += fmt.Sprintf(" (%d identities have evidence; the first by rule is shown)", len(res.Candidates))
 		}
-		res.Recommend = []Action{{Do: ActAdopt, Args: map[string]string{"agent": c.AgentID}}, startAs(res.SuggestedName)}
+		res.Recommend = []hub.Action{{Do: hub.ActAdopt, Args: map[string]string{"agent": c.AgentID}}, startAs(res.SuggestedName)}
 	}
 	if in.NonInteractive {
 		next := "{do}"
 		if len(res.Recommend) > 1 {
 			next = "{do} (or start fresh: {do})"
 		}
-		return res, FieldErr(CodeAmbiguousSession, "", "cannot choose an identity without {adopt} or {register} in non-interactive mode: %s; recommendation: "+next, res.Reason).With(res.Recommend...)
+		return res, hub.FieldErr(hub.CodeAmbiguousSession, "", "cannot choose an identity without {adopt} or {register} in non-interactive mode: %s; recommendation: "+next, res.Reason).With(res.Recommend...)
 	}
 	return res, nil
 }
 
 func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
-	if err := ValidateAgentRef("adopt", in.Adopt); err != nil {
+	if err := hub.ValidateAgentRef("adopt", in.Adopt); err != nil {
 		return InitResult{}, err
 	}
 	stale, err := s.StaleMinutes()
 	if err != nil {
 		return InitResult{}, err
 	}
-	return Write(ctx, s, in, func(tx Tx) (InitResult, error) {
-		if _, err := requireAgent(ctx, tx, in.Adopt, CodeAgentNotFound, "adopt"); err != nil {
+	return hub.Write(ctx, s.Service, in, func(tx hub.Tx) (InitResult, error) {
+		if _, err := hub.RequireAgent(ctx, tx, in.Adopt, hub.CodeAgentNotFound, "adopt"); err != nil {
 			return InitResult{}, err
 		}
 		c, err := s.EvidenceFor(ctx, tx, in.Adopt, in.Changes)
@@ -297,7 +299,7 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 			if in.ChangesNote != "" {
 				why += " (" + in.ChangesNote + ")"
 			}
-			return InitResult{}, FieldErr(CodeAdoptionRejected, "adopt", "adoption of %s rejected: %s; recommendation: {do}", in.Adopt, why).With(startAs(name))
+			return InitResult{}, hub.FieldErr(hub.CodeAdoptionRejected, "adopt", "adoption of %s rejected: %s; recommendation: {do}", in.Adopt, why).With(startAs(name))
 		}
 		// Evidence or not, a session still alive is never taken over.
 		if live, err := s.inUse(ctx, tx, in.Adopt); err != nil {
@@ -313,7 +315,7 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 		if len(c.BeadIDs) > 0 {
 			bead = c.BeadIDs[0]
 		}
-		e := s.ProtocolEvent(EventResume, bead, in.Adopt, in.Adopt, c.Scope, ResumePayload{
+		e := s.ProtocolEvent(hub.EventResume, bead, in.Adopt, in.Adopt, c.Scope, hub.ResumePayload{
 			ResumeReason: c.Reason, PriorSessionAgent: in.Adopt, AdoptedAgent: in.Adopt, Evidence: c.Evidence, BeadIDs: c.BeadIDs,
 		}, fmt.Sprintf("session resumed %s (%s): %s", in.Adopt, c.Reason, c.Evidence))
 		if err := tx.AppendEvent(ctx, e); err != nil {
@@ -323,7 +325,7 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 		if err != nil {
 			return InitResult{}, err
 		}
-		info := agentInfo(*a, LiveOf(a.LastSeen, now, stale))
+		info := hub.InfoOf(*a, hub.LiveOf(a.LastSeen, now, stale))
 		return InitResult{Action: "adopt", AgentID: in.Adopt, Agent: &info, Candidates: []AdoptionCandidate{*c},
 			Reason: fmt.Sprintf("adopted %s (%s): %s", in.Adopt, c.Reason, c.Evidence), Resume: e}, nil
 	})
