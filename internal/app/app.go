@@ -1,8 +1,8 @@
 // Package app composes the core's roles into the one API every surface
 // uses: the kernel and shared domain (internal/hub), the hook application
 // (internal/hub/hooks), the Agent Mail v1 rules (internal/hub/agentmail),
-// the dashboard's read model (internal/hub/overview) and an agent's work
-// loop (internal/hub/resume).
+// the dashboard's read model (internal/hub/overview), an agent's work
+// loop (internal/hub/resume) and the shared memory (internal/hub/memory).
 // The core never imports its features; this package sits one level up.
 //
 // API is implemented by *Service (the local board, built by internal/boot)
@@ -12,6 +12,8 @@
 package app
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
@@ -26,10 +28,10 @@ type API interface {
 	hub.Mail
 	hub.Reservations
 	hub.Tasks
-	hub.SharedMemory
 	hub.Timeline
 	hub.Admin
 	hub.Credentials
+	memory.API
 	hooks.API
 	overview.API
 	agentmail.API
@@ -43,6 +45,7 @@ type (
 	agentMailApp = agentmail.Service
 	overviewApp  = overview.Service
 	resumeApp    = resume.Service
+	memoryApp    = memory.Service
 )
 
 // Service is the local board: the kernel with its applications.
@@ -52,11 +55,12 @@ type Service struct {
 	*agentMailApp
 	*overviewApp
 	*resumeApp
+	*memoryApp
 }
 
 // New composes the applications over the kernel k.
 func New(k *hub.Service) *Service {
-	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k), resumeApp: resume.New(k)}
+	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k), resumeApp: resume.New(k), memoryApp: memory.New(k)}
 }
 
 // Kernel is the core under the applications (for internal/boot, which

@@ -118,6 +118,7 @@ var roleSources = map[string]string{
 	"internal/hub/agentmail": "../hub/agentmail/api.go",
 	"internal/hub/overview":  "../hub/overview/doc.go",
 	"internal/hub/resume":    "../hub/resume/doc.go",
+	"internal/hub/memory":    "../hub/memory/doc.go",
 }
 
 // surfaceRoles are the roles each surface may name: its door into the core.
@@ -126,9 +127,9 @@ var roleSources = map[string]string{
 // server answers every method over RPC).
 var surfaceRoles = map[string][]string{
 	"internal/cli/bb":        {"app.API"},
-	"internal/cli/vybe":      {"hub.Admin", "hub.Identity", "hub.SharedMemory", "hub.Tasks", "resume.API"},
+	"internal/cli/vybe":      {"hub.Admin", "hub.Identity", "memory.API", "hub.Tasks", "resume.API"},
 	"internal/cli/agentmail": {"hub.Admin", "hub.Identity", "agentmail.API"},
-	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "hub.SharedMemory", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API"},
+	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API"},
 	"internal/server":        {"app.API"},
 	"internal/server/remote": {"app.API"},
 	"internal/notify":        {"hub.Admin", "hub.Timeline", "overview.API"},

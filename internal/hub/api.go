@@ -106,16 +106,6 @@ type Tasks interface {
 	LoopRunStats(ctx context.Context, last int, projectID string) (LoopStats, error)
 }
 
-// SharedMemory is the shared key-value memory of agents, tasks and the board.
-type SharedMemory interface {
-	SetMemory(ctx context.Context, agent string, in MemoryInput) (MemoryWriteResult, error)
-	GetMemory(ctx context.Context, scope, scopeID, key string) (Memory, error)
-	ListMemory(ctx context.Context, scope, scopeID string) ([]Memory, error)
-	ListAllMemory(ctx context.Context) ([]Memory, error)
-	DeleteMemory(ctx context.Context, agent, scope, scopeID, key string) (MemoryWriteResult, error)
-	GCMemory(ctx context.Context, agent string, limit int) (GCResult, error)
-}
-
 // Timeline is the one append-only history of the board.
 type Timeline interface {
 	Events(ctx context.Context, q EventQuery) (EventPage, error)
@@ -164,7 +154,6 @@ var (
 	_ Mail         = (*Service)(nil)
 	_ Reservations = (*Service)(nil)
 	_ Tasks        = (*Service)(nil)
-	_ SharedMemory = (*Service)(nil)
 	_ Timeline     = (*Service)(nil)
 	_ Admin        = (*Service)(nil)
 )

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+
 	"context"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -32,12 +34,12 @@ type memoriesOut struct {
 func (s *Server) addMemoryTools() {
 	addTool(s, tool{name: "bb_memory_set", needsID: true, destructive: true, idempotent: true,
 		desc: "Share a fact (same key: replace)."},
-		func(ctx context.Context, c *call, in memorySetIn) (hub.MemoryWriteResult, error) {
-			mi := hub.MemoryInput{Key: in.Key, Value: in.Value, Scope: in.Scope, ScopeID: in.ScopeID}
+		func(ctx context.Context, c *call, in memorySetIn) (memory.WriteResult, error) {
+			mi := memory.Input{Key: in.Key, Value: in.Value, Scope: in.Scope, ScopeID: in.ScopeID}
 			if in.ExpiresIn != "" {
-				d, err := hub.ParseExpiresIn(in.ExpiresIn)
+				d, err := memory.ParseExpiresIn(in.ExpiresIn)
 				if err != nil {
-					return hub.MemoryWriteResult{}, err
+					return memory.WriteResult{}, err
 				}
 				mi.ExpiresIn = d
 			}

@@ -6,6 +6,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,7 +47,7 @@ type Roles interface {
 	hub.Mail
 	hub.Messages
 	hub.Reservations
-	hub.SharedMemory
+	memory.API
 	hub.Tasks
 	hub.Timeline
 	hooks.API

@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+
 	"fmt"
 	"io"
 	"strings"
@@ -55,7 +57,7 @@ func printMemory(w io.Writer, tw when, m hub.MemoryView) {
 }
 
 func (a *app) memorySetCmd() *cobra.Command {
-	var in hub.MemoryInput
+	var in memory.Input
 	var expiresIn string
 	c := &cobra.Command{
 		Use:     "set <key> <value>",
@@ -69,7 +71,7 @@ func (a *app) memorySetCmd() *cobra.Command {
 			}
 			in.Key, in.Value = args[0], args[1]
 			if cmd.Flags().Changed("expires-in") {
-				if in.ExpiresIn, err = hub.ParseExpiresIn(expiresIn); err != nil {
+				if in.ExpiresIn, err = memory.ParseExpiresIn(expiresIn); err != nil {
 					return err
 				}
 			}

@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+
 	"fmt"
 	"io"
 	"time"
@@ -76,7 +78,7 @@ func (a *app) tokenCreateCmd() *cobra.Command {
 				return err
 			}
 			if expires != "" {
-				if in.Expires, err = hub.ParseExpiresIn(expires); err != nil {
+				if in.Expires, err = memory.ParseExpiresIn(expires); err != nil {
 					return err
 				}
 			}

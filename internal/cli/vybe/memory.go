@@ -1,6 +1,8 @@
 package vybe
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -22,7 +24,7 @@ func scopeFlags(c *cobra.Command, scope, scopeID *string) {
 }
 
 func (a *app) memorySetCmd() *cobra.Command {
-	var in hub.MemoryInput
+	var in memory.Input
 	var expiresIn string
 	c := &cobra.Command{
 		Use:   "set",
@@ -30,16 +32,16 @@ func (a *app) memorySetCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("expires-in") {
-				d, err := hub.ParseExpiresIn(expiresIn)
+				d, err := memory.ParseExpiresIn(expiresIn)
 				if err != nil {
 					return err
 				}
 				in.ExpiresIn = d
 			}
-			if err := hub.ValidateScope(in.Scope, in.ScopeID); err != nil {
+			if err := memory.ValidateScope(in.Scope, in.ScopeID); err != nil {
 				return err
 			}
-			if _, err := hub.ValidateValueType(in.ValueType, in.Value); err != nil {
+			if _, err := memory.ValidateValueType(in.ValueType, in.Value); err != nil {
 				return err
 			}
 			ctx, agent, err := a.mutation(cmd.Context(), "memory.upsert")
@@ -126,7 +128,7 @@ func (a *app) memoryDeleteCmd() *cobra.Command {
 		Short: "Delete a memory entry",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := hub.ValidateScope(scope, scopeID); err != nil {
+			if err := memory.ValidateScope(scope, scopeID); err != nil {
 				return err
 			}
 			ctx, agent, err := a.mutation(cmd.Context(), "memory.delete")

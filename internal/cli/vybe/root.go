@@ -4,6 +4,8 @@
 package vybe
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+
 	"github.com/blackboard-hub/bb/internal/hub/resume"
 
 	"context"
@@ -107,7 +109,7 @@ func commandPath(cmd *cobra.Command) string {
 type roles interface {
 	hub.Admin
 	hub.Identity
-	hub.SharedMemory
+	memory.API
 	hub.Tasks
 	resume.API
 }

@@ -13,15 +13,18 @@ import (
 	"context"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/memory"
 )
 
 // Service is the work loop over the kernel.
 type Service struct {
 	*hub.Service
+	// mem writes the memories a push carries.
+	mem *memory.Service
 }
 
 // New builds the work loop over k.
-func New(k *hub.Service) *Service { return &Service{Service: k} }
+func New(k *hub.Service) *Service { return &Service{Service: k, mem: memory.New(k)} }
 
 // API is the work loop's role.
 type API interface {

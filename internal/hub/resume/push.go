@@ -1,6 +1,8 @@
 package resume
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+
 	"github.com/blackboard-hub/bb/internal/hub"
 
 	"bytes"
@@ -217,8 +219,8 @@ func validatePushEvent(e *PushEvent) error {
 }
 
 // pushMemoryInput turns a pushed memory into a validated MemoryInput.
-func pushMemoryInput(m PushMemory) (hub.MemoryInput, error) {
-	in := hub.MemoryInput{Key: m.Key, ValueType: m.ValueType, Scope: m.Scope, ScopeID: m.ScopeID}
+func pushMemoryInput(m PushMemory) (memory.Input, error) {
+	in := memory.Input{Key: m.Key, ValueType: m.ValueType, Scope: m.Scope, ScopeID: m.ScopeID}
 	raw := bytes.TrimSpace(m.Value)
 	if len(raw) > 0 && raw[0] == '"' {
 		if err := json.Unmarshal(raw, &in.Value); err != nil {
@@ -234,7 +236,7 @@ func pushMemoryInput(m PushMemory) (hub.MemoryInput, error) {
 		}
 		in.ExpiresAt = &t
 	}
-	if err := hub.ValidateMemoryInput(&in); err != nil {
+	if err := memory.ValidateInput(&in); err != nil {
 		return in, err
 	}
 	return in, nil
@@ -246,7 +248,7 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return PushResult{}, err
 	}
-	mems := make([]hub.MemoryInput, len(in.Memories))
+	mems := make([]memory.Input, len(in.Memories))
 	for i, m := range in.Memories {
 		mi, err := pushMemoryInput(m)
 		if err != nil {
@@ -301,7 +303,7 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 			out.Kind = e.Kind
 		}
 		for _, m := range mems {
-			r, err := s.UpsertMemoryTx(ctx, tx, a, m, now)
+			r, err := s.mem.UpsertTx(ctx, tx, a, m, now)
 			if err != nil {
 				return PushResult{}, err
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/memory"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 	"github.com/blackboard-hub/bb/internal/hub/resume"
 )
@@ -345,48 +346,6 @@ func (c *Client) LoopRunStats(ctx context.Context, last int, projectID string) (
 	return r0, err
 }
 
-// SetMemory calls SetMemory on the server.
-func (c *Client) SetMemory(ctx context.Context, agent string, in hub.MemoryInput) (hub.MemoryWriteResult, error) {
-	var r0 hub.MemoryWriteResult
-	err := c.call(ctx, "SetMemory", []any{agent, in}, []any{&r0})
-	return r0, err
-}
-
-// GetMemory calls GetMemory on the server.
-func (c *Client) GetMemory(ctx context.Context, scope string, scopeID string, key string) (hub.Memory, error) {
-	var r0 hub.Memory
-	err := c.call(ctx, "GetMemory", []any{scope, scopeID, key}, []any{&r0})
-	return r0, err
-}
-
-// ListMemory calls ListMemory on the server.
-func (c *Client) ListMemory(ctx context.Context, scope string, scopeID string) ([]hub.Memory, error) {
-	var r0 []hub.Memory
-	err := c.call(ctx, "ListMemory", []any{scope, scopeID}, []any{&r0})
-	return r0, err
-}
-
-// ListAllMemory calls ListAllMemory on the server.
-func (c *Client) ListAllMemory(ctx context.Context) ([]hub.Memory, error) {
-	var r0 []hub.Memory
-	err := c.call(ctx, "ListAllMemory", []any{}, []any{&r0})
-	return r0, err
-}
-
-// DeleteMemory calls DeleteMemory on the server.
-func (c *Client) DeleteMemory(ctx context.Context, agent string, scope string, scopeID string, key string) (hub.MemoryWriteResult, error) {
-	var r0 hub.MemoryWriteResult
-	err := c.call(ctx, "DeleteMemory", []any{agent, scope, scopeID, key}, []any{&r0})
-	return r0, err
-}
-
-// GCMemory calls GCMemory on the server.
-func (c *Client) GCMemory(ctx context.Context, agent string, limit int) (hub.GCResult, error) {
-	var r0 hub.GCResult
-	err := c.call(ctx, "GCMemory", []any{agent, limit}, []any{&r0})
-	return r0, err
-}
-
 // Events calls Events on the server.
 func (c *Client) Events(ctx context.Context, q hub.EventQuery) (hub.EventPage, error) {
 	var r0 hub.EventPage
@@ -482,6 +441,48 @@ func (c *Client) Authenticate(ctx context.Context, secret string) (hub.Principal
 func (c *Client) WhoAmI(ctx context.Context) (hub.Principal, error) {
 	var r0 hub.Principal
 	err := c.call(ctx, "WhoAmI", []any{}, []any{&r0})
+	return r0, err
+}
+
+// SetMemory calls SetMemory on the server.
+func (c *Client) SetMemory(ctx context.Context, agent string, in memory.Input) (memory.WriteResult, error) {
+	var r0 memory.WriteResult
+	err := c.call(ctx, "SetMemory", []any{agent, in}, []any{&r0})
+	return r0, err
+}
+
+// GetMemory calls GetMemory on the server.
+func (c *Client) GetMemory(ctx context.Context, scope string, scopeID string, key string) (hub.Memory, error) {
+	var r0 hub.Memory
+	err := c.call(ctx, "GetMemory", []any{scope, scopeID, key}, []any{&r0})
+	return r0, err
+}
+
+// ListMemory calls ListMemory on the server.
+func (c *Client) ListMemory(ctx context.Context, scope string, scopeID string) ([]hub.Memory, error) {
+	var r0 []hub.Memory
+	err := c.call(ctx, "ListMemory", []any{scope, scopeID}, []any{&r0})
+	return r0, err
+}
+
+// ListAllMemory calls ListAllMemory on the server.
+func (c *Client) ListAllMemory(ctx context.Context) ([]hub.Memory, error) {
+	var r0 []hub.Memory
+	err := c.call(ctx, "ListAllMemory", []any{}, []any{&r0})
+	return r0, err
+}
+
+// DeleteMemory calls DeleteMemory on the server.
+func (c *Client) DeleteMemory(ctx context.Context, agent string, scope string, scopeID string, key string) (memory.WriteResult, error) {
+	var r0 memory.WriteResult
+	err := c.call(ctx, "DeleteMemory", []any{agent, scope, scopeID, key}, []any{&r0})
+	return r0, err
+}
+
+// GCMemory calls GCMemory on the server.
+func (c *Client) GCMemory(ctx context.Context, agent string, limit int) (memory.GCResult, error) {
+	var r0 memory.GCResult
+	err := c.call(ctx, "GCMemory", []any{agent, limit}, []any{&r0})
 	return r0, err
 }
 

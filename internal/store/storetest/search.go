@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+
 	"context"
 	"strconv"
 	"strings"
@@ -46,9 +48,9 @@ func testSearch(t *testing.T, open Opener) {
 	check(t, err)
 	task, err := svc.CreateTask(ctx, "ana", hub.TaskInput{Title: "Fix cookie expiry", Description: "the session ends too early"})
 	check(t, err)
-	_, err = svc.SetMemory(ctx, "ana", hub.MemoryInput{Key: "deploy-window", Value: "Fridays after 16:00, never during a cookie rotation"})
+	_, err = memory.New(svc).SetMemory(ctx, "ana", memory.Input{Key: "deploy-window", Value: "Fridays after 16:00, never during a cookie rotation"})
 	check(t, err)
-	_, err = svc.SetMemory(ctx, "ana", hub.MemoryInput{Key: "temp-note", Value: "cookie scratch", ExpiresIn: time.Minute})
+	_, err = memory.New(svc).SetMemory(ctx, "ana", memory.Input{Key: "temp-note", Value: "cookie scratch", ExpiresIn: time.Minute})
 	check(t, err)
 	_, _, err = svc.AddArtifact(ctx, hub.ArtifactInput{Agent: "bob", Path: "internal/auth/cookie.go", Description: "signing and rotation"})
 	check(t, err)
@@ -128,7 +130,7 @@ func testSearch(t *testing.T, open Opener) {
 		}
 	})
 	t.Run("IndexFollowsUpdatesAndDeletes", func(t *testing.T) {
-		_, err = svc.SetMemory(ctx, "ana", hub.MemoryInput{Key: "deploy-window", Value: "Mondays only"})
+		_, err = memory.New(svc).SetMemory(ctx, "ana", memory.Input{Key: "deploy-window", Value: "Mondays only"})
 		check(t, err)
 		if got := searchIDs(t, f, hub.SearchQuery{Text: "fridays"}); len(got) != 0 {
 			t.Errorf("old memory value still found: %v", got)

@@ -1,6 +1,8 @@
-package hub
+package memory
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub"
+
 	"cmp"
 	"context"
 	"slices"
@@ -9,18 +11,18 @@ import (
 // ListAllMemory lists the unexpired entries of every scope (and every
 // scope id), newest first, at most MaxMemoryList of them: what a person
 // asking "what is remembered here?" wants to see, wherever an agent put it.
-func (s *Service) ListAllMemory(ctx context.Context) ([]Memory, error) {
-	return Read(ctx, s, func(tx Tx) ([]Memory, error) {
+func (s *Service) ListAllMemory(ctx context.Context) ([]hub.Memory, error) {
+	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.Memory, error) {
 		now := s.Now()
-		out := []Memory{}
-		for _, scope := range MemoryScopes {
+		out := []hub.Memory{}
+		for _, scope := range hub.MemoryScopes {
 			ms, err := tx.ListMemory(ctx, scope, "", true, now, MaxMemoryList)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, ms...)
 		}
-		slices.SortStableFunc(out, func(a, b Memory) int {
+		slices.SortStableFunc(out, func(a, b hub.Memory) int {
 			if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
 				return c
 			}
