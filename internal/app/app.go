@@ -2,7 +2,8 @@
 // uses: the kernel and shared domain (internal/hub), the hook application
 // (internal/hub/hooks), the Agent Mail v1 rules (internal/hub/agentmail),
 // the dashboard's read model (internal/hub/overview), an agent's work
-// loop (internal/hub/resume) and the shared memory (internal/hub/memory).
+// loop (internal/hub/resume), the shared memory (internal/hub/memory) and
+// the full-text search (internal/hub/search).
 // The core never imports its features; this package sits one level up.
 //
 // API is implemented by *Service (the local board, built by internal/boot)
@@ -12,6 +13,8 @@
 package app
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -36,6 +39,7 @@ type API interface {
 	overview.API
 	agentmail.API
 	resume.API
+	search.API
 }
 
 // The three parts of Service, named for what they are.
@@ -46,6 +50,7 @@ type (
 	overviewApp  = overview.Service
 	resumeApp    = resume.Service
 	memoryApp    = memory.Service
+	searchApp    = search.Service
 )
 
 // Service is the local board: the kernel with its applications.
@@ -56,11 +61,12 @@ type Service struct {
 	*overviewApp
 	*resumeApp
 	*memoryApp
+	*searchApp
 }
 
 // New composes the applications over the kernel k.
 func New(k *hub.Service) *Service {
-	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k), resumeApp: resume.New(k), memoryApp: memory.New(k)}
+	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k), resumeApp: resume.New(k), memoryApp: memory.New(k), searchApp: search.New(k)}
 }
 
 // Kernel is the core under the applications (for internal/boot, which

@@ -119,6 +119,7 @@ var roleSources = map[string]string{
 	"internal/hub/overview":  "../hub/overview/doc.go",
 	"internal/hub/resume":    "../hub/resume/doc.go",
 	"internal/hub/memory":    "../hub/memory/doc.go",
+	"internal/hub/search":    "../hub/search/doc.go",
 }
 
 // surfaceRoles are the roles each surface may name: its door into the core.
@@ -129,11 +130,11 @@ var surfaceRoles = map[string][]string{
 	"internal/cli/bb":        {"app.API"},
 	"internal/cli/vybe":      {"hub.Admin", "hub.Identity", "memory.API", "hub.Tasks", "resume.API"},
 	"internal/cli/agentmail": {"hub.Admin", "hub.Identity", "agentmail.API"},
-	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API"},
+	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API"},
 	"internal/server":        {"app.API"},
 	"internal/server/remote": {"app.API"},
 	"internal/notify":        {"hub.Admin", "hub.Timeline", "overview.API"},
-	"internal/tui":           {"hub.Admin", "hub.Identity", "hub.Messages", "hub.Mail", "hub.Reservations", "hub.Tasks", "hub.Timeline", "overview.API"},
+	"internal/tui":           {"hub.Admin", "hub.Identity", "hub.Messages", "hub.Mail", "hub.Reservations", "hub.Tasks", "hub.Timeline", "overview.API", "search.API"},
 	"internal/view":          {},
 	"internal/cli/flagerr":   {},
 	"internal/cli/terminal":  {},

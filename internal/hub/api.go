@@ -57,7 +57,6 @@ type Messages interface {
 	Artifacts(ctx context.Context, q ArtifactQuery) ([]Artifact, error)
 	FindRefs(ctx context.Context, ref Ref) (RefMatches, error)
 	Summary(ctx context.Context) (Summary, error)
-	Search(ctx context.Context, q SearchQuery) (SearchResult, error)
 }
 
 // Mail is the direct mail between agents: send, inbox, read, ack, and the coordination

@@ -30,12 +30,12 @@ func SearchIDF(n, total int64) float64 {
 
 // SearchDoc is one match to rank: its two fields' words, read once.
 type SearchDoc struct {
-	title, body []wordSpan
+	title, body []WordSpan
 }
 
 // NewSearchDoc reads the words of a match's title and body.
 func NewSearchDoc(title, body string) SearchDoc {
-	return SearchDoc{title: words(title), body: words(body)}
+	return SearchDoc{title: Words(title), body: Words(body)}
 }
 
 // Len is the number of words of the document.
@@ -59,20 +59,20 @@ func SearchScore(terms []SearchTerm, doc SearchDoc, idf, avgLen float64) float64
 
 // termCount is how often t occurs in ws: every token in order, the last
 // as a prefix (as matchedWords reads them).
-func termCount(ws []wordSpan, t SearchTerm) int {
+func termCount(ws []WordSpan, t SearchTerm) int {
 	n, c := len(t.Tokens), 0
 	for i := 0; i+n <= len(ws); i++ {
-		if termAt(ws, i, t) {
+		if TermAt(ws, i, t) {
 			c++
 		}
 	}
 	return c
 }
 
-func termAt(ws []wordSpan, i int, t SearchTerm) bool {
+func TermAt(ws []WordSpan, i int, t SearchTerm) bool {
 	n := len(t.Tokens)
 	for k, tok := range t.Tokens {
-		w := ws[i+k].lower
+		w := ws[i+k].Lower
 		if (k < n-1 && w != tok) || (k == n-1 && !strings.HasPrefix(w, tok)) {
 			return false
 		}

@@ -1,6 +1,8 @@
 package hub_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"testing"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -10,7 +12,7 @@ import (
 // match in the title outweighs one in the body, more occurrences weigh
 // more, a longer document weighs less, a word in fewer rows weighs more.
 func TestSearchScore(t *testing.T) {
-	terms, err := hub.ParseSearchQuery("deploy")
+	terms, err := search.ParseQuery("deploy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +32,7 @@ func TestSearchScore(t *testing.T) {
 		t.Errorf("idf: %v %v %v", hub.SearchIDF(10, 1000), hub.SearchIDF(100, 1000), hub.SearchIDF(900, 1000))
 	}
 	// A phrase counts only in order.
-	phrase, _ := hub.ParseSearchQuery(`"session cookie"`)
+	phrase, _ := search.ParseQuery(`"session cookie"`)
 	in := hub.SearchScore(phrase, hub.NewSearchDoc("", "the session cookie expired"), 1, 4)
 	out := hub.SearchScore(phrase, hub.NewSearchDoc("", "the cookie session expired"), 1, 4)
 	if in <= 0 || out != 0 {

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"context"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -19,15 +21,15 @@ type searchIn struct {
 func (s *Server) addSearchTools() {
 	addTool(s, tool{name: "bb_search", readOnly: true,
 		desc: "Search the board, best first."},
-		func(ctx context.Context, c *call, in searchIn) (hub.SearchResult, error) {
-			q := hub.SearchQuery{Text: in.Query, Agent: in.Agent, Limit: in.Limit}
+		func(ctx context.Context, c *call, in searchIn) (search.Result, error) {
+			q := search.Query{Text: in.Query, Agent: in.Agent, Limit: in.Limit}
 			if in.Kind != "" {
 				q.Kinds = []string{in.Kind}
 			}
 			if in.Since != "" {
 				d, err := hub.ParseDuration(in.Since)
 				if err != nil {
-					return hub.SearchResult{}, err
+					return search.Result{}, err
 				}
 				q.Since = d
 			}

@@ -6,6 +6,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 
 	"context"
@@ -52,6 +54,7 @@ type Roles interface {
 	hub.Timeline
 	hooks.API
 	resume.API
+	search.API
 }
 
 // Options configure a server.

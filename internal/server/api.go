@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"context"
 	"net/http"
 	"strconv"
@@ -408,7 +410,7 @@ func (s *Server) info(c *call) (any, error) {
 // with the ranked hits of hub.Search.
 func (s *Server) search(c *call) (any, error) {
 	qs := c.r.URL.Query()
-	q := hub.SearchQuery{Text: c.q("q"), Kinds: qs["kind"], Agent: c.q("agent")}
+	q := search.Query{Text: c.q("q"), Kinds: qs["kind"], Agent: c.q("agent")}
 	var err error
 	if v := c.q("since"); v != "" {
 		if q.Since, err = hub.ParseDuration(v); err != nil {

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"bytes"
 	"embed"
 	"errors"
@@ -129,7 +131,7 @@ type pageData struct {
 	Reserv           []reservationRow
 	// Query is the search box's text; Results its answer (the search view).
 	Query   string
-	Results *hub.SearchResult
+	Results *search.Result
 	// Attention are the rows of the conversation that wait on someone:
 	// open blockers, handoffs not accepted, incursions, urgent posts.
 	Attention []overview.TimelineItem

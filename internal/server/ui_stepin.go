@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -172,7 +174,7 @@ func subjectOf(s string) string {
 
 // searchData fills the search view from the box's query.
 func (u *ui) searchData(r *http.Request, d *pageData) error {
-	q := hub.SearchQuery{Text: d.Query, Limit: 50}
+	q := search.Query{Text: d.Query, Limit: 50}
 	if k := r.URL.Query().Get("kind"); k != "" {
 		q.Kinds = []string{k}
 	}

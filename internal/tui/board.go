@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"context"
 	"fmt"
 	"slices"
@@ -54,7 +56,7 @@ type board struct {
 	filter string
 	// search is the query whose hits replace the timeline ("" for none).
 	search string
-	hits   []hub.SearchHit
+	hits   []search.Hit
 
 	prompt    *prompt
 	status    string
@@ -85,7 +87,7 @@ type (
 	}
 	searchMsg struct {
 		query string
-		hits  []hub.SearchHit
+		hits  []search.Hit
 		err   error
 	}
 )
@@ -383,7 +385,7 @@ func (b *board) searchCmd(q string) tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		res, err := b.api.Search(b.ctx, hub.SearchQuery{Text: q, Agent: b.filter})
+		res, err := b.api.Search(b.ctx, search.Query{Text: q, Agent: b.filter})
 		return searchMsg{query: q, hits: res.Hits, err: err}
 	}
 }

@@ -15,6 +15,8 @@
 package tui
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"context"
 	"errors"
 	"io"
@@ -38,6 +40,7 @@ type API interface {
 	hub.Tasks
 	hub.Timeline
 	overview.API
+	search.API
 }
 
 // Options configure one run of the view.

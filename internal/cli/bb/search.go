@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"fmt"
 	"io"
 
@@ -33,7 +35,7 @@ memory (key, value) and artifacts (path, description).`,
   bb search cookie --json`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q := hub.SearchQuery{Text: args[0], Kinds: kinds, Agent: agent}
+			q := search.Query{Text: args[0], Kinds: kinds, Agent: agent}
 			var err error
 			if cmd.Flags().Changed("since") {
 				if q.Since, err = hub.ParseDuration(since); err != nil {
@@ -64,7 +66,7 @@ memory (key, value) and artifacts (path, description).`,
 	return c
 }
 
-func printSearch(w io.Writer, tw when, res hub.SearchResult) {
+func printSearch(w io.Writer, tw when, res search.Result) {
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(w, "Nothing found for %q.\n", res.Query)
 		return

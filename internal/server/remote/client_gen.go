@@ -12,6 +12,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 	"github.com/blackboard-hub/bb/internal/hub/resume"
+	"github.com/blackboard-hub/bb/internal/hub/search"
 )
 
 var _ app.API = (*Client)(nil)
@@ -154,13 +155,6 @@ func (c *Client) FindRefs(ctx context.Context, ref hub.Ref) (hub.RefMatches, err
 func (c *Client) Summary(ctx context.Context) (hub.Summary, error) {
 	var r0 hub.Summary
 	err := c.call(ctx, "Summary", []any{}, []any{&r0})
-	return r0, err
-}
-
-// Search calls Search on the server.
-func (c *Client) Search(ctx context.Context, q hub.SearchQuery) (hub.SearchResult, error) {
-	var r0 hub.SearchResult
-	err := c.call(ctx, "Search", []any{q}, []any{&r0})
 	return r0, err
 }
 
@@ -658,5 +652,12 @@ func (c *Client) ListTaskArtifacts(ctx context.Context, taskID string, limit int
 func (c *Client) ListTaskEvents(ctx context.Context, q resume.EventsQuery) ([]hub.EventView, error) {
 	var r0 []hub.EventView
 	err := c.call(ctx, "ListTaskEvents", []any{q}, []any{&r0})
+	return r0, err
+}
+
+// Search calls Search on the server.
+func (c *Client) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	var r0 search.Result
+	err := c.call(ctx, "Search", []any{q}, []any{&r0})
 	return r0, err
 }

@@ -1,6 +1,8 @@
 package sqlite_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"context"
 	"fmt"
 	"os"
@@ -47,14 +49,14 @@ func BenchmarkSearch1M(b *testing.B) {
 	}
 	searches := []struct {
 		name string
-		q    hub.SearchQuery
+		q    search.Query
 	}{
-		{"rare", hub.SearchQuery{Text: bigboard.RareWord}},
-		{"word", hub.SearchQuery{Text: "w4242"}},
-		{"two-words", hub.SearchQuery{Text: "w4242 " + bigboard.CommonWord}},
-		{"common-agent", hub.SearchQuery{Text: bigboard.CommonWord, Agent: "agent-10"}},
-		{"common-since", hub.SearchQuery{Text: bigboard.CommonWord, Since: 2 * time.Hour}},
-		{"common", hub.SearchQuery{Text: bigboard.CommonWord}},
+		{"rare", search.Query{Text: bigboard.RareWord}},
+		{"word", search.Query{Text: "w4242"}},
+		{"two-words", search.Query{Text: "w4242 " + bigboard.CommonWord}},
+		{"common-agent", search.Query{Text: bigboard.CommonWord, Agent: "agent-10"}},
+		{"common-since", search.Query{Text: bigboard.CommonWord, Since: 2 * time.Hour}},
+		{"common", search.Query{Text: bigboard.CommonWord}},
 	}
 	base := make([][]time.Duration, len(searches))
 	took := make([][]time.Duration, len(searches))
@@ -72,15 +74,15 @@ func BenchmarkSearch1M(b *testing.B) {
 		// Each search next to its own baseline read, in alternating order,
 		// so that load on a shared machine hits both alike.
 		for k, s := range searches {
-			search := func() (int, error) {
+			run := func() (int, error) {
 				res, err := svc.Search(ctx, s.q)
 				return len(res.Hits), err
 			}
 			if i%2 == 0 {
 				base[k] = append(base[k], timed(logRead))
-				took[k] = append(took[k], timed(search))
+				took[k] = append(took[k], timed(run))
 			} else {
-				took[k] = append(took[k], timed(search))
+				took[k] = append(took[k], timed(run))
 				base[k] = append(base[k], timed(logRead))
 			}
 		}

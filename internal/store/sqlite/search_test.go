@@ -1,6 +1,8 @@
 package sqlite_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"context"
 	"fmt"
 	"maps"
@@ -34,7 +36,7 @@ func FuzzSearchQuery(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		res, err := svc.Search(ctx, hub.SearchQuery{Text: q})
+		res, err := search.New(svc).Search(ctx, search.Query{Text: q})
 		if err != nil {
 			if hub.CodeOf(err) != hub.CodeInvalidInput {
 				t.Fatalf("%q: %v (code %s)", q, err, hub.CodeOf(err))
@@ -82,15 +84,15 @@ func TestSearchBigBoardFindsNewestStrongMatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	first := func(q hub.SearchQuery) hub.SearchHit {
+	first := func(q search.Query) search.Hit {
 		t.Helper()
-		res, err := svc.Search(ctx, q)
+		res, err := search.New(svc).Search(ctx, q)
 		if err != nil || len(res.Hits) == 0 {
 			t.Fatalf("%+v: %v, %v", q, res.Hits, err)
 		}
 		return res.Hits[0]
 	}
-	for _, q := range []hub.SearchQuery{
+	for _, q := range []search.Query{
 		{Text: bigboard.CommonWord},
 		{Text: bigboard.CommonWord, Agent: bigboard.Agent(4)},
 		{Text: bigboard.CommonWord, Since: time.Hour},
@@ -101,7 +103,7 @@ func TestSearchBigBoardFindsNewestStrongMatch(t *testing.T) {
 		}
 	}
 	// The rare word of the seeded board: every match, the oldest too.
-	res, err := svc.Search(ctx, hub.SearchQuery{Text: bigboard.RareWord, Limit: hub.MaxSearchLimit})
+	res, err := search.New(svc).Search(ctx, search.Query{Text: bigboard.RareWord, Limit: hub.MaxSearchLimit})
 	if err != nil || len(res.Hits) == 0 {
 		t.Fatalf("rare word: %v %v", res.Hits, err)
 	}
@@ -199,22 +201,22 @@ func TestSearchCommonWordsWalkFindsNewestMatches(t *testing.T) {
 		return true
 	}
 	for _, c := range []struct {
-		q    hub.SearchQuery
+		q    search.Query
 		pass func(from, to, body string) bool
 	}{
-		{hub.SearchQuery{Text: bigboard.CommonWord, Agent: agent, Limit: 50},
+		{search.Query{Text: bigboard.CommonWord, Agent: agent, Limit: 50},
 			func(from, to, body string) bool {
 				return (from == agent || to == agent) && has(body, bigboard.CommonWord)
 			}},
-		{hub.SearchQuery{Text: "rollout " + bigboard.CommonWord, Limit: 50},
+		{search.Query{Text: "rollout " + bigboard.CommonWord, Limit: 50},
 			func(from, to, body string) bool { return has(body, "rollout", bigboard.CommonWord) }},
-		{hub.SearchQuery{Text: "rollout " + bigboard.CommonWord, Agent: agent, Limit: 50},
+		{search.Query{Text: "rollout " + bigboard.CommonWord, Agent: agent, Limit: 50},
 			func(from, to, body string) bool {
 				return (from == agent || to == agent) && has(body, "rollout", bigboard.CommonWord)
 			}},
 	} {
 		w := want(c.pass)
-		res, err := svc.Search(ctx, c.q)
+		res, err := search.New(svc).Search(ctx, c.q)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,8 @@
 package sqlite_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"context"
 	"database/sql"
 	"fmt"
@@ -49,7 +51,7 @@ func TestGroupCommitIsOneIndexSegment(t *testing.T) {
 			t.Errorf("after %d group commits of %d posts: %d index segments, want %d", batch, len(ops), n, batch)
 		}
 	}
-	res, err := svc.Search(ctx, hub.SearchQuery{Text: "heron", Limit: 100})
+	res, err := search.New(svc).Search(ctx, search.Query{Text: "heron", Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestMigratedBoardKeepsItsIndex(t *testing.T) {
 	// Another program that picks the seq itself: messages_fts_insert
 	// (bb's own messages carry indexed_by_writer = 1 and skip it).
 	exec(st.SQL(), insert, "other-2", "pelican with a seq", created, 100)
-	res, err := svc.Search(ctx, hub.SearchQuery{Text: "pelican", Limit: 10})
+	res, err := search.New(svc).Search(ctx, search.Query{Text: "pelican", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/search"
+
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 
 	"context"
@@ -13,9 +15,9 @@ import (
 )
 
 // searchIDs returns "kind:id" of each hit, best first.
-func searchIDs(t *testing.T, f *Fixture, q hub.SearchQuery) []string {
+func searchIDs(t *testing.T, f *Fixture, q search.Query) []string {
 	t.Helper()
-	res, err := f.Svc.Search(f.Ctx, q)
+	res, err := search.New(f.Svc).Search(f.Ctx, q)
 	if err != nil {
 		t.Fatalf("search %+v: %v", q, err)
 	}
@@ -57,7 +59,7 @@ func testSearch(t *testing.T, open Opener) {
 	f.Clock.Advance(2 * time.Minute) // temp-note has expired
 
 	t.Run("EveryKindRankedWithSnippets", func(t *testing.T) {
-		got := searchIDs(t, f, hub.SearchQuery{Text: "cookie"})
+		got := searchIDs(t, f, search.Query{Text: "cookie"})
 		want := map[string]bool{"message:" + itoa(post.Seq): true, "message:" + itoa(mail.Seq): true, "task:" + task.Task.ID: true,
 			"memory:deploy-window": true, "artifact:internal/auth/cookie.go": true}
 		if len(got) != len(want) {
@@ -68,7 +70,7 @@ func testSearch(t *testing.T, open Opener) {
 				t.Errorf("unexpected hit %s in %v", g, got)
 			}
 		}
-		res, err := svc.Search(ctx, hub.SearchQuery{Text: "cookie", Kinds: []string{"task"}})
+		res, err := search.New(svc).Search(ctx, search.Query{Text: "cookie", Kinds: []string{"task"}})
 		check(t, err)
 		h := res.Hits[0]
 		if h.Title != "Fix cookie expiry" || len(h.TitleMarks) != 1 || h.Title[h.TitleMarks[0][0]:h.TitleMarks[0][1]] != "cookie" {
@@ -78,53 +80,53 @@ func testSearch(t *testing.T, open Opener) {
 	t.Run("TitleWeighsMoreThanBody", func(t *testing.T) {
 		// "rotation" is the mail's subject, the artifact's description and
 		// part of a memory value.
-		got := searchIDs(t, f, hub.SearchQuery{Text: "rotation", Kinds: []string{"message"}})
+		got := searchIDs(t, f, search.Query{Text: "rotation", Kinds: []string{"message"}})
 		if len(got) != 1 || got[0] != "message:"+itoa(mail.Seq) {
 			t.Fatalf("got %v", got)
 		}
 		f.Post(hub.PostInput{From: "bob", Content: "a long note that mentions rotation once among many other words of no interest at all here"})
-		got = searchIDs(t, f, hub.SearchQuery{Text: "rotation", Kinds: []string{"message"}})
+		got = searchIDs(t, f, search.Query{Text: "rotation", Kinds: []string{"message"}})
 		if len(got) != 2 || got[0] != "message:"+itoa(mail.Seq) {
 			t.Fatalf("subject match should rank first: %v", got)
 		}
 	})
 	t.Run("PrefixPhraseAndAllWords", func(t *testing.T) {
-		if got := searchIDs(t, f, hub.SearchQuery{Text: "crash"}); len(got) != 1 || got[0] != "message:"+itoa(post.Seq) {
+		if got := searchIDs(t, f, search.Query{Text: "crash"}); len(got) != 1 || got[0] != "message:"+itoa(post.Seq) {
 			t.Errorf("prefix: %v", got)
 		}
-		if got := searchIDs(t, f, hub.SearchQuery{Text: `"session cookie"`}); len(got) != 1 || got[0] != "message:"+itoa(post.Seq) {
+		if got := searchIDs(t, f, search.Query{Text: `"session cookie"`}); len(got) != 1 || got[0] != "message:"+itoa(post.Seq) {
 			t.Errorf("phrase: %v", got)
 		}
-		if got := searchIDs(t, f, hub.SearchQuery{Text: `"cookie session"`}); len(got) != 0 {
+		if got := searchIDs(t, f, search.Query{Text: `"cookie session"`}); len(got) != 0 {
 			t.Errorf("reversed phrase matched: %v", got)
 		}
-		if got := searchIDs(t, f, hub.SearchQuery{Text: "cookie lunch"}); len(got) != 0 {
+		if got := searchIDs(t, f, search.Query{Text: "cookie lunch"}); len(got) != 0 {
 			t.Errorf("all words required: %v", got)
 		}
 		// Path punctuation separates words on both backends.
-		if got := searchIDs(t, f, hub.SearchQuery{Text: "auth"}); len(got) != 1 || got[0] != "artifact:internal/auth/cookie.go" {
+		if got := searchIDs(t, f, search.Query{Text: "auth"}); len(got) != 1 || got[0] != "artifact:internal/auth/cookie.go" {
 			t.Errorf("path word: %v", got)
 		}
-		if got := searchIDs(t, f, hub.SearchQuery{Text: "COOKIE.GO"}); len(got) != 1 {
+		if got := searchIDs(t, f, search.Query{Text: "COOKIE.GO"}); len(got) != 1 {
 			t.Errorf("case and dots: %v", got)
 		}
 	})
 	t.Run("Filters", func(t *testing.T) {
-		got := searchIDs(t, f, hub.SearchQuery{Text: "cookie", Agent: "bob"})
+		got := searchIDs(t, f, search.Query{Text: "cookie", Agent: "bob"})
 		if len(got) != 2 { // the mail bob sent and bob's artifact
 			t.Errorf("agent bob: %v", got)
 		}
-		got = searchIDs(t, f, hub.SearchQuery{Text: "cookie", Kinds: []string{"memory", "artifact"}})
+		got = searchIDs(t, f, search.Query{Text: "cookie", Kinds: []string{"memory", "artifact"}})
 		if len(got) != 2 {
 			t.Errorf("kinds: %v", got)
 		}
 		f.Clock.Advance(time.Hour)
 		f.Post(hub.PostInput{From: "bob", Content: "cookie banner copy is ready"})
-		got = searchIDs(t, f, hub.SearchQuery{Text: "cookie", Since: 30 * time.Minute})
+		got = searchIDs(t, f, search.Query{Text: "cookie", Since: 30 * time.Minute})
 		if len(got) != 1 || !strings.HasPrefix(got[0], "message:") {
 			t.Errorf("since: %v", got)
 		}
-		got = searchIDs(t, f, hub.SearchQuery{Text: "cookie", Limit: 2})
+		got = searchIDs(t, f, search.Query{Text: "cookie", Limit: 2})
 		if len(got) != 2 {
 			t.Errorf("limit: %v", got)
 		}
@@ -132,15 +134,15 @@ func testSearch(t *testing.T, open Opener) {
 	t.Run("IndexFollowsUpdatesAndDeletes", func(t *testing.T) {
 		_, err = memory.New(svc).SetMemory(ctx, "ana", memory.Input{Key: "deploy-window", Value: "Mondays only"})
 		check(t, err)
-		if got := searchIDs(t, f, hub.SearchQuery{Text: "fridays"}); len(got) != 0 {
+		if got := searchIDs(t, f, search.Query{Text: "fridays"}); len(got) != 0 {
 			t.Errorf("old memory value still found: %v", got)
 		}
-		if got := searchIDs(t, f, hub.SearchQuery{Text: "mondays"}); len(got) != 1 {
+		if got := searchIDs(t, f, search.Query{Text: "mondays"}); len(got) != 1 {
 			t.Errorf("new memory value: %v", got)
 		}
 		_, err := svc.DeleteTask(ctx, "ana", task.Task.ID)
 		check(t, err)
-		if got := searchIDs(t, f, hub.SearchQuery{Text: "expiry"}); len(got) != 0 {
+		if got := searchIDs(t, f, search.Query{Text: "expiry"}); len(got) != 0 {
 			t.Errorf("deleted task found: %v", got)
 		}
 		// A failed write leaves the index as it was (same transaction).
@@ -158,10 +160,10 @@ func testSearch(t *testing.T, open Opener) {
 		if err == nil {
 			t.Fatal("write should fail")
 		}
-		if got := searchIDs(t, f, hub.SearchQuery{Text: "giraffe"}); len(got) != 0 {
+		if got := searchIDs(t, f, search.Query{Text: "giraffe"}); len(got) != 0 {
 			t.Errorf("rolled-back message found: %v", got)
 		}
-		if got := searchIDs(t, f, hub.SearchQuery{Text: "zebra"}); len(got) != 1 {
+		if got := searchIDs(t, f, search.Query{Text: "zebra"}); len(got) != 1 {
 			t.Errorf("message written through the store: %v", got)
 		}
 	})
@@ -170,7 +172,7 @@ func testSearch(t *testing.T, open Opener) {
 		// left are plain words, all required.
 		for _, q := range []string{`"cookie`, `cookie)`, `cookie*`, `(cookie`, `-cookie`, `cookie:`, `'cookie'`, `cookie & | !`,
 			`^cookie`, `"" cookie`, `cookie\`, `{cookie}`, `cookie <->`, `+cookie`} {
-			res, err := svc.Search(ctx, hub.SearchQuery{Text: q})
+			res, err := search.New(svc).Search(ctx, search.Query{Text: q})
 			if err != nil {
 				t.Errorf("%q: %v", q, err)
 				continue
@@ -181,17 +183,17 @@ func testSearch(t *testing.T, open Opener) {
 		}
 		// Operator words are words: nothing has "near" and "or" here.
 		for _, q := range []string{`NEAR(cookie`, `cookie OR x`, `col:cookie`, `cookie NOT`} {
-			if res, err := svc.Search(ctx, hub.SearchQuery{Text: q}); err != nil || len(res.Hits) != 0 {
+			if res, err := search.New(svc).Search(ctx, search.Query{Text: q}); err != nil || len(res.Hits) != 0 {
 				t.Errorf("%q: %v, %v", q, res.Hits, err)
 			}
 		}
 		for _, q := range []string{"", "   ", `"`, `()*:^"`, strings.Repeat("a ", 300), strings.Repeat("w", 600)} {
-			_, err := svc.Search(ctx, hub.SearchQuery{Text: q})
+			_, err := search.New(svc).Search(ctx, search.Query{Text: q})
 			if hub.CodeOf(err) != hub.CodeInvalidInput {
 				t.Errorf("%q: error %v; want INVALID_INPUT", q, err)
 			}
 		}
-		if _, err := svc.Search(ctx, hub.SearchQuery{Text: "x", Kinds: []string{"bogus"}}); hub.CodeOf(err) != hub.CodeInvalidInput {
+		if _, err := search.New(svc).Search(ctx, search.Query{Text: "x", Kinds: []string{"bogus"}}); hub.CodeOf(err) != hub.CodeInvalidInput {
 			t.Errorf("bad kind: %v", err)
 		}
 	})
@@ -205,7 +207,7 @@ func testSearch(t *testing.T, open Opener) {
 		for i := range 60 {
 			newest = append(newest, f.Post(hub.PostInput{From: "ana", Content: "a status line that mentions quartz once, number " + strconv.Itoa(i)}).Seq)
 		}
-		res, err := svc.Search(ctx, hub.SearchQuery{Text: "quartz"})
+		res, err := search.New(svc).Search(ctx, search.Query{Text: "quartz"})
 		check(t, err)
 		if len(res.Hits) != hub.DefaultSearchLimit {
 			t.Fatalf("%d hits, want %d", len(res.Hits), hub.DefaultSearchLimit)

@@ -1,6 +1,8 @@
-package hub
+package search
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub"
+
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -16,7 +18,7 @@ func TestParseSearchQuery(t *testing.T) {
 		{`NEAR(x y) col:z x`, "near|x|y|col|z"},
 		{`Été "Ça va"`, "été|ça va"},
 	} {
-		terms, err := ParseSearchQuery(c.in)
+		terms, err := ParseQuery(c.in)
 		if err != nil {
 			t.Fatalf("%q: %v", c.in, err)
 		}
@@ -29,18 +31,18 @@ func TestParseSearchQuery(t *testing.T) {
 		}
 	}
 	many := ""
-	for i := 0; i < MaxSearchTerms+1; i++ {
+	for i := 0; i < hub.MaxSearchTerms+1; i++ {
 		many += string(rune('a'+i)) + "x "
 	}
 	for _, in := range []string{"", " ", `"" *`, "\xff", many} {
-		if _, err := ParseSearchQuery(in); CodeOf(err) != CodeInvalidInput {
+		if _, err := ParseQuery(in); hub.CodeOf(err) != hub.CodeInvalidInput {
 			t.Errorf("%q: %v; want INVALID_INPUT", in, err)
 		}
 	}
 }
 
 func TestSnippetMarksMatches(t *testing.T) {
-	terms, _ := ParseSearchQuery("rotat")
+	terms, _ := ParseQuery("rotat")
 	body := strings.Repeat("filler words here ", 20) + "we rotate the key; Rotation daily. " + strings.Repeat("tail ", 60)
 	s, marks := snippet(body, terms)
 	if !strings.HasPrefix(s, "…") || !strings.HasSuffix(s, "…") || len(marks) != 2 {
@@ -59,9 +61,9 @@ func FuzzParseSearchQuery(f *testing.F) {
 		f.Add(s, "body with İstanbul and a b words")
 	}
 	f.Fuzz(func(t *testing.T, q, body string) {
-		terms, err := ParseSearchQuery(q)
+		terms, err := ParseQuery(q)
 		if err != nil {
-			if CodeOf(err) != CodeInvalidInput {
+			if hub.CodeOf(err) != hub.CodeInvalidInput {
 				t.Fatalf("%q: %v", q, err)
 			}
 			return
@@ -75,7 +77,7 @@ func FuzzParseSearchQuery(f *testing.F) {
 					t.Fatalf("%q: bad token %q", q, tok)
 				}
 				for _, r := range tok {
-					if !isWordRune(r) {
+					if !hub.IsWordRune(r) {
 						t.Fatalf("%q: token %q holds %q", q, tok, r)
 					}
 				}
