@@ -3,7 +3,8 @@
 // (internal/hub/hooks), the Agent Mail v1 rules (internal/hub/agentmail),
 // the dashboard's read model (internal/hub/overview), an agent's work
 // loop (internal/hub/resume), the shared memory (internal/hub/memory) and
-// the full-text search (internal/hub/search).
+// the full-text search (internal/hub/search) and the credentials of bb
+// serve (internal/hub/credentials).
 // The core never imports its features; this package sits one level up.
 //
 // API is implemented by *Service (the local board, built by internal/boot)
@@ -13,6 +14,8 @@
 package app
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
+
 	"github.com/blackboard-hub/bb/internal/hub/search"
 
 	"github.com/blackboard-hub/bb/internal/hub/memory"
@@ -33,7 +36,7 @@ type API interface {
 	hub.Tasks
 	hub.Timeline
 	hub.Admin
-	hub.Credentials
+	credentials.API
 	memory.API
 	hooks.API
 	overview.API
@@ -44,13 +47,14 @@ type API interface {
 
 // The three parts of Service, named for what they are.
 type (
-	kernel       = hub.Service
-	hookApp      = hooks.Service
-	agentMailApp = agentmail.Service
-	overviewApp  = overview.Service
-	resumeApp    = resume.Service
-	memoryApp    = memory.Service
-	searchApp    = search.Service
+	kernel         = hub.Service
+	hookApp        = hooks.Service
+	agentMailApp   = agentmail.Service
+	overviewApp    = overview.Service
+	resumeApp      = resume.Service
+	memoryApp      = memory.Service
+	searchApp      = search.Service
+	credentialsApp = credentials.Service
 )
 
 // Service is the local board: the kernel with its applications.
@@ -62,11 +66,13 @@ type Service struct {
 	*resumeApp
 	*memoryApp
 	*searchApp
+	*credentialsApp
 }
 
 // New composes the applications over the kernel k.
 func New(k *hub.Service) *Service {
-	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k), resumeApp: resume.New(k), memoryApp: memory.New(k), searchApp: search.New(k)}
+	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k), resumeApp: resume.New(k), memoryApp: memory.New(k), searchApp: search.New(k),
+		credentialsApp: credentials.New(k)}
 }
 
 // Kernel is the core under the applications (for internal/boot, which

@@ -112,14 +112,15 @@ func TestSurfacesUseOnlyTheAPI(t *testing.T) {
 
 // roleSources declare the role interfaces of the core, by import path.
 var roleSources = map[string]string{
-	"internal/app":           "../app/app.go",
-	"internal/hub":           "../hub/api.go",
-	"internal/hub/hooks":     "../hub/hooks/api.go",
-	"internal/hub/agentmail": "../hub/agentmail/api.go",
-	"internal/hub/overview":  "../hub/overview/doc.go",
-	"internal/hub/resume":    "../hub/resume/doc.go",
-	"internal/hub/memory":    "../hub/memory/doc.go",
-	"internal/hub/search":    "../hub/search/doc.go",
+	"internal/app":             "../app/app.go",
+	"internal/hub":             "../hub/api.go",
+	"internal/hub/hooks":       "../hub/hooks/api.go",
+	"internal/hub/agentmail":   "../hub/agentmail/api.go",
+	"internal/hub/overview":    "../hub/overview/doc.go",
+	"internal/hub/resume":      "../hub/resume/doc.go",
+	"internal/hub/memory":      "../hub/memory/doc.go",
+	"internal/hub/search":      "../hub/search/doc.go",
+	"internal/hub/credentials": "../hub/credentials/doc.go",
 }
 
 // surfaceRoles are the roles each surface may name: its door into the core.

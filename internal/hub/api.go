@@ -133,20 +133,6 @@ type Admin interface {
 	ClaimRepository(ctx context.Context, id string) (string, error)
 }
 
-// Credentials are the secrets bb serve accepts besides its own token (which
-// is the operator's): each names an agent and a role (access.go). The secret
-// is shown once, when created; the board keeps only its SHA-256 hash.
-type Credentials interface {
-	CreateCredential(ctx context.Context, in CredentialInput) (NewCredential, error)
-	ListCredentials(ctx context.Context) ([]Credential, error)
-	RevokeCredential(ctx context.Context, ref string) (Credential, error)
-	// Authenticate returns the principal of a secret: UNAUTHORIZED when it
-	// is unknown, revoked or expired.
-	Authenticate(ctx context.Context, secret string) (Principal, error)
-	// WhoAmI is the principal of ctx (Role "" on the local board).
-	WhoAmI(ctx context.Context) (Principal, error)
-}
-
 var (
 	_ Identity     = (*Service)(nil)
 	_ Messages     = (*Service)(nil)

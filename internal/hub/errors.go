@@ -122,6 +122,10 @@ const (
 	ActStartSession = "start_session"
 	// ActAdopt: resume the identity of the agent Args["agent"].
 	ActAdopt = "adopt"
+	// ActListCredentials: see the board's credentials.
+	ActListCredentials = "list_credentials"
+	// ActNewCredential: ask the operator for a new credential.
+	ActNewCredential = "new_credential"
 )
 
 // ActionWords words an action in a surface's syntax; "" falls back to the
@@ -142,6 +146,10 @@ func PlainAction(a Action) string {
 		return fmt.Sprintf("start as the new agent %s (role %s)", a.Args["agent"], a.Args["role"])
 	case ActAdopt:
 		return fmt.Sprintf("adopt the identity of %s", a.Args["agent"])
+	case ActListCredentials:
+		return "list the credentials to see them"
+	case ActNewCredential:
+		return "ask the operator for a new one"
 	}
 	return a.Do
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
+
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -19,7 +21,7 @@ import (
 // any process) drops them and ends the live streams opened with them.
 type access struct {
 	mu    sync.RWMutex
-	cache map[string]hub.Principal // by hub.HashSecret
+	cache map[string]hub.Principal // by credentials.HashSecret
 	// live are the cancel functions of long-lived requests (event
 	// streams, MCP GET streams), by credential id.
 	live map[string]map[*liveReq]struct{}
@@ -36,10 +38,10 @@ func (s *Server) principal(ctx context.Context, secret string) (hub.Principal, e
 	if s.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(secret), []byte(s.cfg.Token)) == 1 {
 		return hub.Principal{Credential: hub.OperatorCredential, Role: hub.AccessOperator}, nil
 	}
-	if !strings.HasPrefix(secret, hub.SecretPrefix) {
+	if !strings.HasPrefix(secret, credentials.SecretPrefix) {
 		return hub.Principal{}, hub.Errorf(hub.CodeUnauthorized, "missing or invalid token: send Authorization: Bearer <token>")
 	}
-	h := hub.HashSecret(secret)
+	h := credentials.HashSecret(secret)
 	a := s.access
 	a.mu.RLock()
 	p, ok := a.cache[h]
@@ -57,7 +59,7 @@ func (s *Server) principal(ctx context.Context, secret string) (hub.Principal, e
 		a.mu.Lock()
 		delete(a.cache, h)
 		a.mu.Unlock()
-		return hub.Principal{}, hub.Errorf(hub.CodeUnauthorized, "invalid credential: unknown, revoked or expired (ask the operator for a new one: bb token create)")
+		return hub.Principal{}, credentials.Invalid()
 	}
 	return p, nil
 }

@@ -1,12 +1,13 @@
 package server
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
+
 	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/blackboard-hub/bb/internal/boot"
-	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // BenchmarkPrincipal is what authenticating a request costs: the
@@ -21,7 +22,7 @@ func BenchmarkPrincipal(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer bo.Close()
-	nc, err := bo.API.CreateCredential(context.Background(), hub.CredentialInput{Agent: "load-00"})
+	nc, err := bo.API.CreateCredential(context.Background(), credentials.Input{Agent: "load-00"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,12 +1,12 @@
 package server_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
+
 	"context"
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // The dashboard learns who you are from the credential (issue 28): the
@@ -15,7 +15,7 @@ import (
 // token-less loopback server says that anyone on the machine can act.
 func TestBrowserSignIn(t *testing.T) {
 	e := newEnv(t, withToken("operator-0123456789abcdef"))
-	nc, err := e.svc.CreateCredential(context.Background(), hub.CredentialInput{Agent: "mallory"})
+	nc, err := e.svc.CreateCredential(context.Background(), credentials.Input{Agent: "mallory"})
 	if err != nil {
 		t.Fatal(err)
 	}

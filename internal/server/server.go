@@ -6,6 +6,8 @@
 package server
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
+
 	"context"
 	"errors"
 	"fmt"
@@ -292,7 +294,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			}
 		}
 		tok := requestToken(r)
-		if s.cfg.Token == "" && !strings.HasPrefix(tok, hub.SecretPrefix) {
+		if s.cfg.Token == "" && !strings.HasPrefix(tok, credentials.SecretPrefix) {
 			// A token-less loopback server: a request without a credential
 			// acts as it names, as before.
 			next.ServeHTTP(w, r)

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -125,7 +127,7 @@ func TestStreamResumesFromLastEventID(t *testing.T) {
 // the operator's stream goes on, and events name the credential.
 func TestStreamCutOffOnRevoke(t *testing.T) {
 	e := newEnv(t, withToken("operator-0123456789abcdef"))
-	nc, err := e.svc.CreateCredential(context.Background(), hub.CredentialInput{Agent: "mallory"})
+	nc, err := e.svc.CreateCredential(context.Background(), credentials.Input{Agent: "mallory"})
 	if err != nil {
 		t.Fatal(err)
 	}

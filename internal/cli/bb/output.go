@@ -183,6 +183,10 @@ func actionWords(a hub.Action) string {
 		return fmt.Sprintf("bb agent init --register %s --role %s", a.Args["agent"], a.Args["role"])
 	case hub.ActAdopt:
 		return fmt.Sprintf("bb agent init --adopt %s", a.Args["agent"])
+	case hub.ActListCredentials:
+		return "see bb token list"
+	case hub.ActNewCredential:
+		return "ask the operator for a new one: bb token create"
 	}
 	return ""
 }

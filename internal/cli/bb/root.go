@@ -3,6 +3,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
+
 	"context"
 	"errors"
 	"fmt"
@@ -396,7 +398,7 @@ func (a *app) credentialAgent() string {
 	}
 	id := ""
 	a.credAgent = &id
-	if strings.TrimSpace(a.env.Getenv(EnvServer)) == "" || !strings.HasPrefix(strings.TrimSpace(a.env.Getenv("BB_TOKEN")), hub.SecretPrefix) {
+	if strings.TrimSpace(a.env.Getenv(EnvServer)) == "" || !strings.HasPrefix(strings.TrimSpace(a.env.Getenv("BB_TOKEN")), credentials.SecretPrefix) {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
+
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 
 	"fmt"
@@ -65,7 +67,7 @@ func viewCredential(c hub.Credential, now time.Time) credentialView {
 }
 
 func (a *app) tokenCreateCmd() *cobra.Command {
-	var in hub.CredentialInput
+	var in credentials.Input
 	var role, expires string
 	c := &cobra.Command{
 		Use:     "create --agent <id>",

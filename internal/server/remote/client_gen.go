@@ -8,6 +8,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/agentmail"
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
@@ -404,8 +405,8 @@ func (c *Client) ClaimRepository(ctx context.Context, id string) (string, error)
 }
 
 // CreateCredential calls CreateCredential on the server.
-func (c *Client) CreateCredential(ctx context.Context, in hub.CredentialInput) (hub.NewCredential, error) {
-	var r0 hub.NewCredential
+func (c *Client) CreateCredential(ctx context.Context, in credentials.Input) (credentials.Issued, error) {
+	var r0 credentials.Issued
 	err := c.call(ctx, "CreateCredential", []any{in}, []any{&r0})
 	return r0, err
 }
