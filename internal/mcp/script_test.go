@@ -23,5 +23,17 @@ func TestMCPScripts(t *testing.T) {
 			e.Setenv("BBEXE", bbBin)
 			return os.MkdirAll(filepath.Join(e.WorkDir, "home"), 0o755)
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// hardlink src dst: a second name for a binary. A copy would be
+			// written through a file descriptor that a process forked at
+			// that moment by a parallel script inherits, and executing the
+			// copy then fails with "text file busy".
+			"hardlink": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: hardlink src dst")
+				}
+				ts.Check(os.Link(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
+			},
+		},
 	})
 }
