@@ -86,8 +86,8 @@ type Reservations interface {
 	ActiveOverlaps(ctx context.Context) ([]ReservationOverlaps, error)
 }
 
-// Tasks are the work items: their life cycle and dependencies, and loop
-// statistics (the resume brief and push are internal/hub/resume).
+// Tasks are the work items: their life cycle and dependencies (an agent's
+// work loop over them, vybe's model, is internal/hub/resume).
 type Tasks interface {
 	CreateTask(ctx context.Context, agent string, in TaskInput) (TaskResult, error)
 	GetTask(ctx context.Context, id string) (Task, error)
@@ -101,8 +101,6 @@ type Tasks interface {
 	AddTaskDep(ctx context.Context, agent, id, dep string) (DepResult, error)
 	RemoveTaskDep(ctx context.Context, agent, id, dep string) (DepResult, error)
 	DeleteTask(ctx context.Context, agent, id string) (DeleteResult, error)
-	TaskStoreStatus(ctx context.Context, agent string) (TaskStatus, error)
-	LoopRunStats(ctx context.Context, last int, projectID string) (LoopStats, error)
 }
 
 // Timeline is the one append-only history of the board.

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 
 	"context"
@@ -27,8 +29,8 @@ type memoryGetIn struct {
 }
 
 type memoriesOut struct {
-	Memories   []hub.MemoryView `json:"memories"`
-	NextCursor string           `json:"next_cursor,omitempty"`
+	Memories   []resume.MemoryView `json:"memories"`
+	NextCursor string              `json:"next_cursor,omitempty"`
 }
 
 func (s *Server) addMemoryTools() {
@@ -58,7 +60,7 @@ func (s *Server) addMemoryTools() {
 				if err != nil {
 					return memoriesOut{}, err
 				}
-				return memoriesOut{Memories: []hub.MemoryView{hub.ViewMemory(m)}}, nil
+				return memoriesOut{Memories: []resume.MemoryView{resume.ViewMemory(m)}}, nil
 			}
 			off, err := offsetOf(in.Cursor)
 			if err != nil {
@@ -68,7 +70,7 @@ func (s *Server) addMemoryTools() {
 			if err != nil {
 				return memoriesOut{}, err
 			}
-			page, next := pageOf(hub.ViewMemories(ms), off, limitOr(in.Limit, defaultListLimit))
+			page, next := pageOf(resume.ViewMemories(ms), off, limitOr(in.Limit, defaultListLimit))
 			return memoriesOut{Memories: page, NextCursor: next}, nil
 		})
 }

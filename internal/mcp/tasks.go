@@ -102,12 +102,12 @@ func (s *Server) addTaskTools() {
 		func(ctx context.Context, c *call, in resumeIn) (resume.ResumeResult, error) {
 			if in.Peek {
 				p, err := c.svc.PeekResume(ctx, c.agent, in.Project)
-				r := resume.ResumeResult{AgentName: p.AgentName, Brief: p.Brief, Deltas: []hub.EventView{}}
+				r := resume.ResumeResult{AgentName: p.AgentName, Brief: p.Brief, Deltas: []resume.EventView{}}
 				return resume.WithPrompt(r, func(b resume.Brief) string { return view.ResumePrompt(c.agent, b, view.ForMCP) }), err
 			}
 			r, err := c.svc.Resume(ctx, resume.ResumeInput{Agent: c.agent, ProjectDir: in.Project, Focus: in.Focus, StrictFocus: true})
 			if r.Deltas == nil {
-				r.Deltas = []hub.EventView{}
+				r.Deltas = []resume.EventView{}
 			}
 			return resume.WithPrompt(r, func(b resume.Brief) string { return view.ResumePrompt(c.agent, b, view.ForMCP) }), err
 		})

@@ -4,6 +4,8 @@
 package view
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -417,15 +419,15 @@ func Parts(s string, marks [][2]int) []Part {
 }
 
 // Task is a task as bb, MCP and the HTTP API show it: vybe's task shape
-// (hub.TaskView, which the vybe drop-in prints alone) and the short handle
+// (resume.TaskView, which the vybe drop-in prints alone) and the short handle
 // bb prints for it.
 type Task struct {
-	hub.TaskView
+	resume.TaskView
 	Handle string `json:"handle"`
 }
 
 // TaskOf converts a task.
-func TaskOf(t hub.Task) Task { return Task{TaskView: hub.ViewTask(t), Handle: hub.TaskHandle(t.ID)} }
+func TaskOf(t hub.Task) Task { return Task{TaskView: resume.ViewTask(t), Handle: hub.TaskHandle(t.ID)} }
 
 // Tasks converts tasks (never nil).
 func Tasks(ts []hub.Task) []Task {

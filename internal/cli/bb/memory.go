@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 
 	"fmt"
@@ -44,7 +46,7 @@ func scopeName(scope, scopeID string) string {
 	return termtext.Line(scope)
 }
 
-func printMemory(w io.Writer, tw when, m hub.MemoryView) {
+func printMemory(w io.Writer, tw when, m resume.MemoryView) {
 	scope := scopeName(m.Scope, m.ScopeID)
 	exp := ""
 	if m.ExpiresAt != "" {
@@ -107,7 +109,7 @@ func (a *app) memoryGetCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := hub.ViewMemory(m)
+			v := resume.ViewMemory(m)
 			return a.reply(cmd, v, func(w io.Writer) { printMemory(w, a.when(), v) })
 		},
 	}
@@ -148,7 +150,7 @@ hidden behind "No memory entries".`,
 			} else if ms, err = svc.ListMemory(cmd.Context(), scope, scopeID); err != nil {
 				return err
 			}
-			vs := hub.ViewMemories(ms)
+			vs := resume.ViewMemories(ms)
 			return a.reply(cmd, vs, func(w io.Writer) {
 				here := scopeName(scope, scopeID)
 				switch {

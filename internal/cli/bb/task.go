@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"context"
 	"fmt"
 	"io"
@@ -175,7 +177,7 @@ type taskDetailJSON struct {
 	Task         view.Task             `json:"task"`
 	Messages     []taskMessageJSON     `json:"messages"`
 	Reservations []taskReservationJSON `json:"reservations"`
-	Events       []hub.EventView       `json:"events"`
+	Events       []resume.EventView    `json:"events"`
 }
 
 func (a *app) taskShowCmd() *cobra.Command {
@@ -193,9 +195,9 @@ func (a *app) taskShowCmd() *cobra.Command {
 				return err
 			}
 			out := taskDetailJSON{Task: view.TaskOf(d.Task), Messages: []taskMessageJSON{}, Reservations: []taskReservationJSON{},
-				Events: hub.ViewEvents(d.Events)}
+				Events: resume.ViewEvents(d.Events)}
 			if out.Events == nil {
-				out.Events = []hub.EventView{}
+				out.Events = []resume.EventView{}
 			}
 			for _, m := range d.Messages {
 				out.Messages = append(out.Messages, taskMessageJSON{ID: m.Seq, UUID: m.UUID, FromAgent: m.From, To: m.To, Subject: m.Subject, CreatedAt: m.CreatedAt})

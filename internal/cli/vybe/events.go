@@ -46,7 +46,7 @@ func (a *app) eventsCmd() *cobra.Command {
 				return err
 			}
 			if evs == nil {
-				evs = []hub.EventView{}
+				evs = []resume.EventView{}
 			}
 			out := map[string]any{"count": len(evs), "events": evs}
 			if !q.All {

@@ -1,6 +1,8 @@
 package vybe
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 
 	"github.com/spf13/cobra"
@@ -86,7 +88,7 @@ func (a *app) memoryGetCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.ok(hub.ViewMemory(m))
+			return a.ok(resume.ViewMemory(m))
 		},
 	}
 	c.Flags().StringVarP(&key, "key", "k", "", "memory key")
@@ -110,7 +112,7 @@ func (a *app) memoryListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := map[string]any{"scope": scope, "count": len(ms), "memories": hub.ViewMemories(ms)}
+			out := map[string]any{"scope": scope, "count": len(ms), "memories": resume.ViewMemories(ms)}
 			if scopeID != "" {
 				out["scope_id"] = scopeID
 			}

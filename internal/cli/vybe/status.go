@@ -1,11 +1,11 @@
 package vybe
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+
 	"os"
 
 	"github.com/spf13/cobra"
-
-	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -24,7 +24,7 @@ func (a *app) statusCmd() *cobra.Command {
 			out := map[string]any{
 				"db":          db,
 				"hooks":       a.hookStatus(),
-				"maintenance": hub.Maintenance{RetentionDays: 30, PruneBatch: 500, SummarizeThreshold: 200, SummarizeKeepRecent: 50},
+				"maintenance": resume.Maintenance{RetentionDays: 30, PruneBatch: 500, SummarizeThreshold: 200, SummarizeKeepRecent: 50},
 			}
 			svc, err := a.service(cmd.Context())
 			if err != nil {

@@ -19,11 +19,11 @@ func (a *app) taskCmd() *cobra.Command {
 }
 
 type taskReply struct {
-	Task          hub.TaskView `json:"task"`
-	EventID       int64        `json:"event_id,omitempty"`
-	StatusEventID int64        `json:"status_event_id,omitempty"`
-	FocusEventID  int64        `json:"focus_event_id,omitempty"`
-	CloseEventID  int64        `json:"close_event_id,omitempty"`
+	Task          resume.TaskView `json:"task"`
+	EventID       int64           `json:"event_id,omitempty"`
+	StatusEventID int64           `json:"status_event_id,omitempty"`
+	FocusEventID  int64           `json:"focus_event_id,omitempty"`
+	CloseEventID  int64           `json:"close_event_id,omitempty"`
 }
 
 func (a *app) taskCreateCmd() *cobra.Command {
@@ -132,7 +132,7 @@ func (a *app) taskListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var views []hub.TaskView // null when empty, as the original
+			var views []resume.TaskView // null when empty, as the original
 			if len(ts) > 0 {
 				views = sheetTasks(ts)
 			}
@@ -340,15 +340,15 @@ func (a *app) taskDeleteCmd() *cobra.Command {
 // sheetTask is a task in the task tracker's own JSON shape: the board's
 // task view without "owner" (bb shows who holds a task; the original's
 // task object has no such key).
-func sheetTask(t hub.Task) hub.TaskView {
-	v := hub.ViewTask(t)
+func sheetTask(t hub.Task) resume.TaskView {
+	v := resume.ViewTask(t)
 	v.Owner = ""
 	return v
 }
 
 // sheetTasks converts tasks with sheetTask; nil stays nil.
-func sheetTasks(ts []hub.Task) []hub.TaskView {
-	vs := hub.ViewTasks(ts)
+func sheetTasks(ts []hub.Task) []resume.TaskView {
+	vs := resume.ViewTasks(ts)
 	for i := range vs {
 		vs[i].Owner = ""
 	}

@@ -40,14 +40,14 @@ type ResumeInput struct {
 
 // ResumeResult is what a session start receives.
 type ResumeResult struct {
-	AgentName      string          `json:"agent_name"`
-	OldCursor      int64           `json:"old_cursor"`
-	NewCursor      int64           `json:"new_cursor"`
-	Deltas         []hub.EventView `json:"deltas"`
-	FocusTaskID    string          `json:"focus_task_id"`
-	FocusProjectID string          `json:"focus_project_id,omitempty"`
-	Brief          Brief           `json:"brief"`
-	Prompt         string          `json:"prompt"`
+	AgentName      string      `json:"agent_name"`
+	OldCursor      int64       `json:"old_cursor"`
+	NewCursor      int64       `json:"new_cursor"`
+	Deltas         []EventView `json:"deltas"`
+	FocusTaskID    string      `json:"focus_task_id"`
+	FocusProjectID string      `json:"focus_project_id,omitempty"`
+	Brief          Brief       `json:"brief"`
+	Prompt         string      `json:"prompt"`
 }
 
 // PeekResult is the reply of a read-only resume.
@@ -58,16 +58,16 @@ type PeekResult struct {
 
 // Brief is the context a session needs to answer "what were we working on?".
 type Brief struct {
-	Task           *hub.TaskView      `json:"task"`
-	Project        *ProjectView       `json:"project,omitempty"`
-	RelevantMemory []hub.MemoryView   `json:"relevant_memory"`
-	RecentEvents   []hub.EventView    `json:"recent_events"`
-	Artifacts      []hub.ArtifactView `json:"artifacts"`
-	PriorReasoning []hub.EventView    `json:"prior_reasoning"`
-	ApproxTokens   int                `json:"approx_tokens"`
-	Counts         *BriefCounts       `json:"counts,omitempty"`
-	Pipeline       []PipelineTask     `json:"pipeline,omitempty"`
-	Unlocks        []PipelineTask     `json:"unlocks,omitempty"`
+	Task           *TaskView      `json:"task"`
+	Project        *ProjectView   `json:"project,omitempty"`
+	RelevantMemory []MemoryView   `json:"relevant_memory"`
+	RecentEvents   []EventView    `json:"recent_events"`
+	Artifacts      []ArtifactView `json:"artifacts"`
+	PriorReasoning []EventView    `json:"prior_reasoning"`
+	ApproxTokens   int            `json:"approx_tokens"`
+	Counts         *BriefCounts   `json:"counts,omitempty"`
+	Pipeline       []PipelineTask `json:"pipeline,omitempty"`
+	Unlocks        []PipelineTask `json:"unlocks,omitempty"`
 }
 
 // ProjectView names the project a resume is scoped to.
@@ -267,7 +267,7 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 			if last := deltas[len(deltas)-1].Seq; last > res.NewCursor {
 				res.NewCursor = last
 			}
-			res.Deltas = hub.ViewEvents(deltas)
+			res.Deltas = ViewEvents(deltas)
 		}
 		own := ""
 		if in.OwnInProgress {
@@ -359,7 +359,7 @@ func WithPrompt(r ResumeResult, render func(Brief) string) ResumeResult {
 
 // brief assembles the resume context of a focus task with bounded reads.
 func (s *Service) brief(ctx context.Context, tx hub.Tx, focus, p string, scoped bool, now time.Time) (Brief, error) {
-	b := Brief{RelevantMemory: []hub.MemoryView{}, RecentEvents: []hub.EventView{}, Artifacts: []hub.ArtifactView{}, PriorReasoning: []hub.EventView{}}
+	b := Brief{RelevantMemory: []MemoryView{}, RecentEvents: []EventView{}, Artifacts: []ArtifactView{}, PriorReasoning: []EventView{}}
 	if scoped {
 		b.Project = &ProjectView{ID: p}
 	}
@@ -392,7 +392,7 @@ func (s *Service) brief(ctx context.Context, tx hub.Tx, focus, p string, scoped 
 	if len(mems) > hub.RelevantMemoryLimit {
 		mems = mems[:hub.RelevantMemoryLimit]
 	}
-	b.RelevantMemory = hub.ViewMemories(mems)
+	b.RelevantMemory = ViewMemories(mems)
 
 	for _, st := range []string{hub.TaskPending, hub.TaskInProgress, hub.TaskBlocked, hub.TaskCompleted} {
 		n, err := tx.CountTasks(ctx, st, p, scoped)
@@ -423,24 +423,24 @@ func (s *Service) brief(ctx context.Context, tx hub.Tx, focus, p string, scoped 
 	if task == nil {
 		return b, nil
 	}
-	tv := hub.ViewTask(*task)
+	tv := ViewTask(*task)
 	b.Task = &tv
 	evs, err := tx.TaskEvents(ctx, hub.TaskEventFilter{TaskID: task.ID, Limit: briefEventsLimit})
 	if err != nil {
 		return b, err
 	}
 	// Newest first, as the original vybe's brief (ORDER BY id DESC).
-	b.RecentEvents = hub.ViewEvents(evs)
+	b.RecentEvents = ViewEvents(evs)
 	reasons, err := tx.TaskEvents(ctx, hub.TaskEventFilter{TaskID: task.ID, Kind: hub.KindReasoning, Limit: briefReasonLimit})
 	if err != nil {
 		return b, err
 	}
-	b.PriorReasoning = hub.ViewEvents(reasons)
+	b.PriorReasoning = ViewEvents(reasons)
 	arts, err := tx.ListTaskArtifacts(ctx, task.ID, briefArtifactLimit)
 	if err != nil {
 		return b, err
 	}
-	b.Artifacts = hub.ViewArtifacts(arts)
+	b.Artifacts = ViewArtifacts(arts)
 	dependents, err := tx.TaskDependents(ctx, task.ID)
 	if err != nil {
 		return b, err
@@ -474,7 +474,7 @@ type EventsQuery struct {
 }
 
 // ListTaskEvents reads the timeline: the agent's events unless All is set.
-func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]hub.EventView, error) {
+func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventView, error) {
 	if !q.All && q.Agent == "" {
 		return nil, hub.FieldErr(hub.CodeIdentityRequired, "agent", "{field} is required unless {all} is set")
 	}
@@ -486,19 +486,19 @@ func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]hub.Even
 	if !q.All {
 		f.Agent = q.Agent
 	}
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.EventView, error) {
+	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]EventView, error) {
 		f := f
 		var err error
 		if f.TaskID, err = hub.ResolveID(ctx, tx, "tasks", "task_id", f.TaskID); err != nil {
 			return nil, err
 		}
 		es, err := tx.TaskEvents(ctx, f)
-		return hub.ViewEvents(es), err
+		return ViewEvents(es), err
 	})
 }
 
 // ListTaskArtifacts lists the files attached to a task, newest first.
-func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]hub.ArtifactView, error) {
+func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]ArtifactView, error) {
 	if taskID == "" {
 		return nil, hub.FieldErr(hub.CodeInvalidInput, "task_id", "{field} is required")
 	}
@@ -506,12 +506,12 @@ func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit in
 		return nil, hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be > 0")
 	}
 	limit = min(limit, hub.MaxEventsLimit)
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.ArtifactView, error) {
+	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]ArtifactView, error) {
 		taskID, err := hub.ResolveID(ctx, tx, "tasks", "task_id", taskID)
 		if err != nil {
 			return nil, err
 		}
 		as, err := tx.ListTaskArtifacts(ctx, taskID, limit)
-		return hub.ViewArtifacts(as), err
+		return ViewArtifacts(as), err
 	})
 }

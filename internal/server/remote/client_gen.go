@@ -327,20 +327,6 @@ func (c *Client) DeleteTask(ctx context.Context, agent string, id string) (hub.D
 	return r0, err
 }
 
-// TaskStoreStatus calls TaskStoreStatus on the server.
-func (c *Client) TaskStoreStatus(ctx context.Context, agent string) (hub.TaskStatus, error) {
-	var r0 hub.TaskStatus
-	err := c.call(ctx, "TaskStoreStatus", []any{agent}, []any{&r0})
-	return r0, err
-}
-
-// LoopRunStats calls LoopRunStats on the server.
-func (c *Client) LoopRunStats(ctx context.Context, last int, projectID string) (hub.LoopStats, error) {
-	var r0 hub.LoopStats
-	err := c.call(ctx, "LoopRunStats", []any{last, projectID}, []any{&r0})
-	return r0, err
-}
-
 // Events calls Events on the server.
 func (c *Client) Events(ctx context.Context, q hub.EventQuery) (hub.EventPage, error) {
 	var r0 hub.EventPage
@@ -643,16 +629,30 @@ func (c *Client) PeekOwnResume(ctx context.Context, agent string, projectDir str
 }
 
 // ListTaskArtifacts calls ListTaskArtifacts on the server.
-func (c *Client) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]hub.ArtifactView, error) {
-	var r0 []hub.ArtifactView
+func (c *Client) ListTaskArtifacts(ctx context.Context, taskID string, limit int) ([]resume.ArtifactView, error) {
+	var r0 []resume.ArtifactView
 	err := c.call(ctx, "ListTaskArtifacts", []any{taskID, limit}, []any{&r0})
 	return r0, err
 }
 
 // ListTaskEvents calls ListTaskEvents on the server.
-func (c *Client) ListTaskEvents(ctx context.Context, q resume.EventsQuery) ([]hub.EventView, error) {
-	var r0 []hub.EventView
+func (c *Client) ListTaskEvents(ctx context.Context, q resume.EventsQuery) ([]resume.EventView, error) {
+	var r0 []resume.EventView
 	err := c.call(ctx, "ListTaskEvents", []any{q}, []any{&r0})
+	return r0, err
+}
+
+// TaskStoreStatus calls TaskStoreStatus on the server.
+func (c *Client) TaskStoreStatus(ctx context.Context, agent string) (resume.TaskStatus, error) {
+	var r0 resume.TaskStatus
+	err := c.call(ctx, "TaskStoreStatus", []any{agent}, []any{&r0})
+	return r0, err
+}
+
+// LoopRunStats calls LoopRunStats on the server.
+func (c *Client) LoopRunStats(ctx context.Context, last int, projectID string) (resume.LoopStats, error) {
+	var r0 resume.LoopStats
+	err := c.call(ctx, "LoopRunStats", []any{last, projectID}, []any{&r0})
 	return r0, err
 }
 
