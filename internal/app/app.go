@@ -3,8 +3,9 @@
 // (internal/hub/hooks), the Agent Mail v1 rules (internal/hub/agentmail),
 // the dashboard's read model (internal/hub/overview), an agent's work
 // loop (internal/hub/resume), the shared memory (internal/hub/memory) and
-// the full-text search (internal/hub/search) and the credentials of bb
-// serve (internal/hub/credentials).
+// the full-text search (internal/hub/search), the credentials of bb serve
+// (internal/hub/credentials) and the operator's housekeeping
+// (internal/hub/housekeeping).
 // The core never imports its features; this package sits one level up.
 //
 // API is implemented by *Service (the local board, built by internal/boot)
@@ -14,6 +15,8 @@
 package app
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
+
 	"github.com/blackboard-hub/bb/internal/hub/credentials"
 
 	"github.com/blackboard-hub/bb/internal/hub/search"
@@ -37,6 +40,7 @@ type API interface {
 	hub.Timeline
 	hub.Admin
 	credentials.API
+	housekeeping.API
 	memory.API
 	hooks.API
 	overview.API
@@ -47,14 +51,15 @@ type API interface {
 
 // The three parts of Service, named for what they are.
 type (
-	kernel         = hub.Service
-	hookApp        = hooks.Service
-	agentMailApp   = agentmail.Service
-	overviewApp    = overview.Service
-	resumeApp      = resume.Service
-	memoryApp      = memory.Service
-	searchApp      = search.Service
-	credentialsApp = credentials.Service
+	kernel          = hub.Service
+	hookApp         = hooks.Service
+	agentMailApp    = agentmail.Service
+	overviewApp     = overview.Service
+	resumeApp       = resume.Service
+	memoryApp       = memory.Service
+	searchApp       = search.Service
+	credentialsApp  = credentials.Service
+	housekeepingApp = housekeeping.Service
 )
 
 // Service is the local board: the kernel with its applications.
@@ -67,12 +72,13 @@ type Service struct {
 	*memoryApp
 	*searchApp
 	*credentialsApp
+	*housekeepingApp
 }
 
 // New composes the applications over the kernel k.
 func New(k *hub.Service) *Service {
 	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k), resumeApp: resume.New(k), memoryApp: memory.New(k), searchApp: search.New(k),
-		credentialsApp: credentials.New(k)}
+		credentialsApp: credentials.New(k), housekeepingApp: housekeeping.New(k)}
 }
 
 // Kernel is the core under the applications (for internal/boot, which

@@ -112,15 +112,16 @@ func TestSurfacesUseOnlyTheAPI(t *testing.T) {
 
 // roleSources declare the role interfaces of the core, by import path.
 var roleSources = map[string]string{
-	"internal/app":             "../app/app.go",
-	"internal/hub":             "../hub/api.go",
-	"internal/hub/hooks":       "../hub/hooks/api.go",
-	"internal/hub/agentmail":   "../hub/agentmail/api.go",
-	"internal/hub/overview":    "../hub/overview/doc.go",
-	"internal/hub/resume":      "../hub/resume/doc.go",
-	"internal/hub/memory":      "../hub/memory/doc.go",
-	"internal/hub/search":      "../hub/search/doc.go",
-	"internal/hub/credentials": "../hub/credentials/doc.go",
+	"internal/app":              "../app/app.go",
+	"internal/hub":              "../hub/api.go",
+	"internal/hub/hooks":        "../hub/hooks/api.go",
+	"internal/hub/agentmail":    "../hub/agentmail/api.go",
+	"internal/hub/overview":     "../hub/overview/doc.go",
+	"internal/hub/resume":       "../hub/resume/doc.go",
+	"internal/hub/memory":       "../hub/memory/doc.go",
+	"internal/hub/search":       "../hub/search/doc.go",
+	"internal/hub/credentials":  "../hub/credentials/doc.go",
+	"internal/hub/housekeeping": "../hub/housekeeping/doc.go",
 }
 
 // surfaceRoles are the roles each surface may name: its door into the core.
@@ -131,7 +132,7 @@ var surfaceRoles = map[string][]string{
 	"internal/cli/bb":        {"app.API"},
 	"internal/cli/vybe":      {"hub.Admin", "hub.Identity", "memory.API", "hub.Tasks", "resume.API"},
 	"internal/cli/agentmail": {"hub.Admin", "hub.Identity", "agentmail.API"},
-	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API"},
+	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API", "overview.API"},
 	"internal/server":        {"app.API"},
 	"internal/server/remote": {"app.API"},
 	"internal/notify":        {"hub.Admin", "hub.Timeline", "overview.API"},

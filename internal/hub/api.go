@@ -56,7 +56,6 @@ type Messages interface {
 	ArtifactByPath(ctx context.Context, p string) (Artifact, error)
 	Artifacts(ctx context.Context, q ArtifactQuery) ([]Artifact, error)
 	FindRefs(ctx context.Context, ref Ref) (RefMatches, error)
-	Summary(ctx context.Context) (Summary, error)
 }
 
 // Mail is the direct mail between agents: send, inbox, read, ack, and the coordination
@@ -70,7 +69,6 @@ type Mail interface {
 	ReadMail(ctx context.Context, agent, id string) (MailItem, error)
 	ReadMailMany(ctx context.Context, agent string, ids []string) ([]MailItem, error)
 	AckMail(ctx context.Context, agent, id string) (MailItem, error)
-	CoordinationStatus(ctx context.Context, bead, agent string) (CoordStatus, error)
 }
 
 // Reservations are the claims on files: reserve, release, the scope check, and a
@@ -122,9 +120,6 @@ type Admin interface {
 	Info(ctx context.Context) (Info, error)
 	Config(ctx context.Context) ([]ConfigEntry, error)
 	SetConfig(ctx context.Context, agent, key, value string) (ConfigEntry, error)
-	Clear(ctx context.Context, in ClearInput) (ClearPlan, error)
-	PlanClear(ctx context.Context, in ClearInput) (ClearPlan, error)
-	Export(ctx context.Context) (Export, error)
 	// ClaimRepository checks a checkout's repository fingerprint against
 	// the one the board serves (the first it heard): WRONG_REPOSITORY when
 	// they differ.

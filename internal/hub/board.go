@@ -154,7 +154,7 @@ func (s *Service) Board(ctx context.Context) ([]AgentView, error) {
 		return nil, err
 	}
 	agents, err := readAlso(ctx, s, func(tx Tx) ([]Agent, error) {
-		if _, err := tx.MarkOfflineBefore(ctx, offlineBefore(now, stale)); err != nil {
+		if _, err := tx.MarkOfflineBefore(ctx, OfflineBefore(now, stale)); err != nil {
 			return nil, err
 		}
 		return ListAgentsIn(ctx, tx)
@@ -632,189 +632,6 @@ func (s *Service) FindRefs(ctx context.Context, ref Ref) (RefMatches, error) {
 	})
 }
 
-// ClearInput selects what `bb clear` removes.
-type ClearInput struct {
-	MessagesBefore time.Duration // 0 = keep messages
-	ResetOffline   bool
-	Artifacts      bool
-	Agent          string
-}
-
-// ClearPlan counts what ClearInput would remove.
-type ClearPlan struct {
-	Messages      int64 `json:"messages"`
-	OfflineAgents int64 `json:"offline_agents"`
-	Artifacts     int64 `json:"artifacts"`
-}
-
-// Empty reports whether nothing would be removed.
-func (p ClearPlan) Empty() bool { return p.Messages == 0 && p.OfflineAgents == 0 && p.Artifacts == 0 }
-
-func (s *Service) clearCounts(ctx context.Context, tx Tx, in ClearInput, now time.Time) (ClearPlan, error) {
-	var p ClearPlan
-	var err error
-	if in.MessagesBefore > 0 {
-		if p.Messages, err = tx.CountMessagesBefore(ctx, now.Add(-in.MessagesBefore)); err != nil {
-			return p, err
-		}
-	}
-	if in.ResetOffline {
-		stale, err := s.StaleMinutes()
-		if err != nil {
-			return p, err
-		}
-		agents, err := tx.ListAgents(ctx)
-		if err != nil {
-			return p, err
-		}
-		for _, a := range agents {
-			if a.Status == "offline" || LiveOf(a.LastSeen, now, stale).Presence == PresOffline {
-				p.OfflineAgents++
-			}
-		}
-	}
-	if in.Artifacts {
-		if p.Artifacts, err = tx.CountBoardArtifacts(ctx); err != nil {
-			return p, err
-		}
-	}
-	return p, nil
-}
-
-// PlanClear counts what Clear would remove, changing nothing.
-func (s *Service) PlanClear(ctx context.Context, in ClearInput) (ClearPlan, error) {
-	if err := Allow(ctx, Act(in.Agent), Needs(AccessOperator, "clearing the board")); err != nil {
-		return ClearPlan{}, err
-	}
-	return Read(ctx, s, func(tx Tx) (ClearPlan, error) { return s.clearCounts(ctx, tx, in, s.Now()) })
-}
-
-// Clear removes old messages, offline agents and/or board artifacts in one
-// transaction and records what it did on the timeline.
-func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
-	if err := Allow(ctx, Act(in.Agent), Needs(AccessOperator, "clearing the board")); err != nil {
-		return ClearPlan{}, err
-	}
-	if in.MessagesBefore < 0 {
-		return ClearPlan{}, FieldErr(CodeInvalidInput, "messages-before", "duration must not be negative")
-	}
-	stale, err := s.StaleMinutes()
-	if err != nil {
-		return ClearPlan{}, err
-	}
-	return Write(ctx, s, in, func(tx Tx) (ClearPlan, error) {
-		now := s.Now()
-		var done ClearPlan
-		var err error
-		if in.MessagesBefore > 0 {
-			if done.Messages, err = tx.DeleteMessagesBefore(ctx, now.Add(-in.MessagesBefore)); err != nil {
-				return done, err
-			}
-		}
-		if in.ResetOffline {
-			if _, err = tx.MarkOfflineBefore(ctx, offlineBefore(now, stale)); err != nil {
-				return done, err
-			}
-			if done.OfflineAgents, err = tx.DeleteAgentsWithStatus(ctx, "offline"); err != nil {
-				return done, err
-			}
-		}
-		if in.Artifacts {
-			if done.Artifacts, err = tx.DeleteBoardArtifacts(ctx); err != nil {
-				return done, err
-			}
-		}
-		if done.Empty() {
-			return done, nil
-		}
-		e := s.Event(EventBoardCleared, in.Agent, done)
-		e.Message = fmt.Sprintf("cleared %d messages, %d offline agents, %d artifacts", done.Messages, done.OfflineAgents, done.Artifacts)
-		return done, tx.AppendEvent(ctx, e)
-	})
-}
-
-// Summary is the one-glance overview of the board.
-type Summary struct {
-	Agents               []AgentView
-	ActiveAgents         []AgentView
-	BlockedAgents        []AgentView
-	RecentMessages       []Message // last 30 minutes, at most 20
-	HighPriorityMessages []Message // high or critical, at most 10
-	RecentArtifacts      []Artifact
-	LastEventSeq         int64
-}
-
-// Summary builds the compact overview (with the liveness side effect).
-func (s *Service) Summary(ctx context.Context) (Summary, error) {
-	agents, err := s.Board(ctx)
-	if err != nil {
-		return Summary{}, err
-	}
-	now := s.Now()
-	sum, err := Read(ctx, s, func(tx Tx) (Summary, error) {
-		var sum Summary
-		var err error
-		if sum.RecentMessages, err = tx.ListMessages(ctx, MessageFilter{Since: now.Add(-30 * time.Minute), Limit: 20}); err != nil {
-			return sum, err
-		}
-		if sum.HighPriorityMessages, err = tx.ListMessages(ctx, MessageFilter{Priorities: PriorityHigh.AtLeast(), Limit: 10}); err != nil {
-			return sum, err
-		}
-		if sum.RecentArtifacts, err = tx.ListBoardArtifacts(ctx, ArtifactFilter{Since: now.Add(-time.Hour), Limit: 20}); err != nil {
-			return sum, err
-		}
-		sum.LastEventSeq, err = tx.LastEventSeq(ctx)
-		return sum, err
-	})
-	if err != nil {
-		return Summary{}, err
-	}
-	sum.Agents = agents
-	sum.ActiveAgents, sum.BlockedAgents = []AgentView{}, []AgentView{}
-	for _, a := range agents {
-		if a.Liveness == LiveActive {
-			sum.ActiveAgents = append(sum.ActiveAgents, a)
-		}
-		if a.Status == "blocked" {
-			sum.BlockedAgents = append(sum.BlockedAgents, a)
-		}
-	}
-	return sum, nil
-}
-
-// Export is a full dump of the board.
-type Export struct {
-	ExportedAt time.Time
-	Agents     []Agent
-	Messages   []Message
-	Artifacts  []Artifact
-	Events     []Event
-}
-
-// Export reads everything (oldest first) in one snapshot.
-func (s *Service) Export(ctx context.Context) (Export, error) {
-	if err := Allow(ctx, Needs(AccessOperator, "exporting the whole board")); err != nil {
-		return Export{}, err
-	}
-	return Read(ctx, s, func(tx Tx) (Export, error) {
-		x := Export{ExportedAt: s.Now()}
-		var err error
-		if x.Agents, err = tx.ListAgents(ctx); err != nil {
-			return x, err
-		}
-		if x.Messages, err = tx.ListMessages(ctx, MessageFilter{}); err != nil {
-			return x, err
-		}
-		slices.Reverse(x.Messages)
-		if x.Artifacts, err = tx.ListBoardArtifacts(ctx, ArtifactFilter{}); err != nil {
-			return x, err
-		}
-		slices.Reverse(x.Artifacts)
-		x.Events, err = tx.ListEvents(ctx, EventFilter{})
-		return x, err
-	})
-}
-
 // EventQuery selects timeline events, oldest first.
 type EventQuery struct {
 	// AfterSeq is the cursor: only events after this sequence number.
@@ -886,7 +703,7 @@ func (s *Service) Events(ctx context.Context, q EventQuery) (EventPage, error) {
 			return nil, err
 		}
 		// One more than asked tells whether there is more.
-		bead, err := workItem(ctx, tx, q.BeadID)
+		bead, err := WorkItem(ctx, tx, q.BeadID)
 		if err != nil {
 			return nil, err
 		}

@@ -65,11 +65,11 @@ func TaskHandle(id string) string {
 	return id[i+1 : i+1+ShortIDLen]
 }
 
-// workItem is the one work-item rule: a bead (work item) id that names a
+// WorkItem is the one work-item rule: a bead (work item) id that names a
 // task — its full id or a unique handle — means that task and is stored as
 // its full id; any other id is an external work item (a Beads bd id, a
 // ticket) kept as given. An ambiguous handle is refused with the candidates.
-func workItem(ctx context.Context, tx Tx, bead string) (string, error) {
+func WorkItem(ctx context.Context, tx Tx, bead string) (string, error) {
 	if bead == "" {
 		return "", nil
 	}

@@ -126,7 +126,7 @@ func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
 		if err != nil || a == nil || now.Sub(a.LastSeen) >= MailTouchInterval {
 			return quiet{}, err
 		}
-		n, mark, c, err := countNotices(ctx, tx, agent)
+		n, mark, c, err := CountNotices(ctx, tx, agent)
 		return quiet{n, c.Mark == mark && !cursorBehind(c)}, err
 	})
 	if err != nil {
@@ -212,7 +212,7 @@ func (s *Service) InboxCounts(ctx context.Context, agent string) (Notices, error
 		return Notices{}, err
 	}
 	return Read(ctx, s, func(tx Tx) (Notices, error) {
-		n, _, _, err := countNotices(ctx, tx, agent)
+		n, _, _, err := CountNotices(ctx, tx, agent)
 		return n, err
 	})
 }
@@ -226,7 +226,7 @@ func (s *Service) InboxCounts(ctx context.Context, agent string) (Notices, error
 // that posts and never reads the board would otherwise make every
 // check-in slower than the last).
 func (s *Service) giveNotices(ctx context.Context, tx Tx, agent string) (Notices, error) {
-	n, mark, c, err := countNotices(ctx, tx, agent)
+	n, mark, c, err := CountNotices(ctx, tx, agent)
 	if err != nil {
 		return n, err
 	}
@@ -254,9 +254,9 @@ func cursorBehind(c NoticeCounts) bool {
 	return c.Unread.Board == 0 && c.NewestBroadcast > c.ReadCursor
 }
 
-// countNotices counts agent's notices; it returns them with their mark
+// CountNotices counts agent's notices; it returns them with their mark
 // and the store's counts (c.Mark is the mark last given).
-func countNotices(ctx context.Context, tx Tx, agent string) (n Notices, mark string, c NoticeCounts, err error) {
+func CountNotices(ctx context.Context, tx Tx, agent string) (n Notices, mark string, c NoticeCounts, err error) {
 	c, err = tx.NoticeCounts(ctx, agent, NoticeCap)
 	if err != nil {
 		return n, "", c, err

@@ -87,9 +87,9 @@ func LiveOf(lastSeen, now time.Time, staleMinutes int) Live {
 	return l
 }
 
-// offlineBefore is the last_seen before which the board stores an agent as
+// OfflineBefore is the last_seen before which the board stores an agent as
 // offline (beyond 2S whole minutes).
-func offlineBefore(now time.Time, staleMinutes int) time.Time {
+func OfflineBefore(now time.Time, staleMinutes int) time.Time {
 	if staleMinutes <= 0 {
 		staleMinutes = DefaultStaleMinutes
 	}

@@ -136,7 +136,7 @@ func mailPriority(in SendInput) (Priority, string, error) {
 	return p, urgency, nil
 }
 
-func validateBead(bead string) error {
+func ValidateBead(bead string) error {
 	if strings.TrimSpace(bead) == "" {
 		return FieldErr(CodeMissingBeadID, "bead", "{field} is required: every message and reservation names the bead (task) it is about")
 	}
@@ -167,7 +167,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 			return MailItem{}, err
 		}
 	}
-	if err := validateBead(in.BeadID); err != nil {
+	if err := ValidateBead(in.BeadID); err != nil {
 		return MailItem{}, err
 	}
 	if err := validateCategory(in.Category); err != nil {
@@ -210,7 +210,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		if _, err := RequireAgent(ctx, tx, in.From, CodeUnknownSender, "from"); err != nil {
 			return MailItem{}, err
 		}
-		bead, err := workItem(ctx, tx, in.BeadID)
+		bead, err := WorkItem(ctx, tx, in.BeadID)
 		if err != nil {
 			return MailItem{}, err
 		}
@@ -328,7 +328,7 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 		}
 		q := q
 		var err error
-		if q.BeadID, err = workItem(ctx, tx, q.BeadID); err != nil {
+		if q.BeadID, err = WorkItem(ctx, tx, q.BeadID); err != nil {
 			return nil, err
 		}
 		cursor, err := tx.ReadCursor(ctx, q.Agent)

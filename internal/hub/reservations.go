@@ -80,7 +80,7 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 	if err != nil {
 		return ReserveResult{}, err
 	}
-	if err := validateBead(in.BeadID); err != nil {
+	if err := ValidateBead(in.BeadID); err != nil {
 		return ReserveResult{}, err
 	}
 	ttl := DefaultReserveTTL
@@ -118,7 +118,7 @@ func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scop
 	// The work item: a task named by id or handle is stored as its id (the
 	// hooks' auto-reservations come through here too).
 	var err error
-	if in.BeadID, err = workItem(ctx, tx, in.BeadID); err != nil {
+	if in.BeadID, err = WorkItem(ctx, tx, in.BeadID); err != nil {
 		return out, err
 	}
 	now := s.Now()
@@ -285,91 +285,8 @@ func (s *Service) Release(ctx context.Context, agent, wd, raw string) (Reservati
 	})
 }
 
-// CoordStatus is `bb agent status`.
-type CoordStatus struct {
-	Reservations   []Reservation // active (expired ones flagged by ExpiresAt)
-	Unacked        []MailItem    // messages requiring an ack not given, with their state
-	ReservationsBy map[string]int64
-	MessagesBy     map[string]int64
-	Timeline       []Event // newest protocol events, oldest first
-	// Inbox is the agent's inbox counts (the same InboxCounts gives) when
-	// the status is for one agent, else nil.
-	Inbox *Notices
-}
-
 // StatusLimit bounds each list of `bb agent status`.
 const StatusLimit = 200
-
-// CoordinationStatus reports active reservations, unacked required-ack
-// messages, counts by state and the protocol timeline, optionally for one
-// bead and/or agent.
-func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (CoordStatus, error) {
-	if bead != "" {
-		if err := validateBead(bead); err != nil {
-			return CoordStatus{}, err
-		}
-	}
-	if agent != "" {
-		if err := ValidateAgentRef("agent", agent); err != nil {
-			return CoordStatus{}, err
-		}
-	}
-	st, err := Read(ctx, s, func(tx Tx) (CoordStatus, error) {
-		var st CoordStatus
-		var err error
-		if bead, err = workItem(ctx, tx, bead); err != nil {
-			return st, err
-		}
-		if agent != "" {
-			a, err := tx.GetAgent(ctx, agent)
-			if err != nil {
-				return st, err
-			}
-			if a == nil {
-				return st, AgentNotFound("agent", agent)
-			}
-		}
-		rf := ReservationFilter{AgentID: agent, BeadID: bead, States: []string{ResActive}, Limit: StatusLimit}
-		if st.Reservations, err = tx.ListReservations(ctx, rf); err != nil {
-			return st, err
-		}
-		if st.ReservationsBy, err = tx.CountReservations(ctx, rf); err != nil {
-			return st, err
-		}
-		mf := MailFilter{BeadID: bead, Agent: agent, Limit: StatusLimit}
-		unacked, err := tx.UnackedRequired(ctx, mf)
-		if err != nil {
-			return st, err
-		}
-		for _, m := range unacked {
-			// The state stored on the row: the recipient's receipt of a
-			// direct message (a broadcast's state is per agent).
-			it := MailItem{Message: m, State: StateOf(&m, Receipt{ReadAt: m.ReadAt, AckedAt: m.AckedAt}, 0), ReadAt: m.ReadAt, AckedAt: m.AckedAt}
-			if !m.IsBroadcast() {
-				// When a hook put it into its recipient's context.
-				at, err := tx.DeliveredAt(ctx, m.To, []string{m.UUID})
-				if err != nil {
-					return st, err
-				}
-				if t, ok := at[m.UUID]; ok {
-					it.DeliveredAt = &t
-				}
-			}
-			st.Unacked = append(st.Unacked, it)
-		}
-		if st.MessagesBy, err = tx.MailStateCounts(ctx, mf); err != nil || agent == "" {
-			return st, err
-		}
-		n, _, _, err := countNotices(ctx, tx, agent)
-		st.Inbox = &n
-		return st, err
-	})
-	if err != nil {
-		return CoordStatus{}, err
-	}
-	st.Timeline, err = s.ProtocolTimeline(ctx, bead, agent, 20)
-	return st, err
-}
 
 // TakeoverAllowed is the takeover threshold, the one rule for when another
 // agent's reservation stops protecting its holder: the reservation expired,

@@ -94,7 +94,7 @@ func TestStepIn(t *testing.T) {
 	if res, err = svc.StepIn(ctx, hub.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/b/*"}); err != nil || res.Reassigned != nil {
 		t.Fatalf("release: %+v %v", res, err)
 	}
-	st, err := svc.CoordinationStatus(ctx, "", "bob-1")
+	st, err := overview.New(svc).CoordinationStatus(ctx, "", "bob-1")
 	if err != nil || len(st.Reservations) != 0 {
 		t.Fatalf("bob holds nothing after the step-in: %+v %v", st.Reservations, err)
 	}

@@ -6,6 +6,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+
 	"github.com/blackboard-hub/bb/internal/hub/search"
 
 	"github.com/blackboard-hub/bb/internal/hub/memory"
@@ -55,6 +57,7 @@ type Roles interface {
 	hooks.API
 	resume.API
 	search.API
+	overview.API
 }
 
 // Options configure a server.

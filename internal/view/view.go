@@ -4,6 +4,10 @@
 package view
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
+
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+
 	"github.com/blackboard-hub/bb/internal/hub/resume"
 
 	"encoding/json"
@@ -262,7 +266,7 @@ func Events(es []hub.Event) []Event {
 }
 
 // Summary renders `bb summary`.
-func Summary(s hub.Summary) map[string]any {
+func Summary(s overview.Summary) map[string]any {
 	return map[string]any{
 		"agents": AgentsLive(s.Agents), "active_agents": AgentsLive(s.ActiveAgents),
 		"blocked_agents": AgentsLive(s.BlockedAgents), "recent_messages": Messages(s.RecentMessages),
@@ -277,7 +281,7 @@ func Refs(r hub.Ref, m hub.RefMatches) map[string]any {
 }
 
 // Export renders `bb export` (a file format: no envelope).
-func Export(x hub.Export, projectDir string) map[string]any {
+func Export(x housekeeping.Export, projectDir string) map[string]any {
 	agents := make([]Agent, 0, len(x.Agents))
 	for _, ag := range x.Agents {
 		agents = append(agents, AgentOf(ag))

@@ -1,6 +1,10 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
+
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+
 	"bufio"
 	"fmt"
 	"io"
@@ -27,7 +31,7 @@ every registered artifact. Shows what it will delete first. Without
   bb clear --reset-offline --artifacts --confirm`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			in := hub.ClearInput{ResetOffline: resetOffline, Artifacts: artifacts}
+			in := housekeeping.ClearInput{ResetOffline: resetOffline, Artifacts: artifacts}
 			in.Agent, _ = a.identity()
 			if cmd.Flags().Changed("messages-before") {
 				d, err := hub.ParseDuration(before)
@@ -90,7 +94,7 @@ every registered artifact. Shows what it will delete first. Without
 	return c
 }
 
-func printPlan(w io.Writer, p hub.ClearPlan, before string) {
+func printPlan(w io.Writer, p housekeeping.ClearPlan, before string) {
 	fmt.Fprintln(w, "The following actions will be performed:")
 	if p.Messages > 0 {
 		fmt.Fprintf(w, "  • Delete %d messages before %s\n", p.Messages, before)
@@ -175,7 +179,7 @@ func (a *app) summaryCmd() *cobra.Command {
 	}
 }
 
-func printSummary(w io.Writer, s hub.Summary) {
+func printSummary(w io.Writer, s overview.Summary) {
 	fmt.Fprintln(w, "Blackboard Summary")
 	fmt.Fprintln(w, strings.Repeat("=", 18))
 	fmt.Fprintf(w, "\nActive Agents: %d (of %d)\n", len(s.ActiveAgents), len(s.Agents))

@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -269,7 +271,7 @@ func counts(m map[string]int64, keys ...string) string {
 	return s
 }
 
-func printCoordStatus(w io.Writer, svc core.API, tw when, st hub.CoordStatus) {
+func printCoordStatus(w io.Writer, svc core.API, tw when, st overview.CoordStatus) {
 	fmt.Fprintf(w, "Active reservations: %d\n", len(st.Reservations))
 	rs := append([]hub.Reservation(nil), st.Reservations...)
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Scope < rs[j].Scope })

@@ -1,6 +1,8 @@
-// Package overview is the read model of the dashboard (seed 001 §6.3): the
-// board's work grouped into sessions by what they need (input, active,
-// stale, idle, done) and one conversation at a time, in the seed's labels.
+// Package overview is the board's read models for people: the dashboard's
+// sessions grouped by what they need (input, active, stale, idle, done)
+// and one conversation at a time, in seed 001 §6.3's labels; what needs a
+// person's attention; the coordination status of a work item or agent
+// (bb agent status); and the board at one glance (bb summary).
 //
 // It is built over the kernel (*hub.Service) and only reads; internal/app
 // composes it with the core into the API the surfaces use.
@@ -27,6 +29,12 @@ type API interface {
 	Conversation(ctx context.Context, key, viewer string) ([]TimelineItem, error)
 	// Attention is what waits for a person (attention.go).
 	Attention(ctx context.Context) (Attention, error)
+	// CoordinationStatus is the coordination state of a work item or an
+	// agent: reservations, mail waiting for an ack, the protocol timeline
+	// (status.go).
+	CoordinationStatus(ctx context.Context, bead, agent string) (CoordStatus, error)
+	// Summary is the board at one glance (status.go).
+	Summary(ctx context.Context) (Summary, error)
 }
 
 var _ API = (*Service)(nil)

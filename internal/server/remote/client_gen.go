@@ -10,6 +10,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/hub/credentials"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 	"github.com/blackboard-hub/bb/internal/hub/resume"
@@ -152,13 +153,6 @@ func (c *Client) FindRefs(ctx context.Context, ref hub.Ref) (hub.RefMatches, err
 	return r0, err
 }
 
-// Summary calls Summary on the server.
-func (c *Client) Summary(ctx context.Context) (hub.Summary, error) {
-	var r0 hub.Summary
-	err := c.call(ctx, "Summary", []any{}, []any{&r0})
-	return r0, err
-}
-
 // SendMail calls SendMail on the server.
 func (c *Client) SendMail(ctx context.Context, in hub.SendInput) (hub.MailItem, error) {
 	var r0 hub.MailItem
@@ -198,13 +192,6 @@ func (c *Client) ReadMailMany(ctx context.Context, agent string, ids []string) (
 func (c *Client) AckMail(ctx context.Context, agent string, id string) (hub.MailItem, error) {
 	var r0 hub.MailItem
 	err := c.call(ctx, "AckMail", []any{agent, id}, []any{&r0})
-	return r0, err
-}
-
-// CoordinationStatus calls CoordinationStatus on the server.
-func (c *Client) CoordinationStatus(ctx context.Context, bead string, agent string) (hub.CoordStatus, error) {
-	var r0 hub.CoordStatus
-	err := c.call(ctx, "CoordinationStatus", []any{bead, agent}, []any{&r0})
 	return r0, err
 }
 
@@ -362,27 +349,6 @@ func (c *Client) SetConfig(ctx context.Context, agent string, key string, value 
 	return r0, err
 }
 
-// Clear calls Clear on the server.
-func (c *Client) Clear(ctx context.Context, in hub.ClearInput) (hub.ClearPlan, error) {
-	var r0 hub.ClearPlan
-	err := c.call(ctx, "Clear", []any{in}, []any{&r0})
-	return r0, err
-}
-
-// PlanClear calls PlanClear on the server.
-func (c *Client) PlanClear(ctx context.Context, in hub.ClearInput) (hub.ClearPlan, error) {
-	var r0 hub.ClearPlan
-	err := c.call(ctx, "PlanClear", []any{in}, []any{&r0})
-	return r0, err
-}
-
-// Export calls Export on the server.
-func (c *Client) Export(ctx context.Context) (hub.Export, error) {
-	var r0 hub.Export
-	err := c.call(ctx, "Export", []any{}, []any{&r0})
-	return r0, err
-}
-
 // ClaimRepository calls ClaimRepository on the server.
 func (c *Client) ClaimRepository(ctx context.Context, id string) (string, error) {
 	var r0 string
@@ -422,6 +388,27 @@ func (c *Client) Authenticate(ctx context.Context, secret string) (hub.Principal
 func (c *Client) WhoAmI(ctx context.Context) (hub.Principal, error) {
 	var r0 hub.Principal
 	err := c.call(ctx, "WhoAmI", []any{}, []any{&r0})
+	return r0, err
+}
+
+// Clear calls Clear on the server.
+func (c *Client) Clear(ctx context.Context, in housekeeping.ClearInput) (housekeeping.ClearPlan, error) {
+	var r0 housekeeping.ClearPlan
+	err := c.call(ctx, "Clear", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// PlanClear calls PlanClear on the server.
+func (c *Client) PlanClear(ctx context.Context, in housekeeping.ClearInput) (housekeeping.ClearPlan, error) {
+	var r0 housekeeping.ClearPlan
+	err := c.call(ctx, "PlanClear", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// Export calls Export on the server.
+func (c *Client) Export(ctx context.Context) (housekeeping.Export, error) {
+	var r0 housekeeping.Export
+	err := c.call(ctx, "Export", []any{}, []any{&r0})
 	return r0, err
 }
 
@@ -562,6 +549,20 @@ func (c *Client) Conversation(ctx context.Context, key string, viewer string) ([
 func (c *Client) Attention(ctx context.Context) (overview.Attention, error) {
 	var r0 overview.Attention
 	err := c.call(ctx, "Attention", []any{}, []any{&r0})
+	return r0, err
+}
+
+// CoordinationStatus calls CoordinationStatus on the server.
+func (c *Client) CoordinationStatus(ctx context.Context, bead string, agent string) (overview.CoordStatus, error) {
+	var r0 overview.CoordStatus
+	err := c.call(ctx, "CoordinationStatus", []any{bead, agent}, []any{&r0})
+	return r0, err
+}
+
+// Summary calls Summary on the server.
+func (c *Client) Summary(ctx context.Context) (overview.Summary, error) {
+	var r0 overview.Summary
+	err := c.call(ctx, "Summary", []any{}, []any{&r0})
 	return r0, err
 }
 

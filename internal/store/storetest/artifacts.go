@@ -1,6 +1,10 @@
 package storetest
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
+
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+
 	"fmt"
 	"testing"
 	"time"
@@ -125,17 +129,17 @@ func testArtifacts(t *testing.T, open Opener) {
 			t.Errorf("--ref: %+v", withRef)
 		}
 		// Summary shows those of the last hour, newest first, at most 20.
-		sum, err := f.Svc.Summary(f.Ctx)
+		sum, err := overview.New(f.Svc).Summary(f.Ctx)
 		Ok(t, err)
 		if len(sum.RecentArtifacts) != 20 || sum.RecentArtifacts[0].Path != "out/f59.txt" {
 			t.Errorf("summary artifacts: %d", len(sum.RecentArtifacts))
 		}
-		plan, err := f.Svc.PlanClear(f.Ctx, hub.ClearInput{Artifacts: true})
+		plan, err := housekeeping.New(f.Svc).PlanClear(f.Ctx, housekeeping.ClearInput{Artifacts: true})
 		Ok(t, err)
 		if plan.Artifacts != 60 {
 			t.Errorf("plan: %+v", plan)
 		}
-		done, err := f.Svc.Clear(f.Ctx, hub.ClearInput{Artifacts: true})
+		done, err := housekeeping.New(f.Svc).Clear(f.Ctx, housekeeping.ClearInput{Artifacts: true})
 		Ok(t, err)
 		if done.Artifacts != 60 {
 			t.Errorf("clear: %+v", done)

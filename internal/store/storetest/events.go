@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+
 	"encoding/json"
 	"errors"
 	"testing"
@@ -107,7 +109,7 @@ func testEvents(t *testing.T, open Opener) {
 		// Reads do not append.
 		_, err = f.Svc.Log(f.Ctx, hub.LogQuery{})
 		Ok(t, err)
-		_, err = f.Svc.Summary(f.Ctx)
+		_, err = overview.New(f.Svc).Summary(f.Ctx)
 		Ok(t, err)
 		if n := len(f.Events()); n != len(want) {
 			t.Errorf("reads appended events: %d", n)

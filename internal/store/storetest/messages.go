@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -306,13 +308,13 @@ func testMessages(t *testing.T, open Opener) {
 		f.Write(func(tx hub.Tx) error { return tx.MarkRead(f.Ctx, &old, "bob", f.Svc.Now()) })
 		f.Clock.Advance(2 * time.Hour)
 		f.Post(hub.PostInput{From: "alice", Content: "new", Tags: []string{"t"}})
-		plan, err := f.Svc.PlanClear(f.Ctx, hub.ClearInput{MessagesBefore: time.Hour})
+		plan, err := housekeeping.New(f.Svc).PlanClear(f.Ctx, housekeeping.ClearInput{MessagesBefore: time.Hour})
 		Ok(t, err)
 		if plan.Messages != 1 {
 			t.Errorf("plan counts %d messages, want 1", plan.Messages)
 		}
 		assertMessageCount(t, f, 2) // planning deletes nothing
-		done, err := f.Svc.Clear(f.Ctx, hub.ClearInput{MessagesBefore: time.Hour, Agent: "human"})
+		done, err := housekeeping.New(f.Svc).Clear(f.Ctx, housekeeping.ClearInput{MessagesBefore: time.Hour, Agent: "human"})
 		Ok(t, err)
 		if done.Messages != 1 {
 			t.Errorf("cleared %d messages, want 1", done.Messages)
