@@ -18,7 +18,6 @@ type CoordStatus struct {
 	Inbox *hub.Notices
 }
 
-
 // CoordinationStatus reports active reservations, unacked required-ack
 // messages, counts by state and the protocol timeline, optionally for one
 // bead and/or agent.
