@@ -50,7 +50,8 @@ was not running is not sent.
 
 --desktop shows each item as a desktop notification instead of (or beside)
 webhooks: notify-send on Linux and the BSDs (package libnotify-bin), osascript
-on macOS; title "Blackboard: <type>", body the item's text.`,
+on macOS, a toast through Windows PowerShell on Windows (nothing to install);
+title "Blackboard: <type>", body the item's text.`,
 		Example: `  bb notify --webhook https://hooks.example.com/T000/B000/XXX
   bb notify --webhook http://127.0.0.1:9000/bb --webhook https://ntfy.sh/my-team
   bb config set attention.escalate_after 30 && bb notify --webhook "$HOOK"
@@ -87,7 +88,7 @@ on macOS; title "Blackboard: <type>", body the item's text.`,
 		},
 	}
 	c.Flags().StringArrayVar(&hooks, "webhook", nil, "POST each item to this URL (repeatable)")
-	c.Flags().BoolVar(&desktop, "desktop", false, "show each item as a desktop notification (notify-send, osascript)")
+	c.Flags().BoolVar(&desktop, "desktop", false, "show each item as a desktop notification (notify-send, osascript, a PowerShell toast on Windows)")
 	c.Flags().StringVar(&dashboard, "dashboard", "http://127.0.0.1:7777/", "the dashboard's URL, sent as \"link\"")
 	return c
 }
