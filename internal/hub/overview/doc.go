@@ -2,7 +2,8 @@
 // board's work grouped into sessions by what they need (input, active,
 // stale, idle, done) and one conversation at a time, in the seed's labels.
 //
-// It is built over the kernel (*hub.Service) and only reads; internal/app
+// It is built over the kernel (*hub.Service) and only reads, but for the
+// record of what a notifier delivered (notified.go); internal/app
 // composes it with the core into the API the surfaces use.
 package overview
 
@@ -27,6 +28,10 @@ type API interface {
 	Conversation(ctx context.Context, key, viewer string) ([]TimelineItem, error)
 	// Attention is what waits for a person (attention.go).
 	Attention(ctx context.Context) (Attention, error)
+	// Notified and MarkNotified are a notifier's record of the items it
+	// delivered to each channel (notified.go).
+	Notified(ctx context.Context, channel string, ids []string) ([]string, error)
+	MarkNotified(ctx context.Context, channel string, ids []string) error
 }
 
 var _ API = (*Service)(nil)
