@@ -43,10 +43,13 @@ The object (Content-Type: application/json):
 
 Delivery: each object is retried up to 5 times (pauses of 1, 2, 4, 8 s) on a
 network error or a status other than 2xx, then dropped with a line on
-stderr; at most 256 wait to be sent (more are dropped, said on stderr). On
-start every item still waiting is sent, so a restart sends again what still
-waits (tell them apart by "id"); an item that came and went while bb notify
-was not running is not sent.
+stderr; at most 256 wait to be sent (more are dropped, said on stderr). Each
+delivery that succeeded is recorded on the board per webhook (by a hash of
+its URL) and for the desktop, so on start bb notify sends what still waits
+and was never delivered there: an item made while it was stopped arrives,
+one delivered before does not arrive again (stopped between a delivery and
+its record, that one is sent again: receivers can tell by "id"); an item that
+came and went while bb notify was not running is not sent.
 
 --desktop shows each item as a desktop notification instead of (or beside)
 webhooks: notify-send on Linux and the BSDs (package libnotify-bin), osascript
