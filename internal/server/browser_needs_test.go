@@ -28,7 +28,7 @@ func TestBrowserNeedsAPerson(t *testing.T) {
 		}
 	}
 	send(at(-20*time.Minute), "cobalt-harbor", "ada-human", "bb-7", "BLOCKED", "Timeout unit?")
-	send(at(-15*time.Minute+30*time.Second), "amber-otter", "ada-human", "bb-8", "HANDOFF", "Parser ready for review")
+	send(at(-15*time.Minute+20*time.Second), "amber-otter", "ada-human", "bb-8", "HANDOFF", "Parser ready for review")
 	send(at(-time.Minute), "amber-otter", "cobalt-harbor", "bb-9", "HANDOFF", "Lexer for cobalt")
 
 	bctx, ctx := browser(t, 1400, 900)
