@@ -38,6 +38,7 @@ type Tx interface {
 	TaskTx
 	MemoryTx
 	HookTx
+	NotifyTx
 	SearchTx
 	CredentialTx
 }

@@ -24,6 +24,10 @@ type HookTx interface {
 	// high or critical, or requiring an ack) with seq > cursor and created
 	// at or after since. At most limit.
 	Undelivered(ctx context.Context, agent string, cursor int64, since time.Time, limit int) ([]Message, error)
+	// UnackedSentBy returns, oldest first, the HANDOFF and BLOCKED
+	// messages agent sent that ask for an ack nobody has given, created
+	// at or before before. At most limit.
+	UnackedSentBy(ctx context.Context, agent string, before time.Time, limit int) ([]Message, error)
 	// DeliveryCursor is the agent's delivery cursor: every urgent broadcast
 	// up to it was delivered or was never due (0 when unknown).
 	DeliveryCursor(ctx context.Context, agent string) (int64, error)

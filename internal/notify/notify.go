@@ -9,16 +9,24 @@
 // escalation falls due, never on a timer of its own. Deliveries go through
 // a bounded queue, each retried with a doubling pause; a delivery that
 // still fails, or finds the queue full, is dropped and said on the log.
+//
+// Each delivery is recorded on the board once it succeeded, per channel
+// (a webhook, named by a hash of its URL, or the desktop): a restarted
+// notifier sends only what it never delivered (overview.MarkNotified).
 package notify
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -85,9 +93,33 @@ type Options struct {
 type Notifier struct {
 	api   API
 	o     Options
-	queue chan Payload
-	// sent holds the ids already queued, for the items still waiting.
+	queue chan delivery
+	// sent holds the ids already queued (or found delivered), for the
+	// items still waiting.
 	sent map[string]bool
+	// channels are the webhooks' channels (WebhookChannel) then, with
+	// Desktop, DesktopChannel; hooks maps a webhook's channel to its URL.
+	channels []string
+	hooks    map[string]string
+	// unrecorded says once that the board refuses the record.
+	unrecorded sync.Once
+}
+
+// delivery is one payload for the channels that have not had it.
+type delivery struct {
+	Payload
+	channels []string
+}
+
+// DesktopChannel is the channel of desktop notifications in the record of
+// what was delivered.
+const DesktopChannel = "desktop"
+
+// WebhookChannel names a webhook in the record of what was delivered: a
+// hash of its URL, never the URL (it may hold a secret token).
+func WebhookChannel(url string) string {
+	h := sha256.Sum256([]byte(url))
+	return "webhook:" + hex.EncodeToString(h[:12])
 }
 
 // New makes a notifier; Run starts it.
@@ -107,7 +139,18 @@ func New(api API, o Options) *Notifier {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	return &Notifier{api: api, o: o, queue: make(chan Payload, o.Queue), sent: map[string]bool{}}
+	n := &Notifier{api: api, o: o, queue: make(chan delivery, o.Queue), sent: map[string]bool{}, hooks: map[string]string{}}
+	for _, u := range o.Webhooks {
+		c := WebhookChannel(u)
+		if _, dup := n.hooks[c]; !dup {
+			n.hooks[c] = u
+			n.channels = append(n.channels, c)
+		}
+	}
+	if o.Desktop != nil {
+		n.channels = append(n.channels, DesktopChannel)
+	}
+	return n
 }
 
 // Check reads what needs attention now and queues every item (and every
@@ -119,6 +162,11 @@ func (n *Notifier) Check(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	waiting := map[string]bool{}
+	type fresh struct {
+		id string
+		it overview.AttentionItem
+	}
+	var news []fresh
 	for _, it := range a.Items {
 		ids := []string{it.ID()}
 		if it.Escalated {
@@ -126,11 +174,28 @@ func (n *Notifier) Check(ctx context.Context) (time.Time, error) {
 		}
 		for _, id := range ids {
 			waiting[id] = true
-			if n.sent[id] {
-				continue
+			if !n.sent[id] {
+				news = append(news, fresh{id, it})
 			}
-			n.sent[id] = true
-			n.enqueue(n.payload(id, it, a.EscalateAfter))
+		}
+	}
+	if len(news) > 0 {
+		ids := make([]string, len(news))
+		for i, f := range news {
+			ids[i] = f.id
+		}
+		told := n.delivered(ctx, ids)
+		for _, f := range news {
+			n.sent[f.id] = true
+			var to []string
+			for _, c := range n.channels {
+				if !told[c][f.id] {
+					to = append(to, c)
+				}
+			}
+			if len(to) > 0 {
+				n.enqueue(delivery{Payload: n.payload(f.id, f.it, a.EscalateAfter), channels: to})
+			}
 		}
 	}
 	for id := range n.sent {
@@ -141,12 +206,48 @@ func (n *Notifier) Check(ctx context.Context) (time.Time, error) {
 	return a.NextEscalation, nil
 }
 
-func (n *Notifier) enqueue(p Payload) {
+func (n *Notifier) enqueue(d delivery) {
 	select {
-	case n.queue <- p:
+	case n.queue <- d:
 	default:
-		fmt.Fprintf(n.o.Log, "bb notify: queue full (%d): dropped %s\n", n.o.Queue, p.ID)
+		fmt.Fprintf(n.o.Log, "bb notify: queue full (%d): dropped %s\n", n.o.Queue, d.ID)
 	}
+}
+
+// delivered reads, per channel, which of ids the board records as
+// delivered. A board that cannot answer (a credential without the right)
+// is said once; every item is then sent.
+func (n *Notifier) delivered(ctx context.Context, ids []string) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, c := range n.channels {
+		got, err := n.api.Notified(ctx, c, ids)
+		if err != nil {
+			n.cannotRecord(ctx, err)
+			continue
+		}
+		out[c] = map[string]bool{}
+		for _, id := range got {
+			out[c][id] = true
+		}
+	}
+	return out
+}
+
+// record marks id delivered to channel c.
+func (n *Notifier) record(ctx context.Context, c, id string) {
+	if err := n.api.MarkNotified(ctx, c, []string{id}); err != nil {
+		n.cannotRecord(ctx, err)
+	}
+}
+
+func (n *Notifier) cannotRecord(ctx context.Context, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	n.unrecorded.Do(func() {
+		fmt.Fprintf(n.o.Log, "bb notify: cannot record what was delivered (%s); a restart will send again what still waits\n",
+			hub.WordsOf(err, hub.Vocabulary{}))
+	})
 }
 
 func (n *Notifier) payload(id string, it overview.AttentionItem, after int) Payload {
@@ -189,8 +290,10 @@ func Text(p Payload, escalateAfter int) string {
 
 // Run checks at once, then whenever the timeline moves and when the next
 // escalation falls due, delivering until ctx ends. Items already waiting
-// when it starts are delivered too: a restart sends again what still
-// waits (receivers can tell by ID).
+// when it starts are delivered unless the board records them delivered to
+// that channel: a restart sends only what was never delivered (and, if it
+// stopped between a delivery and its record, that one again: receivers
+// can tell by ID).
 func (n *Notifier) Run(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() { defer close(done); n.send(ctx) }()
@@ -253,16 +356,29 @@ func (n *Notifier) send(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case p := <-n.queue:
-			if n.o.Desktop != nil {
-				if err := n.o.Desktop(ctx, DesktopTitle(p), p.Text); err != nil && ctx.Err() == nil {
-					fmt.Fprintf(n.o.Log, "bb notify: desktop notification of %s failed: %v\n", p.ID, err)
+		case d := <-n.queue:
+			p := d.Payload
+			if n.o.Desktop != nil && slices.Contains(d.channels, DesktopChannel) {
+				if err := n.o.Desktop(ctx, DesktopTitle(p), p.Text); err != nil {
+					if ctx.Err() == nil {
+						fmt.Fprintf(n.o.Log, "bb notify: desktop notification of %s failed: %v\n", p.ID, err)
+					}
+				} else {
+					n.record(ctx, DesktopChannel, p.ID)
 				}
 			}
 			body, _ := json.Marshal(p)
-			for _, url := range n.o.Webhooks {
-				if err := n.post(ctx, url, body); err != nil && ctx.Err() == nil {
-					fmt.Fprintf(n.o.Log, "bb notify: dropped %s for %s after %d attempts: %v\n", p.ID, url, n.o.Attempts, err)
+			for _, c := range d.channels {
+				url, ok := n.hooks[c]
+				if !ok {
+					continue
+				}
+				if err := n.post(ctx, url, body); err != nil {
+					if ctx.Err() == nil {
+						fmt.Fprintf(n.o.Log, "bb notify: dropped %s for %s after %d attempts: %v\n", p.ID, url, n.o.Attempts, err)
+					}
+				} else {
+					n.record(ctx, c, p.ID)
 				}
 			}
 		}

@@ -53,8 +53,8 @@ func queued(n *Notifier) []Payload {
 	var out []Payload
 	for {
 		select {
-		case p := <-n.queue:
-			out = append(out, p)
+		case d := <-n.queue:
+			out = append(out, d.Payload)
 		default:
 			return out
 		}
@@ -74,7 +74,7 @@ func TestEscalationOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := New(svc, Options{Dashboard: "http://127.0.0.1:7777/"})
+	n := New(svc, Options{Webhooks: []string{"http://127.0.0.1:1/never-called"}, Dashboard: "http://127.0.0.1:7777/"})
 	next, err := n.Check(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -243,5 +243,93 @@ func TestRunMissesNothingAtStart(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// What a notifier delivered is recorded per channel on the board: a
+// restarted notifier queues only what that channel never had, a new
+// webhook (or the desktop) gets everything still waiting, and an item is
+// recorded only once its delivery succeeded.
+func TestRestartSendsOnlyWhatWasNotDelivered(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := board(t)
+	m1, err := svc.SendMail(ctx, hub.SendInput{From: "carol", To: "dana", BeadID: "bb-2", Category: hub.CategoryBlocked, Subject: "first", Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p Payload
+		_ = json.NewDecoder(r.Body).Decode(&p)
+		got <- p.ID
+	}))
+	defer srv.Close()
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
+	defer down.Close()
+
+	// The first run delivers m1 to srv (recorded) and fails on down (not).
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error)
+	n := New(svc, Options{Webhooks: []string{srv.URL, down.URL}, Attempts: 1})
+	go func() { done <- n.Run(runCtx) }()
+	id1 := "blocked:" + m1.UUID
+	select {
+	case id := <-got:
+		if id != id1 {
+			t.Fatalf("delivered %s, want %s", id, id1)
+		}
+	case <-time.After(20 * time.Second): // a hang guard, not a measure
+		t.Fatal("nothing delivered")
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		rec, err := svc.Notified(ctx, WebhookChannel(srv.URL), []string{id1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the delivery was never recorded")
+		}
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if rec, _ := svc.Notified(ctx, WebhookChannel(down.URL), []string{id1}); len(rec) != 0 {
+		t.Fatalf("a failed delivery was recorded: %v", rec)
+	}
+
+	// Restarted with a new item: srv is owed only m2, down both, the
+	// desktop (new) both.
+	m2, err := svc.SendMail(ctx, hub.SendInput{From: "carol", To: "dana", BeadID: "bb-3", Category: hub.CategoryHandoff, Subject: "second", Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2 := "handoff:" + m2.UUID
+	desk := func(context.Context, string, string) error { return nil }
+	n = New(svc, Options{Webhooks: []string{srv.URL, down.URL}, Desktop: desk})
+	if _, err := n.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		id1: WebhookChannel(down.URL) + " " + DesktopChannel,
+		id2: WebhookChannel(srv.URL) + " " + WebhookChannel(down.URL) + " " + DesktopChannel,
+	}
+	var ds []delivery
+	for len(n.queue) > 0 {
+		ds = append(ds, <-n.queue)
+	}
+	if len(ds) != 2 {
+		t.Fatalf("queued %d deliveries, want 2: %+v", len(ds), ds)
+	}
+	for _, d := range ds {
+		if w := want[d.ID]; strings.Join(d.channels, " ") != w {
+			t.Errorf("%s for %v, want %s", d.ID, d.channels, w)
+		}
+	}
+	if WebhookChannel(srv.URL) == WebhookChannel(down.URL) || strings.Contains(WebhookChannel(srv.URL), "127.0.0.1") {
+		t.Errorf("channels %s %s: one per URL, without the URL", WebhookChannel(srv.URL), WebhookChannel(down.URL))
 	}
 }

@@ -41,18 +41,20 @@ type ui struct {
 
 func newUI(s *Server) (*ui, error) {
 	t, err := template.New("").Funcs(template.FuncMap{
-		"ago":     func(t time.Time) string { return ago(s.svc.Now(), t) },
-		"iso":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"query":   url.QueryEscape,
-		"initial": initial,
-		"lower":   strings.ToLower,
-		"has":     strings.Contains,
-		"hue":     hue,
-		"deref":   func(p *string) string { return deref(p) },
-		"marked":  marked,
-		"words":   statusWord,
-		"base":    baseName,
-		"isTo":    func(m *hub.Message, who string) bool { return m.To == who },
+		"ago":       func(t time.Time) string { return ago(s.svc.Now(), t) },
+		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"query":     url.QueryEscape,
+		"initial":   initial,
+		"lower":     strings.ToLower,
+		"has":       strings.Contains,
+		"hue":       hue,
+		"deref":     func(p *string) string { return deref(p) },
+		"marked":    marked,
+		"words":     statusWord,
+		"base":      baseName,
+		"isTo":      func(m *hub.Message, who string) bool { return m.To == who },
+		"need":      needWords,
+		"canAccept": canAccept,
 		"deliveredAt": func(d map[string]time.Time, id string) *time.Time {
 			if t, ok := d[id]; ok {
 				return &t
@@ -91,6 +93,8 @@ func (u *ui) routes(m *http.ServeMux) {
 	m.HandleFunc("POST /ui/send", u.send)
 	m.HandleFunc("POST /ui/answer/{id}", u.answer)
 	m.HandleFunc("POST /ui/stepin", u.stepIn)
+	m.HandleFunc("GET /ui/needs", u.fragment("needs", u.needsData))
+	m.HandleFunc("POST /ui/needs/ack/{id}", u.needsAccept)
 }
 
 func (u *ui) static() http.Handler {
@@ -138,6 +142,10 @@ type pageData struct {
 	// Delivered holds, by message id, when a hook put a direct message
 	// into its recipient's context (shown until the recipient reads it).
 	Delivered map[string]time.Time
+	// Needs is what needs a person board-wide (ui_needs.go); NeedsDue the
+	// seconds until its next escalation (0: none coming).
+	Needs    *overview.Attention
+	NeedsDue int
 	// Hide hides stale and offline agents; Tab is the phone tab shown.
 	Hide bool
 	Tab  string
@@ -233,6 +241,9 @@ func (u *ui) page(w http.ResponseWriter, r *http.Request) {
 	var err error
 	if err = u.agentsData(r, d); err == nil {
 		err = u.conversationData(r, d)
+	}
+	if err == nil {
+		err = u.needsData(r, d)
 	}
 	if err == nil && d.Query != "" {
 		err = u.searchData(r, d)

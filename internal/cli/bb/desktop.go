@@ -11,8 +11,8 @@ import (
 
 // desktopNotifier returns what shows a desktop notification on goos,
 // through the platform's standard mechanism: notify-send (freedesktop
-// notifications, Linux and the BSDs) or osascript's `display
-// notification` (macOS). lookPath finds the program; a platform without
+// notifications, Linux and the BSDs), osascript's `display notification`
+// (macOS) or a toast raised by Windows PowerShell (desktop_toast.go). lookPath finds the program; a platform without
 // one is a clear error naming the way out.
 func desktopNotifier(goos string, lookPath func(string) (string, error)) (func(ctx context.Context, title, text string) error, error) {
 	run := func(ctx context.Context, name string, args ...string) error {
@@ -32,7 +32,20 @@ func desktopNotifier(goos string, lookPath func(string) (string, error)) (func(c
 			return run(ctx, bin, "-e", "display notification "+appleString(text)+" with title "+appleString(title))
 		}, nil
 	case "windows":
-		return nil, hub.FieldErr(hub.CodeInvalidInput, "desktop", "desktop notifications are not available on Windows yet; use --webhook")
+		bin, err := lookPath("powershell.exe")
+		if err != nil {
+			return nil, hub.FieldErr(hub.CodeInvalidInput, "desktop", "desktop notifications need Windows PowerShell (powershell.exe), which is not on PATH; use --webhook")
+		}
+		return func(ctx context.Context, title, text string) error {
+			args, env := toastCommand(bin, title, text)
+			c := exec.CommandContext(ctx, args[0], args[1:]...)
+			c.Env = append(c.Environ(), env...)
+			hideConsole(c)
+			if out, err := c.CombinedOutput(); err != nil {
+				return fmt.Errorf("powershell toast: %v %s", err, strings.TrimSpace(string(out)))
+			}
+			return nil
+		}, nil
 	default:
 		bin, err := lookPath("notify-send")
 		if err != nil {

@@ -173,10 +173,11 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			return nil, "", err
 		}
 		sd, err := svc.DeliverToSession(ctx, sin)
-		if err != nil || sd.Delivery.Text == "" {
+		text := deliveryText(sd.Delivery)
+		if err != nil || text == "" {
 			return nil, "", err
 		}
-		return hookio.Context(client, event, sd.Delivery.Text), "", nil
+		return hookio.Context(client, event, text), "", nil
 	}
 	if kind == hookio.KindPreTool {
 		wd := in.Cwd
@@ -240,14 +241,14 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			if err != nil {
 				return nil, note, err
 			}
-			text := fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", id, filepath.ToSlash(svc.Root())) + d.Text
+			text := fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", id, filepath.ToSlash(svc.Root())) + deliveryText(d)
 			return hookio.Context(client, event, text), note, nil
 		}
 		d, err := svc.SessionBrief(ctx, id)
 		if err != nil {
 			return nil, note, err
 		}
-		text := d.Text
+		text := deliveryText(d)
 		if sess.Adopted != nil {
 			text = strings.Replace(text, "\n", fmt.Sprintf("\nThis session resumed %s's work: %s.\n", id, sess.Adopted.Evidence), 1)
 		}

@@ -43,14 +43,18 @@ The object (Content-Type: application/json):
 
 Delivery: each object is retried up to 5 times (pauses of 1, 2, 4, 8 s) on a
 network error or a status other than 2xx, then dropped with a line on
-stderr; at most 256 wait to be sent (more are dropped, said on stderr). On
-start every item still waiting is sent, so a restart sends again what still
-waits (tell them apart by "id"); an item that came and went while bb notify
-was not running is not sent.
+stderr; at most 256 wait to be sent (more are dropped, said on stderr). Each
+delivery that succeeded is recorded on the board per webhook (by a hash of
+its URL) and for the desktop, so on start bb notify sends what still waits
+and was never delivered there: an item made while it was stopped arrives,
+one delivered before does not arrive again (stopped between a delivery and
+its record, that one is sent again: receivers can tell by "id"); an item that
+came and went while bb notify was not running is not sent.
 
 --desktop shows each item as a desktop notification instead of (or beside)
 webhooks: notify-send on Linux and the BSDs (package libnotify-bin), osascript
-on macOS; title "Blackboard: <type>", body the item's text.`,
+on macOS, a toast through Windows PowerShell on Windows (nothing to install);
+title "Blackboard: <type>", body the item's text.`,
 		Example: `  bb notify --webhook https://hooks.example.com/T000/B000/XXX
   bb notify --webhook http://127.0.0.1:9000/bb --webhook https://ntfy.sh/my-team
   bb config set attention.escalate_after 30 && bb notify --webhook "$HOOK"
@@ -87,7 +91,7 @@ on macOS; title "Blackboard: <type>", body the item's text.`,
 		},
 	}
 	c.Flags().StringArrayVar(&hooks, "webhook", nil, "POST each item to this URL (repeatable)")
-	c.Flags().BoolVar(&desktop, "desktop", false, "show each item as a desktop notification (notify-send, osascript)")
+	c.Flags().BoolVar(&desktop, "desktop", false, "show each item as a desktop notification (notify-send, osascript, a PowerShell toast on Windows)")
 	c.Flags().StringVar(&dashboard, "dashboard", "http://127.0.0.1:7777/", "the dashboard's URL, sent as \"link\"")
 	return c
 }

@@ -28,6 +28,10 @@ type Delivery struct {
 	Text    string `json:"text"`
 	// Delivered lists the message ids recorded as delivered by this call.
 	Delivered []string `json:"delivered"`
+	// Escalations are the agent's own HANDOFF and BLOCKED messages that
+	// escalated unaccepted since its last delivery (escalation.go), each
+	// told once; the hook surface words them after Text.
+	Escalations []Escalation `json:"escalations,omitempty"`
 }
 
 // SessionBrief is the session-start delivery: who the agent is, who else
@@ -166,7 +170,18 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		if len(owed) > 0 {
 			fmt.Fprintf(&b, "Acks you owe: %s.\n", strings.Join(owed, "; "))
 		}
-		d := Delivery{AgentID: agent, Text: b.String(), Delivered: hub.MessageIDs(unread)}
+		set, err := s.hookSettingsTx(ctx, tx)
+		if err != nil {
+			return Delivery{}, err
+		}
+		es, err := s.escalationsDue(ctx, tx, agent, set.EscalateAfter, now)
+		if err != nil {
+			return Delivery{}, err
+		}
+		if err := markEscalationsTold(ctx, tx, agent, es, now); err != nil {
+			return Delivery{}, err
+		}
+		d := Delivery{AgentID: agent, Text: b.String(), Delivered: hub.MessageIDs(unread), Escalations: es}
 		return d, tx.MarkDelivered(ctx, agent, d.Delivered, now)
 	})
 }
@@ -183,8 +198,8 @@ func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error
 		return Delivery{}, err
 	}
 	// The common case (nothing new) is one read transaction.
-	ms, err := hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.Message, error) { return s.pendingDelivery(ctx, tx, agent) })
-	if err != nil || len(ms) == 0 {
+	p, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (pending, error) { return s.pendingDelivery(ctx, tx, agent) })
+	if err != nil || p.empty() {
 		return Delivery{AgentID: agent, Delivered: []string{}}, err
 	}
 	return s.deliver(ctx, agent)
@@ -211,20 +226,20 @@ func (s *Service) DeliverToSession(ctx context.Context, in SessionInput) (Sessio
 	type fast struct {
 		res     SessionResult
 		known   bool
-		pending []hub.Message
+		pending pending
 	}
 	f, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (fast, error) {
 		hs, err := in.freshSession(ctx, tx, now)
 		if err != nil || hs == nil {
 			return fast{}, err
 		}
-		ms, err := s.pendingDelivery(ctx, tx, hs.AgentID)
-		return fast{res: SessionResult{AgentID: hs.AgentID, Reminded: hs.Reminded}, known: true, pending: ms}, err
+		p, err := s.pendingDelivery(ctx, tx, hs.AgentID)
+		return fast{res: SessionResult{AgentID: hs.AgentID, Reminded: hs.Reminded}, known: true, pending: p}, err
 	})
 	if err != nil {
 		return SessionDelivery{}, err
 	}
-	if f.known && len(f.pending) == 0 {
+	if f.known && f.pending.empty() {
 		return SessionDelivery{Session: f.res, Delivery: Delivery{AgentID: f.res.AgentID, Delivered: []string{}}}, nil
 	}
 	if f.known { // something is new: record it under the write lock
@@ -239,37 +254,59 @@ func (s *Service) DeliverToSession(ctx context.Context, in SessionInput) (Sessio
 	return SessionDelivery{Session: res, Delivery: d}, err
 }
 
+// pending is what a hook would deliver to an agent now: its new mail and
+// the escalations of what it sent.
+type pending struct {
+	mail        []hub.Message
+	escalations []Escalation
+}
+
+func (p pending) empty() bool { return len(p.mail) == 0 && len(p.escalations) == 0 }
+
 // pendingDelivery lists what a hook would deliver to agent now (nothing
 // when the board's delivery is off or the agent is unknown).
-func (s *Service) pendingDelivery(ctx context.Context, tx hub.Tx, agent string) ([]hub.Message, error) {
+func (s *Service) pendingDelivery(ctx context.Context, tx hub.Tx, agent string) (pending, error) {
 	set, err := s.hookSettingsTx(ctx, tx)
 	if err != nil || !set.Delivery {
-		return nil, err
+		return pending{}, err
 	}
 	a, err := tx.GetAgent(ctx, agent)
 	if err != nil || a == nil {
-		return nil, err
+		return pending{}, err
+	}
+	es, err := s.escalationsDue(ctx, tx, agent, set.EscalateAfter, s.Now())
+	if err != nil {
+		return pending{}, err
 	}
 	// Broadcasts up to the read cursor were seen in bb log; up to the
 	// delivery cursor, delivered by an earlier hook (or never due).
 	cursor, err := tx.ReadCursor(ctx, agent)
 	if err != nil {
-		return nil, err
+		return pending{}, err
 	}
 	delivered, err := tx.DeliveryCursor(ctx, agent)
 	if err != nil {
-		return nil, err
+		return pending{}, err
 	}
-	return tx.Undelivered(ctx, agent, max(cursor, delivered), a.CreatedAt.Add(-time.Second), deliverLimit)
+	ms, err := tx.Undelivered(ctx, agent, max(cursor, delivered), a.CreatedAt.Add(-time.Second), deliverLimit)
+	return pending{mail: ms, escalations: es}, err
 }
 
 // deliver renders and records, under the write lock, what is pending for
 // agent.
 func (s *Service) deliver(ctx context.Context, agent string) (Delivery, error) {
 	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) (Delivery, error) {
-		ms, err := s.pendingDelivery(ctx, tx, agent) // again, under the write lock: never twice
-		if err != nil || len(ms) == 0 {
+		p, err := s.pendingDelivery(ctx, tx, agent) // again, under the write lock: never twice
+		if err != nil || p.empty() {
 			return Delivery{AgentID: agent, Delivered: []string{}}, err
+		}
+		ms := p.mail
+		d := Delivery{AgentID: agent, Delivered: hub.MessageIDs(ms), Escalations: p.escalations}
+		if err := markEscalationsTold(ctx, tx, agent, p.escalations, s.Now()); err != nil {
+			return Delivery{}, err
+		}
+		if len(ms) == 0 {
+			return d, nil
 		}
 		sortDeliveries(ms)
 		var b strings.Builder
@@ -277,7 +314,7 @@ func (s *Service) deliver(ctx context.Context, agent string) (Delivery, error) {
 		if err := s.writeMail(ctx, tx, &b, agent, ms); err != nil {
 			return Delivery{}, err
 		}
-		d := Delivery{AgentID: agent, Text: b.String(), Delivered: hub.MessageIDs(ms)}
+		d.Text = b.String()
 		if err := tx.MarkDelivered(ctx, agent, d.Delivered, s.Now()); err != nil {
 			return Delivery{}, err
 		}

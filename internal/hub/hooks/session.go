@@ -283,6 +283,9 @@ type HookSettings struct {
 	StopReminder bool
 	// MergeCheck is hooks.merge_check: warn, block or off.
 	MergeCheck string
+	// EscalateAfter is attention.escalate_after, in minutes: when a
+	// HANDOFF or BLOCKED nobody accepted is told to its sender.
+	EscalateAfter int
 }
 
 func (s *Service) hookSettingsTx(ctx context.Context, tx hub.Tx) (HookSettings, error) {
@@ -305,6 +308,8 @@ func (s *Service) hookSettingsTx(ctx context.Context, tx hub.Tx) (HookSettings, 
 			hs.StopReminder = e.Value == "on"
 		case hub.ConfigHooksMergeCheck:
 			hs.MergeCheck = e.Value
+		case hub.ConfigEscalateAfter:
+			hs.EscalateAfter = hub.EscalateAfter([]hub.ConfigEntry{e})
 		}
 	}
 	return hs, nil

@@ -96,7 +96,7 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 		if err != nil {
 			return err
 		}
-		out.EscalateAfter = escalateAfter(s.ConfigEntries(stored))
+		out.EscalateAfter = hub.EscalateAfter(s.ConfigEntries(stored))
 		unacked, err := tx.UnackedRequired(ctx, hub.MailFilter{Limit: attentionMax})
 		if err != nil {
 			return err
@@ -112,8 +112,8 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 				continue
 			}
 			it := messageItem(kind, m, now)
-			due := m.CreatedAt.Add(time.Duration(out.EscalateAfter) * time.Minute)
-			if it.Escalated = !now.Before(due); !it.Escalated && (out.NextEscalation.IsZero() || due.Before(out.NextEscalation)) {
+			due := hub.EscalationDue(&m, out.EscalateAfter)
+			if it.Escalated = hub.Escalated(&m, out.EscalateAfter, now); !it.Escalated && (out.NextEscalation.IsZero() || due.Before(out.NextEscalation)) {
 				out.NextEscalation = due
 			}
 			out.Items = append(out.Items, it)
@@ -169,18 +169,6 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 func (s *Service) read(ctx context.Context, fn func(tx hub.Tx) error) error {
 	_, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (struct{}, error) { return struct{}{}, fn(tx) })
 	return err
-}
-
-// escalateAfter is the attention.escalate_after setting in minutes.
-func escalateAfter(entries []hub.ConfigEntry) int {
-	for _, e := range entries {
-		if e.Key == hub.ConfigEscalateAfter {
-			if n, err := strconv.Atoi(e.Value); err == nil {
-				return n
-			}
-		}
-	}
-	return 15
 }
 
 func messageItem(kind string, m hub.Message, now time.Time) AttentionItem {

@@ -4,7 +4,8 @@
 // person's attention; the coordination status of a work item or agent
 // (bb agent status); and the board at one glance (bb summary).
 //
-// It is built over the kernel (*hub.Service) and only reads; internal/app
+// It is built over the kernel (*hub.Service) and only reads, but for the
+// record of what a notifier delivered (notified.go); internal/app
 // composes it with the core into the API the surfaces use.
 package overview
 
@@ -35,6 +36,10 @@ type API interface {
 	CoordinationStatus(ctx context.Context, bead, agent string) (CoordStatus, error)
 	// Summary is the board at one glance (status.go).
 	Summary(ctx context.Context) (Summary, error)
+	// Notified and MarkNotified are a notifier's record of the items it
+	// delivered to each channel (notified.go).
+	Notified(ctx context.Context, channel string, ids []string) ([]string, error)
+	MarkNotified(ctx context.Context, channel string, ids []string) error
 }
 
 var _ API = (*Service)(nil)

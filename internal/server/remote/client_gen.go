@@ -566,6 +566,19 @@ func (c *Client) Summary(ctx context.Context) (overview.Summary, error) {
 	return r0, err
 }
 
+// Notified calls Notified on the server.
+func (c *Client) Notified(ctx context.Context, channel string, ids []string) ([]string, error) {
+	var r0 []string
+	err := c.call(ctx, "Notified", []any{channel, ids}, []any{&r0})
+	return r0, err
+}
+
+// MarkNotified calls MarkNotified on the server.
+func (c *Client) MarkNotified(ctx context.Context, channel string, ids []string) error {
+	err := c.call(ctx, "MarkNotified", []any{channel, ids}, []any{})
+	return err
+}
+
 // SendAgentMail calls SendAgentMail on the server.
 func (c *Client) SendAgentMail(ctx context.Context, in agentmail.MailSendInput) (hub.MailRow, error) {
 	var r0 hub.MailRow

@@ -111,6 +111,16 @@ func (t *tx) Undelivered(ctx context.Context, agent string, cursor int64, since 
 	return out, nil
 }
 
+func (t *tx) UnackedSentBy(ctx context.Context, agent string, before time.Time, limit int) ([]hub.Message, error) {
+	// Direct mail from the partial index of what still waits for its ack;
+	// a broadcast waits until anybody accepts it.
+	return t.messages(ctx, `SELECT `+messageCols+` FROM messages m`+t.indexed("idx_messages_sender_unacked")+
+		` LEFT JOIN messages p ON p.id = m.reply_to WHERE m.sender = ? AND m.requires_ack = 1 AND m.acked_at IS NULL
+		AND m.category IN ('`+hub.CategoryHandoff+`', '`+hub.CategoryBlocked+`') AND m.created <= ?
+		AND (m.recipient <> '*' OR NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.acked_at IS NOT NULL))
+		ORDER BY m.seq LIMIT ?`, agent, ts(before), limit)
+}
+
 func (t *tx) DeliveryCursor(ctx context.Context, agent string) (int64, error) {
 	var n int64
 	err := t.row(ctx, `SELECT delivery_cursor FROM agents WHERE id = ?`, agent).Scan(&n)

@@ -110,7 +110,7 @@ func dump(t *testing.T, st *sqlstore.DB) map[string]string {
 		{"idempotency", "agent, request_id"},
 		{"board_config", "key"}, {"hook_sessions", "client, session_id"}, {"mail_deliveries", "message_id, agent"},
 		{"repository", "id"}, {"branch_edits", "agent_id, branch, path"},
-		{"credentials", "id"},
+		{"credentials", "id"}, {"attention_notified", "channel, item_id"},
 	} {
 		rows, err := st.SQL().Query(`SELECT * FROM ` + tb.name + ` ORDER BY ` + tb.order)
 		if err != nil {

@@ -2,22 +2,27 @@ package boardtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/store/sqlite"
 )
 
 // bb notify against a local listener: each item arrives once, a failed
 // delivery is retried, an item made by another process is picked up, and
-// an item made while bb notify was stopped arrives after its restart.
+// after a restart an item made while bb notify was stopped arrives and
+// nothing delivered before is sent again.
 func TestNotifyWebhook(t *testing.T) {
 	dir := initBoard(t)
 	run := func(args ...string) {
@@ -100,24 +105,26 @@ func TestNotifyWebhook(t *testing.T) {
 	}
 
 	// While it is stopped, carol hands over; after the restart that
-	// arrives, and what still waits is sent again (same ids).
+	// arrives, and what was delivered before is not sent again (the board
+	// records each delivery).
 	run("agent", "send", "--from", "carol", "--to", "dana", "--bead", "bb-3", "--category", "HANDOFF", "--subject", "yours now", "--body", "b")
 	p, _ = start()
-	received(5)
-	time.Sleep(300 * time.Millisecond)
+	received(3)
+	time.Sleep(500 * time.Millisecond) // room for a wrong re-send to show
 	stop(p)
 	mu.Lock()
 	defer mu.Unlock()
-	if len(ids) != 5 || !strings.Contains(strings.Join(ids[2:], "\n"), "handoff|carol hands over to dana on bb-3: yours now") {
+	if len(ids) != 3 || ids[2] != "handoff|carol hands over to dana on bb-3: yours now" {
 		t.Errorf("after the restart: %q", ids)
 	}
-	if calls != 6 {
-		t.Errorf("%d calls for 5 deliveries, want 6 (one retry)", calls)
+	if calls != 4 {
+		t.Errorf("%d calls for 3 deliveries, want 4 (one retry)", calls)
 	}
 }
 
 // bb serve --webhook runs the same notifier beside the server: an item
-// arrives once, linking to the server's dashboard.
+// arrives once, linking to the server's dashboard, and a restarted server
+// does not send it again.
 func TestServeWebhook(t *testing.T) {
 	dir := initBoard(t)
 	for _, args := range [][]string{
@@ -141,32 +148,84 @@ func TestServeWebhook(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	srv := bbCmd(dir, nil, "serve", "--addr", addr, "--webhook", hook.URL)
-	var serveOut bytes.Buffer
-	srv.Stdout, srv.Stderr = &serveOut, &serveOut
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = srv.Process.Signal(syscall.SIGINT); _ = srv.Wait() }()
-	if out, err := bbCmd(dir, nil, "agent", "send", "--from", "carol", "--to", "dana", "--bead", "bb-9", "--category", "HANDOFF", "--subject", "all yours", "--body", "b").CombinedOutput(); err != nil {
-		t.Fatalf("bb agent send: %v\n%s", err, out)
-	}
-	select {
-	case p := <-got:
-		if p["type"] != "handoff" || p["link"] != "http://"+addr+"/" || p["text"] != "carol hands over to dana on bb-9: all yours" {
-			t.Errorf("delivery %v", p)
+	serve := func() (stop func()) {
+		srv := bbCmd(dir, nil, "serve", "--addr", addr, "--webhook", hook.URL)
+		var serveOut bytes.Buffer
+		srv.Stdout, srv.Stderr = &serveOut, &serveOut
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(45 * time.Second): // a hang guard on a loaded machine, not a measure
-		_ = srv.Process.Kill()
-		_ = srv.Wait() // serveOut is complete once it ended
-		t.Fatalf("no delivery from bb serve --webhook; it said:\n%s", serveOut.String())
+		stopped := false
+		stop = func() {
+			if !stopped {
+				stopped = true
+				_ = srv.Process.Signal(syscall.SIGINT)
+				_ = srv.Wait()
+			}
+		}
+		t.Cleanup(stop)
+		return stop
+	}
+	send := func(bead, subject string) {
+		t.Helper()
+		if out, err := bbCmd(dir, nil, "agent", "send", "--from", "carol", "--to", "dana", "--bead", bead, "--category", "HANDOFF", "--subject", subject, "--body", "b").CombinedOutput(); err != nil {
+			t.Fatalf("bb agent send: %v\n%s", err, out)
+		}
+	}
+	next := func(what string) map[string]any {
+		t.Helper()
+		select {
+		case p := <-got:
+			return p
+		case <-time.After(45 * time.Second): // a hang guard on a loaded machine, not a measure
+			t.Fatalf("no delivery from bb serve --webhook: %s", what)
+		}
+		return nil
+	}
+	stop := serve()
+	send("bb-9", "all yours")
+	if p := next("the first handoff"); p["type"] != "handoff" || p["link"] != "http://"+addr+"/" || p["text"] != "carol hands over to dana on bb-9: all yours" {
+		t.Errorf("delivery %v", p)
 	}
 	select {
 	case p := <-got:
 		t.Errorf("a second delivery: %v", p)
 	case <-time.After(300 * time.Millisecond):
 	}
+	// The server records the delivery once the webhook took it; restarted,
+	// it sends only the handoff made since, not the first one again.
+	for deadline := time.Now().Add(45 * time.Second); recorded(t, dir) < 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the delivery was never recorded on the board")
+		}
+	}
+	stop()
+	serve()
+	send("bb-10", "this one too")
+	if p := next("the handoff after the restart"); p["text"] != "carol hands over to dana on bb-10: this one too" {
+		t.Errorf("after the restart: %v, want only the new handoff", p)
+	}
+	select {
+	case p := <-got:
+		t.Errorf("after the restart, another delivery: %v", p)
+	case <-time.After(300 * time.Millisecond):
+	}
 	if out, err := bbCmd(dir, nil, "serve", "--webhook", "ftp://x").CombinedOutput(); err == nil || !strings.Contains(string(out), "invalid --webhook") {
 		t.Errorf("bb serve --webhook ftp://x: %v %s", err, out)
 	}
+}
+
+// recorded counts the deliveries a notifier recorded on the board of dir.
+func recorded(t *testing.T, dir string) int {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, ".bb", "blackboard.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var n int
+	if err := st.SQL().QueryRow(`SELECT COUNT(*) FROM attention_notified`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -148,7 +148,7 @@
     var body = document.body;
     body.addEventListener("htmx:beforeRequest", function (e) {
       var el = e.detail.elt;
-      if (el && el.id && el.getAttribute("hx-trigger") === "bb:changed from:body") answering[el.id] = changes;
+      if (el && el.id && (el.getAttribute("hx-trigger") || "").indexOf("bb:changed from:body") === 0) answering[el.id] = changes;
     });
     // Both fire on the old element while it is still in the page.
     function answered(e) {

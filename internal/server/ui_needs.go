@@ -1,0 +1,88 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+)
+
+// What needs a person, board-wide: the core's list (overview.Attention,
+// the same bb top and the notifier show), escalated HANDOFF and BLOCKED
+// marked with how long they waited. The panel refreshes on every change
+// and again when the next escalation falls due, so an escalation shows
+// without anything else happening; the person accepts what waits on
+// them from it.
+
+// needsData fills the panel.
+func (u *ui) needsData(r *http.Request, d *pageData) error {
+	a, err := u.s.svc.Attention(r.Context())
+	if err != nil {
+		return err
+	}
+	// Escalated first (longest waiting on top), then the rest newest
+	// first as the core lists them.
+	slices.SortStableFunc(a.Items, func(x, y overview.AttentionItem) int {
+		switch {
+		case x.Escalated && y.Escalated:
+			return x.At.Compare(y.At)
+		case x.Escalated:
+			return -1
+		case y.Escalated:
+			return 1
+		}
+		return 0
+	})
+	d.Needs = &a
+	if !a.NextEscalation.IsZero() {
+		// A second late rather than early: the panel reads the list again
+		// once the item has crossed the line.
+		d.NeedsDue = int(a.NextEscalation.Sub(a.Now)/time.Second) + 1
+	}
+	return nil
+}
+
+// needsAccept accepts a HANDOFF or BLOCKED from the panel as the person
+// and answers with the refreshed panel (the core refuses what does not
+// wait on them).
+func (u *ui) needsAccept(w http.ResponseWriter, r *http.Request) {
+	d := u.base(r)
+	if err := u.s.ack(r.Context(), d.Viewer, r.PathValue("id")); err != nil {
+		u.fail(w, err)
+		return
+	}
+	if err := u.needsData(r, d); err != nil {
+		u.fail(w, err)
+		return
+	}
+	u.render(w, "needs", d)
+}
+
+// needWords is one item in the dashboard's words: who waits on whom.
+func needWords(it overview.AttentionItem) string {
+	on := it.To
+	if on == "" {
+		on = "everyone"
+	}
+	switch it.Kind {
+	case overview.AttentionHandoff:
+		return it.Agent + " hands over to " + on
+	case overview.AttentionBlocked:
+		return it.Agent + " is blocked on " + on
+	case overview.AttentionStuck:
+		return it.Agent + " is blocked"
+	case overview.AttentionCritical:
+		return "critical from " + it.Agent
+	case overview.AttentionIncursion:
+		return it.Agent + " edited inside " + on + "’s reservation"
+	}
+	return it.Agent
+}
+
+// canAccept is true when the person may accept the item from the panel: a
+// HANDOFF or BLOCKED addressed to them or to everyone.
+func canAccept(it overview.AttentionItem, viewer string) bool {
+	return (it.Kind == overview.AttentionHandoff || it.Kind == overview.AttentionBlocked) && it.MessageID != "" &&
+		(it.To == viewer || it.To == "")
+}
