@@ -4,8 +4,9 @@
 // the dashboard's read model (internal/hub/overview), an agent's work
 // loop (internal/hub/resume), the shared memory (internal/hub/memory) and
 // the full-text search (internal/hub/search), the credentials of bb serve
-// (internal/hub/credentials) and the operator's housekeeping
-// (internal/hub/housekeeping).
+// (internal/hub/credentials), the operator's housekeeping
+// (internal/hub/housekeeping) and the artifact register
+// (internal/hub/artifacts).
 // The core never imports its features; this package sits one level up.
 //
 // API is implemented by *Service (the local board, built by internal/boot)
@@ -15,6 +16,8 @@
 package app
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
 
 	"github.com/blackboard-hub/bb/internal/hub/credentials"
@@ -41,6 +44,7 @@ type API interface {
 	hub.Admin
 	credentials.API
 	housekeeping.API
+	artifacts.API
 	memory.API
 	hooks.API
 	overview.API
@@ -60,6 +64,7 @@ type (
 	searchApp       = search.Service
 	credentialsApp  = credentials.Service
 	housekeepingApp = housekeeping.Service
+	artifactsApp    = artifacts.Service
 )
 
 // Service is the local board: the kernel with its applications.
@@ -73,12 +78,14 @@ type Service struct {
 	*searchApp
 	*credentialsApp
 	*housekeepingApp
+	*artifactsApp
 }
 
 // New composes the applications over the kernel k.
 func New(k *hub.Service) *Service {
 	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k), resumeApp: resume.New(k), memoryApp: memory.New(k), searchApp: search.New(k),
-		credentialsApp: credentials.New(k), housekeepingApp: housekeeping.New(k)}
+		credentialsApp: credentials.New(k), housekeepingApp: housekeeping.New(k),
+		artifactsApp: artifacts.New(k)}
 }
 
 // Kernel is the core under the applications (for internal/boot, which

@@ -122,6 +122,7 @@ var roleSources = map[string]string{
 	"internal/hub/search":       "../hub/search/doc.go",
 	"internal/hub/credentials":  "../hub/credentials/doc.go",
 	"internal/hub/housekeeping": "../hub/housekeeping/doc.go",
+	"internal/hub/artifacts":    "../hub/artifacts/doc.go",
 }
 
 // surfaceRoles are the roles each surface may name: its door into the core.
@@ -132,7 +133,7 @@ var surfaceRoles = map[string][]string{
 	"internal/cli/bb":        {"app.API"},
 	"internal/cli/vybe":      {"hub.Admin", "hub.Identity", "memory.API", "hub.Tasks", "resume.API"},
 	"internal/cli/agentmail": {"hub.Admin", "hub.Identity", "agentmail.API"},
-	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API", "overview.API"},
+	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API", "overview.API", "artifacts.API"},
 	"internal/server":        {"app.API"},
 	"internal/server/remote": {"app.API"},
 	"internal/notify":        {"hub.Admin", "hub.Timeline", "overview.API"},

@@ -123,7 +123,7 @@ func (s *Service) AgentID(ctx context.Context, g Grammar, id string) (string, er
 		}
 		return "", ValidateMailIdentity(id)
 	case GrammarBoard:
-		return id, s.boardAgent(ctx, id)
+		return id, s.CheckBoardAgent(ctx, id)
 	case GrammarVybe:
 		if t := strings.TrimSpace(id); utf8.ValidString(t) && strings.ToLower(t) != t {
 			if known, err := s.agentKnown(ctx, t); err != nil || known {
@@ -135,12 +135,12 @@ func (s *Service) AgentID(ctx context.Context, g Grammar, id string) (string, er
 	return "", Errorf(CodeInternal, "unknown agent id grammar %q", g)
 }
 
-// boardAgent applies Blackboard's identity rule to an acting agent: an id
+// CheckBoardAgent applies Blackboard's identity rule to an acting agent: an id
 // of at most MaxAgentIDLen bytes may be new (acting creates it); a longer
 // one, up to MaxStoredAgentIDLen, must already be known to the board
 // (vybe creates such ids). The error for an unknown long id is the
 // board's own length error.
-func (s *Service) boardAgent(ctx context.Context, id string) error {
+func (s *Service) CheckBoardAgent(ctx context.Context, id string) error {
 	err := ValidateBoardAgentID(id)
 	if err == nil || len(id) <= MaxAgentIDLen {
 		return err

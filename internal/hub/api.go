@@ -52,10 +52,6 @@ type Messages interface {
 	PostMany(ctx context.Context, ops []PostOp) []PostResult
 	Log(ctx context.Context, q LogQuery) ([]Message, error)
 	Thread(ctx context.Context, seq int64) ([]Message, error)
-	AddArtifact(ctx context.Context, in ArtifactInput) (Artifact, bool, error)
-	ArtifactByPath(ctx context.Context, p string) (Artifact, error)
-	Artifacts(ctx context.Context, q ArtifactQuery) ([]Artifact, error)
-	FindRefs(ctx context.Context, ref Ref) (RefMatches, error)
 }
 
 // Mail is the direct mail between agents: send, inbox, read, ack, and the coordination

@@ -53,7 +53,7 @@ func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (
 	if err := Allow(ctx, Act(agent)); err != nil {
 		return Agent{}, err
 	}
-	if err := s.boardAgent(ctx, agent); err != nil {
+	if err := s.CheckBoardAgent(ctx, agent); err != nil {
 		return Agent{}, err
 	}
 	if u.Task != nil {
@@ -116,7 +116,7 @@ func (s *Service) ClearStatus(ctx context.Context, agent string) (Agent, error) 
 	if err := Allow(ctx, Act(agent)); err != nil {
 		return Agent{}, err
 	}
-	if err := s.boardAgent(ctx, agent); err != nil {
+	if err := s.CheckBoardAgent(ctx, agent); err != nil {
 		return Agent{}, err
 	}
 	return Write(ctx, s, agent, func(tx Tx) (Agent, error) {
@@ -180,7 +180,7 @@ func views(agents []Agent, now time.Time, stale int) []AgentView {
 
 // AgentStatus returns one agent with liveness (no side effect).
 func (s *Service) AgentStatus(ctx context.Context, id string) (AgentView, error) {
-	if err := s.boardAgent(ctx, id); err != nil {
+	if err := s.CheckBoardAgent(ctx, id); err != nil {
 		return AgentView{}, err
 	}
 	a, err := Read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })
@@ -226,7 +226,7 @@ func (s *Service) checkPost(ctx context.Context, in PostInput) (postFields, erro
 	if err := Allow(ctx, Act(in.From)); err != nil {
 		return postFields{}, err
 	}
-	if err := s.boardAgent(ctx, in.From); err != nil {
+	if err := s.CheckBoardAgent(ctx, in.From); err != nil {
 		return postFields{}, err
 	}
 	if strings.TrimSpace(in.Content) == "" {
@@ -431,15 +431,6 @@ func (s *Service) Thread(ctx context.Context, seq int64) ([]Message, error) {
 	})
 }
 
-// ArtifactInput registers (upserts) a board artifact.
-type ArtifactInput struct {
-	Agent       string
-	Path        string
-	Description string
-	Version     *string
-	Refs        []Ref
-}
-
 // CleanArtifactPath validates an artifact path against the project root:
 // relative, no ".." component, and — following symlinks of whatever part
 // of it exists — inside the root. It returns the cleaned, slash-separated
@@ -539,97 +530,6 @@ func resolvePath(p string) (string, error) {
 
 func splitPath(p string) []string {
 	return strings.FieldsFunc(p, func(r rune) bool { return r == filepath.Separator || r == '/' })
-}
-
-// AddArtifact upserts the artifact at in.Path: registering a path again
-// replaces producer, description, version, refs and time.
-func (s *Service) AddArtifact(ctx context.Context, in ArtifactInput) (Artifact, bool, error) {
-	if err := Allow(ctx, Act(in.Agent)); err != nil {
-		return Artifact{}, false, err
-	}
-	if err := s.boardAgent(ctx, in.Agent); err != nil {
-		return Artifact{}, false, err
-	}
-	path, err := CleanArtifactPath(s.ProjectRoot, in.Path)
-	if err != nil {
-		return Artifact{}, false, err
-	}
-	if err := CheckLen("description", in.Description, MaxArtifactDescLen); err != nil {
-		return Artifact{}, false, err
-	}
-	if in.Version != nil {
-		if err := CheckLen("version", *in.Version, MaxVersionLen); err != nil {
-			return Artifact{}, false, err
-		}
-	}
-	refs, err := ValidateRefs(in.Refs)
-	if err != nil {
-		return Artifact{}, false, err
-	}
-	type res struct {
-		A   Artifact
-		New bool
-	}
-	r, err := Write(ctx, s, in, func(tx Tx) (res, error) {
-		now := s.Now()
-		a := Artifact{Path: path, ProducedBy: in.Agent, Description: in.Description, Version: in.Version, Refs: refs, CreatedAt: now, UpdatedAt: now}
-		created, err := tx.UpsertBoardArtifact(ctx, &a)
-		if err != nil {
-			return res{}, err
-		}
-		e := s.Event(EventArtifactRegistered, in.Agent, map[string]any{"id": a.ID, "path": a.Path, "new": created})
-		e.Message = a.Path + ": " + Preview(a.Description, 100)
-		return res{a, created}, tx.AppendEvent(ctx, e)
-	})
-	return r.A, r.New, err
-}
-
-// ArtifactByPath returns one board artifact.
-func (s *Service) ArtifactByPath(ctx context.Context, p string) (Artifact, error) {
-	path, err := CleanArtifactPath("", p)
-	if err != nil {
-		return Artifact{}, err
-	}
-	a, err := Read(ctx, s, func(tx Tx) (*Artifact, error) { return tx.BoardArtifactByPath(ctx, path) })
-	if err != nil {
-		return Artifact{}, err
-	}
-	if a == nil {
-		return Artifact{}, Errorf(CodeNotFound, "artifact %q not found", path)
-	}
-	return *a, nil
-}
-
-// ArtifactQuery filters board artifacts.
-type ArtifactQuery struct {
-	By    string
-	Ref   *Ref
-	Limit int
-}
-
-// Artifacts lists board artifacts, most recently registered first.
-func (s *Service) Artifacts(ctx context.Context, q ArtifactQuery) ([]Artifact, error) {
-	f := ArtifactFilter{By: q.By, Ref: q.Ref, Limit: ClampLimit(q.Limit, DefaultArtifactsLimit, MaxArtifactsLimit)}
-	return Read(ctx, s, func(tx Tx) ([]Artifact, error) { return tx.ListBoardArtifacts(ctx, f) })
-}
-
-// RefMatches is what `bb refs` finds.
-type RefMatches struct {
-	Messages  []Message
-	Artifacts []Artifact
-}
-
-// FindRefs returns every message and artifact that carries ref. A numeric
-// ref matches its decimal text ("13" and 13 are the same ref).
-func (s *Service) FindRefs(ctx context.Context, ref Ref) (RefMatches, error) {
-	return Read(ctx, s, func(tx Tx) (RefMatches, error) {
-		msgs, err := tx.ListMessages(ctx, MessageFilter{Ref: &ref})
-		if err != nil {
-			return RefMatches{}, err
-		}
-		arts, err := tx.ListBoardArtifacts(ctx, ArtifactFilter{Ref: &ref})
-		return RefMatches{Messages: msgs, Artifacts: arts}, err
-	})
 }
 
 // EventQuery selects timeline events, oldest first.

@@ -110,7 +110,7 @@ func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
 	if err := Allow(ctx, Act(agent)); err != nil {
 		return Notices{}, err
 	}
-	if err := s.boardAgent(ctx, agent); err != nil {
+	if err := s.CheckBoardAgent(ctx, agent); err != nil {
 		return Notices{}, err
 	}
 	// This is the check-in: a slot on ctx (WithCheckIn) would make a

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"context"
 	"strconv"
 
@@ -228,7 +230,7 @@ func (s *Server) addBoardTools() {
 			if err != nil {
 				return registerArtifactOut{}, err
 			}
-			a, created, err := c.svc.AddArtifact(ctx, hub.ArtifactInput{Agent: c.agent, Path: in.Path, Description: in.Description, Version: in.Version, Refs: refs})
+			a, created, err := c.svc.AddArtifact(ctx, artifacts.Input{Agent: c.agent, Path: in.Path, Description: in.Description, Version: in.Version, Refs: refs})
 			return registerArtifactOut{ArtifactOut: artifactOut(a), Created: created}, err
 		})
 
@@ -251,7 +253,7 @@ func (s *Server) addBoardTools() {
 				return artifactsOut{}, err
 			}
 			limit := limitOr(in.Limit, hub.DefaultArtifactsLimit)
-			as, err := c.svc.Artifacts(ctx, hub.ArtifactQuery{By: in.Agent, Ref: ref, Limit: min(off+limit+1, hub.MaxArtifactsLimit)})
+			as, err := c.svc.Artifacts(ctx, artifacts.Query{By: in.Agent, Ref: ref, Limit: min(off+limit+1, hub.MaxArtifactsLimit)})
 			if err != nil {
 				return artifactsOut{}, err
 			}

@@ -6,6 +6,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 
 	"github.com/blackboard-hub/bb/internal/hub/search"
@@ -58,6 +60,7 @@ type Roles interface {
 	resume.API
 	search.API
 	overview.API
+	artifacts.API
 }
 
 // Options configure a server.

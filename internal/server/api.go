@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"github.com/blackboard-hub/bb/internal/hub/search"
 
 	"context"
@@ -271,7 +273,7 @@ func (s *Server) addArtifact(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, _, err := s.svc.AddArtifact(c.ctx, hub.ArtifactInput{Agent: c.agent, Path: b.Path, Description: b.Description, Version: b.Version, Refs: refs})
+	a, _, err := s.svc.AddArtifact(c.ctx, artifacts.Input{Agent: c.agent, Path: b.Path, Description: b.Description, Version: b.Version, Refs: refs})
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +281,7 @@ func (s *Server) addArtifact(c *call) (any, error) {
 }
 
 func (s *Server) listArtifacts(c *call) (any, error) {
-	q := hub.ArtifactQuery{By: c.q("by")}
+	q := artifacts.Query{By: c.q("by")}
 	var err error
 	if q.Limit, err = limitParam(c.q("limit"), hub.DefaultArtifactsLimit, hub.MaxArtifactsLimit); err != nil {
 		return nil, err

@@ -4,6 +4,8 @@
 package view
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
 
 	"github.com/blackboard-hub/bb/internal/hub/overview"
@@ -276,7 +278,7 @@ func Summary(s overview.Summary) map[string]any {
 }
 
 // Refs renders `bb refs`.
-func Refs(r hub.Ref, m hub.RefMatches) map[string]any {
+func Refs(r hub.Ref, m artifacts.RefMatches) map[string]any {
 	return map[string]any{"ref": r, "messages": Messages(m.Messages), "artifacts": Artifacts(m.Artifacts)}
 }
 

@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"fmt"
 	"io"
 	"strings"
@@ -60,7 +62,7 @@ the same path again replaces its description, version, refs and producer.`,
 			if err != nil {
 				return err
 			}
-			in := hub.ArtifactInput{Agent: id, Path: args[0], Description: args[1], Refs: parsed}
+			in := artifacts.Input{Agent: id, Path: args[0], Description: args[1], Refs: parsed}
 			if cmd.Flags().Changed("version") {
 				in.Version = &version
 			}
@@ -108,7 +110,7 @@ func (a *app) artifactsCmd() *cobra.Command {
 		Short: "List artifacts (newest 50 by default)",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			q := hub.ArtifactQuery{By: by}
+			q := artifacts.Query{By: by}
 			var err error
 			q.Limit = hub.DefaultArtifactsLimit
 			if cmd.Flags().Changed("limit") {

@@ -8,6 +8,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/agentmail"
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
 	"github.com/blackboard-hub/bb/internal/hub/credentials"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
@@ -121,35 +122,6 @@ func (c *Client) Log(ctx context.Context, q hub.LogQuery) ([]hub.Message, error)
 func (c *Client) Thread(ctx context.Context, seq int64) ([]hub.Message, error) {
 	var r0 []hub.Message
 	err := c.call(ctx, "Thread", []any{seq}, []any{&r0})
-	return r0, err
-}
-
-// AddArtifact calls AddArtifact on the server.
-func (c *Client) AddArtifact(ctx context.Context, in hub.ArtifactInput) (hub.Artifact, bool, error) {
-	var r0 hub.Artifact
-	var r1 bool
-	err := c.call(ctx, "AddArtifact", []any{in}, []any{&r0, &r1})
-	return r0, r1, err
-}
-
-// ArtifactByPath calls ArtifactByPath on the server.
-func (c *Client) ArtifactByPath(ctx context.Context, p string) (hub.Artifact, error) {
-	var r0 hub.Artifact
-	err := c.call(ctx, "ArtifactByPath", []any{p}, []any{&r0})
-	return r0, err
-}
-
-// Artifacts calls Artifacts on the server.
-func (c *Client) Artifacts(ctx context.Context, q hub.ArtifactQuery) ([]hub.Artifact, error) {
-	var r0 []hub.Artifact
-	err := c.call(ctx, "Artifacts", []any{q}, []any{&r0})
-	return r0, err
-}
-
-// FindRefs calls FindRefs on the server.
-func (c *Client) FindRefs(ctx context.Context, ref hub.Ref) (hub.RefMatches, error) {
-	var r0 hub.RefMatches
-	err := c.call(ctx, "FindRefs", []any{ref}, []any{&r0})
 	return r0, err
 }
 
@@ -409,6 +381,35 @@ func (c *Client) PlanClear(ctx context.Context, in housekeeping.ClearInput) (hou
 func (c *Client) Export(ctx context.Context) (housekeeping.Export, error) {
 	var r0 housekeeping.Export
 	err := c.call(ctx, "Export", []any{}, []any{&r0})
+	return r0, err
+}
+
+// AddArtifact calls AddArtifact on the server.
+func (c *Client) AddArtifact(ctx context.Context, in artifacts.Input) (hub.Artifact, bool, error) {
+	var r0 hub.Artifact
+	var r1 bool
+	err := c.call(ctx, "AddArtifact", []any{in}, []any{&r0, &r1})
+	return r0, r1, err
+}
+
+// ArtifactByPath calls ArtifactByPath on the server.
+func (c *Client) ArtifactByPath(ctx context.Context, p string) (hub.Artifact, error) {
+	var r0 hub.Artifact
+	err := c.call(ctx, "ArtifactByPath", []any{p}, []any{&r0})
+	return r0, err
+}
+
+// Artifacts calls Artifacts on the server.
+func (c *Client) Artifacts(ctx context.Context, q artifacts.Query) ([]hub.Artifact, error) {
+	var r0 []hub.Artifact
+	err := c.call(ctx, "Artifacts", []any{q}, []any{&r0})
+	return r0, err
+}
+
+// FindRefs calls FindRefs on the server.
+func (c *Client) FindRefs(ctx context.Context, ref hub.Ref) (artifacts.RefMatches, error) {
+	var r0 artifacts.RefMatches
+	err := c.call(ctx, "FindRefs", []any{ref}, []any{&r0})
 	return r0, err
 }
 

@@ -1,6 +1,8 @@
 package sqlite_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"context"
 	"fmt"
 	"path/filepath"
@@ -92,7 +94,7 @@ func TestBoardQueriesAreIndexDriven(t *testing.T) {
 		"priority high":     func() error { _, err := svc.Log(ctx, hub.LogQuery{MinPriority: "high"}); return err },
 		"priority critical": func() error { _, err := svc.Log(ctx, hub.LogQuery{MinPriority: "critical"}); return err },
 		"ref":               func() error { _, err := svc.Log(ctx, hub.LogQuery{Ref: &ref}); return err },
-		"refs":              func() error { _, err := svc.FindRefs(ctx, ref); return err },
+		"refs":              func() error { _, err := artifacts.New(svc).FindRefs(ctx, ref); return err },
 		"thread":            func() error { _, err := svc.Thread(ctx, 42); return err },
 		"unread": func() error {
 			return st.Read(ctx, func(tx hub.Tx) error { _, err := tx.UnreadCounts(ctx, "agent-1", hub.NoticeCap); return err })

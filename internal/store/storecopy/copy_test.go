@@ -1,6 +1,8 @@
 package storecopy_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"context"
 	"fmt"
 	"path/filepath"
@@ -67,9 +69,9 @@ func populate(t *testing.T, st *sqlstore.DB) {
 	_, err = svc.Post(ictx, hub.PostInput{From: "bob", Content: "idempotent"})
 	ok(t, err)
 	v := "1.2"
-	_, _, err = svc.AddArtifact(ctx, hub.ArtifactInput{Agent: "alice", Path: "out/report.md", Description: "the report", Version: &v, Refs: refs[:1]})
+	_, _, err = artifacts.New(svc).AddArtifact(ctx, artifacts.Input{Agent: "alice", Path: "out/report.md", Description: "the report", Version: &v, Refs: refs[:1]})
 	ok(t, err)
-	_, _, err = svc.AddArtifact(ctx, hub.ArtifactInput{Agent: "bob", Path: "out/b.txt"})
+	_, _, err = artifacts.New(svc).AddArtifact(ctx, artifacts.Input{Agent: "bob", Path: "out/b.txt"})
 	ok(t, err)
 	ok(t, st.Write(ctx, func(tx hub.Tx) error {
 		m, err := tx.MessageBySeq(ctx, 3)

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
 
 	"github.com/blackboard-hub/bb/internal/hub/overview"
@@ -15,37 +17,37 @@ import (
 func testArtifacts(t *testing.T, open Opener) {
 	t.Run("UpsertByPath", func(t *testing.T) {
 		f := New(t, open)
-		a, created, err := f.Svc.AddArtifact(f.Ctx, hub.ArtifactInput{Agent: "alice", Path: "docs/api.md", Description: "v1",
+		a, created, err := artifacts.New(f.Svc).AddArtifact(f.Ctx, artifacts.Input{Agent: "alice", Path: "docs/api.md", Description: "v1",
 			Version: ptr("1"), Refs: []hub.Ref{{Where: "gh", What: "issue", Ref: hub.NewRefID("1")}}})
 		Ok(t, err)
 		if !created || a.ID == 0 {
 			t.Fatalf("first add: created %v id %d", created, a.ID)
 		}
 		f.Clock.Advance(time.Minute)
-		b, created, err := f.Svc.AddArtifact(f.Ctx, hub.ArtifactInput{Agent: "bob", Path: "./docs//api.md", Description: "v2",
+		b, created, err := artifacts.New(f.Svc).AddArtifact(f.Ctx, artifacts.Input{Agent: "bob", Path: "./docs//api.md", Description: "v2",
 			Refs: []hub.Ref{{Where: "gh", What: "issue", Ref: hub.NewRefID("2")}}})
 		Ok(t, err)
 		if created || b.ID != a.ID || b.Path != "docs/api.md" {
 			t.Fatalf("second add of the same path: created %v id %d (first %d) path %q", created, b.ID, a.ID, b.Path)
 		}
-		got, err := f.Svc.ArtifactByPath(f.Ctx, "docs/api.md")
+		got, err := artifacts.New(f.Svc).ArtifactByPath(f.Ctx, "docs/api.md")
 		Ok(t, err)
 		if got.ProducedBy != "bob" || got.Description != "v2" || got.Version != nil || len(got.Refs) != 1 ||
 			got.Refs[0].Ref.Text != "2" || !sameTime(got.CreatedAt, f.Svc.Now()) || !sameTime(got.UpdatedAt, f.Svc.Now()) {
 			t.Errorf("upsert did not replace every field: %+v", got)
 		}
 		// The old ref no longer finds it, the new one does.
-		old, err := f.Svc.FindRefs(f.Ctx, hub.Ref{Where: "gh", What: "issue", Ref: hub.NewRefID("1")})
+		old, err := artifacts.New(f.Svc).FindRefs(f.Ctx, hub.Ref{Where: "gh", What: "issue", Ref: hub.NewRefID("1")})
 		Ok(t, err)
 		if len(old.Artifacts) != 0 {
 			t.Errorf("replaced ref still indexed")
 		}
-		cur, err := f.Svc.FindRefs(f.Ctx, hub.Ref{Where: "gh", What: "issue", Ref: hub.NewRefID("2")})
+		cur, err := artifacts.New(f.Svc).FindRefs(f.Ctx, hub.Ref{Where: "gh", What: "issue", Ref: hub.NewRefID("2")})
 		Ok(t, err)
 		if len(cur.Artifacts) != 1 || cur.Artifacts[0].ID != a.ID {
 			t.Errorf("new ref not indexed: %+v", cur.Artifacts)
 		}
-		all, err := f.Svc.Artifacts(f.Ctx, hub.ArtifactQuery{})
+		all, err := artifacts.New(f.Svc).Artifacts(f.Ctx, artifacts.Query{})
 		Ok(t, err)
 		if len(all) != 1 {
 			t.Errorf("%d artifacts after two adds of one path", len(all))
@@ -58,7 +60,7 @@ func testArtifacts(t *testing.T, open Opener) {
 
 	t.Run("ShowMissing", func(t *testing.T) {
 		f := New(t, open)
-		_, err := f.Svc.ArtifactByPath(f.Ctx, "nope.txt")
+		_, err := artifacts.New(f.Svc).ArtifactByPath(f.Ctx, "nope.txt")
 		WantCode(t, err, hub.CodeNotFound)
 		var a *hub.Artifact
 		f.Read(func(tx hub.Tx) (err error) { a, err = tx.BoardArtifactByPath(f.Ctx, "nope.txt"); return })
@@ -70,21 +72,21 @@ func testArtifacts(t *testing.T, open Opener) {
 	t.Run("BadInputWritesNothing", func(t *testing.T) {
 		f := New(t, open)
 		for _, c := range []struct {
-			in   hub.ArtifactInput
+			in   artifacts.Input
 			code hub.Code
 		}{
-			{hub.ArtifactInput{Agent: "a", Path: "/etc/passwd"}, hub.CodePathTraversal},
-			{hub.ArtifactInput{Agent: "a", Path: "../x"}, hub.CodePathTraversal},
-			{hub.ArtifactInput{Agent: "a", Path: "a/../../x"}, hub.CodePathTraversal},
-			{hub.ArtifactInput{Agent: "a", Path: ""}, hub.CodeInvalidInput},
-			{hub.ArtifactInput{Agent: "a", Path: "."}, hub.CodeInvalidInput},
-			{hub.ArtifactInput{Agent: "a", Path: "x", Description: string(make([]byte, hub.MaxArtifactDescLen+1))}, hub.CodeInvalidInput},
-			{hub.ArtifactInput{Agent: "a", Path: "x", Version: ptr(string(make([]byte, hub.MaxVersionLen+1)))}, hub.CodeInvalidInput},
+			{artifacts.Input{Agent: "a", Path: "/etc/passwd"}, hub.CodePathTraversal},
+			{artifacts.Input{Agent: "a", Path: "../x"}, hub.CodePathTraversal},
+			{artifacts.Input{Agent: "a", Path: "a/../../x"}, hub.CodePathTraversal},
+			{artifacts.Input{Agent: "a", Path: ""}, hub.CodeInvalidInput},
+			{artifacts.Input{Agent: "a", Path: "."}, hub.CodeInvalidInput},
+			{artifacts.Input{Agent: "a", Path: "x", Description: string(make([]byte, hub.MaxArtifactDescLen+1))}, hub.CodeInvalidInput},
+			{artifacts.Input{Agent: "a", Path: "x", Version: ptr(string(make([]byte, hub.MaxVersionLen+1)))}, hub.CodeInvalidInput},
 		} {
-			_, _, err := f.Svc.AddArtifact(f.Ctx, c.in)
+			_, _, err := artifacts.New(f.Svc).AddArtifact(f.Ctx, c.in)
 			WantCode(t, err, c.code)
 		}
-		all, err := f.Svc.Artifacts(f.Ctx, hub.ArtifactQuery{})
+		all, err := artifacts.New(f.Svc).Artifacts(f.Ctx, artifacts.Query{})
 		Ok(t, err)
 		if len(all) != 0 || len(f.Events()) != 0 {
 			t.Errorf("bad input wrote %d artifacts, %d events", len(all), len(f.Events()))
@@ -98,32 +100,32 @@ func testArtifacts(t *testing.T, open Opener) {
 			if i%3 == 0 {
 				by = "bob"
 			}
-			in := hub.ArtifactInput{Agent: by, Path: fmt.Sprintf("out/f%02d.txt", i), Description: "d"}
+			in := artifacts.Input{Agent: by, Path: fmt.Sprintf("out/f%02d.txt", i), Description: "d"}
 			if i == 5 {
 				in.Refs = []hub.Ref{{Where: "tt", What: "task", Ref: hub.NewRefID("auth")}}
 			}
-			_, _, err := f.Svc.AddArtifact(f.Ctx, in)
+			_, _, err := artifacts.New(f.Svc).AddArtifact(f.Ctx, in)
 			Ok(t, err)
 			f.Clock.Advance(time.Minute)
 		}
-		all, err := f.Svc.Artifacts(f.Ctx, hub.ArtifactQuery{})
+		all, err := artifacts.New(f.Svc).Artifacts(f.Ctx, artifacts.Query{})
 		Ok(t, err)
 		if len(all) != hub.DefaultArtifactsLimit || all[0].Path != "out/f59.txt" {
 			t.Errorf("default list: %d, first %q", len(all), all[0].Path)
 		}
-		all, err = f.Svc.Artifacts(f.Ctx, hub.ArtifactQuery{Limit: 1000})
+		all, err = artifacts.New(f.Svc).Artifacts(f.Ctx, artifacts.Query{Limit: 1000})
 		Ok(t, err)
 		if len(all) != 60 {
 			t.Errorf("clamped list: %d, want 60", len(all))
 		}
-		by, err := f.Svc.Artifacts(f.Ctx, hub.ArtifactQuery{By: "bob", Limit: 100})
+		by, err := artifacts.New(f.Svc).Artifacts(f.Ctx, artifacts.Query{By: "bob", Limit: 100})
 		Ok(t, err)
 		if len(by) != 20 {
 			t.Errorf("--by bob: %d, want 20", len(by))
 		}
 		ref, err := hub.ParseRef("tt:task:auth")
 		Ok(t, err)
-		withRef, err := f.Svc.Artifacts(f.Ctx, hub.ArtifactQuery{Ref: &ref})
+		withRef, err := artifacts.New(f.Svc).Artifacts(f.Ctx, artifacts.Query{Ref: &ref})
 		Ok(t, err)
 		if len(withRef) != 1 || withRef[0].Path != "out/f05.txt" {
 			t.Errorf("--ref: %+v", withRef)
@@ -144,12 +146,12 @@ func testArtifacts(t *testing.T, open Opener) {
 		if done.Artifacts != 60 {
 			t.Errorf("clear: %+v", done)
 		}
-		res, err := f.Svc.FindRefs(f.Ctx, ref)
+		res, err := artifacts.New(f.Svc).FindRefs(f.Ctx, ref)
 		Ok(t, err)
 		if len(res.Artifacts) != 0 {
 			t.Errorf("refs of cleared artifacts remain")
 		}
-		all, err = f.Svc.Artifacts(f.Ctx, hub.ArtifactQuery{})
+		all, err = artifacts.New(f.Svc).Artifacts(f.Ctx, artifacts.Query{})
 		Ok(t, err)
 		if len(all) != 0 {
 			t.Errorf("%d artifacts after clear", len(all))

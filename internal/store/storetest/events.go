@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 
 	"encoding/json"
@@ -87,7 +89,7 @@ func testEvents(t *testing.T, open Opener) {
 		_, err := f.Svc.SetStatus(f.Ctx, "alice", hub.StatusUpdate{Task: ptr("t")})
 		Ok(t, err)
 		m := f.Post(hub.PostInput{From: "alice", Content: "hello", Tags: []string{"x"}})
-		_, _, err = f.Svc.AddArtifact(f.Ctx, hub.ArtifactInput{Agent: "alice", Path: "a.txt"})
+		_, _, err = artifacts.New(f.Svc).AddArtifact(f.Ctx, artifacts.Input{Agent: "alice", Path: "a.txt"})
 		Ok(t, err)
 		_, err = f.Svc.ClearStatus(f.Ctx, "alice")
 		Ok(t, err)

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
 
 	"fmt"
@@ -254,7 +256,7 @@ func testMessages(t *testing.T, open Opener) {
 		if evs := f.Events(); len(evs) != 1 {
 			t.Errorf("%d events, want 1", len(evs))
 		}
-		res, err := f.Svc.FindRefs(f.Ctx, hub.Ref{Where: "gh", What: "pr", Ref: hub.NewRefID("1")})
+		res, err := artifacts.New(f.Svc).FindRefs(f.Ctx, hub.Ref{Where: "gh", What: "pr", Ref: hub.NewRefID("1")})
 		Ok(t, err)
 		if len(res.Messages) != 0 {
 			t.Errorf("refs of a failed post were kept")
@@ -324,7 +326,7 @@ func testMessages(t *testing.T, open Opener) {
 		if !equalInts(seqs(got), []int64{2}) {
 			t.Errorf("after clear, tag t: %v", seqs(got))
 		}
-		res, err := f.Svc.FindRefs(f.Ctx, hub.Ref{Where: "gh", What: "issue", Ref: hub.NewRefID("5")})
+		res, err := artifacts.New(f.Svc).FindRefs(f.Ctx, hub.Ref{Where: "gh", What: "issue", Ref: hub.NewRefID("5")})
 		Ok(t, err)
 		if len(res.Messages) != 0 {
 			t.Errorf("refs of deleted messages remain")

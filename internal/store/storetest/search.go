@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+
 	"github.com/blackboard-hub/bb/internal/hub/search"
 
 	"github.com/blackboard-hub/bb/internal/hub/memory"
@@ -54,7 +56,7 @@ func testSearch(t *testing.T, open Opener) {
 	check(t, err)
 	_, err = memory.New(svc).SetMemory(ctx, "ana", memory.Input{Key: "temp-note", Value: "cookie scratch", ExpiresIn: time.Minute})
 	check(t, err)
-	_, _, err = svc.AddArtifact(ctx, hub.ArtifactInput{Agent: "bob", Path: "internal/auth/cookie.go", Description: "signing and rotation"})
+	_, _, err = artifacts.New(svc).AddArtifact(ctx, artifacts.Input{Agent: "bob", Path: "internal/auth/cookie.go", Description: "signing and rotation"})
 	check(t, err)
 	f.Clock.Advance(2 * time.Minute) // temp-note has expired
 
