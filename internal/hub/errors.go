@@ -126,6 +126,8 @@ const (
 	ActListCredentials = "list_credentials"
 	// ActNewCredential: ask the operator for a new credential.
 	ActNewCredential = "new_credential"
+	// ActOwnBoard: use the board of this checkout's repository.
+	ActOwnBoard = "own_board"
 )
 
 // ActionWords words an action in a surface's syntax; "" falls back to the
@@ -150,6 +152,8 @@ func PlainAction(a Action) string {
 		return "list the credentials to see them"
 	case ActNewCredential:
 		return "ask the operator for a new one"
+	case ActOwnBoard:
+		return "Use the board of this repository instead"
 	}
 	return a.Do
 }

@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"fmt"
 )
 
 // RebaseScopes makes an older board's scopes relative, once: every
@@ -73,9 +72,9 @@ func (s *Service) ClaimRepository(ctx context.Context, id string) (string, error
 		}
 	}
 	if rec.RepoID != id {
-		return rec.RepoID, &Error{Code: CodeWrongRepository, Field: "repository", Message: fmt.Sprintf(
-			"this board serves another repository (first commit %s) than this checkout's (first commit %s): it is not a clone of the board's repository. Point BB_SERVER at the bb serve of this repository, or unset BB_SERVER to use a local board (bb init)",
-			short(rec.RepoID), short(id))}
+		return rec.RepoID, FieldErr(CodeWrongRepository, "repository",
+			"this board serves another repository (first commit %s) than this checkout's (first commit %s): it is not a clone of the board's repository. {do}",
+			short(rec.RepoID), short(id)).With(Action{Do: ActOwnBoard})
 	}
 	return rec.RepoID, nil
 }

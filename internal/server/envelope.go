@@ -32,7 +32,7 @@ func StatusOf(c hub.Code) int {
 	case c == hub.CodeForbidden || strings.HasSuffix(s, "_FORBIDDEN"):
 		return http.StatusForbidden
 	case strings.Contains(s, "CONFLICT"), strings.Contains(s, "COLLISION"), strings.HasPrefix(s, "DUPLICATE_"),
-		c == hub.CodeReservationStaleFound, c == hub.CodeAdoptionRejected, c == hub.CodeAgentActive, c == hub.CodeSchemaTooNew:
+		c == hub.CodeReservationStaleFound, c == hub.CodeAdoptionRejected, c == hub.CodeAgentActive, c == hub.CodeSchemaTooNew, c == hub.CodeWrongRepository:
 		return http.StatusConflict
 	default:
 		return http.StatusBadRequest

@@ -71,7 +71,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.checkRepository(r); err != nil {
-		writeError(w, name, err, http.StatusConflict)
+		writeRPCError(w, name, err) // 409, with the actions the client words
 		return
 	}
 	var raw []json.RawMessage

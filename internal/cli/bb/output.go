@@ -187,6 +187,8 @@ func actionWords(a hub.Action) string {
 		return "see bb token list"
 	case hub.ActNewCredential:
 		return "ask the operator for a new one: bb token create"
+	case hub.ActOwnBoard:
+		return "Point BB_SERVER at the bb serve of this repository, or unset BB_SERVER to use a local board (bb init)"
 	}
 	return ""
 }
