@@ -414,11 +414,19 @@ func orDefault(v, d string) string {
 	return v
 }
 
-// intentOf reads the next action (HANDOFF) or requested action and urgency
-// (BLOCKED) from the protocol event that travelled with m.
+// intentOf is the next action (HANDOFF) or requested action and urgency
+// (BLOCKED) of m: its stored intent, or for a message stored without one
+// (written before intents were stored, or by another program) the
+// protocol event that travelled with it.
 func (s *Service) intentOf(ctx context.Context, tx hub.Tx, m *hub.Message) (string, string, error) {
 	if m.Category != hub.CategoryHandoff && m.Category != hub.CategoryBlocked {
 		return "", "", nil
+	}
+	if in := m.Intent; in != nil {
+		if m.Category == hub.CategoryHandoff {
+			return in.NextAction, "", nil
+		}
+		return in.RequestedAction, in.Urgency, nil
 	}
 	evs, err := tx.ListEvents(ctx, hub.EventFilter{Types: []string{hub.EventHandoff, hub.EventBlocked}, Agent: m.From, BeadID: m.BeadID, Limit: 50, Desc: true})
 	if err != nil {
