@@ -65,6 +65,7 @@ left unanswered at shutdown, exit 1.`,
 				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", tools)}
 			}
 			a.longLived = true
+			client, clientSession := procid.Session(a.env.Getenv)
 			var mu sync.Mutex
 			srv, err := bbmcp.New(nil, bbmcp.Options{
 				Agent:    agent,
@@ -74,6 +75,9 @@ left unanswered at shutdown, exit 1.`,
 				// The client that started this server: its hook sessions
 				// name the agent when no identity is given.
 				ClientPID: procid.Client(),
+				// Where the client hands its session id to its MCP
+				// servers too, that session is the one.
+				Client: client, ClientSessionID: clientSession,
 				Where:     a.mcpWhere(),
 				// The local board, or with BB_SERVER a bb serve (so an
 				// agent on another machine gets the same tools).
