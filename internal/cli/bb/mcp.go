@@ -78,7 +78,7 @@ left unanswered at shutdown, exit 1.`,
 				// Where the client hands its session id to its MCP
 				// servers too, that session is the one.
 				Client: client, ClientSessionID: clientSession,
-				Where:     a.mcpWhere(),
+				Where: a.mcpWhere(),
 				// The local board, or with BB_SERVER a bb serve (so an
 				// agent on another machine gets the same tools).
 				Open: func(ctx context.Context) (bbmcp.Roles, error) {
