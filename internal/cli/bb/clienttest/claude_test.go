@@ -190,6 +190,37 @@ func TestClaudeCode(t *testing.T) {
 		}
 	}
 
+	// A edits the file it holds while B mails it: the edit's PreToolUse
+	// hook brings the mail (Claude Code runs bb's PostToolUse for the
+	// other tools only), right after the edit, once.
+	pl.set("own-edit",
+		turnPart{Tool: "Edit", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "a.go"), "old_string": "package x", "new_string": "package z"}},
+		turnPart{Tool: "Read", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "b.go")}},
+	)
+	pl.onFirst("own-edit", func() {
+		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idB, "--to", idA, "--bead", "bb-1", "--category", "INFO", "--subject", "edit", "--body", "EDITMAIL-4d2 go ahead"); err != nil {
+			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
+		}
+	})
+	claude("A", "own-edit")
+	reqs = stepRequests(srv, "A", "own-edit")
+	if len(reqs) < 3 {
+		t.Fatalf("step own-edit: %d requests", len(reqs))
+	}
+	if strings.Contains(reqs[0].Body, "EDITMAIL-4d2") || !strings.Contains(reqs[1].Body, "EDITMAIL-4d2") {
+		t.Errorf("the mail sent mid-turn did not arrive right after A's edit")
+		for i, r := range reqs {
+			dump(t, fmt.Sprintf("claude-A-own-edit-%d", i), r.Body)
+		}
+	}
+	if n := strings.Count(reqs[len(reqs)-1].Body, "EDITMAIL-4d2"); n != 1 {
+		t.Errorf("EDITMAIL-4d2 is %d times in A's conversation, want exactly once", n)
+	}
+	if got := p.read("src/a.go"); got != "package z\n" {
+		t.Errorf("A's edit of its own file did not happen: %q", got)
+	}
+	p.write("src/a.go", "package x\n") // the model's edit, not bb's: undone before the uninstall check
+
 	// bb uninstall removes exactly what bb install added. Claude Code
 	// itself records the approved .mcp.json server in
 	// .claude/settings.local.json: that stays, bb's hooks go.
