@@ -26,8 +26,10 @@ stdin/stdout (newline-delimited JSON-RPC). Clients start it from their MCP
 configuration; 'bb install <client>' writes that configuration.
 
 Identity: --agent (or the global --as) > $BB_AGENT_ID > the bb_identify
-tool > the agent of the hook session (bb hook) of the client process that
-started this server. Tools that act as an agent fail with IDENTITY_REQUIRED until there is
+tool > the agent of the hook session (bb hook) of the client that started
+this server: the session the client names in the environment where it
+hands its session id to its MCP servers too (Claude Code's
+$CLAUDE_CODE_SESSION_ID), else its client process. Tools that act as an agent fail with IDENTITY_REQUIRED until there is
 one, and bb_identify cannot change an identity given by flag or environment.
 
 The board must exist ('bb init'); the server never creates one. Until it
