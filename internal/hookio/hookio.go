@@ -58,6 +58,10 @@ type EventSpec struct {
 	Injects bool
 }
 
+// ClaudeEditTools are Claude Code's file-editing tools (its PreToolUse
+// matcher).
+const ClaudeEditTools = "Edit|Write|MultiEdit|NotebookEdit"
+
 // Events returns the events the board uses for a client (nil for an
 // unknown client). `bb install` writes exactly these.
 func Events(client string) []EventSpec {
@@ -66,8 +70,16 @@ func Events(client string) []EventSpec {
 		return []EventSpec{
 			{Name: "SessionStart", Kind: KindStart, Injects: true},
 			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
-			{Name: "PreToolUse", Kind: KindPreTool, Matcher: "Edit|Write|MultiEdit|NotebookEdit"},
-			{Name: "PostToolUse", Kind: KindPostTool, Injects: true},
+			// PreToolUse of an edit tool also brings new mail (its
+			// hookSpecificOutput.additionalContext), so PostToolUse runs
+			// for every other tool only: one bb process per edit instead
+			// of two, and mail still arrives mid-turn after every tool.
+			// Claude Code tests a matcher that is not a plain list of
+			// names as a JavaScript regular expression against the tool
+			// name. https://code.claude.com/docs/en/hooks (matchers,
+			// PreToolUse decision control).
+			{Name: "PreToolUse", Kind: KindPreTool, Matcher: ClaudeEditTools, Injects: true},
+			{Name: "PostToolUse", Kind: KindPostTool, Matcher: "^(?!(?:" + ClaudeEditTools + ")$)", Injects: true},
 			{Name: "Stop", Kind: KindStop, Injects: true},
 		}
 	case "codex":

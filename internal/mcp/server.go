@@ -83,6 +83,12 @@ type Options struct {
 	// a tool call works as the agent of that client's most recent hook
 	// session (bb hook records it), so MCP tools and hooks are one agent.
 	ClientPID int64
+	// Client and ClientSessionID name the client session this server was
+	// started for, where the client hands its session id to its MCP
+	// servers as it does to its hooks (procid.Session): that session's
+	// agent wins over ClientPID's (hooks.Service.SessionOf).
+	Client          string
+	ClientSessionID string
 	// Where is the work tree, branch and host this server was started in
 	// (bb mcp; empty over bb serve): recorded on the agent that
 	// identifies itself.
@@ -306,32 +312,40 @@ func (s *Server) identity(ss *sdk.ServerSession) (id, source string) {
 	return "", ""
 }
 
-// hookAgent is the agent of the hook session of the client process that
-// started this server ("" when none or unknown).
+// hookAgent is the agent of the hook session of the client session or
+// process that started this server ("" when none or unknown).
 func (s *Server) hookAgent(ctx context.Context) string {
-	if s.opts.ClientPID <= 0 {
+	if !s.hasClient() {
 		return ""
 	}
 	svc, err := s.service(ctx)
 	if err != nil {
 		return ""
 	}
-	if hs, err := svc.SessionByClientPID(ctx, "", s.opts.ClientPID); err == nil {
-		return hs.AgentID
+	return s.clientAgent(ctx, svc)
+}
+
+// hasClient reports whether this server knows the client that started it.
+func (s *Server) hasClient() bool {
+	return s.opts.ClientPID > 0 || (s.opts.Client != "" && s.opts.ClientSessionID != "")
+}
+
+// clientAgent is the agent of the client's hook session ("" when none).
+func (s *Server) clientAgent(ctx context.Context, svc Roles) string {
+	hs, err := svc.SessionOf(ctx, hooks.ClientRef{Client: s.opts.Client, SessionID: s.opts.ClientSessionID, PID: s.opts.ClientPID})
+	if err != nil {
+		return ""
 	}
-	return ""
+	return hs.AgentID
 }
 
 // agentFor is the caller's identity, else the agent of the hook session
-// of the client process that started this server ("" when none).
+// of the client that started this server ("" when none).
 func (s *Server) agentFor(ctx context.Context, svc Roles, ss *sdk.ServerSession) string {
-	if id, _ := s.identity(ss); id != "" || s.opts.ClientPID <= 0 {
+	if id, _ := s.identity(ss); id != "" || !s.hasClient() {
 		return id
 	}
-	if hs, err := svc.SessionByClientPID(ctx, "", s.opts.ClientPID); err == nil {
-		return hs.AgentID
-	}
-	return ""
+	return s.clientAgent(ctx, svc)
 }
 
 // sessionAgent is a session's identity from a pin or bb_identify (s.mu held).

@@ -102,3 +102,30 @@ func TestCrossPlatformVet(t *testing.T) {
 		}
 	}
 }
+
+func TestSession(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		env          func(string) string
+		client, want string
+	}{
+		{env("CLAUDECODE", "1", "CLAUDE_CODE_SESSION_ID", " 26abe7b4-4948 "), "claude", "26abe7b4-4948"},
+		{env("CLAUDE_CODE_SESSION_ID", "26abe7b4"), "", ""}, // not started by Claude Code
+		{env("CLAUDECODE", "1"), "", ""},
+		{env("GEMINI_SESSION_ID", "g-1"), "", ""}, // Gemini hands it to hooks only
+	}
+	for i, c := range cases {
+		if client, id := Session(c.env); client != c.client || id != c.want {
+			t.Errorf("case %d: got %q %q, want %q %q", i, client, id, c.client, c.want)
+		}
+	}
+}

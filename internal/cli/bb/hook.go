@@ -212,10 +212,21 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			if dec.Decision == hooks.EditDeny {
 				return hookio.Deny(client, event, dec.Reason), "", nil
 			}
+			note := ""
 			if dec.Note != "" {
-				return nil, "bb hook: " + dec.Note, nil
+				note = "bb hook: " + dec.Note
 			}
-			return nil, "", nil
+			if hookio.Context(client, event, "x") != nil {
+				// The client adds this event's context to the model's
+				// (Claude Code): the mail new since the last delivery
+				// comes with the edit, and its PostToolUse is not run.
+				sd, err := svc.DeliverToSession(ctx, sin)
+				if err != nil || sd.Delivery.Text == "" {
+					return nil, note, err
+				}
+				return hookio.Context(client, event, sd.Delivery.Text), note, nil
+			}
+			return nil, note, nil
 		}
 	}
 	sess, err := svc.ResolveSession(ctx, sin)
@@ -255,8 +266,16 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		return hookio.Context(client, event, text), note, nil
 	case hookio.KindPreTool:
 		// A tool outside the project's files (CheckEdit above took the
-		// others): only the session is mapped.
-		return nil, "", nil
+		// others): only the session is mapped, and new mail comes with
+		// it where the event carries context.
+		if hookio.Context(client, event, "x") == nil {
+			return nil, "", nil
+		}
+		d, err := svc.DeliverNew(ctx, id)
+		if err != nil || d.Text == "" {
+			return nil, "", err
+		}
+		return hookio.Context(client, event, d.Text), "", nil
 	case hookio.KindStop:
 		if !set.StopReminder || in.StopActive {
 			return nil, "", nil

@@ -26,8 +26,10 @@ stdin/stdout (newline-delimited JSON-RPC). Clients start it from their MCP
 configuration; 'bb install <client>' writes that configuration.
 
 Identity: --agent (or the global --as) > $BB_AGENT_ID > the bb_identify
-tool > the agent of the hook session (bb hook) of the client process that
-started this server. Tools that act as an agent fail with IDENTITY_REQUIRED until there is
+tool > the agent of the hook session (bb hook) of the client that started
+this server: the session the client names in the environment where it
+hands its session id to its MCP servers too (Claude Code's
+$CLAUDE_CODE_SESSION_ID), else its client process. Tools that act as an agent fail with IDENTITY_REQUIRED until there is
 one, and bb_identify cannot change an identity given by flag or environment.
 
 The board must exist ('bb init'); the server never creates one. Until it
@@ -65,6 +67,7 @@ left unanswered at shutdown, exit 1.`,
 				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", tools)}
 			}
 			a.longLived = true
+			client, clientSession := procid.Session(a.env.Getenv)
 			var mu sync.Mutex
 			srv, err := bbmcp.New(nil, bbmcp.Options{
 				Agent:    agent,
@@ -74,7 +77,10 @@ left unanswered at shutdown, exit 1.`,
 				// The client that started this server: its hook sessions
 				// name the agent when no identity is given.
 				ClientPID: procid.Client(),
-				Where:     a.mcpWhere(),
+				// Where the client hands its session id to its MCP
+				// servers too, that session is the one.
+				Client: client, ClientSessionID: clientSession,
+				Where: a.mcpWhere(),
 				// The local board, or with BB_SERVER a bb serve (so an
 				// agent on another machine gets the same tools).
 				Open: func(ctx context.Context) (bbmcp.Roles, error) {

@@ -13,6 +13,7 @@ type API interface {
 	InitSession(ctx context.Context, in InitInput) (InitResult, error)
 	ResolveSession(ctx context.Context, in SessionInput) (SessionResult, error)
 	SessionByClientPID(ctx context.Context, client string, pid int64) (hub.HookSession, error)
+	SessionOf(ctx context.Context, ref ClientRef) (hub.HookSession, error)
 	GetHookSettings(ctx context.Context) (HookSettings, error)
 	CheckEdit(ctx context.Context, in EditInput) (EditDecision, error)
 	CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckResult, error)

@@ -476,6 +476,13 @@ func (c *Client) SessionByClientPID(ctx context.Context, client string, pid int6
 	return r0, err
 }
 
+// SessionOf calls SessionOf on the server.
+func (c *Client) SessionOf(ctx context.Context, ref hooks.ClientRef) (hub.HookSession, error) {
+	var r0 hub.HookSession
+	err := c.call(ctx, "SessionOf", []any{ref}, []any{&r0})
+	return r0, err
+}
+
 // GetHookSettings calls GetHookSettings on the server.
 func (c *Client) GetHookSettings(ctx context.Context) (hooks.HookSettings, error) {
 	var r0 hooks.HookSettings

@@ -15,15 +15,16 @@ import (
 // BenchmarkClaudeTurn measures one scripted Claude Code turn (-p: 4 edits
 // and 4 shell commands) with bb's hooks against the same hooks replaced by
 // a no-op command, interleaved in one run (each iteration runs both, the
-// order alternating). It reports both times, their ratio, and how many
-// hook processes a turn starts (counted by the no-op hooks).
+// order alternating). It reports both wall times and CPU times (the client
+// with every process it waited for), their ratios, and how many hook
+// processes a turn starts (counted by the no-op hooks).
 //
-//	go test ./internal/cli/bb/clienttest -run '^$' -bench ClaudeTurn -benchtime 5x
+//	go test ./internal/cli/bb/clienttest -run '^$' -bench ClaudeTurn -benchtime 8x -count 3
 func BenchmarkClaudeTurn(b *testing.B) {
 	bin := benchClient(b, "claude")
 	withHooks := newBenchProject(b, bin, false)
 	noop := newBenchProject(b, bin, true)
-	var dHooks, dNoop time.Duration
+	var dHooks, dNoop, cHooks, cNoop time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		first, second := withHooks, noop
@@ -31,11 +32,11 @@ func BenchmarkClaudeTurn(b *testing.B) {
 			first, second = noop, withHooks
 		}
 		for _, bp := range []*benchProject{first, second} {
-			d := bp.turn(b, i)
+			d, cpu := bp.turn(b, i)
 			if bp == withHooks {
-				dHooks += d
+				dHooks, cHooks = dHooks+d, cHooks+cpu
 			} else {
-				dNoop += d
+				dNoop, cNoop = dNoop+d, cNoop+cpu
 			}
 		}
 	}
@@ -44,6 +45,12 @@ func BenchmarkClaudeTurn(b *testing.B) {
 	b.ReportMetric(float64(dHooks.Milliseconds())/n, "hooks-ms/turn")
 	b.ReportMetric(float64(dNoop.Milliseconds())/n, "noop-ms/turn")
 	b.ReportMetric(float64(dHooks)/float64(dNoop), "x-hooks/noop")
+	// CPU time (user+system) of the client and every process it waited
+	// for (hooks, the shells running them, its MCP server): what a loaded
+	// machine's scheduler stretches into wall time.
+	b.ReportMetric(float64(cHooks.Milliseconds())/n, "hooks-cpu-ms/turn")
+	b.ReportMetric(float64(cNoop.Milliseconds())/n, "noop-cpu-ms/turn")
+	b.ReportMetric(float64(cHooks)/float64(cNoop), "x-cpu-hooks/noop")
 	if c, err := os.ReadFile(noop.count); err == nil {
 		b.ReportMetric(float64(len(c))/n, "hook-procs/turn")
 	}
@@ -119,8 +126,11 @@ func newBenchProject(b *testing.B, bin string, noop bool) *benchProject {
 	return bp
 }
 
-// turn runs one claude -p turn of 4 edits and 4 shell commands.
-func (bp *benchProject) turn(b *testing.B, i int) time.Duration {
+// turn runs one claude -p turn of 4 edits and 4 shell commands and
+// returns its wall time and the CPU time of the client with the processes
+// it waited for (wait4's rusage of a child includes its waited-for
+// children's).
+func (bp *benchProject) turn(b *testing.B, i int) (time.Duration, time.Duration) {
 	var parts []turnPart
 	for f := 0; f < 4; f++ {
 		// Fresh files each turn: the previous turn's session still holds
@@ -143,7 +153,7 @@ func (bp *benchProject) turn(b *testing.B, i int) time.Duration {
 	if err != nil || !strings.Contains(string(out), `"is_error":false`) {
 		b.Fatalf("claude: %v\n%s", err, out)
 	}
-	return d
+	return d, c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 }
 
 func execIn(dir string, env []string, name string, args ...string) *exec.Cmd {

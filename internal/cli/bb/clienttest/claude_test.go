@@ -114,22 +114,30 @@ func TestClaudeCode(t *testing.T) {
 		t.Fatalf("both sessions got identity %s", idA)
 	}
 
-	// A's MCP tools act as A: it reserves src/a.go and mails B. Holding a
-	// file it did not change, A gets the Stop reminder, once.
+	// A's MCP tools act as A: asked to become B, it is refused (the
+	// refusal reaches the model) and stays A; it reserves src/a.go and
+	// mails B. Holding a file it did not change, A gets the Stop reminder,
+	// once.
 	pl.set("mcp",
-		turnPart{Tool: "ToolSearch", Input: map[string]any{"query": "select:mcp__blackboard__bb_reserve,mcp__blackboard__bb_send_mail"}},
+		turnPart{Tool: "ToolSearch", Input: map[string]any{"query": "select:mcp__blackboard__bb_identify,mcp__blackboard__bb_reserve,mcp__blackboard__bb_send_mail"}},
+		turnPart{Tool: "mcp__blackboard__bb_identify", Input: map[string]any{"agent": idB}},
 		turnPart{Tool: "mcp__blackboard__bb_reserve", Input: map[string]any{"scope": "src/a.go", "bead": "bb-1"}},
 		turnPart{Tool: "mcp__blackboard__bb_send_mail", Input: map[string]any{"agent": idB, "bead": "bb-1", "subject": "a.go", "body": "MAIL-7f3 I am on a.go"}},
 	)
 	claude("A", "mcp")
 	reqs := stepRequests(srv, "A", "mcp")
-	if len(reqs) < 4 {
+	if len(reqs) < 5 {
 		t.Fatalf("step mcp: %d requests", len(reqs))
+	}
+	if refusal := refusalRe(idA, idB); !refusal.MatchString(reqs[2].Body) {
+		t.Errorf("the refusal of bb_identify %s did not reach the model (want %s)", idB, refusal)
+		dump(t, "claude-A-identify", reqs[2].Body)
 	}
 	last := reqs[len(reqs)-1].Body
 	if !strings.Contains(last, `\"holder\":\"`+idA+`\"`) && !strings.Contains(last, idA) {
 		t.Errorf("the reservation's result does not name %s", idA)
 	}
+	assertHolder(t, p, "src/a.go", idA)
 	// Claude Code shows a Stop hook's block twice (a user message and a
 	// system block), so the reminder is counted in the user messages.
 	if n := countInMessages(t, last, "user", "You still reserve src/a.go"); n != 1 {
@@ -182,6 +190,37 @@ func TestClaudeCode(t *testing.T) {
 		}
 	}
 
+	// A edits the file it holds while B mails it: the edit's PreToolUse
+	// hook brings the mail (Claude Code runs bb's PostToolUse for the
+	// other tools only), right after the edit, once.
+	pl.set("own-edit",
+		turnPart{Tool: "Edit", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "a.go"), "old_string": "package x", "new_string": "package z"}},
+		turnPart{Tool: "Read", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "b.go")}},
+	)
+	pl.onFirst("own-edit", func() {
+		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idB, "--to", idA, "--bead", "bb-1", "--category", "INFO", "--subject", "edit", "--body", "EDITMAIL-4d2 go ahead"); err != nil {
+			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
+		}
+	})
+	claude("A", "own-edit")
+	reqs = stepRequests(srv, "A", "own-edit")
+	if len(reqs) < 3 {
+		t.Fatalf("step own-edit: %d requests", len(reqs))
+	}
+	if strings.Contains(reqs[0].Body, "EDITMAIL-4d2") || !strings.Contains(reqs[1].Body, "EDITMAIL-4d2") {
+		t.Errorf("the mail sent mid-turn did not arrive right after A's edit")
+		for i, r := range reqs {
+			dump(t, fmt.Sprintf("claude-A-own-edit-%d", i), r.Body)
+		}
+	}
+	if n := strings.Count(reqs[len(reqs)-1].Body, "EDITMAIL-4d2"); n != 1 {
+		t.Errorf("EDITMAIL-4d2 is %d times in A's conversation, want exactly once", n)
+	}
+	if got := p.read("src/a.go"); got != "package z\n" {
+		t.Errorf("A's edit of its own file did not happen: %q", got)
+	}
+	p.write("src/a.go", "package x\n") // the model's edit, not bb's: undone before the uninstall check
+
 	// bb uninstall removes exactly what bb install added. Claude Code
 	// itself records the approved .mcp.json server in
 	// .claude/settings.local.json: that stays, bb's hooks go.
@@ -202,6 +241,85 @@ func TestClaudeCode(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestClaudeCodeSessionID proves that Claude Code's MCP server and hooks
+// are tied by the session id Claude Code hands to both
+// ($CLAUDE_CODE_SESSION_ID in the MCP server's environment, session_id in
+// the hook payload; see internal/procid/session.go), not only by the
+// process walk: the hooks run through a wrapper that is not a shell
+// (timeout), so the walk from a hook stops at the wrapper and never meets
+// the MCP server's client process. The MCP tools still act as the
+// session's agent, and bb_identify of another id is refused.
+func TestClaudeCodeSessionID(t *testing.T) {
+	t.Parallel()
+	bin := clientBin(t, "claude")
+	p := newProject(t)
+	p.run("bb", "install", "claude")
+	trustClaude(p, p.dir)
+	settings := filepath.Join(".claude", "settings.local.json")
+	wrapped := strings.ReplaceAll(p.read(settings), `"command": "bb hook claude`, `"command": "timeout 60 bb hook claude`)
+	if !strings.Contains(wrapped, "timeout 60 bb hook claude PreToolUse") {
+		t.Fatalf("no hook command to wrap in %s:\n%s", settings, wrapped)
+	}
+	p.write(settings, wrapped)
+	p.run("bb", "agent", "register", "--name", "other-agent", "--role", "review")
+
+	pl := newPlans()
+	srv := newModelServer(t, pl.script)
+	pl.set("wrapped",
+		turnPart{Tool: "ToolSearch", Input: map[string]any{"query": "select:mcp__blackboard__bb_identify,mcp__blackboard__bb_reserve"}},
+		turnPart{Tool: "mcp__blackboard__bb_identify", Input: map[string]any{"agent": "other-agent"}},
+		turnPart{Tool: "mcp__blackboard__bb_reserve", Input: map[string]any{"scope": "src/a.go", "bead": "bb-1"}},
+	)
+	out, errOut, err := p.exec(claudeEnv(srv), bin, "-p", "[session W] [step wrapped] go on", "--output-format", "json",
+		"--permission-mode", "acceptEdits", "--allowedTools", "mcp__blackboard,Read")
+	if err != nil || !strings.Contains(out, `"is_error":false`) {
+		t.Fatalf("claude: %v\n%s\n%s", err, out, errOut)
+	}
+	me := identityOf(t, srv, "W")
+	reqs := stepRequests(srv, "W", "wrapped")
+	if len(reqs) < 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if re := refusalRe(me, "other-agent"); !re.MatchString(reqs[2].Body) {
+		t.Errorf("the refusal of bb_identify other-agent did not reach the model (want %s)", re)
+		dump(t, "claude-W-identify", reqs[2].Body)
+	}
+	assertHolder(t, p, "src/a.go", me)
+}
+
+// refusalRe matches, in a request body (JSON, the tool result quoted once
+// more or not), the core's refusal of bb_identify other in session me.
+func refusalRe(me, other string) *regexp.Regexp {
+	q := `\\*"`
+	return regexp.MustCompile(`this session is ` + q + regexp.QuoteMeta(me) + q + `.{0,80}cannot become ` + q + regexp.QuoteMeta(other) + q + `; keep working as ` + regexp.QuoteMeta(me))
+}
+
+// assertHolder checks on the board that scope is reserved by agent.
+func assertHolder(t *testing.T, p *project, scope, agent string) {
+	t.Helper()
+	out := p.run("bb", "agent", "status", "--json")
+	var env struct {
+		Data struct {
+			Reservations []struct {
+				Agent string `json:"agent_id"`
+				Scope string `json:"scope"`
+			} `json:"reservations"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatalf("bb agent status --json: %v\n%s", err, out)
+	}
+	for _, r := range env.Data.Reservations {
+		if strings.HasSuffix(r.Scope, scope) {
+			if r.Agent != agent {
+				t.Errorf("on the board, %s is reserved by %s, want %s", scope, r.Agent, agent)
+			}
+			return
+		}
+	}
+	t.Errorf("on the board, %s is not reserved:\n%s", scope, out)
 }
 
 // trustClaude writes the private ~/.claude.json of a project: onboarding

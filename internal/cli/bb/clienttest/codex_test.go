@@ -138,22 +138,30 @@ env_key = "SCRIPTED_API_KEY"
 		t.Fatalf("both sessions got identity %s", idA)
 	}
 
-	// A's MCP tools act as A: it reserves src/a.go and mails B; holding a
-	// file it did not change, A gets the Stop reminder once.
-	search := turnPart{Item: map[string]any{"type": "tool_search_call", "execution": "client", "status": "completed", "arguments": map[string]any{"query": "blackboard reserve mail summary"}}}
+	// A's MCP tools act as A: asked to become B, it is refused (the
+	// refusal reaches the model) and stays A; it reserves src/a.go and
+	// mails B; holding a file it did not change, A gets the Stop reminder
+	// once.
+	search := turnPart{Item: map[string]any{"type": "tool_search_call", "execution": "client", "status": "completed", "arguments": map[string]any{"query": "blackboard identify reserve mail summary"}}}
 	pl.set("mcp", search,
+		turnPart{Tool: "mcp__blackboard.bb_identify", Input: map[string]any{"agent": idB}},
 		turnPart{Tool: "mcp__blackboard.bb_reserve", Input: map[string]any{"scope": "src/a.go", "bead": "bb-1"}},
 		turnPart{Tool: "mcp__blackboard.bb_send_mail", Input: map[string]any{"agent": idB, "bead": "bb-1", "subject": "a.go", "body": "MAIL-7f3 I am on a.go"}},
 	)
 	codex("A", "mcp")
 	reqs := stepRequests(srv, "A", "mcp")
-	if len(reqs) < 4 {
+	if len(reqs) < 5 {
 		t.Fatalf("step mcp: %d requests", len(reqs))
 	}
+	if re := refusalRe(idA, idB); !re.MatchString(reqs[2].Body) {
+		t.Errorf("the refusal of bb_identify %s did not reach the model (want %s)", idB, re)
+		dump(t, "codex-A-identify", reqs[2].Body)
+	}
 	last := reqs[len(reqs)-1].Body
-	if !strings.Contains(reqs[2].Body, `\"agent_id\":\"`+idA) && !strings.Contains(reqs[2].Body, idA) {
+	if !strings.Contains(reqs[3].Body, `\"agent_id\":\"`+idA) && !strings.Contains(reqs[3].Body, idA) {
 		t.Errorf("bb_reserve's result does not name %s", idA)
 	}
+	assertHolder(t, p, "src/a.go", idA)
 	if n := countInInput(t, last, "You still reserve src/a.go"); n != 1 {
 		t.Errorf("Stop reminder in %d input items of A's last request, want once", n)
 		dump(t, "codex-A-last", last)

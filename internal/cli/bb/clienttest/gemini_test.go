@@ -110,19 +110,27 @@ func TestGeminiCLI(t *testing.T) {
 		t.Fatalf("both sessions got identity %s", idA)
 	}
 
-	// A's MCP tools act as A; the end-of-turn reminder comes once.
+	// A's MCP tools act as A: asked to become B, it is refused (the
+	// refusal reaches the model) and stays A; the end-of-turn reminder
+	// comes once.
 	pl.set("mcp",
+		turnPart{Tool: "mcp_blackboard_bb_identify", Input: map[string]any{"agent": idB}},
 		turnPart{Tool: "mcp_blackboard_bb_reserve", Input: map[string]any{"scope": "src/a.go", "bead": "bb-1"}},
 		turnPart{Tool: "mcp_blackboard_bb_send_mail", Input: map[string]any{"agent": idB, "bead": "bb-1", "subject": "a.go", "body": "MAIL-7f3 I am on a.go"}},
 	)
 	gemini("A", "mcp")
 	reqs := stepRequests(srv, "A", "mcp")
-	if len(reqs) < 3 {
+	if len(reqs) < 4 {
 		t.Fatalf("step mcp: %d requests", len(reqs))
 	}
-	if !strings.Contains(reqs[1].Body, idA) {
+	if re := refusalRe(idA, idB); !re.MatchString(reqs[1].Body) {
+		t.Errorf("the refusal of bb_identify %s did not reach the model (want %s)", idB, re)
+		dump(t, "gemini-A-identify", reqs[1].Body)
+	}
+	if !strings.Contains(reqs[2].Body, idA) {
 		t.Errorf("bb_reserve's result does not name %s", idA)
 	}
+	assertHolder(t, p, "src/a.go", idA)
 	last := reqs[len(reqs)-1].Body
 	if n := countInParts(t, last, "You still reserve src/a.go"); n != 1 {
 		t.Errorf("end-of-turn reminder in %d parts of A's last request, want once", n)

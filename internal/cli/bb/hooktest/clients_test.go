@@ -82,6 +82,18 @@ func TestClaudeCode(t *testing.T) {
 	if out, _ := p.hook(t, nil, "claude", "UserPromptSubmit", prompt); out != nil {
 		t.Fatalf("delivered twice: %v", out)
 	}
+	// An allowed edit brings the mail that is new (bb installs no
+	// PostToolUse for the edit tools), without a permission decision.
+	p.bb(t, nil, "agent", "send", "--from", "other-agent", "--to", me, "--bead", "bd-1", "--category", "INFO",
+		"--subject", "lexer notes", "--body", "EDITMAIL in the wiki")
+	out, _ = p.hook(t, nil, "claude", "PreToolUse", edit)
+	if str(out, "hookSpecificOutput.hookEventName") != "PreToolUse" || !strings.Contains(str(out, "hookSpecificOutput.additionalContext"), "EDITMAIL") ||
+		jq(out, "hookSpecificOutput.permissionDecision") != nil {
+		t.Fatalf("PreToolUse delivery: %v", out)
+	}
+	if out, _ := p.hook(t, nil, "claude", "PreToolUse", edit); out != nil {
+		t.Fatalf("delivered twice: %v", out)
+	}
 
 	// End of turn: one reminder (idle reservation, owed ack), never twice,
 	// never while stop_hook_active.
