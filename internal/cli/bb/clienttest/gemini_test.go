@@ -53,7 +53,13 @@ func TestGeminiCLI(t *testing.T) {
 	before := snapshot(t, p.dir)
 	pl := newPlans()
 	srv := newModelServer(t, pl.script)
-	p.write(filepath.Join(p.home, ".gemini", "settings.json"), `{"security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": false}, "general": {"disableAutoUpdate": true}}`)
+	// Session cleanup off: at start Gemini deletes every chat file of the
+	// project that has no resumable content yet, which includes the file a
+	// session started at the same moment has just created (its metadata
+	// line only); that session's --resume then fails ("Invalid session
+	// identifier"). general.sessionRetention is on by default in 0.61
+	// (bundle: cleanupExpiredSessions, identifySessionsToDelete).
+	p.write(filepath.Join(p.home, ".gemini", "settings.json"), `{"security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": false}, "general": {"disableAutoUpdate": true, "sessionRetention": {"enabled": false}}}`)
 	p.env = append(p.env, "GEMINI_API_KEY=test", "GOOGLE_GEMINI_BASE_URL="+srv.url)
 
 	var mu sync.Mutex
