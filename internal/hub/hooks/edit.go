@@ -597,89 +597,132 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 	if key == "" {
 		key = "agent:" + in.Agent
 	}
-	type found struct {
-		text, print string
-		hs          *hub.HookSession
-	}
-	f, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (found, error) {
-		hs, err := tx.GetHookSession(ctx, in.Client, key)
-		if err != nil {
-			return found{}, err
-		}
-		now := s.Now()
-		var items, ids []string
-		if in.ChangesKnown {
-			held, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: in.Agent, States: []string{hub.ResActive}, Limit: hub.StatusLimit})
-			if err != nil {
-				return found{}, err
-			}
-			sort.Slice(held, func(i, j int) bool { return held[i].Scope < held[j].Scope })
-			var idle []string
-			for _, r := range held {
-				if !now.Before(r.ExpiresAt) {
-					continue
-				}
-				touched := false
-				for _, c := range in.Changes {
-					if hub.IsWithin(r.Scope, c) {
-						touched = true
-						break
-					}
-				}
-				if !touched {
-					idle = append(idle, s.DisplayScope(r))
-					ids = append(ids, r.ID+"@"+hub.FormatTime(r.ExpiresAt))
-				}
-			}
-			if len(idle) > 0 {
-				items = append(items, fmt.Sprintf("You still reserve %s but have no uncommitted changes there; release what you are done with so others can edit: %s",
-					strings.Join(idle, ", "), releaseCommands(in.Agent, idle)))
-			}
-		}
-		cursor, err := tx.ReadCursor(ctx, in.Agent)
-		if err != nil {
-			return found{}, err
-		}
-		entries, err := tx.Inbox(ctx, hub.InboxFilter{Agent: in.Agent, Limit: hub.DefaultInboxLimit, Cursor: cursor})
-		if err != nil {
-			return found{}, err
-		}
-		var owed []string
-		for _, e := range entries {
-			if e.RequiresAck && hub.StateOf(&e.Message, e.Receipt, cursor) != hub.StateAcked {
-				owed = append(owed, fmt.Sprintf("%s from %s %q: bb agent ack --agent %s --message %s", hub.CategoryOr(&e.Message), e.From, hub.Preview(e.Subject, 60), in.Agent, e.UUID))
-				ids = append(ids, e.UUID)
-			}
-		}
-		if len(owed) > 0 {
-			items = append(items, "You owe acks on: "+strings.Join(owed, "; "))
-		}
-		if len(items) == 0 {
-			return found{hs: hs}, nil
-		}
-		sort.Strings(ids)
-		sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
-		return found{text: "[Blackboard] Before you stop: " + strings.Join(items, ". ") + ".", print: hex.EncodeToString(sum[:8]), hs: hs}, nil
-	})
-	if err != nil || f.text == "" || f.hs == nil || f.hs.Reminded == f.print {
-		if f.hs == nil && f.text != "" && err == nil {
-			return Reminder{Text: f.text}, nil // no session row to remember it by
-		}
+	f, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (stopFound, error) { return s.stopFoundTx(ctx, tx, in, key) })
+	switch {
+	case err != nil || f.text == "":
 		return Reminder{}, err
+	case f.hs == nil:
+		return Reminder{Text: f.text}, nil // no session row to remember it by
+	case f.hs.Reminded == f.print:
+		return Reminder{}, nil // given already
 	}
+	first, err := s.remember(ctx, in.Client, key, f.print)
+	if !first {
+		f.text = "" // another hook got there first
+	}
+	return Reminder{Text: f.text}, err
+}
+
+// stopFound is what the end of a turn has to remind of: the text ("" when
+// nothing), its fingerprint (the reservations and messages it names) and
+// the session's row (nil when the session has none).
+type stopFound struct {
+	text, print string
+	hs          *hub.HookSession
+}
+
+// stopFoundTx reads the reminder of in's agent: its idle reservations
+// (when the uncommitted changes are known) and the acks it owes.
+func (s *Service) stopFoundTx(ctx context.Context, tx hub.Tx, in StopInput, key string) (stopFound, error) {
+	hs, err := tx.GetHookSession(ctx, in.Client, key)
+	if err != nil {
+		return stopFound{}, err
+	}
+	now := s.Now()
+	var items, ids []string
+	if in.ChangesKnown {
+		idle, rids, err := s.idleReservationsTx(ctx, tx, in.Agent, in.Changes, now)
+		if err != nil {
+			return stopFound{}, err
+		}
+		if len(idle) > 0 {
+			items = append(items, fmt.Sprintf("You still reserve %s but have no uncommitted changes there; release what you are done with so others can edit: %s",
+				strings.Join(idle, ", "), releaseCommands(in.Agent, idle)))
+		}
+		ids = append(ids, rids...)
+	}
+	owed, mids, err := owedAcksTx(ctx, tx, in.Agent)
+	if err != nil {
+		return stopFound{}, err
+	}
+	if len(owed) > 0 {
+		items = append(items, "You owe acks on: "+strings.Join(owed, "; "))
+	}
+	ids = append(ids, mids...)
+	if len(items) == 0 {
+		return stopFound{hs: hs}, nil
+	}
+	sort.Strings(ids)
+	sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
+	return stopFound{text: "[Blackboard] Before you stop: " + strings.Join(items, ". ") + ".", print: hex.EncodeToString(sum[:8]), hs: hs}, nil
+}
+
+// idleReservationsTx lists, by scope, the unexpired reservations of agent
+// with no uncommitted change under them (shown scopes, and their ids with
+// expiry for the fingerprint).
+func (s *Service) idleReservationsTx(ctx context.Context, tx hub.Tx, agent string, changes []string, now time.Time) (idle, ids []string, err error) {
+	held, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: agent, States: []string{hub.ResActive}, Limit: hub.StatusLimit})
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Slice(held, func(i, j int) bool { return held[i].Scope < held[j].Scope })
+	for _, r := range held {
+		if !now.Before(r.ExpiresAt) || changedWithin(r.Scope, changes) {
+			continue
+		}
+		idle = append(idle, s.DisplayScope(r))
+		ids = append(ids, r.ID+"@"+hub.FormatTime(r.ExpiresAt))
+	}
+	return idle, ids, nil
+}
+
+// changedWithin reports whether any of changes lies within scope.
+func changedWithin(scope string, changes []string) bool {
+	for _, c := range changes {
+		if hub.IsWithin(scope, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// owedAcksTx lists the messages in agent's inbox that require its ack and
+// have none (worded, and their ids for the fingerprint).
+func owedAcksTx(ctx context.Context, tx hub.Tx, agent string) (owed, ids []string, err error) {
+	cursor, err := tx.ReadCursor(ctx, agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := tx.Inbox(ctx, hub.InboxFilter{Agent: agent, Limit: hub.DefaultInboxLimit, Cursor: cursor})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		if e.RequiresAck && hub.StateOf(&e.Message, e.Receipt, cursor) != hub.StateAcked {
+			owed = append(owed, fmt.Sprintf("%s from %s %q: bb agent ack --agent %s --message %s", hub.CategoryOr(&e.Message), e.From, hub.Preview(e.Subject, 60), agent, e.UUID))
+			ids = append(ids, e.UUID)
+		}
+	}
+	return owed, ids, nil
+}
+
+// remember records print as the reminder given in the session (client,
+// key); first is false when another hook recorded it first.
+func (s *Service) remember(ctx context.Context, client, key, print string) (first bool, err error) {
+	first = true
 	err = s.Store.Write(ctx, func(tx hub.Tx) error {
-		hs, err := tx.GetHookSession(ctx, in.Client, key)
+		hs, err := tx.GetHookSession(ctx, client, key)
 		if err != nil || hs == nil {
 			return err
 		}
-		if hs.Reminded == f.print {
-			f.text = "" // another hook got there first
+		if hs.Reminded == print {
+			first = false
 			return nil
 		}
-		hs.Reminded = f.print
+		hs.Reminded = print
 		return tx.PutHookSession(ctx, hs)
 	})
-	return Reminder{Text: f.text}, err
+	return first, err
 }
 
 func releaseCommands(agent string, scopes []string) string {
