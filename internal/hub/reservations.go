@@ -126,27 +126,60 @@ func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scop
 	if err != nil {
 		return out, err
 	}
-	mine, others := dec.Mine, dec.Others
-	outcome := "takeover"
+	outcome := reserveOutcome(dec.Others, in.TakeoverStale)
+	if out.Incursions, err = s.appendIncursionsTx(ctx, tx, in, sc, shown, dec.Others, outcome); err != nil {
+		return out, err
+	}
+	if refusal := s.reserveRefusal(outcome, shown, dec.Others); refusal != nil {
+		return out, commitRefusal(refusal)
+	}
+	if out.TakenOver, err = archiveTakenOver(ctx, tx, dec.Others, now); err != nil {
+		return out, err
+	}
+	exp := now.Add(time.Duration(ttl) * time.Minute)
+	if out.Reservation, out.Renewed, err = holdScope(ctx, tx, in, sc, dec.Mine, now, exp); err != nil {
+		return out, err
+	}
+	return out, tx.AppendEvent(ctx, s.reservedEvent(in, shown, out, exp, ttl))
+}
+
+// reserveOutcome is what a reserve attempt does about the other agents'
+// overlapping reservations: conflict when any blocks, stale_found when
+// some overlap and no takeover was asked, else takeover (also when none
+// overlap).
+func reserveOutcome(others []OverlapDecision, takeover bool) string {
 	for _, d := range others {
 		if d.Blocking {
-			outcome = "conflict"
-			break
+			return "conflict"
 		}
 	}
-	if outcome != "conflict" && len(others) > 0 && !in.TakeoverStale {
-		outcome = "stale_found"
+	if len(others) > 0 && !takeover {
+		return "stale_found"
 	}
+	return "takeover"
+}
+
+// appendIncursionsTx records one INCURSION per overlapping reservation (at
+// most MaxIncursions) and returns them.
+func (s *Service) appendIncursionsTx(ctx context.Context, tx Tx, in ReserveInput, sc Scope, shown string, others []OverlapDecision, outcome string) ([]Event, error) {
+	var evs []Event
 	for i, d := range others {
 		if i == MaxIncursions {
 			break
 		}
 		e := s.IncursionEvent(in, sc, shown, d, outcome)
 		if err := tx.AppendEvent(ctx, e); err != nil {
-			return out, err
+			return evs, err
 		}
-		out.Incursions = append(out.Incursions, *e)
+		evs = append(evs, *e)
 	}
+	return evs, nil
+}
+
+// reserveRefusal words the refusal of a conflict (naming at most three
+// active holders) or of stale holders found without a takeover; nil for
+// a takeover.
+func (s *Service) reserveRefusal(outcome, shown string, others []OverlapDecision) error {
 	switch outcome {
 	case "conflict":
 		var b []string
@@ -158,40 +191,57 @@ func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scop
 				break
 			}
 		}
-		return out, commitRefusal(FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; ")))
+		return FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; "))
 	case "stale_found":
 		d := others[0]
 		why := "its owner is " + string(d.Liveness)
 		if d.Expired {
 			why = "it expired at " + FormatTime(d.Reservation.ExpiresAt)
 		}
-		return out, commitRefusal(FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.Reservation.AgentID, s.DisplayScope(d.Reservation), why))
+		return FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.Reservation.AgentID, s.DisplayScope(d.Reservation), why)
 	}
+	return nil
+}
+
+// archiveTakenOver archives the stale overlapping reservations as expired
+// and returns them.
+func archiveTakenOver(ctx context.Context, tx Tx, others []OverlapDecision, now time.Time) ([]Reservation, error) {
+	var taken []Reservation
 	for _, d := range others {
 		r := d.Reservation
 		r.State = ResExpired
 		r.ReleasedAt = &now
 		if err := tx.UpdateReservation(ctx, &r); err != nil {
-			return out, err
+			return taken, err
 		}
-		out.TakenOver = append(out.TakenOver, r)
+		taken = append(taken, r)
 	}
-	exp := now.Add(time.Duration(ttl) * time.Minute)
-	typ := EventReservationCreated
+	return taken, nil
+}
+
+// holdScope gives the agent its reservation of sc until exp: its own
+// (mine) renewed, else a new one.
+func holdScope(ctx context.Context, tx Tx, in ReserveInput, sc Scope, mine *Reservation, now, exp time.Time) (r Reservation, renewed bool, err error) {
 	if mine != nil {
 		mine.Wildcard, mine.BeadID, mine.ExpiresAt = sc.Wildcard, in.BeadID, exp
 		if err := tx.UpdateReservation(ctx, mine); err != nil {
-			return out, err
+			return Reservation{}, false, err
 		}
-		out.Reservation, out.Renewed = *mine, true
-		typ = EventReservationRenewed
-	} else {
-		r := Reservation{ID: uuid.NewString(), Scope: sc.Path, Wildcard: sc.Wildcard, AgentID: in.Agent, BeadID: in.BeadID,
-			State: ResActive, CreatedAt: now, ExpiresAt: exp}
-		if err := tx.InsertReservation(ctx, &r); err != nil {
-			return out, err
-		}
-		out.Reservation = r
+		return *mine, true, nil
+	}
+	r = Reservation{ID: uuid.NewString(), Scope: sc.Path, Wildcard: sc.Wildcard, AgentID: in.Agent, BeadID: in.BeadID,
+		State: ResActive, CreatedAt: now, ExpiresAt: exp}
+	if err := tx.InsertReservation(ctx, &r); err != nil {
+		return Reservation{}, false, err
+	}
+	return r, false, nil
+}
+
+// reservedEvent is the reservation.created (or .renewed) event of out.
+func (s *Service) reservedEvent(in ReserveInput, shown string, out ReserveResult, exp time.Time, ttl int) *Event {
+	typ, verb := EventReservationCreated, "reserved"
+	if out.Renewed {
+		typ, verb = EventReservationRenewed, "renewed"
 	}
 	var taken []string
 	for _, r := range out.TakenOver {
@@ -200,14 +250,11 @@ func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scop
 	e := s.Event(typ, in.Agent, map[string]any{"reservation_id": out.Reservation.ID, "scope": shown,
 		"expires_at": FormatTime(exp), "ttl_minutes": ttl, "taken_over": taken})
 	e.BeadID, e.Scope = in.BeadID, shown
-	e.Message = fmt.Sprintf("%s reserved %s until %s", in.Agent, shown, ClockText(exp))
-	if out.Renewed {
-		e.Message = fmt.Sprintf("%s renewed %s until %s", in.Agent, shown, ClockText(exp))
-	}
+	e.Message = fmt.Sprintf("%s %s %s until %s", in.Agent, verb, shown, ClockText(exp))
 	if len(taken) > 0 {
 		e.Message += fmt.Sprintf(" (took over %d stale reservation%s)", len(taken), map[bool]string{true: "", false: "s"}[len(taken) == 1])
 	}
-	return out, tx.AppendEvent(ctx, e)
+	return e
 }
 
 func ClockText(t time.Time) string { return t.UTC().Format("15:04 UTC") }
