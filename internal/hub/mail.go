@@ -159,44 +159,48 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 	if err := Allow(ctx, Act(in.From)); err != nil {
 		return MailItem{}, err
 	}
-	if err := ValidateAgentRef("from", in.From); err != nil {
-		return MailItem{}, err
-	}
-	if in.To != BroadcastName && in.To != Broadcast {
-		if err := ValidateAgentRef("to", in.To); err != nil {
-			return MailItem{}, err
-		}
-	}
-	if err := ValidateBead(in.BeadID); err != nil {
-		return MailItem{}, err
-	}
-	if err := validateCategory(in.Category); err != nil {
-		return MailItem{}, err
-	}
-	if err := TextArg("subject", in.Subject, MaxSubjectLen); err != nil {
-		return MailItem{}, err
-	}
-	if strings.ContainsAny(in.Subject, "\r\n") {
-		// A subject is one line (inbox lines, notices and hook briefs
-		// print it as one); the body holds the rest.
-		return MailItem{}, FieldErr(CodeInvalidArgs, "subject", "subject must be one line: put line breaks in the body")
-	}
-	if err := TextArg("body", in.Body, MaxMessageLen); err != nil {
-		return MailItem{}, err
-	}
-	thread := in.ThreadID
-	if thread == "" {
-		thread = "bead:" + in.BeadID
-	} else if err := TextArg("thread", thread, MaxThreadIDLen); err != nil {
-		return MailItem{}, err
-	}
-	priority, urgency, err := mailPriority(in)
+	plan, err := checkSend(in)
 	if err != nil {
 		return MailItem{}, err
 	}
-	for f, v := range map[string]string{"next-action": in.NextAction, "requested-action": in.RequestedAction} {
-		if err := CheckLen(f, v, MaxSubjectLen); err != nil {
-			return MailItem{}, FieldErr(CodeInvalidArgs, f, "%s", MessageOf(err))
+	return Write(ctx, s, in, func(tx Tx) (MailItem, error) { return s.sendMailTx(ctx, tx, in, plan) })
+}
+
+// sendPlan is what checking a message settles before the store is read.
+type sendPlan struct {
+	to       string // the recipient as stored (Broadcast for everyone)
+	priority Priority
+	urgency  string // BLOCKED only
+}
+
+// checkSend validates a message without the store, in this order: the
+// parties, the bead, the category, the texts, the priority, and that the
+// sender is not its own recipient.
+func checkSend(in SendInput) (sendPlan, error) {
+	if err := ValidateAgentRef("from", in.From); err != nil {
+		return sendPlan{}, err
+	}
+	if in.To != BroadcastName && in.To != Broadcast {
+		if err := ValidateAgentRef("to", in.To); err != nil {
+			return sendPlan{}, err
+		}
+	}
+	if err := ValidateBead(in.BeadID); err != nil {
+		return sendPlan{}, err
+	}
+	if err := validateCategory(in.Category); err != nil {
+		return sendPlan{}, err
+	}
+	if err := checkSendTexts(in); err != nil {
+		return sendPlan{}, err
+	}
+	priority, urgency, err := mailPriority(in)
+	if err != nil {
+		return sendPlan{}, err
+	}
+	for _, f := range []struct{ name, value string }{{"next-action", in.NextAction}, {"requested-action", in.RequestedAction}} {
+		if err := CheckLen(f.name, f.value, MaxSubjectLen); err != nil {
+			return sendPlan{}, FieldErr(CodeInvalidArgs, f.name, "%s", MessageOf(err))
 		}
 	}
 	to := in.To
@@ -204,94 +208,136 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 		to = Broadcast
 	}
 	if to == in.From {
-		return MailItem{}, FieldErr(CodeInvalidArgs, "to", "cannot send a message to yourself (%s)", in.From)
+		return sendPlan{}, FieldErr(CodeInvalidArgs, "to", "cannot send a message to yourself (%s)", in.From)
 	}
-	return Write(ctx, s, in, func(tx Tx) (MailItem, error) {
-		if _, err := RequireAgent(ctx, tx, in.From, CodeUnknownSender, "from"); err != nil {
+	return sendPlan{to: to, priority: priority, urgency: urgency}, nil
+}
+
+// checkSendTexts validates a message's subject (one line), body and
+// thread.
+func checkSendTexts(in SendInput) error {
+	if err := TextArg("subject", in.Subject, MaxSubjectLen); err != nil {
+		return err
+	}
+	if strings.ContainsAny(in.Subject, "\r\n") {
+		// A subject is one line (inbox lines, notices and hook briefs
+		// print it as one); the body holds the rest.
+		return FieldErr(CodeInvalidArgs, "subject", "subject must be one line: put line breaks in the body")
+	}
+	if err := TextArg("body", in.Body, MaxMessageLen); err != nil {
+		return err
+	}
+	if in.ThreadID != "" {
+		return TextArg("thread", in.ThreadID, MaxThreadIDLen)
+	}
+	return nil
+}
+
+// sendMailTx stores a checked message and its event: the sender, the bead
+// (a task handle becomes its id), the parent and the recipient must exist.
+func (s *Service) sendMailTx(ctx context.Context, tx Tx, in SendInput, plan sendPlan) (MailItem, error) {
+	if _, err := RequireAgent(ctx, tx, in.From, CodeUnknownSender, "from"); err != nil {
+		return MailItem{}, err
+	}
+	bead, err := WorkItem(ctx, tx, in.BeadID)
+	if err != nil {
+		return MailItem{}, err
+	}
+	parent, err := replyParent(ctx, tx, in.ReplyTo)
+	if err != nil {
+		return MailItem{}, err
+	}
+	thread := in.ThreadID
+	if thread == "" {
+		thread = "bead:" + bead
+	}
+	if plan.to != Broadcast {
+		if _, err := RequireAgent(ctx, tx, plan.to, CodeUnknownRecipient, "to"); err != nil {
 			return MailItem{}, err
 		}
-		bead, err := WorkItem(ctx, tx, in.BeadID)
-		if err != nil {
-			return MailItem{}, err
+	}
+	m := Message{
+		UUID: uuid.NewString(), From: in.From, To: plan.to, Subject: in.Subject, Body: in.Body,
+		Category: in.Category, ThreadID: thread, BeadID: bead, RequiresAck: RequiresAck(in.Category),
+		Priority: plan.priority, CreatedAt: s.Now(), ReplyTo: parent,
+	}
+	m.Intent = intentOf(&m, in, plan.urgency)
+	if err := tx.InsertMessage(ctx, &m); err != nil {
+		return MailItem{}, err
+	}
+	if err := tx.AppendEvent(ctx, s.mailEvent(&m, plan.urgency)); err != nil {
+		return MailItem{}, err
+	}
+	return MailItem{Message: m, State: StateUnread}, nil
+}
+
+// replyParent resolves the message a reply answers (an id or a unique
+// handle) to its id; "" when ref is "".
+func replyParent(ctx context.Context, tx Tx, ref string) (string, error) {
+	if ref == "" {
+		return "", nil
+	}
+	id, err := ResolveID(ctx, tx, "messages", "reply_to", ref)
+	if err != nil {
+		return "", err
+	}
+	parent, err := tx.MessageByUUID(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if parent == nil {
+		return "", FieldErr(CodeMessageNotFound, "reply_to", "message %q not found", ref)
+	}
+	return parent.UUID, nil
+}
+
+// intentOf is what the recipient of a HANDOFF or BLOCKED message is asked
+// to do (nil for the other categories). The intent travels with the
+// message (the recipient sees it on every surface) and in the protocol
+// event of the timeline; its default words name no surface's command,
+// since every surface shows it.
+func intentOf(m *Message, in SendInput, urgency string) *Intent {
+	switch m.Category {
+	case CategoryHandoff:
+		next := in.NextAction
+		if next == "" {
+			next = fmt.Sprintf("Read the handoff (message %s) and acknowledge it", ShortID(m.UUID))
 		}
-		in.BeadID = bead
-		if in.ReplyTo != "" {
-			id, err := ResolveID(ctx, tx, "messages", "reply_to", in.ReplyTo)
-			if err != nil {
-				return MailItem{}, err
-			}
-			parent, err := tx.MessageByUUID(ctx, id)
-			if err != nil {
-				return MailItem{}, err
-			}
-			if parent == nil {
-				return MailItem{}, FieldErr(CodeMessageNotFound, "reply_to", "message %q not found", in.ReplyTo)
-			}
-			in.ReplyTo = parent.UUID
+		return &Intent{NextAction: next}
+	case CategoryBlocked:
+		req := in.RequestedAction
+		if req == "" {
+			req = fmt.Sprintf("Answer %s on thread %s and acknowledge", m.From, m.ThreadID)
 		}
-		thread := thread
-		if in.ThreadID == "" {
-			thread = "bead:" + bead
-		}
-		if to != Broadcast {
-			if _, err := RequireAgent(ctx, tx, to, CodeUnknownRecipient, "to"); err != nil {
-				return MailItem{}, err
-			}
-		}
-		now := s.Now()
-		m := Message{
-			UUID: uuid.NewString(), From: in.From, To: to, Subject: in.Subject, Body: in.Body,
-			Category: in.Category, ThreadID: thread, BeadID: in.BeadID, RequiresAck: RequiresAck(in.Category),
-			Priority: priority, CreatedAt: now, ReplyTo: in.ReplyTo,
-		}
-		// The intent travels with the message (the recipient sees it on
-		// every surface) and in the protocol event of the timeline; its
-		// default words name no surface's command, since every surface
-		// shows it.
-		switch in.Category {
-		case CategoryHandoff:
-			next := in.NextAction
-			if next == "" {
-				next = fmt.Sprintf("Read the handoff (message %s) and acknowledge it", ShortID(m.UUID))
-			}
-			m.Intent = &Intent{NextAction: next}
-		case CategoryBlocked:
-			req := in.RequestedAction
-			if req == "" {
-				req = fmt.Sprintf("Answer %s on thread %s and acknowledge", m.From, thread)
-			}
-			m.Intent = &Intent{RequestedAction: req, Urgency: urgency}
-		}
-		if err := tx.InsertMessage(ctx, &m); err != nil {
-			return MailItem{}, err
-		}
-		shownTo := to
-		if to == Broadcast {
-			shownTo = BroadcastName
-		}
-		summary := fmt.Sprintf("%s → %s %s: %s", in.From, shownTo, in.Category, Preview(in.Subject, 100))
-		var e *Event
-		switch in.Category {
-		case CategoryHandoff:
-			e = s.ProtocolEvent(EventHandoff, m.BeadID, m.From, to, "", HandoffPayload{
-				Subject: m.Subject, Summary: m.Body, NextAction: m.Intent.NextAction, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
-			}, summary)
-		case CategoryBlocked:
-			e = s.ProtocolEvent(EventBlocked, m.BeadID, m.From, to, "", BlockedPayload{
-				Subject: m.Subject, Blocker: m.Body, RequestedAction: m.Intent.RequestedAction, Urgency: urgency, RequiresAck: true, MessageID: m.UUID, ThreadID: thread,
-			}, summary)
-		default:
-			e = s.Event(EventMailSent, m.From, map[string]any{
-				"message_id": m.UUID, "category": m.Category, "thread_id": thread, "subject": m.Subject, "requires_ack": m.RequiresAck,
-				"priority": m.Priority,
-			})
-			e.ToAgent, e.BeadID, e.Message = to, m.BeadID, summary
-		}
-		if err := tx.AppendEvent(ctx, e); err != nil {
-			return MailItem{}, err
-		}
-		return MailItem{Message: m, State: StateUnread}, nil
+		return &Intent{RequestedAction: req, Urgency: urgency}
+	}
+	return nil
+}
+
+// mailEvent is the timeline event of a stored message: the protocol event
+// of a HANDOFF or BLOCKED, mail.sent for the others.
+func (s *Service) mailEvent(m *Message, urgency string) *Event {
+	shownTo := m.To
+	if m.To == Broadcast {
+		shownTo = BroadcastName
+	}
+	summary := fmt.Sprintf("%s → %s %s: %s", m.From, shownTo, m.Category, Preview(m.Subject, 100))
+	switch m.Category {
+	case CategoryHandoff:
+		return s.ProtocolEvent(EventHandoff, m.BeadID, m.From, m.To, "", HandoffPayload{
+			Subject: m.Subject, Summary: m.Body, NextAction: m.Intent.NextAction, RequiresAck: true, MessageID: m.UUID, ThreadID: m.ThreadID,
+		}, summary)
+	case CategoryBlocked:
+		return s.ProtocolEvent(EventBlocked, m.BeadID, m.From, m.To, "", BlockedPayload{
+			Subject: m.Subject, Blocker: m.Body, RequestedAction: m.Intent.RequestedAction, Urgency: urgency, RequiresAck: true, MessageID: m.UUID, ThreadID: m.ThreadID,
+		}, summary)
+	}
+	e := s.Event(EventMailSent, m.From, map[string]any{
+		"message_id": m.UUID, "category": m.Category, "thread_id": m.ThreadID, "subject": m.Subject, "requires_ack": m.RequiresAck,
+		"priority": m.Priority,
 	})
+	e.ToAgent, e.BeadID, e.Message = m.To, m.BeadID, summary
+	return e
 }
 
 // InboxQuery is `bb agent inbox`.

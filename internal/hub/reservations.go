@@ -126,27 +126,60 @@ func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scop
 	if err != nil {
 		return out, err
 	}
-	mine, others := dec.Mine, dec.Others
-	outcome := "takeover"
+	outcome := reserveOutcome(dec.Others, in.TakeoverStale)
+	if out.Incursions, err = s.appendIncursionsTx(ctx, tx, in, sc, shown, dec.Others, outcome); err != nil {
+		return out, err
+	}
+	if refusal := s.reserveRefusal(outcome, shown, dec.Others); refusal != nil {
+		return out, commitRefusal(refusal)
+	}
+	if out.TakenOver, err = archiveTakenOver(ctx, tx, dec.Others, now); err != nil {
+		return out, err
+	}
+	exp := now.Add(time.Duration(ttl) * time.Minute)
+	if out.Reservation, out.Renewed, err = holdScope(ctx, tx, in, sc, dec.Mine, now, exp); err != nil {
+		return out, err
+	}
+	return out, tx.AppendEvent(ctx, s.reservedEvent(in, shown, out, exp, ttl))
+}
+
+// reserveOutcome is what a reserve attempt does about the other agents'
+// overlapping reservations: conflict when any blocks, stale_found when
+// some overlap and no takeover was asked, else takeover (also when none
+// overlap).
+func reserveOutcome(others []OverlapDecision, takeover bool) string {
 	for _, d := range others {
 		if d.Blocking {
-			outcome = "conflict"
-			break
+			return "conflict"
 		}
 	}
-	if outcome != "conflict" && len(others) > 0 && !in.TakeoverStale {
-		outcome = "stale_found"
+	if len(others) > 0 && !takeover {
+		return "stale_found"
 	}
+	return "takeover"
+}
+
+// appendIncursionsTx records one INCURSION per overlapping reservation (at
+// most MaxIncursions) and returns them.
+func (s *Service) appendIncursionsTx(ctx context.Context, tx Tx, in ReserveInput, sc Scope, shown string, others []OverlapDecision, outcome string) ([]Event, error) {
+	var evs []Event
 	for i, d := range others {
 		if i == MaxIncursions {
 			break
 		}
 		e := s.IncursionEvent(in, sc, shown, d, outcome)
 		if err := tx.AppendEvent(ctx, e); err != nil {
-			return out, err
+			return evs, err
 		}
-		out.Incursions = append(out.Incursions, *e)
+		evs = append(evs, *e)
 	}
+	return evs, nil
+}
+
+// reserveRefusal words the refusal of a conflict (naming at most three
+// active holders) or of stale holders found without a takeover; nil for
+// a takeover.
+func (s *Service) reserveRefusal(outcome, shown string, others []OverlapDecision) error {
 	switch outcome {
 	case "conflict":
 		var b []string
@@ -158,40 +191,57 @@ func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scop
 				break
 			}
 		}
-		return out, commitRefusal(FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; ")))
+		return FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; "))
 	case "stale_found":
 		d := others[0]
 		why := "its owner is " + string(d.Liveness)
 		if d.Expired {
 			why = "it expired at " + FormatTime(d.Reservation.ExpiresAt)
 		}
-		return out, commitRefusal(FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.Reservation.AgentID, s.DisplayScope(d.Reservation), why))
+		return FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.Reservation.AgentID, s.DisplayScope(d.Reservation), why)
 	}
+	return nil
+}
+
+// archiveTakenOver archives the stale overlapping reservations as expired
+// and returns them.
+func archiveTakenOver(ctx context.Context, tx Tx, others []OverlapDecision, now time.Time) ([]Reservation, error) {
+	var taken []Reservation
 	for _, d := range others {
 		r := d.Reservation
 		r.State = ResExpired
 		r.ReleasedAt = &now
 		if err := tx.UpdateReservation(ctx, &r); err != nil {
-			return out, err
+			return taken, err
 		}
-		out.TakenOver = append(out.TakenOver, r)
+		taken = append(taken, r)
 	}
-	exp := now.Add(time.Duration(ttl) * time.Minute)
-	typ := EventReservationCreated
+	return taken, nil
+}
+
+// holdScope gives the agent its reservation of sc until exp: its own
+// (mine) renewed, else a new one.
+func holdScope(ctx context.Context, tx Tx, in ReserveInput, sc Scope, mine *Reservation, now, exp time.Time) (r Reservation, renewed bool, err error) {
 	if mine != nil {
 		mine.Wildcard, mine.BeadID, mine.ExpiresAt = sc.Wildcard, in.BeadID, exp
 		if err := tx.UpdateReservation(ctx, mine); err != nil {
-			return out, err
+			return Reservation{}, false, err
 		}
-		out.Reservation, out.Renewed = *mine, true
-		typ = EventReservationRenewed
-	} else {
-		r := Reservation{ID: uuid.NewString(), Scope: sc.Path, Wildcard: sc.Wildcard, AgentID: in.Agent, BeadID: in.BeadID,
-			State: ResActive, CreatedAt: now, ExpiresAt: exp}
-		if err := tx.InsertReservation(ctx, &r); err != nil {
-			return out, err
-		}
-		out.Reservation = r
+		return *mine, true, nil
+	}
+	r = Reservation{ID: uuid.NewString(), Scope: sc.Path, Wildcard: sc.Wildcard, AgentID: in.Agent, BeadID: in.BeadID,
+		State: ResActive, CreatedAt: now, ExpiresAt: exp}
+	if err := tx.InsertReservation(ctx, &r); err != nil {
+		return Reservation{}, false, err
+	}
+	return r, false, nil
+}
+
+// reservedEvent is the reservation.created (or .renewed) event of out.
+func (s *Service) reservedEvent(in ReserveInput, shown string, out ReserveResult, exp time.Time, ttl int) *Event {
+	typ, verb := EventReservationCreated, "reserved"
+	if out.Renewed {
+		typ, verb = EventReservationRenewed, "renewed"
 	}
 	var taken []string
 	for _, r := range out.TakenOver {
@@ -200,14 +250,11 @@ func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scop
 	e := s.Event(typ, in.Agent, map[string]any{"reservation_id": out.Reservation.ID, "scope": shown,
 		"expires_at": FormatTime(exp), "ttl_minutes": ttl, "taken_over": taken})
 	e.BeadID, e.Scope = in.BeadID, shown
-	e.Message = fmt.Sprintf("%s reserved %s until %s", in.Agent, shown, ClockText(exp))
-	if out.Renewed {
-		e.Message = fmt.Sprintf("%s renewed %s until %s", in.Agent, shown, ClockText(exp))
-	}
+	e.Message = fmt.Sprintf("%s %s %s until %s", in.Agent, verb, shown, ClockText(exp))
 	if len(taken) > 0 {
 		e.Message += fmt.Sprintf(" (took over %d stale reservation%s)", len(taken), map[bool]string{true: "", false: "s"}[len(taken) == 1])
 	}
-	return out, tx.AppendEvent(ctx, e)
+	return e
 }
 
 func ClockText(t time.Time) string { return t.UTC().Format("15:04 UTC") }
@@ -352,19 +399,8 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 	if err := Allow(ctx, Act(in.Person), Needs(AccessOverseer, "stepping in on another agent's reservation")); err != nil {
 		return StepInResult{}, err
 	}
-	if err := ValidateAgentRef("person", in.Person); err != nil {
+	if err := checkStepIn(in); err != nil {
 		return StepInResult{}, err
-	}
-	if err := ValidateAgentRef("holder", in.Holder); err != nil {
-		return StepInResult{}, err
-	}
-	if in.To != "" {
-		if err := ValidateAgentRef("to", in.To); err != nil {
-			return StepInResult{}, err
-		}
-		if in.To == in.Holder {
-			return StepInResult{}, FieldErr(CodeInvalidArgs, "to", "%s already holds it: reassign to another agent", in.To)
-		}
 	}
 	sc, err := s.ScopeOf(in.Wd, in.Scope)
 	if err != nil {
@@ -374,102 +410,169 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 	if err != nil {
 		return StepInResult{}, err
 	}
-	shown := sc.Display(s.ProjectRoot)
 	req := []string{in.Person, in.Holder, sc.Path, strconv.FormatBool(sc.Wildcard), in.To}
-	return Write(ctx, s, req, func(tx Tx) (StepInResult, error) {
-		var out StepInResult
-		p, err := RequireAgent(ctx, tx, in.Person, CodeAgentNotFound, "person")
-		if err != nil {
-			return out, err
+	return Write(ctx, s, req, func(tx Tx) (StepInResult, error) { return s.stepInTx(ctx, tx, in, sc, stale) })
+}
+
+// checkStepIn validates the agents a step-in names: the person, the
+// holder and the new holder (another agent than the holder), if any.
+func checkStepIn(in StepInInput) error {
+	if err := ValidateAgentRef("person", in.Person); err != nil {
+		return err
+	}
+	if err := ValidateAgentRef("holder", in.Holder); err != nil {
+		return err
+	}
+	if in.To == "" {
+		return nil
+	}
+	if err := ValidateAgentRef("to", in.To); err != nil {
+		return err
+	}
+	if in.To == in.Holder {
+		return FieldErr(CodeInvalidArgs, "to", "%s already holds it: reassign to another agent", in.To)
+	}
+	return nil
+}
+
+// stepInTx releases the holder's reservation of sc for the person, once
+// past the takeover threshold, and records it, or hands it to in.To
+// (reassignTx).
+func (s *Service) stepInTx(ctx context.Context, tx Tx, in StepInInput, sc Scope, stale int) (StepInResult, error) {
+	var out StepInResult
+	shown := sc.Display(s.ProjectRoot)
+	if err := requirePerson(ctx, tx, in.Person); err != nil {
+		return out, err
+	}
+	rows, err := tx.ListReservations(ctx, ReservationFilter{AgentID: in.Holder, Scope: sc.Path, States: []string{ResActive}, Limit: 1})
+	if err != nil {
+		return out, err
+	}
+	if len(rows) == 0 {
+		return out, FieldErr(CodeReservationNotFound, "scope", "%s holds no active reservation of %s", in.Holder, shown)
+	}
+	r := rows[0]
+	now := s.Now()
+	holder, err := tx.GetAgent(ctx, in.Holder)
+	if err != nil {
+		return out, err
+	}
+	out.HolderPresence = holderLive(holder, now, stale).Presence
+	expired := r.Expired(now)
+	if !TakeoverAllowed(out.HolderPresence, expired) {
+		return out, FieldErr(CodeReleaseForbidden, "holder", "%s is %s and holds %s until %s: a person may release or reassign it only once its holder is stale or offline (%d minutes without a sign of life) or it expired", in.Holder, out.HolderPresence, shown, FormatTime(r.ExpiresAt), stale)
+	}
+	r.State, r.ReleasedAt = ResReleased, &now
+	if err := tx.UpdateReservation(ctx, &r); err != nil {
+		return out, err
+	}
+	out.Released = r
+	why := string(out.HolderPresence)
+	if expired {
+		why = "expired"
+	}
+	payload := map[string]any{"reservation_id": r.ID, "scope": shown, "holder": in.Holder, "holder_presence": out.HolderPresence,
+		"expired": expired, "by_person": true}
+	if in.To != "" {
+		out.Reassigned, err = s.reassignTx(ctx, tx, in, sc, r, stepInNote{shown: shown, why: why, payload: payload}, now, stale)
+		return out, err
+	}
+	e := s.Event(EventReservationRelease, in.Person, payload)
+	e.ToAgent, e.BeadID, e.Scope = in.Holder, r.BeadID, shown
+	e.Message = fmt.Sprintf("%s released %s's reservation of %s (%s)", in.Person, in.Holder, shown, why)
+	return out, tx.AppendEvent(ctx, e)
+}
+
+// requirePerson refuses a step-in by anyone but a person (an agent of role
+// RolePerson, or a person's credential).
+func requirePerson(ctx context.Context, tx Tx, person string) error {
+	p, err := RequireAgent(ctx, tx, person, CodeAgentNotFound, "person")
+	if err != nil {
+		return err
+	}
+	if p.Role != RolePerson && !credentialIsPerson(ctx) {
+		return FieldErr(CodeReleaseForbidden, "person", "only a person (an agent registered with role %s) may release or reassign another agent's reservation; %s has role %q", RolePerson, person, p.Role)
+	}
+	return nil
+}
+
+// stepInNote is what a step-in's event and mail say: the scope as shown,
+// why the person could step in (the holder's presence, or expired) and the
+// event's payload so far.
+type stepInNote struct {
+	shown, why string
+	payload    map[string]any
+}
+
+// reassignTx gives the released reservation r to in.To for the default TTL
+// (renewing its own reservation of that scope if it has one), refused
+// while another active agent holds an overlapping scope; the new holder is
+// mailed, and one event records it.
+func (s *Service) reassignTx(ctx context.Context, tx Tx, in StepInInput, sc Scope, r Reservation, note stepInNote, now time.Time, stale int) (*Reservation, error) {
+	if _, err := RequireAgent(ctx, tx, in.To, CodeAgentNotFound, "to"); err != nil {
+		return nil, err
+	}
+	dec, err := s.Decide(ctx, tx, in.To, sc, now, stale, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range dec.Others {
+		if d.Blocking {
+			return nil, FieldErr(CodeReservationConflict, "to", "cannot reassign %s to %s: %s actively holds %s until %s", note.shown, in.To, d.Reservation.AgentID, s.DisplayScope(d.Reservation), FormatTime(d.Reservation.ExpiresAt))
 		}
-		if p.Role != RolePerson && !credentialIsPerson(ctx) {
-			return out, FieldErr(CodeReleaseForbidden, "person", "only a person (an agent registered with role %s) may release or reassign another agent's reservation; %s has role %q", RolePerson, in.Person, p.Role)
+	}
+	given, err := giveReservation(ctx, tx, in.To, r, dec.Mine, now)
+	if err != nil {
+		return nil, err
+	}
+	note.payload["reassigned_to"], note.payload["new_reservation_id"] = in.To, given.ID
+	note.payload["expires_at"] = FormatTime(given.ExpiresAt)
+	// The new holder is told by mail, so that its hook delivers the news
+	// with the next prompt.
+	m := reassignMail(in, r, note, given.ExpiresAt, now)
+	if err := tx.InsertMessage(ctx, &m); err != nil {
+		return nil, err
+	}
+	note.payload["message_id"] = m.UUID
+	e := s.Event(EventReservationReassigned, in.Person, note.payload)
+	e.ToAgent, e.BeadID, e.Scope = in.To, r.BeadID, note.shown
+	e.Message = fmt.Sprintf("%s reassigned %s from %s (%s) to %s until %s", in.Person, note.shown, in.Holder, note.why, in.To, ClockText(given.ExpiresAt))
+	return given, tx.AppendEvent(ctx, e)
+}
+
+// giveReservation gives agent r's scope and bead for the default TTL: its
+// own reservation of the scope (mine) is kept, with the later expiry,
+// else a new one is made.
+func giveReservation(ctx context.Context, tx Tx, agent string, r Reservation, mine *Reservation, now time.Time) (*Reservation, error) {
+	exp := now.Add(DefaultReserveTTL * time.Minute)
+	if mine != nil {
+		if mine.ExpiresAt.Before(exp) {
+			mine.ExpiresAt = exp
 		}
-		rows, err := tx.ListReservations(ctx, ReservationFilter{AgentID: in.Holder, Scope: sc.Path, States: []string{ResActive}, Limit: 1})
-		if err != nil {
-			return out, err
+		mine.BeadID = r.BeadID
+		if err := tx.UpdateReservation(ctx, mine); err != nil {
+			return nil, err
 		}
-		if len(rows) == 0 {
-			return out, FieldErr(CodeReservationNotFound, "scope", "%s holds no active reservation of %s", in.Holder, shown)
-		}
-		r := rows[0]
-		now := s.Now()
-		holder, err := tx.GetAgent(ctx, in.Holder)
-		if err != nil {
-			return out, err
-		}
-		out.HolderPresence = holderLive(holder, now, stale).Presence
-		expired := r.Expired(now)
-		if !TakeoverAllowed(out.HolderPresence, expired) {
-			return out, FieldErr(CodeReleaseForbidden, "holder", "%s is %s and holds %s until %s: a person may release or reassign it only once its holder is stale or offline (%d minutes without a sign of life) or it expired", in.Holder, out.HolderPresence, shown, FormatTime(r.ExpiresAt), stale)
-		}
-		r.State, r.ReleasedAt = ResReleased, &now
-		if err := tx.UpdateReservation(ctx, &r); err != nil {
-			return out, err
-		}
-		out.Released = r
-		why := string(out.HolderPresence)
-		if expired {
-			why = "expired"
-		}
-		payload := map[string]any{"reservation_id": r.ID, "scope": shown, "holder": in.Holder, "holder_presence": out.HolderPresence,
-			"expired": expired, "by_person": true}
-		if in.To == "" {
-			e := s.Event(EventReservationRelease, in.Person, payload)
-			e.ToAgent, e.BeadID, e.Scope = in.Holder, r.BeadID, shown
-			e.Message = fmt.Sprintf("%s released %s's reservation of %s (%s)", in.Person, in.Holder, shown, why)
-			return out, tx.AppendEvent(ctx, e)
-		}
-		if _, err := RequireAgent(ctx, tx, in.To, CodeAgentNotFound, "to"); err != nil {
-			return out, err
-		}
-		dec, err := s.Decide(ctx, tx, in.To, sc, now, stale, nil)
-		if err != nil {
-			return out, err
-		}
-		mine, others := dec.Mine, dec.Others
-		for _, d := range others {
-			if d.Blocking {
-				return out, FieldErr(CodeReservationConflict, "to", "cannot reassign %s to %s: %s actively holds %s until %s", shown, in.To, d.Reservation.AgentID, s.DisplayScope(d.Reservation), FormatTime(d.Reservation.ExpiresAt))
-			}
-		}
-		exp := now.Add(DefaultReserveTTL * time.Minute)
-		if mine != nil {
-			if mine.ExpiresAt.Before(exp) {
-				mine.ExpiresAt = exp
-			}
-			mine.BeadID = r.BeadID
-			if err := tx.UpdateReservation(ctx, mine); err != nil {
-				return out, err
-			}
-			out.Reassigned = mine
-		} else {
-			n := Reservation{ID: uuid.NewString(), Scope: r.Scope, Wildcard: r.Wildcard, AgentID: in.To, BeadID: r.BeadID,
-				State: ResActive, CreatedAt: now, ExpiresAt: exp}
-			if err := tx.InsertReservation(ctx, &n); err != nil {
-				return out, err
-			}
-			out.Reassigned = &n
-		}
-		payload["reassigned_to"], payload["new_reservation_id"] = in.To, out.Reassigned.ID
-		payload["expires_at"] = FormatTime(out.Reassigned.ExpiresAt)
-		// The new holder is told by mail, so that its hook delivers the
-		// news with the next prompt.
-		m := Message{UUID: uuid.NewString(), From: in.Person, To: in.To, Category: CategoryInfo, BeadID: r.BeadID,
-			Subject: fmt.Sprintf("%s is yours: reassigned from %s", shown, in.Holder),
-			Body: fmt.Sprintf("%s reassigned the reservation of %s from %s (%s) to you; it is yours until %s: renew it before then, or release it when done.",
-				in.Person, shown, in.Holder, why, ClockText(out.Reassigned.ExpiresAt)),
-			Priority: PriorityNormal, CreatedAt: now}
-		if r.BeadID != "" {
-			m.ThreadID = "bead:" + r.BeadID
-		}
-		if err := tx.InsertMessage(ctx, &m); err != nil {
-			return out, err
-		}
-		payload["message_id"] = m.UUID
-		e := s.Event(EventReservationReassigned, in.Person, payload)
-		e.ToAgent, e.BeadID, e.Scope = in.To, r.BeadID, shown
-		e.Message = fmt.Sprintf("%s reassigned %s from %s (%s) to %s until %s", in.Person, shown, in.Holder, why, in.To, ClockText(out.Reassigned.ExpiresAt))
-		return out, tx.AppendEvent(ctx, e)
-	})
+		return mine, nil
+	}
+	n := Reservation{ID: uuid.NewString(), Scope: r.Scope, Wildcard: r.Wildcard, AgentID: agent, BeadID: r.BeadID,
+		State: ResActive, CreatedAt: now, ExpiresAt: exp}
+	if err := tx.InsertReservation(ctx, &n); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// reassignMail is the INFO message from the person telling the new holder
+// the reservation is its own until exp.
+func reassignMail(in StepInInput, r Reservation, note stepInNote, exp, now time.Time) Message {
+	m := Message{UUID: uuid.NewString(), From: in.Person, To: in.To, Category: CategoryInfo, BeadID: r.BeadID,
+		Subject: fmt.Sprintf("%s is yours: reassigned from %s", note.shown, in.Holder),
+		Body: fmt.Sprintf("%s reassigned the reservation of %s from %s (%s) to you; it is yours until %s: renew it before then, or release it when done.",
+			in.Person, note.shown, in.Holder, note.why, ClockText(exp)),
+		Priority: PriorityNormal, CreatedAt: now}
+	if r.BeadID != "" {
+		m.ThreadID = "bead:" + r.BeadID
+	}
+	return m
 }

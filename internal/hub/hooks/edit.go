@@ -267,19 +267,8 @@ func mergeReason(me string, risks []MergeRisk) string {
 // when auto-reserve is on (a path already held is renewed when half its
 // TTL has passed). Every overlap records an INCURSION event.
 func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, error) {
-	sess := in.Session
-	if sess != nil {
-		if err := validateSessionInput(*sess); err != nil {
-			return EditDecision{}, err
-		}
-		cp := *sess
-		if err := bindSession(ctx, &cp); err != nil {
-			return EditDecision{}, err
-		}
-		sess = &cp
-	} else if err := hub.ValidateAgentRef("agent", in.Agent); err != nil {
-		return EditDecision{}, err
-	} else if err := hub.Allow(ctx, hub.Act(in.Agent)); err != nil {
+	sess, err := editCaller(ctx, in)
+	if err != nil {
 		return EditDecision{}, err
 	}
 	if len(in.Paths) > maxCheckPaths {
@@ -289,68 +278,131 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 	if err != nil {
 		return EditDecision{}, err
 	}
-	type snap struct {
-		agent string // "": the session must be resolved first
-		set   HookSettings
-		check PathCheckResult
-		bead  string
-		merge []MergeRisk
+	q := editQuery{agent: in.Agent, sess: sess, wd: in.Wd, paths: in.Paths, where: hub.CleanWhere(in.Where), merged: mergedSet(in.Merged), now: s.Now(), stale: stale}
+	if sess != nil && q.where.IsZero() {
+		q.where = hub.CleanWhere(sess.Where)
 	}
-	where := hub.CleanWhere(in.Where)
-	if sess != nil && where.IsZero() {
-		where = hub.CleanWhere(sess.Where)
-	}
-	merged := map[[2]string]bool{}
-	for _, r := range in.Merged {
-		merged[[2]string{r.Branch, r.Path}] = true
-	}
-	now := s.Now()
-	sn, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (snap, error) {
-		if sess != nil {
-			hs, err := sess.freshSession(ctx, tx, now)
-			if err != nil || hs == nil {
-				return snap{}, err
-			}
-			in.Agent = hs.AgentID
-		}
-		set, err := s.hookSettingsTx(ctx, tx)
-		if err != nil || set.Mode == hub.ModeOff {
-			return snap{agent: in.Agent, set: set}, err
-		}
-		c, err := s.checkPathsTx(ctx, tx, PathCheckInput{Agent: in.Agent, Wd: in.Wd, Paths: in.Paths}, stale)
-		if err != nil {
-			return snap{}, err
-		}
-		sn := snap{agent: in.Agent, set: set, check: c}
-		if set.AutoReserve {
-			a, err := tx.GetAgent(ctx, in.Agent)
-			if err != nil {
-				return snap{}, err
-			}
-			if a == nil {
-				return snap{}, hub.AgentNotFound("agent", in.Agent)
-			}
-			sn.bead = a.FocusTaskID
-		}
-		if set.MergeCheck != hub.ModeOff && set.MergeCheck != "" {
-			if sn.merge, err = s.mergeRisks(ctx, tx, in.Agent, where, c, merged, now, stale); err != nil {
-				return snap{}, err
-			}
-		}
-		return sn, nil
-	})
+	sn, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (editSnap, error) { return s.editSnapTx(ctx, tx, q) })
 	if err != nil {
 		return EditDecision{}, err
 	}
 	if sn.agent == "" {
+		// The session is not mapped (or not seen lately): map it, then
+		// check for its agent.
 		res, err := s.ResolveSession(ctx, *sess)
 		if err != nil {
 			return EditDecision{}, err
 		}
-		in.Agent, in.Session = res.AgentID, nil
-		in.Where = where
+		in.Agent, in.Session, in.Where = res.AgentID, nil, q.where
 		return s.CheckEdit(ctx, in)
 	}
+	q.agent = sn.agent
+	return s.decideEdit(ctx, q, sn)
+}
+
+// editCaller validates who edits: a hook session (bound to the request's
+// credential, returned as a copy) or an agent (nil session).
+func editCaller(ctx context.Context, in EditInput) (*SessionInput, error) {
+	if in.Session == nil {
+		if err := hub.ValidateAgentRef("agent", in.Agent); err != nil {
+			return nil, err
+		}
+		return nil, hub.Allow(ctx, hub.Act(in.Agent))
+	}
+	if err := validateSessionInput(*in.Session); err != nil {
+		return nil, err
+	}
+	cp := *in.Session
+	if err := bindSession(ctx, &cp); err != nil {
+		return nil, err
+	}
+	return &cp, nil
+}
+
+// mergedSet indexes the merge risks a caller found merged by branch and
+// path.
+func mergedSet(risks []MergeRisk) map[[2]string]bool {
+	merged := map[[2]string]bool{}
+	for _, r := range risks {
+		merged[[2]string{r.Branch, r.Path}] = true
+	}
+	return merged
+}
+
+// editQuery is one edit check, validated.
+type editQuery struct {
+	agent string        // "" until the session is looked up
+	sess  *SessionInput // nil: agent edits
+	wd    string
+	paths []string
+	where hub.Where
+	// merged are the (branch, path) pairs the caller found merged.
+	merged map[[2]string]bool
+	now    time.Time
+	stale  int
+}
+
+// editSnap is what the edit check reads in one transaction.
+type editSnap struct {
+	agent string // "": the session must be resolved first
+	set   HookSettings
+	check PathCheckResult
+	bead  string // the agent's focus, for automatic reservations
+	merge []MergeRisk
+}
+
+// editSnapTx reads what an edit check decides on: the session's agent, the
+// hook settings and, unless the check is off, the paths' holders, the
+// agent's focus (when auto-reserve is on) and the merge risks (when the
+// merge check is on).
+func (s *Service) editSnapTx(ctx context.Context, tx hub.Tx, q editQuery) (editSnap, error) {
+	agent := q.agent
+	if q.sess != nil {
+		hs, err := q.sess.freshSession(ctx, tx, q.now)
+		if err != nil || hs == nil {
+			return editSnap{}, err
+		}
+		agent = hs.AgentID
+	}
+	set, err := s.hookSettingsTx(ctx, tx)
+	if err != nil || set.Mode == hub.ModeOff {
+		return editSnap{agent: agent, set: set}, err
+	}
+	c, err := s.checkPathsTx(ctx, tx, PathCheckInput{Agent: agent, Wd: q.wd, Paths: q.paths}, q.stale)
+	if err != nil {
+		return editSnap{}, err
+	}
+	sn := editSnap{agent: agent, set: set, check: c}
+	if set.AutoReserve {
+		if sn.bead, err = focusOf(ctx, tx, agent); err != nil {
+			return editSnap{}, err
+		}
+	}
+	if set.MergeCheck != hub.ModeOff && set.MergeCheck != "" {
+		if sn.merge, err = s.mergeRisks(ctx, tx, agent, q.where, c, q.merged, q.now, q.stale); err != nil {
+			return editSnap{}, err
+		}
+	}
+	return sn, nil
+}
+
+// focusOf is the task an agent focuses on ("" when none).
+func focusOf(ctx context.Context, tx hub.Tx, agent string) (string, error) {
+	a, err := tx.GetAgent(ctx, agent)
+	if err != nil {
+		return "", err
+	}
+	if a == nil {
+		return "", hub.AgentNotFound("agent", agent)
+	}
+	return a.FocusTaskID, nil
+}
+
+// decideEdit applies the hook settings to what the check read: a file
+// held by another active agent is denied (block) or warned of (warn); a
+// merge risk likewise by the merge check; otherwise the edit goes ahead and
+// its writes are made (editWrites).
+func (s *Service) decideEdit(ctx context.Context, q editQuery, sn editSnap) (EditDecision, error) {
 	d := EditDecision{Mode: sn.set.Mode, Decision: EditAllow, Reserved: []string{}, Check: sn.check, Merge: sn.merge}
 	if d.Merge == nil {
 		d.Merge = []MergeRisk{}
@@ -360,81 +412,112 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 	}
 	bead := orDefault(sn.bead, "edit")
 	if sn.check.Blocking {
-		if err := s.recordIncursions(ctx, in.Agent, bead, sn.check, ""); err != nil {
+		if err := s.recordIncursions(ctx, q.agent, bead, sn.check, ""); err != nil {
 			return d, err
 		}
-		if sn.set.Mode == hub.ModeBlock {
-			d.Decision, d.Reason = EditDeny, sn.check.Reason
-		} else {
-			d.Note = "Warning (hooks.mode warn): " + sn.check.Reason
-		}
+		d.refuse(sn.set.Mode == hub.ModeBlock, sn.check.Reason, "Warning (hooks.mode warn): "+sn.check.Reason)
 		return d, nil
 	}
 	d.Note = sn.check.Note
 	if len(sn.merge) > 0 {
-		why := mergeReason(in.Agent, sn.merge)
-		if sn.set.MergeCheck == hub.ModeBlock {
-			d.Decision, d.Reason = EditDeny, why+" (hooks.merge_check block)"
+		why := mergeReason(q.agent, sn.merge)
+		block := sn.set.MergeCheck == hub.ModeBlock
+		d.refuse(block, why+" (hooks.merge_check block)", strings.TrimSpace(d.Note+" Warning (hooks.merge_check warn): "+why))
+		if block {
 			return d, nil
 		}
-		d.Note = strings.TrimSpace(d.Note + " Warning (hooks.merge_check warn): " + why)
 	}
-	// Everything the edit writes, in one transaction: the incursions on
-	// stale holders, the reservations of the free (or half-expired) files,
-	// the record of the files edited on this branch.
-	ttl := time.Duration(sn.set.ReserveTTL) * time.Minute
-	var todo []PathCheck
-	if sn.set.AutoReserve {
-		for _, pc := range sn.check.Paths {
-			if h := pc.decision.Held; h != nil && (h.Scope != pc.scope.Path || h.ExpiresAt.Sub(now) > ttl/2) {
-				continue // covered by a reservation the agent holds
-			}
-			todo = append(todo, pc)
-		}
-	}
-	record := where.Branch != "" && sn.set.MergeCheck != hub.ModeOff && len(todo) > 0
+	todo := toReserve(sn, q.now)
 	if len(todo) == 0 && sn.check.Note == "" {
 		return d, nil
 	}
-	var refused error
-	err = s.Store.Write(ctx, func(tx hub.Tx) error {
-		if !sn.set.AutoReserve {
-			return s.recordIncursionsTx(ctx, tx, in.Agent, bead, sn.check, "")
-		}
-		now := s.Now()
-		var paths []string
-		for _, pc := range todo {
-			r, err := s.ReserveTx(ctx, tx, hub.ReserveInput{Agent: in.Agent, BeadID: bead, TakeoverStale: true}, pc.scope, sn.set.ReserveTTL, stale)
-			if inner, ok := hub.Refused(err); ok {
-				refused = inner // taken by another agent since the check
-				break
-			}
-			if err != nil {
-				return err
-			}
-			d.Reserved = append(d.Reserved, pc.Path)
-			paths = append(paths, pc.scope.Path)
-			if len(r.TakenOver) > 0 {
-				d.Note = strings.TrimSuffix(d.Note, ".") + "; taken over for you."
-			}
-		}
-		if record && len(paths) > 0 {
-			return tx.RecordBranchEdits(ctx, in.Agent, where, paths, now)
-		}
-		return nil
-	})
+	refused, err := s.editWrites(ctx, q, sn, bead, todo, &d)
 	if err != nil {
 		return d, err
 	}
 	if refused != nil && hub.IsCode(refused, hub.CodeReservationConflict) {
 		// Taken by another agent since the check: the rule of block mode.
-		if sn.set.Mode == hub.ModeBlock {
-			d.Decision, d.Reason = EditDeny, "Blackboard: "+hub.MessageOf(refused)
-		} else {
-			d.Note = "Warning (hooks.mode warn): " + hub.MessageOf(refused)
-		}
+		msg := hub.MessageOf(refused)
+		d.refuse(sn.set.Mode == hub.ModeBlock, "Blackboard: "+msg, "Warning (hooks.mode warn): "+msg)
 	}
 	return d, nil
+}
+
+// refuse denies the edit for reason when block is set; otherwise the edit
+// stays allowed and warning is its note.
+func (d *EditDecision) refuse(block bool, reason, warning string) {
+	if block {
+		d.Decision, d.Reason = EditDeny, reason
+		return
+	}
+	d.Note = warning
+}
+
+// toReserve lists the paths an allowed edit reserves for its agent when
+// auto-reserve is on: every path but those covered by a reservation the
+// agent holds, either of a wider scope or with more than half the
+// automatic TTL left.
+func toReserve(sn editSnap, now time.Time) []PathCheck {
+	if !sn.set.AutoReserve {
+		return nil
+	}
+	ttl := time.Duration(sn.set.ReserveTTL) * time.Minute
+	var todo []PathCheck
+	for _, pc := range sn.check.Paths {
+		if h := pc.decision.Held; h != nil && (h.Scope != pc.scope.Path || h.ExpiresAt.Sub(now) > ttl/2) {
+			continue // covered by a reservation the agent holds
+		}
+		todo = append(todo, pc)
+	}
+	return todo
+}
+
+// editWrites writes everything an allowed edit leaves, in one transaction:
+// without auto-reserve the incursions on stale holders; with it the
+// reservations of todo (taking stale holders over, which records their
+// incursions) and, when the merge check is on and the edit has a branch,
+// the record of the files edited on that branch. refused is the refusal of
+// a file another agent reserved since the check (the files before it stay
+// reserved).
+func (s *Service) editWrites(ctx context.Context, q editQuery, sn editSnap, bead string, todo []PathCheck, d *EditDecision) (refused error, err error) {
+	record := q.where.Branch != "" && sn.set.MergeCheck != hub.ModeOff && len(todo) > 0
+	err = s.Store.Write(ctx, func(tx hub.Tx) error {
+		if !sn.set.AutoReserve {
+			return s.recordIncursionsTx(ctx, tx, q.agent, bead, sn.check, "")
+		}
+		now := s.Now()
+		var paths []string
+		var err error
+		if paths, refused, err = s.reserveEditedTx(ctx, tx, q, sn.set.ReserveTTL, bead, todo, d); err != nil {
+			return err
+		}
+		if record && len(paths) > 0 {
+			return tx.RecordBranchEdits(ctx, q.agent, q.where, paths, now)
+		}
+		return nil
+	})
+	return refused, err
+}
+
+// reserveEditedTx reserves todo for the editing agent for ttl minutes,
+// adding each to d (and a takeover to its note), until one is refused;
+// paths are the canonical scopes reserved.
+func (s *Service) reserveEditedTx(ctx context.Context, tx hub.Tx, q editQuery, ttl int, bead string, todo []PathCheck, d *EditDecision) (paths []string, refused, err error) {
+	for _, pc := range todo {
+		r, err := s.ReserveTx(ctx, tx, hub.ReserveInput{Agent: q.agent, BeadID: bead, TakeoverStale: true}, pc.scope, ttl, q.stale)
+		if inner, ok := hub.Refused(err); ok {
+			return paths, inner, nil // taken by another agent since the check
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		d.Reserved = append(d.Reserved, pc.Path)
+		paths = append(paths, pc.scope.Path)
+		if len(r.TakenOver) > 0 {
+			d.Note = strings.TrimSuffix(d.Note, ".") + "; taken over for you."
+		}
+	}
+	return paths, nil, nil
 }
 
 // mergeRisks lists the files of the check that other active agents edited
@@ -514,89 +597,132 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 	if key == "" {
 		key = "agent:" + in.Agent
 	}
-	type found struct {
-		text, print string
-		hs          *hub.HookSession
-	}
-	f, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (found, error) {
-		hs, err := tx.GetHookSession(ctx, in.Client, key)
-		if err != nil {
-			return found{}, err
-		}
-		now := s.Now()
-		var items, ids []string
-		if in.ChangesKnown {
-			held, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: in.Agent, States: []string{hub.ResActive}, Limit: hub.StatusLimit})
-			if err != nil {
-				return found{}, err
-			}
-			sort.Slice(held, func(i, j int) bool { return held[i].Scope < held[j].Scope })
-			var idle []string
-			for _, r := range held {
-				if !now.Before(r.ExpiresAt) {
-					continue
-				}
-				touched := false
-				for _, c := range in.Changes {
-					if hub.IsWithin(r.Scope, c) {
-						touched = true
-						break
-					}
-				}
-				if !touched {
-					idle = append(idle, s.DisplayScope(r))
-					ids = append(ids, r.ID+"@"+hub.FormatTime(r.ExpiresAt))
-				}
-			}
-			if len(idle) > 0 {
-				items = append(items, fmt.Sprintf("You still reserve %s but have no uncommitted changes there; release what you are done with so others can edit: %s",
-					strings.Join(idle, ", "), releaseCommands(in.Agent, idle)))
-			}
-		}
-		cursor, err := tx.ReadCursor(ctx, in.Agent)
-		if err != nil {
-			return found{}, err
-		}
-		entries, err := tx.Inbox(ctx, hub.InboxFilter{Agent: in.Agent, Limit: hub.DefaultInboxLimit, Cursor: cursor})
-		if err != nil {
-			return found{}, err
-		}
-		var owed []string
-		for _, e := range entries {
-			if e.RequiresAck && hub.StateOf(&e.Message, e.Receipt, cursor) != hub.StateAcked {
-				owed = append(owed, fmt.Sprintf("%s from %s %q: bb agent ack --agent %s --message %s", hub.CategoryOr(&e.Message), e.From, hub.Preview(e.Subject, 60), in.Agent, e.UUID))
-				ids = append(ids, e.UUID)
-			}
-		}
-		if len(owed) > 0 {
-			items = append(items, "You owe acks on: "+strings.Join(owed, "; "))
-		}
-		if len(items) == 0 {
-			return found{hs: hs}, nil
-		}
-		sort.Strings(ids)
-		sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
-		return found{text: "[Blackboard] Before you stop: " + strings.Join(items, ". ") + ".", print: hex.EncodeToString(sum[:8]), hs: hs}, nil
-	})
-	if err != nil || f.text == "" || f.hs == nil || f.hs.Reminded == f.print {
-		if f.hs == nil && f.text != "" && err == nil {
-			return Reminder{Text: f.text}, nil // no session row to remember it by
-		}
+	f, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (stopFound, error) { return s.stopFoundTx(ctx, tx, in, key) })
+	switch {
+	case err != nil || f.text == "":
 		return Reminder{}, err
+	case f.hs == nil:
+		return Reminder{Text: f.text}, nil // no session row to remember it by
+	case f.hs.Reminded == f.print:
+		return Reminder{}, nil // given already
 	}
+	first, err := s.remember(ctx, in.Client, key, f.print)
+	if !first {
+		f.text = "" // another hook got there first
+	}
+	return Reminder{Text: f.text}, err
+}
+
+// stopFound is what the end of a turn has to remind of: the text ("" when
+// nothing), its fingerprint (the reservations and messages it names) and
+// the session's row (nil when the session has none).
+type stopFound struct {
+	text, print string
+	hs          *hub.HookSession
+}
+
+// stopFoundTx reads the reminder of in's agent: its idle reservations
+// (when the uncommitted changes are known) and the acks it owes.
+func (s *Service) stopFoundTx(ctx context.Context, tx hub.Tx, in StopInput, key string) (stopFound, error) {
+	hs, err := tx.GetHookSession(ctx, in.Client, key)
+	if err != nil {
+		return stopFound{}, err
+	}
+	now := s.Now()
+	var items, ids []string
+	if in.ChangesKnown {
+		idle, rids, err := s.idleReservationsTx(ctx, tx, in.Agent, in.Changes, now)
+		if err != nil {
+			return stopFound{}, err
+		}
+		if len(idle) > 0 {
+			items = append(items, fmt.Sprintf("You still reserve %s but have no uncommitted changes there; release what you are done with so others can edit: %s",
+				strings.Join(idle, ", "), releaseCommands(in.Agent, idle)))
+		}
+		ids = append(ids, rids...)
+	}
+	owed, mids, err := owedAcksTx(ctx, tx, in.Agent)
+	if err != nil {
+		return stopFound{}, err
+	}
+	if len(owed) > 0 {
+		items = append(items, "You owe acks on: "+strings.Join(owed, "; "))
+	}
+	ids = append(ids, mids...)
+	if len(items) == 0 {
+		return stopFound{hs: hs}, nil
+	}
+	sort.Strings(ids)
+	sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
+	return stopFound{text: "[Blackboard] Before you stop: " + strings.Join(items, ". ") + ".", print: hex.EncodeToString(sum[:8]), hs: hs}, nil
+}
+
+// idleReservationsTx lists, by scope, the unexpired reservations of agent
+// with no uncommitted change under them (shown scopes, and their ids with
+// expiry for the fingerprint).
+func (s *Service) idleReservationsTx(ctx context.Context, tx hub.Tx, agent string, changes []string, now time.Time) (idle, ids []string, err error) {
+	held, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: agent, States: []string{hub.ResActive}, Limit: hub.StatusLimit})
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Slice(held, func(i, j int) bool { return held[i].Scope < held[j].Scope })
+	for _, r := range held {
+		if !now.Before(r.ExpiresAt) || changedWithin(r.Scope, changes) {
+			continue
+		}
+		idle = append(idle, s.DisplayScope(r))
+		ids = append(ids, r.ID+"@"+hub.FormatTime(r.ExpiresAt))
+	}
+	return idle, ids, nil
+}
+
+// changedWithin reports whether any of changes lies within scope.
+func changedWithin(scope string, changes []string) bool {
+	for _, c := range changes {
+		if hub.IsWithin(scope, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// owedAcksTx lists the messages in agent's inbox that require its ack and
+// have none (worded, and their ids for the fingerprint).
+func owedAcksTx(ctx context.Context, tx hub.Tx, agent string) (owed, ids []string, err error) {
+	cursor, err := tx.ReadCursor(ctx, agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := tx.Inbox(ctx, hub.InboxFilter{Agent: agent, Limit: hub.DefaultInboxLimit, Cursor: cursor})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		if e.RequiresAck && hub.StateOf(&e.Message, e.Receipt, cursor) != hub.StateAcked {
+			owed = append(owed, fmt.Sprintf("%s from %s %q: bb agent ack --agent %s --message %s", hub.CategoryOr(&e.Message), e.From, hub.Preview(e.Subject, 60), agent, e.UUID))
+			ids = append(ids, e.UUID)
+		}
+	}
+	return owed, ids, nil
+}
+
+// remember records print as the reminder given in the session (client,
+// key); first is false when another hook recorded it first.
+func (s *Service) remember(ctx context.Context, client, key, print string) (first bool, err error) {
+	first = true
 	err = s.Store.Write(ctx, func(tx hub.Tx) error {
-		hs, err := tx.GetHookSession(ctx, in.Client, key)
+		hs, err := tx.GetHookSession(ctx, client, key)
 		if err != nil || hs == nil {
 			return err
 		}
-		if hs.Reminded == f.print {
-			f.text = "" // another hook got there first
+		if hs.Reminded == print {
+			first = false
 			return nil
 		}
-		hs.Reminded = f.print
+		hs.Reminded = print
 		return tx.PutHookSession(ctx, hs)
 	})
-	return Reminder{Text: f.text}, err
+	return first, err
 }
 
 func releaseCommands(agent string, scopes []string) string {

@@ -208,69 +208,73 @@ func MessageLabel(m *hub.Message) string {
 
 // EventLabel is the UI label of a timeline event and whether it is one of
 // the protocol rows of seed 001 §6. Events that only restate a message
-// (message posted/sent) return "" and are not shown as rows.
+// (message posted/sent) return "" and are not shown as rows. The first rule
+// of eventLabels that matches decides; a type no rule matches is shown in
+// words.
 func EventLabel(e *hub.Event) (label string, protocol bool) {
 	t := strings.ToUpper(e.Type)
-	switch {
-	case strings.Contains(t, "HANDOFF"):
-		return LabelHandoff, true
-	case strings.Contains(t, "BLOCKED"):
-		return LabelBlocked, true
-	case strings.Contains(t, "INCURSION"):
-		return LabelIncursion, true
-	case strings.Contains(t, "RESUME"), strings.Contains(t, "ADOPT"):
-		return LabelResume, true
-	case strings.Contains(t, "ACK"):
-		return LabelAck, false
-	case strings.Contains(t, "READ"):
-		return LabelRead, false
-	case strings.HasPrefix(t, "MESSAGE.") || strings.HasPrefix(t, "MAIL.") || strings.Contains(t, "MESSAGE_SENT"):
-		return "", false
-	case strings.Contains(t, "RESERV") && (strings.Contains(t, "RELEASE") || strings.Contains(t, "EXPIRE")):
-		return "Released", false
-	case strings.Contains(t, "RESERV") && strings.Contains(t, "REASSIGN"):
-		return "Reassigned", false
-	case strings.Contains(t, "RESERV") && strings.Contains(t, "RENEW"):
-		return "Renewed", false
-	case strings.Contains(t, "RESERV"):
-		return "Reserved", false
-	case strings.Contains(t, "STATUS_CLEARED"):
-		return "Cleared status", false
-	case strings.HasPrefix(t, "TASK"):
-		return taskEventLabel(t), false
-	case strings.Contains(t, "STATUS"):
-		return "Working on", false
-	case strings.Contains(t, "REGISTERED") && strings.HasPrefix(t, "AGENT"):
-		return "Joined", false
-	case strings.Contains(t, "FOCUS"):
-		return "Focus", false
-	case strings.Contains(t, "ARTIFACT"):
-		return "Artifact", false
-	case strings.HasPrefix(t, "MEMORY"):
-		return "Memory", false
+	for _, r := range eventLabels {
+		if r.matches(t) {
+			return r.label, r.protocol
+		}
 	}
 	return humanWords(e.Type), false
 }
 
-// taskEventLabel names a task event in a person's words.
-func taskEventLabel(t string) string {
-	switch {
-	case strings.Contains(t, "CREATED"):
-		return "New task"
-	case strings.Contains(t, "CLOSED"):
-		return "Task closed"
-	case strings.Contains(t, "ASSIGNED"):
-		return "Task taken"
-	case strings.Contains(t, "STATUS"):
-		return "Task status"
-	case strings.Contains(t, "PRIORITY"):
-		return "Task priority"
-	case strings.Contains(t, "DEPENDENCY"):
-		return "Task depends"
-	case strings.Contains(t, "DELETED"):
-		return "Task deleted"
+// labelRule labels the event types (upper-cased) that start with prefix
+// and contain every word of all.
+type labelRule struct {
+	prefix   string
+	all      []string
+	label    string
+	protocol bool
+}
+
+func (r labelRule) matches(t string) bool {
+	if !strings.HasPrefix(t, r.prefix) {
+		return false
 	}
-	return "Task"
+	for _, w := range r.all {
+		if !strings.Contains(t, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// eventLabels are the rules of EventLabel, in order (read only).
+var eventLabels = []labelRule{
+	{all: []string{"HANDOFF"}, label: LabelHandoff, protocol: true},
+	{all: []string{"BLOCKED"}, label: LabelBlocked, protocol: true},
+	{all: []string{"INCURSION"}, label: LabelIncursion, protocol: true},
+	{all: []string{"RESUME"}, label: LabelResume, protocol: true},
+	{all: []string{"ADOPT"}, label: LabelResume, protocol: true},
+	{all: []string{"ACK"}, label: LabelAck},
+	{all: []string{"READ"}, label: LabelRead},
+	// Restatements of a message: no row.
+	{prefix: "MESSAGE."},
+	{prefix: "MAIL."},
+	{all: []string{"MESSAGE_SENT"}},
+	{all: []string{"RESERV", "RELEASE"}, label: "Released"},
+	{all: []string{"RESERV", "EXPIRE"}, label: "Released"},
+	{all: []string{"RESERV", "REASSIGN"}, label: "Reassigned"},
+	{all: []string{"RESERV", "RENEW"}, label: "Renewed"},
+	{all: []string{"RESERV"}, label: "Reserved"},
+	{all: []string{"STATUS_CLEARED"}, label: "Cleared status"},
+	// Task events, in a person's words.
+	{prefix: "TASK", all: []string{"CREATED"}, label: "New task"},
+	{prefix: "TASK", all: []string{"CLOSED"}, label: "Task closed"},
+	{prefix: "TASK", all: []string{"ASSIGNED"}, label: "Task taken"},
+	{prefix: "TASK", all: []string{"STATUS"}, label: "Task status"},
+	{prefix: "TASK", all: []string{"PRIORITY"}, label: "Task priority"},
+	{prefix: "TASK", all: []string{"DEPENDENCY"}, label: "Task depends"},
+	{prefix: "TASK", all: []string{"DELETED"}, label: "Task deleted"},
+	{prefix: "TASK", label: "Task"},
+	{all: []string{"STATUS"}, label: "Working on"},
+	{prefix: "AGENT", all: []string{"REGISTERED"}, label: "Joined"},
+	{all: []string{"FOCUS"}, label: "Focus"},
+	{all: []string{"ARTIFACT"}, label: "Artifact"},
+	{prefix: "MEMORY", label: "Memory"},
 }
 
 // humanWords turns an event type ("agent.updated", "board_cleared") into

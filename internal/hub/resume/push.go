@@ -248,104 +248,169 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return PushResult{}, err
 	}
-	mems := make([]memory.Input, len(in.Memories))
-	for i, m := range in.Memories {
+	mems, err := pushMemoryInputs(in.Memories)
+	if err != nil {
+		return PushResult{}, err
+	}
+	if err := s.checkArtifactPaths(in); err != nil {
+		return PushResult{}, err
+	}
+	return hub.Write(ctx, s.Service, []any{agent, in}, func(tx hub.Tx) (PushResult, error) { return s.pushTx(ctx, tx, agent, in, mems) })
+}
+
+// pushMemoryInputs validates the pushed memories.
+func pushMemoryInputs(ms []PushMemory) ([]memory.Input, error) {
+	mems := make([]memory.Input, len(ms))
+	for i, m := range ms {
 		mi, err := pushMemoryInput(m)
 		if err != nil {
-			return PushResult{}, hub.FieldErr(hub.CodeInvalidInput, "memories", "failed to upsert memory %q: %s", m.Key, err.Error())
+			return nil, hub.FieldErr(hub.CodeInvalidInput, "memories", "failed to upsert memory %q: %s", m.Key, err.Error())
 		}
 		mems[i] = mi
 	}
-	// Task artifact paths follow the rules of `bb artifact add`: relative,
-	// no "..", and inside the project once symlinks are followed; unless
-	// the surface's contract records them as given (vybe).
+	return mems, nil
+}
+
+// checkArtifactPaths applies the rules of `bb artifact add` to the task
+// artifact paths: relative, no "..", and inside the project once symlinks
+// are followed; unless the surface's contract records them as given
+// (vybe).
+func (s *Service) checkArtifactPaths(in PushInput) error {
+	if in.ArtifactPathsAsGiven {
+		return nil
+	}
 	for _, a := range in.Artifacts {
-		if in.ArtifactPathsAsGiven {
-			break
-		}
 		if _, err := hub.CleanArtifactPath(s.ProjectRoot, a.FilePath); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pushTx applies a checked push in the caller's transaction, in order:
+// the event, the memories, the artifacts, the status change.
+func (s *Service) pushTx(ctx context.Context, tx hub.Tx, agent string, in PushInput, mems []memory.Input) (PushResult, error) {
+	now := s.Now()
+	a, err := s.ActingAgentTx(ctx, tx, agent, now)
+	if err != nil {
+		return PushResult{}, err
+	}
+	task, err := pushTask(ctx, tx, in)
+	if err != nil {
+		return PushResult{}, err
+	}
+	if task != nil {
+		in.TaskID = task.ID
+	}
+	var out PushResult
+	if e := in.Event; e != nil {
+		if out.EventID, err = s.pushEventTx(ctx, tx, a, e, in.TaskID, task); err != nil {
+			return PushResult{}, err
+		}
+		out.Kind = e.Kind
+	}
+	if out.Memories, err = s.pushMemoriesTx(ctx, tx, a, mems, now); err != nil {
+		return PushResult{}, err
+	}
+	if out.Artifacts, err = s.pushArtifactsTx(ctx, tx, a, agent, task, in.Artifacts, now); err != nil {
+		return PushResult{}, err
+	}
+	if st := in.TaskStatus; st != nil {
+		if out.TaskStatus, err = s.pushStatusTx(ctx, tx, a, task, in.TaskID, st, now); err != nil {
 			return PushResult{}, err
 		}
 	}
-	return hub.Write(ctx, s.Service, []any{agent, in}, func(tx hub.Tx) (PushResult, error) {
-		now := s.Now()
-		a, err := s.ActingAgentTx(ctx, tx, agent, now)
+	return out, nil
+}
+
+// pushTask finds the task a push names (nil when it names none). Nothing
+// may be recorded against a task that does not exist; with artifacts,
+// their own error applies (pushArtifactsTx).
+func pushTask(ctx context.Context, tx hub.Tx, in PushInput) (*hub.Task, error) {
+	if in.TaskID == "" {
+		return nil, nil
+	}
+	task, err := hub.FindTask(ctx, tx, "task_id", in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if task == nil && len(in.Artifacts) == 0 {
+		return nil, hub.TaskNotFound(in.TaskID)
+	}
+	return task, nil
+}
+
+// pushEventTx records the pushed event on the timeline (metadata "null"
+// or blank is none).
+func (s *Service) pushEventTx(ctx context.Context, tx hub.Tx, a *hub.Agent, e *PushEvent, taskID string, task *hub.Task) (int64, error) {
+	projectID := ""
+	if task != nil {
+		projectID = task.ProjectID
+	}
+	var meta any
+	if m := bytes.TrimSpace(e.Metadata); len(m) > 0 && string(m) != "null" {
+		meta = e.Metadata
+	}
+	return s.TaskEventTx(ctx, tx, a, e.Kind, taskID, projectID, e.Message, meta)
+}
+
+// pushMemoriesTx writes the pushed memories.
+func (s *Service) pushMemoriesTx(ctx context.Context, tx hub.Tx, a *hub.Agent, mems []memory.Input, now time.Time) ([]PushMemoryResult, error) {
+	var out []PushMemoryResult
+	for _, m := range mems {
+		r, err := s.mem.UpsertTx(ctx, tx, a, m, now)
 		if err != nil {
-			return PushResult{}, err
+			return nil, err
 		}
-		var task *hub.Task
-		if in.TaskID != "" {
-			if task, err = hub.FindTask(ctx, tx, "task_id", in.TaskID); err != nil {
-				return PushResult{}, err
-			}
-			if task != nil {
-				in.TaskID = task.ID
-			}
-			if task == nil && len(in.Artifacts) == 0 {
-				// Nothing may be recorded against a task that does not
-				// exist (with artifacts, their own error below applies).
-				return PushResult{}, hub.TaskNotFound(in.TaskID)
-			}
+		out = append(out, PushMemoryResult{Key: r.Key, EventID: r.EventID})
+	}
+	return out, nil
+}
+
+// pushArtifactsTx attaches the pushed files to the task, each with its
+// artifact event, as produced by agent.
+func (s *Service) pushArtifactsTx(ctx context.Context, tx hub.Tx, a *hub.Agent, agent string, task *hub.Task, arts []PushArtifact, now time.Time) ([]PushArtifactRes, error) {
+	var out []PushArtifactRes
+	for _, p := range arts {
+		if task == nil {
+			return nil, &hub.Error{Code: hub.CodeNotFound, Field: "task_id",
+				Message: fmt.Sprintf("failed to add artifact %q: failed to insert artifact: constraint failed: FOREIGN KEY constraint failed (787)", p.FilePath)}
 		}
-		projectID := ""
-		if task != nil {
-			projectID = task.ProjectID
+		ev, err := s.TaskEventTx(ctx, tx, a, hub.KindArtifactAdded, task.ID, task.ProjectID, "Artifact added: "+p.FilePath,
+			map[string]string{"file_path": p.FilePath})
+		if err != nil {
+			return nil, err
 		}
-		var out PushResult
-		if e := in.Event; e != nil {
-			var meta any
-			if len(bytes.TrimSpace(e.Metadata)) > 0 && string(bytes.TrimSpace(e.Metadata)) != "null" {
-				meta = e.Metadata
-			}
-			if out.EventID, err = s.TaskEventTx(ctx, tx, a, e.Kind, in.TaskID, projectID, e.Message, meta); err != nil {
-				return PushResult{}, err
-			}
-			out.Kind = e.Kind
+		art := &hub.Artifact{UID: hub.NewEntityID("artifact", now), Path: p.FilePath, ProducedBy: agent, TaskID: task.ID,
+			EventID: ev, ContentType: p.ContentType, CreatedAt: now, UpdatedAt: now}
+		if err := tx.InsertTaskArtifact(ctx, art); err != nil {
+			return nil, err
 		}
-		for _, m := range mems {
-			r, err := s.mem.UpsertTx(ctx, tx, a, m, now)
-			if err != nil {
-				return PushResult{}, err
-			}
-			out.Memories = append(out.Memories, PushMemoryResult{Key: r.Key, EventID: r.EventID})
-		}
-		for _, p := range in.Artifacts {
-			if task == nil {
-				return PushResult{}, &hub.Error{Code: hub.CodeNotFound, Field: "task_id",
-					Message: fmt.Sprintf("failed to add artifact %q: failed to insert artifact: constraint failed: FOREIGN KEY constraint failed (787)", p.FilePath)}
-			}
-			ev, err := s.TaskEventTx(ctx, tx, a, hub.KindArtifactAdded, task.ID, task.ProjectID, "Artifact added: "+p.FilePath,
-				map[string]string{"file_path": p.FilePath})
-			if err != nil {
-				return PushResult{}, err
-			}
-			art := &hub.Artifact{UID: hub.NewEntityID("artifact", now), Path: p.FilePath, ProducedBy: agent, TaskID: task.ID,
-				EventID: ev, ContentType: p.ContentType, CreatedAt: now, UpdatedAt: now}
-			if err := tx.InsertTaskArtifact(ctx, art); err != nil {
-				return PushResult{}, err
-			}
-			out.Artifacts = append(out.Artifacts, PushArtifactRes{ArtifactID: art.UID, FilePath: art.Path, EventID: ev})
-		}
-		if st := in.TaskStatus; st != nil {
-			if task == nil {
-				return PushResult{}, hub.TaskNotFound(in.TaskID)
-			}
-			res := &PushStatusResult{TaskID: task.ID, Status: st.Status}
-			if st.Status == hub.TaskCompleted || st.Status == hub.TaskBlocked {
-				summary := st.Summary
-				if summary == "" {
-					summary = "Task " + st.Status + " via push"
-				}
-				rep, err := s.CloseTaskTx(ctx, tx, a, task, st.Status, hub.CloseInput{ID: task.ID, Summary: summary, Label: st.Label, BlockedReason: st.BlockedReason}, now)
-				if err != nil {
-					return PushResult{}, err
-				}
-				res.StatusEventID, res.CloseEventID = rep.StatusEventID, rep.CloseEventID
-			} else if res.StatusEventID, err = s.SetTaskStatusTx(ctx, tx, a, task, st.Status, "", now); err != nil {
-				return PushResult{}, err
-			}
-			out.TaskStatus = res
-		}
-		return out, nil
-	})
+		out = append(out, PushArtifactRes{ArtifactID: art.UID, FilePath: art.Path, EventID: ev})
+	}
+	return out, nil
+}
+
+// pushStatusTx changes the task's status: completed and blocked close it
+// (with a default summary), any other status is set.
+func (s *Service) pushStatusTx(ctx context.Context, tx hub.Tx, a *hub.Agent, task *hub.Task, taskID string, st *PushStatus, now time.Time) (*PushStatusResult, error) {
+	if task == nil {
+		return nil, hub.TaskNotFound(taskID)
+	}
+	res := &PushStatusResult{TaskID: task.ID, Status: st.Status}
+	if st.Status != hub.TaskCompleted && st.Status != hub.TaskBlocked {
+		id, err := s.SetTaskStatusTx(ctx, tx, a, task, st.Status, "", now)
+		res.StatusEventID = id
+		return res, err
+	}
+	summary := st.Summary
+	if summary == "" {
+		summary = "Task " + st.Status + " via push"
+	}
+	rep, err := s.CloseTaskTx(ctx, tx, a, task, st.Status, hub.CloseInput{ID: task.ID, Summary: summary, Label: st.Label, BlockedReason: st.BlockedReason}, now)
+	if err != nil {
+		return nil, err
+	}
+	res.StatusEventID, res.CloseEventID = rep.StatusEventID, rep.CloseEventID
+	return res, nil
 }

@@ -370,94 +370,125 @@ func (s *Service) brief(ctx context.Context, tx hub.Tx, focus, p string, scoped 
 			return b, err
 		}
 	}
-	// Memory: global, the focus task's, the project's (or every project's).
-	var mems []hub.Memory
-	add := func(scope, id string, anyID bool) error {
-		ms, err := tx.ListMemory(ctx, scope, id, anyID, now, hub.RelevantMemoryLimit)
-		mems = append(mems, ms...)
-		return err
-	}
-	if err := add(hub.ScopeGlobal, "", false); err != nil {
+	if b.RelevantMemory, err = relevantMemory(ctx, tx, task, p, scoped, now); err != nil {
 		return b, err
 	}
+	if b.Counts, err = briefCounts(ctx, tx, p, scoped); err != nil {
+		return b, err
+	}
+	if b.Pipeline, err = briefPipeline(ctx, tx, p, scoped, focus); err != nil {
+		return b, err
+	}
+	if task == nil {
+		return b, nil
+	}
+	err = taskBrief(ctx, tx, task, &b)
+	return b, err
+}
+
+// relevantMemory is the newest memory (at most RelevantMemoryLimit) of
+// the global scope, the focus task's and the project's (or every
+// project's when the brief is not scoped to one).
+func relevantMemory(ctx context.Context, tx hub.Tx, task *hub.Task, p string, scoped bool, now time.Time) ([]MemoryView, error) {
+	type scope struct {
+		name, id string
+		anyID    bool
+	}
+	scopes := []scope{{hub.ScopeGlobal, "", false}}
 	if task != nil {
-		if err := add(hub.ScopeTask, task.ID, false); err != nil {
-			return b, err
-		}
+		scopes = append(scopes, scope{hub.ScopeTask, task.ID, false})
 	}
-	if err := add(hub.ScopeProject, p, !scoped); err != nil {
-		return b, err
+	scopes = append(scopes, scope{hub.ScopeProject, p, !scoped})
+	var mems []hub.Memory
+	for _, sc := range scopes {
+		ms, err := tx.ListMemory(ctx, sc.name, sc.id, sc.anyID, now, hub.RelevantMemoryLimit)
+		if err != nil {
+			return nil, err
+		}
+		mems = append(mems, ms...)
 	}
 	sort.SliceStable(mems, func(i, j int) bool { return mems[i].UpdatedAt.After(mems[j].UpdatedAt) })
 	if len(mems) > hub.RelevantMemoryLimit {
 		mems = mems[:hub.RelevantMemoryLimit]
 	}
-	b.RelevantMemory = ViewMemories(mems)
+	return ViewMemories(mems), nil
+}
 
-	for _, st := range []string{hub.TaskPending, hub.TaskInProgress, hub.TaskBlocked, hub.TaskCompleted} {
-		n, err := tx.CountTasks(ctx, st, p, scoped)
+// briefCounts counts the tasks of the brief's project by status.
+func briefCounts(ctx context.Context, tx hub.Tx, p string, scoped bool) (*BriefCounts, error) {
+	c := &BriefCounts{}
+	for _, st := range []struct {
+		status string
+		n      *int64
+	}{{hub.TaskPending, &c.Pending}, {hub.TaskInProgress, &c.InProgress}, {hub.TaskBlocked, &c.Blocked}, {hub.TaskCompleted, &c.Completed}} {
+		n, err := tx.CountTasks(ctx, st.status, p, scoped)
 		if err != nil {
-			return b, err
+			return nil, err
 		}
-		if b.Counts == nil {
-			b.Counts = &BriefCounts{}
-		}
-		switch st {
-		case hub.TaskPending:
-			b.Counts.Pending = n
-		case hub.TaskInProgress:
-			b.Counts.InProgress = n
-		case hub.TaskBlocked:
-			b.Counts.Blocked = n
-		case hub.TaskCompleted:
-			b.Counts.Completed = n
-		}
+		*st.n = n
 	}
+	return c, nil
+}
+
+// briefPipeline lists the next pending tasks besides the focus.
+func briefPipeline(ctx context.Context, tx hub.Tx, p string, scoped bool, focus string) ([]PipelineTask, error) {
 	next, err := tx.NextPendingTasks(ctx, p, scoped, focus, briefPipelineLimit)
 	if err != nil {
-		return b, err
+		return nil, err
 	}
+	var out []PipelineTask
 	for _, t := range next {
-		b.Pipeline = append(b.Pipeline, PipelineTask{ID: t.ID, Title: t.Title, Priority: t.Priority})
+		out = append(out, PipelineTask{ID: t.ID, Title: t.Title, Priority: t.Priority})
 	}
-	if task == nil {
-		return b, nil
-	}
+	return out, nil
+}
+
+// taskBrief fills the focus task's part of b: the task, its recent events,
+// its prior reasoning, its artifacts and the open tasks it unlocks.
+func taskBrief(ctx context.Context, tx hub.Tx, task *hub.Task, b *Brief) error {
 	tv := ViewTask(*task)
 	b.Task = &tv
 	evs, err := tx.TaskEvents(ctx, hub.TaskEventFilter{TaskID: task.ID, Limit: briefEventsLimit})
 	if err != nil {
-		return b, err
+		return err
 	}
 	// Newest first, as the original vybe's brief (ORDER BY id DESC).
 	b.RecentEvents = ViewEvents(evs)
 	reasons, err := tx.TaskEvents(ctx, hub.TaskEventFilter{TaskID: task.ID, Kind: hub.KindReasoning, Limit: briefReasonLimit})
 	if err != nil {
-		return b, err
+		return err
 	}
 	b.PriorReasoning = ViewEvents(reasons)
 	arts, err := tx.ListTaskArtifacts(ctx, task.ID, briefArtifactLimit)
 	if err != nil {
-		return b, err
+		return err
 	}
 	b.Artifacts = ViewArtifacts(arts)
-	dependents, err := tx.TaskDependents(ctx, task.ID)
+	b.Unlocks, err = unlocks(ctx, tx, task.ID)
+	return err
+}
+
+// unlocks lists the tasks depending on a task that are not completed (at
+// most briefUnlocksLimit).
+func unlocks(ctx context.Context, tx hub.Tx, id string) ([]PipelineTask, error) {
+	dependents, err := tx.TaskDependents(ctx, id)
 	if err != nil {
-		return b, err
+		return nil, err
 	}
+	var out []PipelineTask
 	for _, id := range dependents {
-		if len(b.Unlocks) >= briefUnlocksLimit {
+		if len(out) >= briefUnlocksLimit {
 			break
 		}
 		d, err := tx.GetTask(ctx, id)
 		if err != nil {
-			return b, err
+			return nil, err
 		}
 		if d != nil && d.Status != hub.TaskCompleted {
-			b.Unlocks = append(b.Unlocks, PipelineTask{ID: d.ID, Title: d.Title, Priority: d.Priority})
+			out = append(out, PipelineTask{ID: d.ID, Title: d.Title, Priority: d.Priority})
 		}
 	}
-	return b, nil
+	return out, nil
 }
 
 // EventsQuery is the input of ListTaskEvents.
