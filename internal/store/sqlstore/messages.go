@@ -463,8 +463,12 @@ func (t *tx) noticeCountsSQL(agent string, limit int) (string, []any) {
 		args = append(args, a...)
 	}
 	// The newest broadcast: one index probe per requires_ack value.
-	b.WriteString(`SELECT -2, COALESCE((SELECT MAX(seq) FROM messages WHERE recipient = '*' AND requires_ack = 0), 0),
-		COALESCE((SELECT MAX(seq) FROM messages WHERE recipient = '*' AND requires_ack = 1), 0), '' UNION ALL `)
+	// Written as ORDER BY … LIMIT 1 rather than MAX(): PostgreSQL plans
+	// MAX() as an aggregate over every broadcast while its statistics say
+	// the table is small (a new board that autovacuum has not analyzed
+	// yet), which made this probe walk the whole board on every check-in.
+	b.WriteString(`SELECT -2, COALESCE((SELECT seq FROM messages` + t.indexed("idx_messages_recipient_ack_seq") + ` WHERE recipient = '*' AND requires_ack = 0 ORDER BY seq DESC LIMIT 1), 0),
+		COALESCE((SELECT seq FROM messages` + t.indexed("idx_messages_recipient_ack_seq") + ` WHERE recipient = '*' AND requires_ack = 1 ORDER BY seq DESC LIMIT 1), 0), '' UNION ALL `)
 	b.WriteString(`SELECT -1, COALESCE((SELECT read_cursor FROM agents WHERE id = ?), 0), 0, COALESCE((SELECT notice_mark FROM agents WHERE id = ?), '')`)
 	args = append(args, agent, agent)
 	return b.String(), args
