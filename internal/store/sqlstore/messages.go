@@ -373,8 +373,11 @@ func (t *tx) UnreadCounts(ctx context.Context, agent string, limit int) (hub.Unr
 // unreadAddressedSQL counts (up to limit) the unread messages addressed
 // to agent and gives the newest one's seq: one row (count, newest).
 func (t *tx) unreadAddressedSQL(agent string, limit int) (string, []any) {
-	return `SELECT COUNT(*) AS n, COALESCE(MAX(seq), 0) AS newest FROM (SELECT seq FROM messages` + t.indexed("idx_messages_unread") + ` WHERE recipient = ? AND sender <> ?
-		AND read_at IS NULL AND acked_at IS NULL LIMIT ?) x`, []any{agent, agent, limit}
+	// recipient <> '*' says what the agent's name cannot be: a plan made
+	// for any name (PostgreSQL's generic plan) then knows that the board's
+	// broadcasts, most of the rows, are not among them.
+	return `SELECT COUNT(*) AS n, COALESCE(MAX(seq), 0) AS newest FROM (SELECT seq FROM messages` + t.indexed("idx_messages_unread") + ` WHERE recipient = ? AND recipient <> '*' AND sender <> ?
+		AND read_at IS NULL AND acked_at IS NULL LIMIT `+itoa(int64(limit))+`) x`, []any{agent, agent}
 }
 
 // unreadBoardSQL counts (up to limit) the broadcasts newer than agent's
@@ -391,7 +394,7 @@ func (t *tx) unreadBoardSQL(agent string, limit int) (string, []any) {
 		AND (NOT EXISTS (SELECT 1 FROM broadcast_acks WHERE agent = ?)
 			OR NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ?
 				AND (b.read_at IS NOT NULL OR b.acked_at IS NOT NULL)))
-		LIMIT ?) x`, []any{agent, agent, agent, agent, limit}
+		LIMIT `+itoa(int64(limit))+`) x`, []any{agent, agent, agent, agent}
 }
 
 // NoticeCounts runs every count of agent's notices and reads its notice
@@ -453,6 +456,13 @@ func (t *tx) NoticeCountsMany(ctx context.Context, agents []string, limit int) (
 }
 
 // noticeCountsSQL is the statement of NoticeCounts.
+//
+// Its caps (LIMIT) and constants are literals, its only parameters the
+// agent's name: PostgreSQL then finds the prepared statement's generic
+// plan as cheap as a plan made for the values, and keeps it. With a bound
+// LIMIT it cannot cost the generic plan, so it planned this seven-part
+// statement again on every check-in (about 1 ms of CPU on an analyzed
+// board, more than running it).
 func (t *tx) noticeCountsSQL(agent string, limit int) (string, []any) {
 	parts := []func(string, int) (string, []any){t.unreadAddressedSQL, t.unreadBoardSQL, t.acksDirectSQL, t.acksBroadcastSQL, t.incursionsSQL}
 	var b strings.Builder
