@@ -126,7 +126,11 @@ type DB struct {
 	// BeforeClose, when set, runs first in Close (a backend stops its
 	// background work there).
 	BeforeClose func()
-	stats       dbStats
+	// Grown, when set, is called after a committed write that added
+	// messages, with the newest message number it stored (PostgreSQL keeps
+	// its planner's statistics up with a young board: see postgres.Open).
+	Grown func(newest int64)
+	stats dbStats
 }
 
 // New wraps db.
@@ -361,6 +365,9 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 	}
 	done = true
 	keep = true
+	if t.newest > 0 && s.Grown != nil {
+		s.Grown(t.newest)
+	}
 	return nil
 }
 
@@ -385,6 +392,9 @@ type tx struct {
 	// write lock was known held (zero: not yet).
 	ordered, lockQueued bool
 	lockedAt            time.Time
+	// newest is the highest message number this transaction inserted
+	// (DB.Grown).
+	newest int64
 	// msgSeq is the number of the last message this transaction inserted
 	// with a number it chose (0: read MAX(seq) again), so that a group of
 	// posts reads the newest number once.

@@ -126,6 +126,7 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if chosen {
 		t.msgSeq = m.Seq
 	}
+	t.newest = max(t.newest, m.Seq)
 	if t.d.IndexMessagesAtCommit {
 		t.unindexed = append(t.unindexed, m.Seq)
 	}
@@ -262,8 +263,10 @@ func (t *tx) ListMessages(ctx context.Context, f hub.MessageFilter) ([]hub.Messa
 	where = append(where, `m.seq IS NOT NULL`)
 	q := `SELECT ` + messageCols + messageFrom + ` WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.seq DESC`
 	if f.Limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, f.Limit)
+		// A literal, not a parameter: PostgreSQL cannot cost the generic
+		// plan of a bound LIMIT and would plan every read of the log
+		// again (see noticeCountsSQL).
+		q += ` LIMIT ` + itoa(int64(f.Limit))
 	}
 	return t.messages(ctx, q, args...)
 }
@@ -377,7 +380,7 @@ func (t *tx) unreadAddressedSQL(agent string, limit int) (string, []any) {
 	// for any name (PostgreSQL's generic plan) then knows that the board's
 	// broadcasts, most of the rows, are not among them.
 	return `SELECT COUNT(*) AS n, COALESCE(MAX(seq), 0) AS newest FROM (SELECT seq FROM messages` + t.indexed("idx_messages_unread") + ` WHERE recipient = ? AND recipient <> '*' AND sender <> ?
-		AND read_at IS NULL AND acked_at IS NULL LIMIT `+itoa(int64(limit))+`) x`, []any{agent, agent}
+		AND read_at IS NULL AND acked_at IS NULL LIMIT ` + itoa(int64(limit)) + `) x`, []any{agent, agent}
 }
 
 // unreadBoardSQL counts (up to limit) the broadcasts newer than agent's
@@ -394,7 +397,7 @@ func (t *tx) unreadBoardSQL(agent string, limit int) (string, []any) {
 		AND (NOT EXISTS (SELECT 1 FROM broadcast_acks WHERE agent = ?)
 			OR NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = m.id AND b.agent = ?
 				AND (b.read_at IS NOT NULL OR b.acked_at IS NOT NULL)))
-		LIMIT `+itoa(int64(limit))+`) x`, []any{agent, agent, agent, agent}
+		LIMIT ` + itoa(int64(limit)) + `) x`, []any{agent, agent, agent, agent}
 }
 
 // NoticeCounts runs every count of agent's notices and reads its notice
@@ -479,7 +482,9 @@ func (t *tx) noticeCountsSQL(agent string, limit int) (string, []any) {
 	// yet), which made this probe walk the whole board on every check-in.
 	b.WriteString(`SELECT -2, COALESCE((SELECT seq FROM messages` + t.indexed("idx_messages_recipient_ack_seq") + ` WHERE recipient = '*' AND requires_ack = 0 ORDER BY seq DESC LIMIT 1), 0),
 		COALESCE((SELECT seq FROM messages` + t.indexed("idx_messages_recipient_ack_seq") + ` WHERE recipient = '*' AND requires_ack = 1 ORDER BY seq DESC LIMIT 1), 0), '' UNION ALL `)
-	b.WriteString(`SELECT -1, COALESCE((SELECT read_cursor FROM agents WHERE id = ?), 0), 0, COALESCE((SELECT notice_mark FROM agents WHERE id = ?), '')`)
+	// The agent's own row (none for an unknown agent: cursor 0, mark "",
+	// never seen).
+	b.WriteString(`SELECT -1, read_cursor, 0, notice_mark FROM agents WHERE id = ? UNION ALL SELECT -3, 0, 0, last_seen FROM agents WHERE id = ?`)
 	args = append(args, agent, agent)
 	return b.String(), args
 }
@@ -511,6 +516,12 @@ func (r *noticeRows) scan(scan func(...any) error) error {
 		r.c.NewestBroadcast = max(n, newest)
 	case -1:
 		r.c.ReadCursor, r.c.Mark = n, mark
+	case -3:
+		// An unreadable last_seen reads as never seen: the check-in then
+		// writes it again.
+		if t, err := hub.ParseTime(mark); err == nil {
+			r.c.LastSeen = t
+		}
 	}
 	return nil
 }
