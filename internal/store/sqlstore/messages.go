@@ -472,20 +472,24 @@ func (t *tx) noticeCountsSQL(agent string, limit int) (string, []any) {
 	var args []any
 	for i, part := range parts {
 		q, a := part(agent, limit)
-		fmt.Fprintf(&b, "SELECT %d, n, newest, '' FROM (%s) p%d UNION ALL ", i, q, i)
+		// Each part's own row, with its number in front: "SELECT i,
+		// COUNT(*) …, '' FROM (…)" (no wrapping subquery: every node of
+		// this plan is set up again on each check-in).
+		q = strings.Replace(q, "SELECT COUNT(*) AS n,", fmt.Sprintf("SELECT %d, COUNT(*) AS n,", i), 1)
+		q = strings.Replace(q, " AS newest FROM (", " AS newest, '' FROM (", 1)
+		b.WriteString(q + " UNION ALL ")
 		args = append(args, a...)
 	}
-	// The newest broadcast: one index probe per requires_ack value.
-	// Written as ORDER BY … LIMIT 1 rather than MAX(): PostgreSQL plans
-	// MAX() as an aggregate over every broadcast while its statistics say
-	// the table is small (a new board that autovacuum has not analyzed
-	// yet), which made this probe walk the whole board on every check-in.
+	// The newest broadcast: one index probe per requires_ack value (on
+	// PostgreSQL only while its statistics know the board's size: see
+	// postgres.statsKeeper).
 	b.WriteString(`SELECT -2, COALESCE((SELECT seq FROM messages` + t.indexed("idx_messages_recipient_ack_seq") + ` WHERE recipient = '*' AND requires_ack = 0 ORDER BY seq DESC LIMIT 1), 0),
 		COALESCE((SELECT seq FROM messages` + t.indexed("idx_messages_recipient_ack_seq") + ` WHERE recipient = '*' AND requires_ack = 1 ORDER BY seq DESC LIMIT 1), 0), '' UNION ALL `)
 	// The agent's own row (none for an unknown agent: cursor 0, mark "",
-	// never seen).
-	b.WriteString(`SELECT -1, read_cursor, 0, notice_mark FROM agents WHERE id = ? UNION ALL SELECT -3, 0, 0, last_seen FROM agents WHERE id = ?`)
-	args = append(args, agent, agent)
+	// never seen): its notice mark and last_seen in one text, split at the
+	// last '|' (neither a mark nor a time holds one).
+	b.WriteString(`SELECT -1, read_cursor, 0, notice_mark || '|' || last_seen FROM agents WHERE id = ?`)
+	args = append(args, agent)
 	return b.String(), args
 }
 
@@ -515,11 +519,14 @@ func (r *noticeRows) scan(scan func(...any) error) error {
 	case -2:
 		r.c.NewestBroadcast = max(n, newest)
 	case -1:
-		r.c.ReadCursor, r.c.Mark = n, mark
-	case -3:
+		i := strings.LastIndexByte(mark, '|')
+		if i < 0 {
+			return fmt.Errorf("notice counts: agent row %q has no last_seen", mark)
+		}
+		r.c.ReadCursor, r.c.Mark = n, mark[:i]
 		// An unreadable last_seen reads as never seen: the check-in then
 		// writes it again.
-		if t, err := hub.ParseTime(mark); err == nil {
+		if t, err := hub.ParseTime(mark[i+1:]); err == nil {
 			r.c.LastSeen = t
 		}
 	}
