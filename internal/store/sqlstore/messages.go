@@ -443,14 +443,36 @@ func (t *tx) NoticeCountsMany(ctx context.Context, agents []string, limit int) (
 		}
 		t.pending = append(t.pending, Stmt{SQL: q, Args: args})
 	}
+	// In an ordered write (bb serve's group commit: the counts, then the
+	// posts) the counts travel with the write lock and the newest message
+	// number, which the first post needs next: the lock is requested once
+	// the counts have run, as it would be by that post's own round trip,
+	// and the group saves that round trip.
+	newestAt := -1
+	if t.ordered && !t.lockQueued && t.msgSeq == 0 {
+		t.orderLock()
+		q := t.rebind(`SELECT COALESCE(MAX(seq), 0) FROM messages`)
+		if t.onQuery != nil {
+			t.onQuery(q, nil)
+		}
+		t.pending = append(t.pending, Stmt{SQL: q})
+		newestAt = len(t.pending) - 1
+	}
 	parts := make([]noticeRows, len(agents))
+	var newest int64
 	if _, err := t.sendRows(ctx, func(i int, scan func(...any) error) error {
-		if i < first {
+		switch {
+		case i == newestAt:
+			return scan(&newest)
+		case i < first || i >= first+len(agents):
 			return nil
 		}
 		return parts[i-first].scan(scan)
 	}); err != nil {
 		return nil, err
+	}
+	if newest > 0 {
+		t.msgSeq = newest // the next message this write inserts is newest+1
 	}
 	for i := range parts {
 		out[i] = parts[i].counts(limit)
