@@ -118,8 +118,14 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 			if !ok {
 				continue // every post of the agent was refused
 			}
-			if err := tx.TouchAgent(ctx, agent, s.Now()); err != nil {
-				return err
+			// The heartbeat, as CheckIn records it: liveness is judged in
+			// minutes, so an agent seen within MailTouchInterval is not
+			// written again (a post would otherwise rewrite its agent row
+			// and the last_seen index every time).
+			if now := s.Now(); ci.c.LastSeen.IsZero() || now.Sub(ci.c.LastSeen) >= MailTouchInterval {
+				if err := tx.TouchAgent(ctx, agent, now); err != nil {
+					return err
+				}
 			}
 			n, err := recordNotices(ctx, tx, agent, ci.n, ci.mark, ci.c)
 			if err != nil {

@@ -3,8 +3,10 @@ package hub_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hubtest"
 )
 
 // PostMany commits many posts in one transaction with per-post results.
@@ -48,4 +50,36 @@ func BenchmarkPostMany(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(ops))/b.Elapsed().Seconds(), "posts/s")
+}
+
+// A post's check-in records the heartbeat as CheckIn does: a new agent is
+// written at once, an agent seen within MailTouchInterval is not written
+// again, and one seen longer ago is.
+func TestPostManyHeartbeatAsCheckIn(t *testing.T) {
+	ctx := context.Background()
+	svc, clk := hubtest.Board(t, nil)
+	post := func() {
+		t.Helper()
+		for _, r := range svc.PostMany(ctx, []hub.PostOp{{In: hub.PostInput{From: "alice", Content: "x"}, CheckIn: true}}) {
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
+		}
+	}
+	seen := func(want time.Time) {
+		t.Helper()
+		v, err := svc.AgentStatus(ctx, "alice")
+		if err != nil || !v.LastSeen.Equal(want) {
+			t.Fatalf("alice last_seen = %v (%v), want %v", v.LastSeen, err, want)
+		}
+	}
+	first := svc.Now()
+	post()
+	seen(first)
+	clk.T = clk.T.Add(hub.MailTouchInterval - time.Second)
+	post()
+	seen(first)
+	clk.T = clk.T.Add(time.Second)
+	post()
+	seen(svc.Now())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // One inbox per agent, two kinds of item: what is addressed to it (direct
@@ -35,6 +36,9 @@ type NoticeCounts struct {
 	// unknown agent) and NewestBroadcast the seq of the newest broadcast
 	// (0 when there is none).
 	ReadCursor, NewestBroadcast int64
+	// LastSeen is the agent's last_seen (zero for an unknown agent), so a
+	// check-in knows whether it has a heartbeat to record.
+	LastSeen time.Time
 }
 
 // Notices is what an identified caller should know without asking: it is

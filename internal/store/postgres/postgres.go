@@ -215,6 +215,9 @@ func OpenWith(ctx context.Context, rawURL string, o Options) (*sqlstore.DB, erro
 	st.Watch = func(ctx context.Context, wake func(), live func(bool)) error {
 		return ListenLive(ctx, rawURL, wake, live, nil)
 	}
+	bg, stop := context.WithCancel(context.Background())
+	st.Grown = newStatsKeeper(bg, db).grown
+	st.BeforeClose = stop
 	return st, nil
 }
 

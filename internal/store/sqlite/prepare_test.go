@@ -16,8 +16,9 @@ import (
 // parameter is bound again: every call would parse it anew and the
 // per-connection statement cache would save nothing for it. The store
 // therefore never hands the driver a bare "LIMIT ?". This runs the reads
-// with a LIMIT that a post and a check-in make (the notice counts) and a
-// log read, and checks what reached the driver.
+// with a LIMIT that a post and a check-in make (the notice counts, whose
+// caps are literals), a log read (a literal page size) and a log read by
+// tag (bound per-tag limits), and checks what reached the driver.
 func TestNoBareBoundLimitReachesSQLite(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bb.db"), sqlite.Options{Create: true})
@@ -42,6 +43,9 @@ func TestNoBareBoundLimitReachesSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := svc.Log(ctx, hub.LogQuery{Limit: 20, Reader: "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Log(ctx, hub.LogQuery{Limit: 20, Tags: []string{"x", "y"}}); err != nil {
 		t.Fatal(err)
 	}
 	guarded := 0

@@ -78,7 +78,7 @@ func (t *tx) MailInbox(ctx context.Context, q hub.MailInboxQuery) ([]hub.MailRow
 			args = append(args, q.Agent, q.Agent)
 		} else {
 			from += t.indexed("idx_messages_unread")
-			where += ` AND read_at IS NULL`
+			where += ` AND read_at IS NULL AND recipient <> '*'`
 		}
 	}
 	if q.From != "" {

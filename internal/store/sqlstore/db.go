@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -126,7 +128,12 @@ type DB struct {
 	// BeforeClose, when set, runs first in Close (a backend stops its
 	// background work there).
 	BeforeClose func()
-	stats       dbStats
+	// Grown, when set, is called after a committed write that added
+	// messages, with the newest message number it stored (PostgreSQL keeps
+	// its planner's statistics up with a young board: see postgres.Open).
+	Grown   func(newest int64)
+	stats   dbStats
+	rebound rebindCache
 }
 
 // New wraps db.
@@ -311,7 +318,8 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 		}
 	}
 	done := false
-	t := &tx{q: pc, conn: pc.conn, d: &s.dialect, onQuery: s.OnQuery, stats: &s.stats, ordered: ordered, begun: !lazyBegin}
+	t := &tx{q: pc, conn: pc.conn, d: &s.dialect, onQuery: s.OnQuery, stats: &s.stats, ordered: ordered, begun: !lazyBegin,
+		rebound: &s.rebound}
 	defer func() {
 		if !done && t.begun {
 			// Use a fresh context: the caller's may be cancelled, and an
@@ -361,6 +369,9 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 	}
 	done = true
 	keep = true
+	if t.newest > 0 && s.Grown != nil {
+		s.Grown(t.newest)
+	}
 	return nil
 }
 
@@ -385,6 +396,9 @@ type tx struct {
 	// write lock was known held (zero: not yet).
 	ordered, lockQueued bool
 	lockedAt            time.Time
+	// newest is the highest message number this transaction inserted
+	// (DB.Grown).
+	newest int64
 	// msgSeq is the number of the last message this transaction inserted
 	// with a number it chose (0: read MAX(seq) again), so that a group of
 	// posts reads the newest number once.
@@ -395,6 +409,8 @@ type tx struct {
 	// sendErr is the first failure of a pipelined send: it ended the
 	// transaction, whatever the statements after it report.
 	sendErr error
+	// rebound caches rebind's results (nil: none).
+	rebound *rebindCache
 	// unindexed are the seqs of the messages this transaction added and
 	// has not indexed for search yet (Dialect.IndexMessagesAtCommit).
 	unindexed []int64
@@ -403,30 +419,52 @@ type tx struct {
 var _ hub.Tx = (*tx)(nil)
 
 func (t *tx) rebind(q string) string {
-	if t.d.GuardLimits && strings.Contains(q, "LIMIT ?") {
-		q = strings.ReplaceAll(q, "LIMIT ?", "LIMIT +?")
-	}
-	if !t.d.Dollar {
+	guard := t.d.GuardLimits && strings.Contains(q, "LIMIT ?")
+	if !guard && !t.d.Dollar {
 		return q
 	}
-	var b strings.Builder
-	b.Grow(len(q) + 8)
-	n := 0
-	inStr := false
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if c == '\'' {
-			inStr = !inStr
+	if t.rebound != nil {
+		if r, ok := t.rebound.m.Load(q); ok {
+			return r.(string)
 		}
-		if c == '?' && !inStr {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteByte(c)
 	}
-	return b.String()
+	r := q
+	if guard {
+		r = strings.ReplaceAll(r, "LIMIT ?", "LIMIT +?")
+	}
+	if t.d.Dollar {
+		b := make([]byte, 0, len(r)+16)
+		n := int64(0)
+		inStr := false
+		for i := 0; i < len(r); i++ {
+			c := r[i]
+			if c == '\'' {
+				inStr = !inStr
+			}
+			if c == '?' && !inStr {
+				n++
+				b = strconv.AppendInt(append(b, '$'), n, 10)
+				continue
+			}
+			b = append(b, c)
+		}
+		r = string(b)
+	}
+	if t.rebound != nil && t.rebound.n.Load() < maxRebound {
+		t.rebound.n.Add(1)
+		t.rebound.m.Store(q, r)
+	}
+	return r
 }
+
+// rebindCache keeps the rebound text of the queries a long-lived process
+// runs again and again (most are constants), up to maxRebound of them.
+type rebindCache struct {
+	m sync.Map
+	n atomic.Int64
+}
+
+const maxRebound = 2048
 
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	q = t.rebind(q)

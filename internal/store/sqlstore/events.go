@@ -66,8 +66,7 @@ func (t *tx) ListEvents(ctx context.Context, f hub.EventFilter) ([]hub.Event, er
 	}
 	q := `SELECT ` + eventCols + ` FROM events WHERE ` + strings.Join(where, " AND ") + order
 	if f.Limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, f.Limit)
+		q += ` LIMIT ` + itoa(int64(f.Limit)) // literal: see ListMessages
 	}
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {

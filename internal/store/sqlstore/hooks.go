@@ -77,7 +77,7 @@ func (t *tx) Undelivered(ctx context.Context, agent string, cursor int64, since 
 	// agent has fewer unread rows than the limit ("m.seq + 0" is no index
 	// order).
 	direct, err := t.messages(ctx, `SELECT `+messageCols+` FROM messages m`+t.indexed("idx_messages_unread")+
-		` LEFT JOIN messages p ON p.id = m.reply_to WHERE m.recipient = ? AND m.sender <> ?
+		` LEFT JOIN messages p ON p.id = m.reply_to WHERE m.recipient = ? AND m.recipient <> '*' AND m.sender <> ?
 		AND m.read_at IS NULL AND m.acked_at IS NULL AND `+notDelivered+` ORDER BY m.seq + 0 LIMIT ?`,
 		agent, agent, agent, limit)
 	if err != nil {

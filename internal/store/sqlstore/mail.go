@@ -137,7 +137,7 @@ func (t *tx) Inbox(ctx context.Context, f hub.InboxFilter) ([]hub.InboxEntry, er
 		}
 		where, a := inboxState(f, `m.read_at`, `m.acked_at`)
 		add(cols+`m.read_at AS r, m.acked_at AS a FROM messages m`+t.indexed(index)+
-			` WHERE m.recipient = ? AND m.sender <> ?`+where+newest, append(append([]any{f.Agent, f.Agent}, a...), f.Limit)...)
+			` WHERE m.recipient = ? AND m.recipient <> '*' AND m.sender <> ?`+where+newest, append(append([]any{f.Agent, f.Agent}, a...), f.Limit)...)
 		// Broadcasts. The unread ones are those after the agent's read
 		// cursor without a receipt: the newest of them by seq, in the two
 		// ranges of (recipient, requires_ack, seq), so that a long history
@@ -275,8 +275,8 @@ func (t *tx) AcksOwed(ctx context.Context, agent string, limit int) (int64, erro
 // acksDirectSQL counts (up to limit) the messages addressed to agent that
 // wait for its ack: one row (count, 0).
 func (t *tx) acksDirectSQL(agent string, limit int) (string, []any) {
-	return `SELECT COUNT(*) AS n, 0 AS newest FROM (SELECT 1 FROM messages` + t.indexed("idx_messages_ack_owed") + ` WHERE recipient = ? AND requires_ack = 1
-		AND acked_at IS NULL AND sender <> ? LIMIT ?) x`, []any{agent, agent, limit}
+	return `SELECT COUNT(*) AS n, 0 AS newest FROM (SELECT 1 FROM messages` + t.indexed("idx_messages_ack_owed") + ` WHERE recipient = ? AND recipient <> '*' AND requires_ack = 1
+		AND acked_at IS NULL AND sender <> ? LIMIT ` + itoa(int64(limit)) + `) x`, []any{agent, agent}
 }
 
 // acksBroadcastSQL counts (up to limit) the broadcasts after agent's ack
@@ -285,9 +285,9 @@ func (t *tx) acksDirectSQL(agent string, limit int) (string, []any) {
 func (t *tx) acksBroadcastSQL(agent string, limit int) (string, []any) {
 	return `SELECT COUNT(*) AS n, 0 AS newest FROM (SELECT w.id FROM
 		(SELECT id, sender FROM messages WHERE recipient = '*' AND requires_ack = 1
-			AND seq > COALESCE((SELECT ack_cursor FROM agents WHERE id = ?), 0) ORDER BY seq DESC LIMIT ?) w
+			AND seq > COALESCE((SELECT ack_cursor FROM agents WHERE id = ?), 0) ORDER BY seq DESC LIMIT ` + itoa(ackWindow) + `) w
 		WHERE w.sender <> ? AND NOT EXISTS (SELECT 1 FROM broadcast_acks b WHERE b.message_id = w.id AND b.agent = ?
-			AND b.acked_at IS NOT NULL) LIMIT ?) x`, []any{agent, ackWindow, agent, agent, limit}
+			AND b.acked_at IS NOT NULL) LIMIT ` + itoa(int64(limit)) + `) x`, []any{agent, agent, agent}
 }
 
 // mailWhere renders a MailFilter over bb agent messages (bead_id set).

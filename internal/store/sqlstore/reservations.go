@@ -140,9 +140,9 @@ func (t *tx) IncursionsOnActive(ctx context.Context, agent string, limit int) (i
 // incursionsSQL counts (up to limit) the incursions on agent since its
 // oldest active reservation was made (none without one): one row (count, 0).
 func (t *tx) incursionsSQL(agent string, limit int) (string, []any) {
-	return `SELECT COUNT(*) AS n, 0 AS newest FROM (SELECT 1 FROM events WHERE to_agent = ? AND type = ?
-		AND created_at >= (SELECT MIN(created_at) FROM reservations WHERE agent_id = ? AND state = 'active') LIMIT ?) x`,
-		[]any{agent, hub.EventIncursion, agent, limit}
+	return `SELECT COUNT(*) AS n, 0 AS newest FROM (SELECT 1 FROM events WHERE to_agent = ? AND type = '` + hub.EventIncursion + `'
+		AND created_at >= (SELECT MIN(created_at) FROM reservations WHERE agent_id = ? AND state = 'active') LIMIT ` + itoa(int64(limit)) + `) x`,
+		[]any{agent, agent}
 }
 
 func (t *tx) InProgressTasksOwnedBy(ctx context.Context, agent string, limit int) ([]string, error) {

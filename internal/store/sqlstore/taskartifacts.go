@@ -98,7 +98,6 @@ func (t *tx) EventsAfter(ctx context.Context, after int64, projectID string, sco
 		q += ` AND (project_id = ? OR project_id = '')`
 		args = append(args, projectID)
 	}
-	q += ` ORDER BY seq ASC LIMIT ?`
-	args = append(args, limit)
+	q += ` ORDER BY seq ASC LIMIT ` + itoa(int64(limit)) // literal: see ListMessages
 	return t.scanEvents(ctx, q, args...)
 }

@@ -421,6 +421,13 @@ func testMessages(t *testing.T, open Opener) {
 					if want.NewestBroadcast, err = tx.LastMessageSeq(f.Ctx); err != nil {
 						return err
 					}
+					a, err := tx.GetAgent(f.Ctx, agent)
+					if err != nil {
+						return err
+					}
+					if a != nil {
+						want.LastSeen = a.LastSeen
+					}
 					want.Mark, err = tx.NoticeMark(f.Ctx, agent)
 					return err
 				})
