@@ -9,6 +9,11 @@
 //     apply_patch carries the patch in tool_input.command)
 //   - Gemini CLI:  https://geminicli.com/docs/hooks/reference
 //   - Cursor:      https://cursor.com/docs/hooks
+//   - GitHub Copilot CLI: https://docs.github.com/en/copilot/reference/hooks-reference (the
+//     camelCase event names: payload fields sessionId, toolName, toolArgs; replies
+//     additionalContext, permissionDecision, decision/reason)
+//   - Qwen Code:   https://qwenlm.github.io/qwen-code-docs/en/users/features/hooks (Claude
+//     Code's event names and wire format; file tools write_file and edit)
 package hookio
 
 import (
@@ -24,7 +29,7 @@ import (
 )
 
 // Clients lists the supported clients.
-var Clients = []string{"claude", "codex", "gemini", "cursor"}
+var Clients = []string{"claude", "codex", "gemini", "cursor", "copilot", "qwen"}
 
 // Kind is what a hook event means to the board.
 type Kind string
@@ -105,6 +110,27 @@ func Events(client string) []EventSpec {
 			{Name: "postToolUse", Kind: KindPostTool, Injects: true},
 			{Name: "stop", Kind: KindStop, Injects: true},
 		}
+	case "copilot":
+		// Matchers are regular expressions over the whole tool name; the
+		// file-writing tools are create, edit (str_replace_editor) and
+		// apply_patch.
+		return []EventSpec{
+			{Name: "sessionStart", Kind: KindStart, Injects: true},
+			{Name: "userPromptSubmitted", Kind: KindPrompt, Injects: true},
+			{Name: "preToolUse", Kind: KindPreTool, Matcher: "create|edit|str_replace_editor|apply_patch"},
+			{Name: "postToolUse", Kind: KindPostTool, Injects: true},
+			{Name: "agentStop", Kind: KindStop, Injects: true},
+		}
+	case "qwen":
+		// Qwen Code's matchers are unanchored regular expressions over
+		// the tool id ("edit" alone would also match notebook_edit).
+		return []EventSpec{
+			{Name: "SessionStart", Kind: KindStart, Injects: true},
+			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
+			{Name: "PreToolUse", Kind: KindPreTool, Matcher: "^(write_file|edit)$"},
+			{Name: "PostToolUse", Kind: KindPostTool, Injects: true},
+			{Name: "Stop", Kind: KindStop, Injects: true},
+		}
 	}
 	return nil
 }
@@ -169,6 +195,12 @@ func Parse(client string, data []byte) (Input, bool) {
 	if in.SessionID == "" {
 		in.SessionID = str(m["conversation_id"]) // Cursor
 	}
+	if in.SessionID == "" {
+		in.SessionID = str(m["sessionId"]) // Copilot CLI
+	}
+	if in.ToolName == "" {
+		in.ToolName = str(m["toolName"]) // Copilot CLI
+	}
 	if in.Source == "" {
 		in.Source = str(m["trigger"])
 	}
@@ -187,7 +219,11 @@ func Parse(client string, data []byte) (Input, bool) {
 		in.StopActive = true
 	}
 	if in.ToolName != "" && IsEditTool(client, in.ToolName) {
-		in.Paths = editPaths(m["tool_input"])
+		input := m["tool_input"]
+		if len(input) == 0 {
+			input = m["toolArgs"] // Copilot CLI
+		}
+		in.Paths = editPaths(input)
 	}
 	return in, true
 }
@@ -198,6 +234,8 @@ var editTools = map[string][]string{
 	"codex":  {"apply_patch", "Edit", "Write"},
 	"gemini": {"write_file", "replace"},
 	"cursor": {"Write", "Edit", "MultiEdit", "StrReplace", "Delete", "EditNotebook"},
+	"copilot": {"create", "edit", "str_replace_editor", "apply_patch"},
+	"qwen":    {"write_file", "edit"},
 }
 
 // IsEditTool reports whether tool writes files in client. Cursor's
@@ -384,11 +422,16 @@ func Context(client, event, text string) []byte {
 	}
 	text = termtext.Text(text)
 	switch client {
-	case "claude", "codex", "gemini":
+	case "claude", "codex", "gemini", "qwen":
 		if spec.Kind == KindStop {
 			return nil
 		}
 		return marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": spec.Name, "additionalContext": text}})
+	case "copilot":
+		if spec.Kind == KindStop {
+			return nil
+		}
+		return marshal(map[string]any{"additionalContext": text})
 	case "cursor":
 		if spec.Kind == KindStart || spec.Kind == KindPostTool {
 			return marshal(map[string]any{"additional_context": text})
@@ -405,9 +448,11 @@ func Deny(client, event, reason string) []byte {
 	}
 	reason = termtext.Text(reason)
 	switch client {
-	case "claude", "codex":
+	case "claude", "codex", "qwen":
 		return marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": spec.Name,
 			"permissionDecision": "deny", "permissionDecisionReason": reason}})
+	case "copilot":
+		return marshal(map[string]any{"permissionDecision": "deny", "permissionDecisionReason": reason})
 	case "gemini":
 		return marshal(map[string]any{"decision": "deny", "reason": reason})
 	case "cursor":
@@ -426,7 +471,7 @@ func Continue(client, event, text string) []byte {
 	}
 	text = termtext.Text(text)
 	switch client {
-	case "claude", "codex":
+	case "claude", "codex", "copilot", "qwen":
 		return marshal(map[string]any{"decision": "block", "reason": text})
 	case "gemini":
 		return marshal(map[string]any{"decision": "deny", "reason": text})

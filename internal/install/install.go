@@ -211,6 +211,9 @@ func (ie *Env) mcpPath(cl Client) string {
 	if ch := ie.getenv("CODEX_HOME"); cl.Name == "codex" && ch != "" {
 		return filepath.Join(ch, "config.toml")
 	}
+	if ch := ie.getenv("COPILOT_HOME"); cl.Name == "copilot" && ch != "" {
+		return filepath.Join(ch, "mcp-config.json")
+	}
 	return filepath.Join(ie.base, cl.GlobalPath)
 }
 
@@ -220,6 +223,9 @@ func (ie *Env) hooksPath(cl Client) string {
 	}
 	if ch := ie.getenv("CODEX_HOME"); cl.Name == "codex" && ch != "" {
 		return filepath.Join(ch, "hooks.json")
+	}
+	if ch := ie.getenv("COPILOT_HOME"); cl.Name == "copilot" && ch != "" {
+		return filepath.Join(ch, "hooks", "blackboard.json")
 	}
 	return filepath.Join(ie.base, cl.Hooks.Global)
 }
