@@ -230,10 +230,10 @@ func Parse(client string, data []byte) (Input, bool) {
 
 // editTools are the tools that write files, per client.
 var editTools = map[string][]string{
-	"claude": {"Edit", "Write", "MultiEdit", "NotebookEdit"},
-	"codex":  {"apply_patch", "Edit", "Write"},
-	"gemini": {"write_file", "replace"},
-	"cursor": {"Write", "Edit", "MultiEdit", "StrReplace", "Delete", "EditNotebook"},
+	"claude":  {"Edit", "Write", "MultiEdit", "NotebookEdit"},
+	"codex":   {"apply_patch", "Edit", "Write"},
+	"gemini":  {"write_file", "replace"},
+	"cursor":  {"Write", "Edit", "MultiEdit", "StrReplace", "Delete", "EditNotebook"},
 	"copilot": {"create", "edit", "str_replace_editor", "apply_patch"},
 	"qwen":    {"write_file", "edit"},
 }
