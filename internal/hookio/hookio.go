@@ -14,6 +14,8 @@
 //     additionalContext, permissionDecision, decision/reason)
 //   - Qwen Code:   https://qwenlm.github.io/qwen-code-docs/en/users/features/hooks (Claude
 //     Code's event names and wire format; file tools write_file and edit)
+//   - OpenCode:    https://opencode.ai/docs/plugins (no command hooks: the plugin bb install
+//     writes runs bb hook at its plugin hooks, with Claude Code's payload and reply shapes)
 package hookio
 
 import (
@@ -29,7 +31,7 @@ import (
 )
 
 // Clients lists the supported clients.
-var Clients = []string{"claude", "codex", "gemini", "cursor", "copilot", "qwen"}
+var Clients = []string{"claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode"}
 
 // Kind is what a hook event means to the board.
 type Kind string
@@ -131,6 +133,17 @@ func Events(client string) []EventSpec {
 			{Name: "PostToolUse", Kind: KindPostTool, Injects: true},
 			{Name: "Stop", Kind: KindStop, Injects: true},
 		}
+	case "opencode":
+		// The events of bb's OpenCode plugin, named after the plugin
+		// hooks that run them; the plugin checks the matcher itself.
+		// OpenCode's session.idle cannot make the agent go on, so there is
+		// no end-of-turn reminder.
+		return []EventSpec{
+			{Name: "session.created", Kind: KindStart, Injects: true},
+			{Name: "chat.message", Kind: KindPrompt, Injects: true},
+			{Name: "tool.execute.before", Kind: KindPreTool, Matcher: "edit|write|patch|apply_patch|multiedit"},
+			{Name: "tool.execute.after", Kind: KindPostTool, Injects: true},
+		}
 	}
 	return nil
 }
@@ -230,12 +243,13 @@ func Parse(client string, data []byte) (Input, bool) {
 
 // editTools are the tools that write files, per client.
 var editTools = map[string][]string{
-	"claude":  {"Edit", "Write", "MultiEdit", "NotebookEdit"},
-	"codex":   {"apply_patch", "Edit", "Write"},
-	"gemini":  {"write_file", "replace"},
-	"cursor":  {"Write", "Edit", "MultiEdit", "StrReplace", "Delete", "EditNotebook"},
-	"copilot": {"create", "edit", "str_replace_editor", "apply_patch"},
-	"qwen":    {"write_file", "edit"},
+	"claude":   {"Edit", "Write", "MultiEdit", "NotebookEdit"},
+	"codex":    {"apply_patch", "Edit", "Write"},
+	"gemini":   {"write_file", "replace"},
+	"cursor":   {"Write", "Edit", "MultiEdit", "StrReplace", "Delete", "EditNotebook"},
+	"copilot":  {"create", "edit", "str_replace_editor", "apply_patch"},
+	"qwen":     {"write_file", "edit"},
+	"opencode": {"edit", "write", "patch", "apply_patch", "multiedit"},
 }
 
 // IsEditTool reports whether tool writes files in client. Cursor's
@@ -275,7 +289,7 @@ func editPaths(raw json.RawMessage) []string {
 		}
 	}
 	var out []string
-	for _, k := range []string{"file_path", "notebook_path", "path", "target_file"} {
+	for _, k := range []string{"file_path", "notebook_path", "path", "target_file", "filePath"} {
 		if p := rawStr(ti[k]); p != "" {
 			out = append(out, p)
 		}
@@ -284,6 +298,9 @@ func editPaths(raw json.RawMessage) []string {
 		out = append(out, patchPaths(cmd)...)
 	}
 	if cmd := rawStr(ti["patch"]); cmd != "" {
+		out = append(out, patchPaths(cmd)...)
+	}
+	if cmd := rawStr(ti["patchText"]); cmd != "" { // OpenCode's apply_patch
 		out = append(out, patchPaths(cmd)...)
 	}
 	return dedupe(out)
@@ -422,7 +439,7 @@ func Context(client, event, text string) []byte {
 	}
 	text = termtext.Text(text)
 	switch client {
-	case "claude", "codex", "gemini", "qwen":
+	case "claude", "codex", "gemini", "qwen", "opencode":
 		if spec.Kind == KindStop {
 			return nil
 		}
@@ -448,7 +465,7 @@ func Deny(client, event, reason string) []byte {
 	}
 	reason = termtext.Text(reason)
 	switch client {
-	case "claude", "codex", "qwen":
+	case "claude", "codex", "qwen", "opencode":
 		return marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": spec.Name,
 			"permissionDecision": "deny", "permissionDecisionReason": reason}})
 	case "copilot":

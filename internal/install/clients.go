@@ -26,6 +26,9 @@ const (
 	// styleFlat: {"version": 1, "hooks": {"<event>": [{"command": …,
 	// "matcher": …}]}} (Cursor).
 	styleFlat
+	// stylePlugin: a whole JavaScript plugin file bb writes, which runs
+	// bb hook at the client's plugin hooks (OpenCode; plugin.go).
+	stylePlugin
 )
 
 // hookConfig is where and how a client reads its hooks. The events wired
@@ -55,6 +58,9 @@ type Client struct {
 	// AlwaysAllow lists the tools in the entry's alwaysAllow (Kilo Code
 	// asks before each call otherwise).
 	AlwaysAllow bool
+	// OpenCodeMCP: the servers are in the object "mcp", each entry
+	// {"type": "local", "command": [program, args…], "enabled": true}.
+	OpenCodeMCP bool
 	Hooks       *hookConfig
 	// NoHooks says why the client gets the MCP entry only.
 	NoHooks string
@@ -138,6 +144,15 @@ var qwenHooks = &hookConfig{
 	NotCovered: "files changed by run_shell_command are not checked before they happen (the git guard still catches them at commit)",
 }
 
+// OpenCode: no command hooks; bb writes a plugin file, loaded at startup
+// from .opencode/plugins/ (project) or ~/.config/opencode/plugins/.
+// https://opencode.ai/docs/plugins
+var opencodeHooks = &hookConfig{
+	Local: filepath.Join(".opencode", "plugins", "blackboard.js"), Global: filepath.Join(".config", "opencode", "plugins", "blackboard.js"),
+	Style:      stylePlugin,
+	NotCovered: "no end-of-turn reminder (OpenCode's session.idle cannot make the agent go on); files changed by bash are not checked before they happen (the git guard still catches them); OpenCode also reads Claude Code's files unless OPENCODE_DISABLE_CLAUDE_CODE is set",
+}
+
 func Clients() []Client {
 	return []Client{
 		{Name: "claude", Title: "Claude Code", LocalPath: ".mcp.json", GlobalPath: ".claude.json", Server: mcpServerName, Hooks: claudeHooks,
@@ -151,6 +166,10 @@ func Clients() []Client {
 		// ~/.copilot/mcp-config.json ($COPILOT_HOME). `copilot mcp --help`.
 		{Name: "copilot", Title: "GitHub Copilot CLI", LocalPath: filepath.Join(".github", "mcp.json"), GlobalPath: filepath.Join(".copilot", "mcp-config.json"), Server: mcpServerName, Hooks: copilotHooks},
 		{Name: "qwen", Title: "Qwen Code", LocalPath: filepath.Join(".qwen", "settings.json"), GlobalPath: filepath.Join(".qwen", "settings.json"), Server: mcpServerName, Hooks: qwenHooks},
+		// OpenCode: MCP servers in the "mcp" object of opencode.json
+		// (project root) or ~/.config/opencode/opencode.json.
+		// https://opencode.ai/docs/mcp-servers and https://opencode.ai/docs/config
+		{Name: "opencode", Title: "OpenCode", LocalPath: "opencode.json", GlobalPath: filepath.Join(".config", "opencode", "opencode.json"), Server: mcpServerName, OpenCodeMCP: true, Hooks: opencodeHooks},
 		// Kimi CLI reads hooks only from [[hooks]] tables of the user-wide
 		// ~/.kimi/config.toml, which would fire in every project.
 		// https://moonshotai.github.io/kimi-cli/en/customization/hooks.html
@@ -232,6 +251,14 @@ func isOurHookEntry(raw, client string) bool {
 		}
 	}
 	return false
+}
+
+// mcpKey is the object of the client's file that holds MCP servers.
+func (c Client) mcpKey() string {
+	if c.OpenCodeMCP {
+		return "mcp"
+	}
+	return "mcpServers"
 }
 
 // orderedMap is a JSON object that keeps its keys in the given order.

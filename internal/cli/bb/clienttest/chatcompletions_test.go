@@ -81,12 +81,15 @@ func (m *modelServer) chat(w http.ResponseWriter, body []byte, parts []turnPart)
 // prefix with their own context) and how many tool results came after it.
 func chatProgress(body string) (step string, done int) {
 	var req struct {
+		Tools    []json.RawMessage `json:"tools"`
 		Messages []struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
 	}
-	if json.Unmarshal([]byte(body), &req) != nil {
+	// A request without tools is a client's side request (a title, a
+	// summary) quoting the prompt: not a step of the conversation.
+	if json.Unmarshal([]byte(body), &req) != nil || len(req.Tools) == 0 {
 		return "", 0
 	}
 	for _, msg := range req.Messages {
