@@ -1,5 +1,6 @@
 // Package clienttest drives the real coding-agent clients (Claude Code,
-// Codex CLI, Gemini CLI; npm packages pinned in testdata/clients) against
+// Codex CLI, Gemini CLI, GitHub Copilot CLI, Qwen Code, OpenCode; npm
+// packages pinned in testdata/clients) against
 // a scripted model server on loopback, with bb installed in a project the
 // way a user installs it, and asserts what reached the model: one identity
 // per session, edits of held files denied naming the holder, MCP tools
