@@ -7,7 +7,7 @@
 // acting as the session, mail delivered exactly once, one Stop reminder,
 // and bb uninstall restoring the files.
 //
-// The clients are installed by .ci/run (npm ci in testdata/clients); the
+// The clients are installed by .ci/run (npm install in testdata/clients, at the locked versions); the
 // tests skip with the reason when they are missing, and fail under CI.
 package clienttest
 
@@ -41,9 +41,9 @@ func clientBin(t *testing.T, name string) string {
 	}
 	if _, err := os.Stat(abs); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed under CI (.ci/run runs npm ci in testdata/clients): %v", name, err)
+			t.Fatalf("%s is not installed under CI (.ci/run runs npm install in testdata/clients): %v", name, err)
 		}
-		t.Skipf("%s not installed: run 'npm ci' in internal/cli/bb/clienttest/testdata/clients", name)
+		t.Skipf("%s not installed: run 'npm install' in internal/cli/bb/clienttest/testdata/clients", name)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		if os.Getenv("CI") == "true" {
