@@ -7,8 +7,8 @@
 // acting as the session, mail delivered exactly once, one Stop reminder,
 // and bb uninstall restoring the files.
 //
-// The clients are installed by .ci/run (npm install in testdata/clients, at the locked versions); the
-// tests skip with the reason when they are missing, and fail under CI.
+// The clients are installed by .ci/run (npm install in testdata/clients,
+// at the locked versions); the tests skip with the reason when they are missing, and fail under CI.
 package clienttest
 
 import (
