@@ -8,7 +8,8 @@
 // and bb uninstall restoring the files.
 //
 // The clients are installed by .ci/run (npm install in testdata/clients,
-// at the locked versions); the tests skip with the reason when they are missing, and fail under CI.
+// at the locked versions); the tests skip with the reason when they are
+// missing, and fail under CI.
 package clienttest
 
 import (
