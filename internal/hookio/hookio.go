@@ -9,6 +9,13 @@
 //     apply_patch carries the patch in tool_input.command)
 //   - Gemini CLI:  https://geminicli.com/docs/hooks/reference
 //   - Cursor:      https://cursor.com/docs/hooks
+//   - GitHub Copilot CLI: https://docs.github.com/en/copilot/reference/hooks-reference (the
+//     camelCase event names: payload fields sessionId, toolName, toolArgs; replies
+//     additionalContext, permissionDecision, decision/reason)
+//   - Qwen Code:   https://qwenlm.github.io/qwen-code-docs/en/users/features/hooks (Claude
+//     Code's event names and wire format; file tools write_file and edit)
+//   - OpenCode:    https://opencode.ai/docs/plugins (no command hooks: the plugin bb install
+//     writes runs bb hook at its plugin hooks, with Claude Code's payload and reply shapes)
 package hookio
 
 import (
@@ -24,7 +31,7 @@ import (
 )
 
 // Clients lists the supported clients.
-var Clients = []string{"claude", "codex", "gemini", "cursor"}
+var Clients = []string{"claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode"}
 
 // Kind is what a hook event means to the board.
 type Kind string
@@ -105,6 +112,38 @@ func Events(client string) []EventSpec {
 			{Name: "postToolUse", Kind: KindPostTool, Injects: true},
 			{Name: "stop", Kind: KindStop, Injects: true},
 		}
+	case "copilot":
+		// Matchers are regular expressions over the whole tool name; the
+		// file-writing tools are create, edit (str_replace_editor) and
+		// apply_patch.
+		return []EventSpec{
+			{Name: "sessionStart", Kind: KindStart, Injects: true},
+			{Name: "userPromptSubmitted", Kind: KindPrompt, Injects: true},
+			{Name: "preToolUse", Kind: KindPreTool, Matcher: "create|edit|str_replace_editor|apply_patch"},
+			{Name: "postToolUse", Kind: KindPostTool, Injects: true},
+			{Name: "agentStop", Kind: KindStop, Injects: true},
+		}
+	case "qwen":
+		// Qwen Code's matchers are unanchored regular expressions over
+		// the tool id ("edit" alone would also match notebook_edit).
+		return []EventSpec{
+			{Name: "SessionStart", Kind: KindStart, Injects: true},
+			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
+			{Name: "PreToolUse", Kind: KindPreTool, Matcher: "^(write_file|edit)$"},
+			{Name: "PostToolUse", Kind: KindPostTool, Injects: true},
+			{Name: "Stop", Kind: KindStop, Injects: true},
+		}
+	case "opencode":
+		// The events of bb's OpenCode plugin, named after the plugin
+		// hooks that run them; the plugin checks the matcher itself.
+		// OpenCode's session.idle cannot make the agent go on, so there is
+		// no end-of-turn reminder.
+		return []EventSpec{
+			{Name: "session.created", Kind: KindStart, Injects: true},
+			{Name: "chat.message", Kind: KindPrompt, Injects: true},
+			{Name: "tool.execute.before", Kind: KindPreTool, Matcher: "edit|write|patch|apply_patch|multiedit"},
+			{Name: "tool.execute.after", Kind: KindPostTool, Injects: true},
+		}
 	}
 	return nil
 }
@@ -169,6 +208,12 @@ func Parse(client string, data []byte) (Input, bool) {
 	if in.SessionID == "" {
 		in.SessionID = str(m["conversation_id"]) // Cursor
 	}
+	if in.SessionID == "" {
+		in.SessionID = str(m["sessionId"]) // Copilot CLI
+	}
+	if in.ToolName == "" {
+		in.ToolName = str(m["toolName"]) // Copilot CLI
+	}
 	if in.Source == "" {
 		in.Source = str(m["trigger"])
 	}
@@ -187,17 +232,24 @@ func Parse(client string, data []byte) (Input, bool) {
 		in.StopActive = true
 	}
 	if in.ToolName != "" && IsEditTool(client, in.ToolName) {
-		in.Paths = editPaths(m["tool_input"])
+		input := m["tool_input"]
+		if len(input) == 0 {
+			input = m["toolArgs"] // Copilot CLI
+		}
+		in.Paths = editPaths(input)
 	}
 	return in, true
 }
 
 // editTools are the tools that write files, per client.
 var editTools = map[string][]string{
-	"claude": {"Edit", "Write", "MultiEdit", "NotebookEdit"},
-	"codex":  {"apply_patch", "Edit", "Write"},
-	"gemini": {"write_file", "replace"},
-	"cursor": {"Write", "Edit", "MultiEdit", "StrReplace", "Delete", "EditNotebook"},
+	"claude":   {"Edit", "Write", "MultiEdit", "NotebookEdit"},
+	"codex":    {"apply_patch", "Edit", "Write"},
+	"gemini":   {"write_file", "replace"},
+	"cursor":   {"Write", "Edit", "MultiEdit", "StrReplace", "Delete", "EditNotebook"},
+	"copilot":  {"create", "edit", "str_replace_editor", "apply_patch"},
+	"qwen":     {"write_file", "edit"},
+	"opencode": {"edit", "write", "patch", "apply_patch", "multiedit"},
 }
 
 // IsEditTool reports whether tool writes files in client. Cursor's
@@ -237,7 +289,7 @@ func editPaths(raw json.RawMessage) []string {
 		}
 	}
 	var out []string
-	for _, k := range []string{"file_path", "notebook_path", "path", "target_file"} {
+	for _, k := range []string{"file_path", "notebook_path", "path", "target_file", "filePath"} {
 		if p := rawStr(ti[k]); p != "" {
 			out = append(out, p)
 		}
@@ -246,6 +298,9 @@ func editPaths(raw json.RawMessage) []string {
 		out = append(out, patchPaths(cmd)...)
 	}
 	if cmd := rawStr(ti["patch"]); cmd != "" {
+		out = append(out, patchPaths(cmd)...)
+	}
+	if cmd := rawStr(ti["patchText"]); cmd != "" { // OpenCode's apply_patch
 		out = append(out, patchPaths(cmd)...)
 	}
 	return dedupe(out)
@@ -384,11 +439,16 @@ func Context(client, event, text string) []byte {
 	}
 	text = termtext.Text(text)
 	switch client {
-	case "claude", "codex", "gemini":
+	case "claude", "codex", "gemini", "qwen", "opencode":
 		if spec.Kind == KindStop {
 			return nil
 		}
 		return marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": spec.Name, "additionalContext": text}})
+	case "copilot":
+		if spec.Kind == KindStop {
+			return nil
+		}
+		return marshal(map[string]any{"additionalContext": text})
 	case "cursor":
 		if spec.Kind == KindStart || spec.Kind == KindPostTool {
 			return marshal(map[string]any{"additional_context": text})
@@ -405,9 +465,11 @@ func Deny(client, event, reason string) []byte {
 	}
 	reason = termtext.Text(reason)
 	switch client {
-	case "claude", "codex":
+	case "claude", "codex", "qwen", "opencode":
 		return marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": spec.Name,
 			"permissionDecision": "deny", "permissionDecisionReason": reason}})
+	case "copilot":
+		return marshal(map[string]any{"permissionDecision": "deny", "permissionDecisionReason": reason})
 	case "gemini":
 		return marshal(map[string]any{"decision": "deny", "reason": reason})
 	case "cursor":
@@ -426,7 +488,7 @@ func Continue(client, event, text string) []byte {
 	}
 	text = termtext.Text(text)
 	switch client {
-	case "claude", "codex":
+	case "claude", "codex", "copilot", "qwen":
 		return marshal(map[string]any{"decision": "block", "reason": text})
 	case "gemini":
 		return marshal(map[string]any{"decision": "deny", "reason": text})

@@ -191,3 +191,51 @@ func TestPathsKeepInvalidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// GitHub Copilot CLI's camelCase payloads (sessionId, toolName, toolArgs)
+// and replies (https://docs.github.com/en/copilot/reference/hooks-reference);
+// Qwen Code's and bb's OpenCode plugin's are Claude Code's.
+func TestCopilotQwenOpenCode(t *testing.T) {
+	in, ok := Parse("copilot", []byte(`{"sessionId":"c1","timestamp":1,"cwd":"/p","toolName":"edit","toolArgs":{"path":"/p/src/a.go","old_str":"a","new_str":"b"}}`))
+	if !ok || in.SessionID != "c1" || in.ToolName != "edit" || !reflect.DeepEqual(in.Paths, []string{"/p/src/a.go"}) {
+		t.Fatalf("copilot: %+v", in)
+	}
+	in, _ = Parse("copilot", []byte(`{"sessionId":"c1","toolName":"bash","toolArgs":{"path":"/p/x"}}`))
+	if len(in.Paths) != 0 {
+		t.Fatalf("copilot bash: %+v", in)
+	}
+	in, _ = Parse("copilot", []byte(`{"sessionId":"c1","stop_hook_active":true}`))
+	if !in.StopActive {
+		t.Fatalf("copilot stop: %+v", in)
+	}
+	if got := string(Deny("copilot", "preToolUse", "held")); got != `{"permissionDecision":"deny","permissionDecisionReason":"held"}`+"\n" {
+		t.Fatalf("copilot deny: %s", got)
+	}
+	if got := string(Context("copilot", "postToolUse", "mail")); got != `{"additionalContext":"mail"}`+"\n" {
+		t.Fatalf("copilot context: %s", got)
+	}
+	if got := string(Continue("copilot", "agentStop", "go")); got != `{"decision":"block","reason":"go"}`+"\n" {
+		t.Fatalf("copilot stop: %s", got)
+	}
+	in, _ = Parse("qwen", []byte(`{"session_id":"q1","tool_name":"write_file","tool_input":{"file_path":"/p/b.go","content":"x"}}`))
+	if !reflect.DeepEqual(in.Paths, []string{"/p/b.go"}) {
+		t.Fatalf("qwen: %+v", in)
+	}
+	if got := string(Deny("qwen", "PreToolUse", "held")); !strings.Contains(got, `"permissionDecision":"deny"`) {
+		t.Fatalf("qwen deny: %s", got)
+	}
+	in, _ = Parse("opencode", []byte(`{"session_id":"o1","tool_name":"edit","tool_input":{"filePath":"/p/c.go","oldString":"a","newString":"b"}}`))
+	if !reflect.DeepEqual(in.Paths, []string{"/p/c.go"}) {
+		t.Fatalf("opencode edit: %+v", in)
+	}
+	in, _ = Parse("opencode", []byte(`{"session_id":"o1","tool_name":"apply_patch","tool_input":{"patchText":"*** Begin Patch\n*** Update File: src/d.go\n*** End Patch"}}`))
+	if !reflect.DeepEqual(in.Paths, []string{"src/d.go"}) {
+		t.Fatalf("opencode patch: %+v", in)
+	}
+	if got := string(Context("opencode", "chat.message", "mail")); !strings.Contains(got, `"additionalContext":"mail"`) {
+		t.Fatalf("opencode context: %s", got)
+	}
+	if Continue("opencode", "session.idle", "go") != nil {
+		t.Fatal("opencode has no end-of-turn event")
+	}
+}

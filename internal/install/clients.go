@@ -26,6 +26,9 @@ const (
 	// styleFlat: {"version": 1, "hooks": {"<event>": [{"command": …,
 	// "matcher": …}]}} (Cursor).
 	styleFlat
+	// stylePlugin: a whole JavaScript plugin file bb writes, which runs
+	// bb hook at the client's plugin hooks (OpenCode; plugin.go).
+	stylePlugin
 )
 
 // hookConfig is where and how a client reads its hooks. The events wired
@@ -55,6 +58,9 @@ type Client struct {
 	// AlwaysAllow lists the tools in the entry's alwaysAllow (Kilo Code
 	// asks before each call otherwise).
 	AlwaysAllow bool
+	// OpenCodeMCP: the servers are in the object "mcp", each entry
+	// {"type": "local", "command": [program, args…], "enabled": true}.
+	OpenCodeMCP bool
 	Hooks       *hookConfig
 	// NoHooks says why the client gets the MCP entry only.
 	NoHooks string
@@ -111,6 +117,42 @@ var cursorHooks = &hookConfig{
 	NotCovered: "no context can be added before a prompt (beforeSubmitPrompt only allows or blocks), so mail arrives at session start, after tool calls and at stop; Cursor also runs Claude Code's hooks from .claude/ — with both installed, events may fire twice",
 }
 
+// GitHub Copilot CLI: hooks in any .github/hooks/*.json of the repository
+// (bb writes its own file, blackboard.json) or ~/.copilot/hooks/*.json
+// ($COPILOT_HOME/hooks), {"version": 1, "hooks": {"<event>": [{"command":
+// …, "matcher": …}]}} with flat entries ("type" defaults to "command",
+// "command" is the cross-platform form of "bash"/"powershell"); camelCase
+// event names get camelCase payloads. Repository hooks and the workspace
+// MCP file load only in a trusted folder. Copilot also reads Claude Code's
+// .claude/settings*.json hooks: with both installed, events may fire twice.
+// https://docs.github.com/en/copilot/reference/hooks-reference
+var copilotHooks = &hookConfig{
+	Local: filepath.Join(".github", "hooks", "blackboard.json"), Global: filepath.Join(".copilot", "hooks", "blackboard.json"),
+	Style: styleFlat, Skeleton: "{\n  \"version\": 1\n}",
+	NotCovered: "files changed by shell commands are not checked before they happen (the git guard still catches them); Copilot CLI also runs Claude Code's hooks from .claude/settings*.json — with both installed, events may fire twice",
+}
+
+// Qwen Code: MCP servers and hooks in .qwen/settings.json (or
+// ~/.qwen/settings.json), hooks in Claude Code's shape (event -> matcher
+// groups -> command handlers) and wire format; file-writing tools are
+// write_file and edit.
+// https://qwenlm.github.io/qwen-code-docs/en/users/features/hooks and
+// https://qwenlm.github.io/qwen-code-docs/en/users/features/mcp
+var qwenHooks = &hookConfig{
+	Local: filepath.Join(".qwen", "settings.json"), Global: filepath.Join(".qwen", "settings.json"),
+	Style: styleMatcherGroups, Skeleton: "{}",
+	NotCovered: "files changed by run_shell_command are not checked before they happen (the git guard still catches them at commit)",
+}
+
+// OpenCode: no command hooks; bb writes a plugin file, loaded at startup
+// from .opencode/plugins/ (project) or ~/.config/opencode/plugins/.
+// https://opencode.ai/docs/plugins
+var opencodeHooks = &hookConfig{
+	Local: filepath.Join(".opencode", "plugins", "blackboard.js"), Global: filepath.Join(".config", "opencode", "plugins", "blackboard.js"),
+	Style:      stylePlugin,
+	NotCovered: "no end-of-turn reminder (OpenCode's session.idle cannot make the agent go on); files changed by bash are not checked before they happen (the git guard still catches them); OpenCode also reads Claude Code's files unless OPENCODE_DISABLE_CLAUDE_CODE is set",
+}
+
 func Clients() []Client {
 	return []Client{
 		{Name: "claude", Title: "Claude Code", LocalPath: ".mcp.json", GlobalPath: ".claude.json", Server: mcpServerName, Hooks: claudeHooks,
@@ -118,6 +160,16 @@ func Clients() []Client {
 		{Name: "codex", Title: "Codex CLI", TOML: true, LocalPath: filepath.Join(".codex", "config.toml"), GlobalPath: filepath.Join(".codex", "config.toml"), Server: mcpServerName, Hooks: codexHooks},
 		{Name: "gemini", Title: "Gemini CLI", LocalPath: filepath.Join(".gemini", "settings.json"), GlobalPath: filepath.Join(".gemini", "settings.json"), Server: mcpServerName, Hooks: geminiHooks},
 		{Name: "cursor", Title: "Cursor", LocalPath: filepath.Join(".cursor", "mcp.json"), GlobalPath: filepath.Join(".cursor", "mcp.json"), Server: mcpServerName, Hooks: cursorHooks},
+		// Copilot CLI reads workspace MCP servers from .mcp.json or
+		// .github/mcp.json; bb takes .github/mcp.json, so Claude Code's
+		// .mcp.json entry stays Claude's. User-wide:
+		// ~/.copilot/mcp-config.json ($COPILOT_HOME). `copilot mcp --help`.
+		{Name: "copilot", Title: "GitHub Copilot CLI", LocalPath: filepath.Join(".github", "mcp.json"), GlobalPath: filepath.Join(".copilot", "mcp-config.json"), Server: mcpServerName, Hooks: copilotHooks},
+		{Name: "qwen", Title: "Qwen Code", LocalPath: filepath.Join(".qwen", "settings.json"), GlobalPath: filepath.Join(".qwen", "settings.json"), Server: mcpServerName, Hooks: qwenHooks},
+		// OpenCode: MCP servers in the "mcp" object of opencode.json
+		// (project root) or ~/.config/opencode/opencode.json.
+		// https://opencode.ai/docs/mcp-servers and https://opencode.ai/docs/config
+		{Name: "opencode", Title: "OpenCode", LocalPath: "opencode.json", GlobalPath: filepath.Join(".config", "opencode", "opencode.json"), Server: mcpServerName, OpenCodeMCP: true, Hooks: opencodeHooks},
 		// Kimi CLI reads hooks only from [[hooks]] tables of the user-wide
 		// ~/.kimi/config.toml, which would fire in every project.
 		// https://moonshotai.github.io/kimi-cli/en/customization/hooks.html
@@ -199,6 +251,14 @@ func isOurHookEntry(raw, client string) bool {
 		}
 	}
 	return false
+}
+
+// mcpKey is the object of the client's file that holds MCP servers.
+func (c Client) mcpKey() string {
+	if c.OpenCodeMCP {
+		return "mcp"
+	}
+	return "mcpServers"
 }
 
 // orderedMap is a JSON object that keeps its keys in the given order.

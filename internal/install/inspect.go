@@ -54,12 +54,20 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 			entry = doc.Servers[cl.Server]
 		}
 	} else {
-		var doc struct {
-			Servers map[string]stringish `json:"mcpServers"`
-		}
+		var doc map[string]map[string]stringish
 		if DecodeJSONC(string(b), &doc) == nil {
-			if raw, ok := doc.Servers[cl.Server]; ok {
-				_ = DecodeJSONC(string(raw), &entry)
+			if raw, ok := doc[cl.mcpKey()][cl.Server]; ok {
+				if cl.OpenCodeMCP {
+					// {"type": "local", "command": [program, args…]}
+					var oc struct {
+						Command []string `json:"command"`
+					}
+					if DecodeJSONC(string(raw), &oc) == nil && len(oc.Command) > 0 {
+						entry.Command, entry.Args = oc.Command[0], oc.Command[1:]
+					}
+				} else {
+					_ = DecodeJSONC(string(raw), &entry)
+				}
 			}
 		}
 	}
@@ -73,12 +81,20 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 		var doc struct {
 			Hooks map[string][]stringish `json:"hooks"`
 		}
-		_ = DecodeJSONC(string(hb), &doc)
+		plugin := map[string]string{}
+		if cl.Hooks.Style == stylePlugin {
+			plugin = pluginCommands(string(hb), cl.Name)
+		} else {
+			_ = DecodeJSONC(string(hb), &doc)
+		}
 		for _, ev := range hookio.Events(cl.Name) {
 			for _, raw := range doc.Hooks[ev.Name] {
 				if cmd := ourCommand(string(raw), cl.Name); cmd != "" {
 					w.Hooks[ev.Name] = cmd
 				}
+			}
+			if cmd := plugin[ev.Name]; cmd != "" {
+				w.Hooks[ev.Name] = cmd
 			}
 			if w.Hooks[ev.Name] == "" {
 				w.Missing = append(w.Missing, ev.Name)

@@ -211,6 +211,12 @@ func (ie *Env) mcpPath(cl Client) string {
 	if ch := ie.getenv("CODEX_HOME"); cl.Name == "codex" && ch != "" {
 		return filepath.Join(ch, "config.toml")
 	}
+	if ch := ie.getenv("COPILOT_HOME"); cl.Name == "copilot" && ch != "" {
+		return filepath.Join(ch, "mcp-config.json")
+	}
+	if x := ie.getenv("XDG_CONFIG_HOME"); cl.Name == "opencode" && x != "" {
+		return filepath.Join(x, "opencode", "opencode.json")
+	}
 	return filepath.Join(ie.base, cl.GlobalPath)
 }
 
@@ -220,6 +226,12 @@ func (ie *Env) hooksPath(cl Client) string {
 	}
 	if ch := ie.getenv("CODEX_HOME"); cl.Name == "codex" && ch != "" {
 		return filepath.Join(ch, "hooks.json")
+	}
+	if ch := ie.getenv("COPILOT_HOME"); cl.Name == "copilot" && ch != "" {
+		return filepath.Join(ch, "hooks", "blackboard.json")
+	}
+	if x := ie.getenv("XDG_CONFIG_HOME"); cl.Name == "opencode" && x != "" {
+		return filepath.Join(x, "opencode", "plugins", "blackboard.js")
 	}
 	return filepath.Join(ie.base, cl.Hooks.Global)
 }
@@ -235,6 +247,10 @@ func (ie *Env) mcpEntry(cl Client) orderedMap {
 	}
 	if ie.opts.Tools == bbmcp.ProfileCore {
 		args = append(args, "--tools", "core")
+	}
+	if cl.OpenCodeMCP {
+		cmd := append([]any{ie.exe}, args...)
+		return orderedEntry(map[string]any{"type": "local", "command": cmd, "enabled": true}, "type", "command", "enabled")
 	}
 	e := map[string]any{"command": ie.exe, "args": args}
 	if cl.AlwaysAllow {
@@ -291,7 +307,7 @@ func (ie *Env) Install(cl Client) (Result, error) {
 			mf.cur = string(out)
 		}
 	} else if err := ie.jsonEdit(mf, "{}", func(d *jsonDoc) error {
-		created, _, err := d.setMember([]string{"mcpServers"}, cl.Server, entry)
+		created, _, err := d.setMember([]string{cl.mcpKey()}, cl.Server, entry)
 		mf.rec.addContainers(created)
 		return err
 	}); err != nil {
@@ -308,7 +324,11 @@ func (ie *Env) Install(cl Client) (Result, error) {
 		for _, ev := range hookio.Events(cl.Name) {
 			groups = append(groups, HookGroup{Event: ev.Name, Entry: h.hookEntry(ev, ie.hookCommand(cl.Name, ev.Name))})
 		}
-		if err := ie.jsonEdit(hf, h.Skeleton, func(d *jsonDoc) error {
+		if h.Style == stylePlugin {
+			if err := ie.setPlugin(hf, cl.Name); err != nil {
+				return r, err
+			}
+		} else if err := ie.jsonEdit(hf, h.Skeleton, func(d *jsonDoc) error {
 			created, _, err := d.setHookGroups(groups, ourHookEntry(cl.Name))
 			hf.rec.addContainers(created)
 			return err
@@ -386,6 +406,13 @@ func (ie *Env) Uninstall(cl Client) (Result, error) {
 			}
 			continue
 		}
+		if cl.Hooks != nil && cl.Hooks.Style == stylePlugin && p == ie.hooksPath(cl) {
+			// bb's plugin file goes whole; any other file stays.
+			if isOurPlugin(f.cur) {
+				f.delete = true
+			}
+			continue
+		}
 		skeleton := "{}"
 		if cl.Hooks != nil && p == ie.hooksPath(cl) {
 			skeleton = cl.Hooks.Skeleton
@@ -394,7 +421,7 @@ func (ie *Env) Uninstall(cl Client) (Result, error) {
 		if err != nil {
 			return r, hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%s): fix or move it; nothing was written", f.Path, oneLineErr(err))
 		}
-		if _, err := d.removeMember([]string{"mcpServers"}, cl.Server); err != nil {
+		if _, err := d.removeMember([]string{cl.mcpKey()}, cl.Server); err != nil {
 			return r, err
 		}
 		if cl.Hooks != nil {

@@ -51,6 +51,11 @@ func (ie *Env) CheckTrust(cl Client) *Trust {
 			return nil
 		}
 		return ie.claudeTrust()
+	case "copilot":
+		if ie.opts.Global {
+			return nil
+		}
+		return ie.copilotTrust()
 	}
 	return nil
 }
@@ -69,6 +74,11 @@ func (ie *Env) RecordTrust(cl Client) (*Trust, error) {
 			return nil, nil
 		}
 		err = ie.recordGeminiTrust()
+	case "copilot":
+		if ie.opts.Global {
+			return nil, nil
+		}
+		err = ie.recordCopilotTrust()
 	default:
 		return ie.CheckTrust(cl), nil
 	}

@@ -71,8 +71,8 @@ who "I" would be for a bb command run here, and for every client bb install
 wired in this project: its files present and current, the hooks running a
 bb that starts and pinning this board, the MCP entry starting and answering
 an MCP initialize, and the client's own trust gate (Codex runs a hook only
-once it is trusted, Gemini CLI ignores an untrusted folder, Claude Code
-asks before loading a folder). Then the git guard.
+once it is trusted, Gemini CLI and Copilot CLI ignore an untrusted
+folder, Claude Code asks before loading a folder). Then the git guard.
 
 Each problem comes with the command that fixes it. Exit status 1 when a
 check failed (warnings do not fail). --json gives every check.`,

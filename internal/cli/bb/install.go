@@ -139,7 +139,7 @@ bb install asks whether to.`,
 	f.BoolVar(&o.NoHooks, "no-hooks", false, "write the MCP entry only, no hooks")
 	f.BoolVar(&o.Absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
 	f.BoolVar(&guard, "guard", false, "also install the git guard (bb guard install)")
-	f.BoolVar(&trust, "trust", false, "also record the client's trust in this project and bb's hooks (Codex, Gemini CLI)")
+	f.BoolVar(&trust, "trust", false, "also record the client's trust in this project and bb's hooks (Codex, Gemini CLI, Copilot CLI)")
 	f.BoolVar(&writeAlias, "write", false, "write the files (the default; kept for compatibility)")
 	_ = f.MarkHidden("write")
 	f.StringVar(&o.Agent, "agent", "", "pin this agent id for every session (default: one identity per session)")
@@ -202,7 +202,8 @@ uninstall').`,
 type installReply struct {
 	install.Result
 	// Trust is what the client's own trust gate says about this project
-	// (Claude Code, Codex, Gemini CLI), after --trust or the question.
+	// (Claude Code, Codex, Gemini CLI, Copilot CLI), after --trust or the
+	// question.
 	Trust *install.Trust `json:"trust,omitempty"`
 	// Guard is the git guard's installation, when asked for.
 	Guard *guardResult `json:"guard,omitempty"`
@@ -234,8 +235,11 @@ func (a *app) installTrust(cmd *cobra.Command, ie *install.Env, cl install.Clien
 
 // trustHow says where bb records a client's trust.
 func trustHow(client string) string {
-	if client == "codex" {
+	switch client {
+	case "codex":
 		return "through Codex's app-server, as its /hooks review does"
+	case "copilot":
+		return "in trustedFolders of ~/.copilot/config.json"
 	}
 	return "in ~/.gemini/trustedFolders.json"
 }

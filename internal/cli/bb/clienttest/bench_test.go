@@ -63,7 +63,7 @@ func benchClient(b *testing.B, name string) string {
 		b.Fatal(err)
 	}
 	if _, err := os.Stat(abs); err != nil {
-		b.Skipf("%s not installed: run 'npm ci' in internal/cli/bb/clienttest/testdata/clients", name)
+		b.Skipf("%s not installed: run 'npm install' in internal/cli/bb/clienttest/testdata/clients", name)
 	}
 	return abs
 }

@@ -1,13 +1,15 @@
 // Package clienttest drives the real coding-agent clients (Claude Code,
-// Codex CLI, Gemini CLI; npm packages pinned in testdata/clients) against
+// Codex CLI, Gemini CLI, GitHub Copilot CLI, Qwen Code, OpenCode; npm
+// packages pinned in testdata/clients) against
 // a scripted model server on loopback, with bb installed in a project the
 // way a user installs it, and asserts what reached the model: one identity
 // per session, edits of held files denied naming the holder, MCP tools
 // acting as the session, mail delivered exactly once, one Stop reminder,
 // and bb uninstall restoring the files.
 //
-// The clients are installed by .ci/run (npm ci in testdata/clients); the
-// tests skip with the reason when they are missing, and fail under CI.
+// The clients are installed by .ci/run (npm install in testdata/clients,
+// at the locked versions); the tests skip with the reason when they are
+// missing, and fail under CI.
 package clienttest
 
 import (
@@ -40,9 +42,9 @@ func clientBin(t *testing.T, name string) string {
 	}
 	if _, err := os.Stat(abs); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed under CI (.ci/run runs npm ci in testdata/clients): %v", name, err)
+			t.Fatalf("%s is not installed under CI (.ci/run runs npm install in testdata/clients): %v", name, err)
 		}
-		t.Skipf("%s not installed: run 'npm ci' in internal/cli/bb/clienttest/testdata/clients", name)
+		t.Skipf("%s not installed: run 'npm install' in internal/cli/bb/clienttest/testdata/clients", name)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		if os.Getenv("CI") == "true" {

@@ -20,7 +20,9 @@ import (
 //     (https://platform.openai.com/docs/api-reference/responses-streaming);
 //   - Gemini: POST /v1beta/models/<m>:streamGenerateContent (SSE with
 //     alt=sse), :generateContent, :countTokens
-//     (https://ai.google.dev/api/generate-content).
+//     (https://ai.google.dev/api/generate-content);
+//   - OpenAI Chat Completions: POST /v1/chat/completions (SSE), in
+//     chatcompletions_test.go.
 //
 // It records every request body: what it saw is the evidence of what
 // reached the model's context. Each answer comes from the script, called
@@ -38,7 +40,7 @@ type modelServer struct {
 
 // modelRequest is one recorded request.
 type modelRequest struct {
-	API  string // anthropic, openai, gemini
+	API  string // anthropic, openai, gemini, chat
 	Path string
 	Body string
 	// Session is the client session the request belongs to, as the test
@@ -85,6 +87,8 @@ func (m *modelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	api := ""
 	switch {
+	case isChatCompletions(r.URL.Path):
+		api = "chat"
 	case strings.HasPrefix(r.URL.Path, "/v1/messages"):
 		api = "anthropic"
 	case strings.HasSuffix(r.URL.Path, "/responses"):
@@ -105,6 +109,8 @@ func (m *modelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.anthropic(w, body, script(req))
 	case api == "openai":
 		m.openai(w, script(req))
+	case api == "chat":
+		m.chat(w, body, script(req))
 	case api == "gemini" && strings.HasSuffix(r.URL.Path, ":countTokens"):
 		writeJSON(w, map[string]any{"totalTokens": 100})
 	case api == "gemini":

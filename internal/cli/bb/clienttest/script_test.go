@@ -75,6 +75,8 @@ func lastStep(s string) string {
 // the latest prompt and how many tool results came back after it.
 func progress(api, body string) (step string, done int) {
 	switch api {
+	case "chat":
+		return chatProgress(body)
 	case "anthropic":
 		var req struct {
 			Tools    []json.RawMessage `json:"tools"`

@@ -1,0 +1,198 @@
+package install
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/blackboard-hub/bb/internal/hookio"
+	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/shellquote"
+)
+
+// OpenCode has no command hooks: it extends its agent with JavaScript or
+// TypeScript plugins, files in .opencode/plugins/ (project) or
+// ~/.config/opencode/plugins/ (global) that it loads at startup. A plugin
+// exports async functions returning hooks: "chat.message" (input.sessionID;
+// output.message, output.parts — parts added there reach the model with
+// the prompt), "tool.execute.before" (input.tool, input.sessionID;
+// output.args — throwing refuses the call, and the error is the tool's
+// result the model reads), "tool.execute.after" (output.output, the text
+// the model reads), and "event" for bus events such as session.created.
+// https://opencode.ai/docs/plugins (checked against opencode-ai 1.18.33).
+//
+// bb writes one plugin file, whole: it runs `bb hook opencode <event>` for
+// those hooks with Claude Code's payload shape on stdin and reads Claude
+// Code's reply shape (hookSpecificOutput) back. bb recognises its file by
+// the first line and never overwrites or deletes a file that lacks it.
+
+// pluginMarker is the first line of the plugin file bb writes.
+const pluginMarker = "// Blackboard (bb) plugin for OpenCode: written by `bb install opencode`, removed by `bb uninstall opencode`."
+
+// isOurPlugin reports whether a file's content is a plugin bb wrote.
+func isOurPlugin(content string) bool { return strings.HasPrefix(content, pluginMarker) }
+
+// pluginEvents are the plugin hooks that run bb hook, by kind.
+func pluginEvents(client string) map[hookio.Kind]hookio.EventSpec {
+	out := map[hookio.Kind]hookio.EventSpec{}
+	for _, e := range hookio.Events(client) {
+		out[e.Kind] = e
+	}
+	return out
+}
+
+// renderPlugin is the plugin file for client, running this install's bb.
+func (ie *Env) renderPlugin(client string) string {
+	hook := []string{ie.exe, "hook", client}
+	var pin []string
+	if !ie.opts.Global {
+		pin = append(pin, "--dir", ie.base)
+	}
+	if ie.opts.Agent != "" {
+		pin = append(pin, "--agent", ie.opts.Agent)
+	}
+	js := func(v any) string {
+		b, _ := marshalNoEscape(v)
+		return string(b)
+	}
+	ev := pluginEvents(client)
+	r := strings.NewReplacer(
+		"@MARKER@", pluginMarker,
+		"@HOOK@", js(hook),
+		"@PIN@", js(pin),
+		"@EDIT@", js("^("+ev[hookio.KindPreTool].Matcher+")$"),
+		"@START@", js(ev[hookio.KindStart].Name),
+		"@PROMPT@", js(ev[hookio.KindPrompt].Name),
+		"@PRE@", js(ev[hookio.KindPreTool].Name),
+		"@POST@", js(ev[hookio.KindPostTool].Name),
+	)
+	return r.Replace(pluginSource)
+}
+
+// pluginSource is the plugin's text; @NAME@ are filled in by renderPlugin.
+const pluginSource = `@MARKER@
+// It gives each OpenCode session its own identity on the project's board,
+// brings new mail into the model's context with each prompt and after tool
+// calls, and refuses an edit of a file another agent has reserved, by
+// running bb hook at OpenCode's plugin hooks (https://opencode.ai/docs/plugins).
+// bb install rewrites this file; bb uninstall deletes it.
+import { spawn } from "node:child_process"
+
+const hook = @HOOK@
+const pin = @PIN@
+const editTools = new RegExp(@EDIT@)
+
+// run runs one bb hook event with its JSON payload on stdin and returns
+// the reply (null when bb is missing, fails or says nothing: the session
+// goes on without the board, as with any client hook that fails).
+function run(event, payload) {
+  return new Promise((resolve) => {
+    let out = ""
+    let child
+    try {
+      child = spawn(hook[0], [...hook.slice(1), event, ...pin], { stdio: ["pipe", "pipe", "ignore"] })
+    } catch {
+      resolve(null)
+      return
+    }
+    child.stdout.on("data", (chunk) => (out += chunk))
+    child.on("error", () => resolve(null))
+    child.on("close", () => {
+      try {
+        resolve(out.trim() ? JSON.parse(out) : null)
+      } catch {
+        resolve(null)
+      }
+    })
+    child.stdin.on("error", () => {})
+    child.stdin.end(JSON.stringify(payload))
+  })
+}
+
+const context = (reply) => reply?.hookSpecificOutput?.additionalContext || ""
+
+export const Blackboard = async ({ directory }) => {
+  const created = new Set() // sessions created in this process
+  const started = new Set() // sessions given their brief in this process
+  const payload = (sessionID, event, more) => ({ session_id: sessionID, cwd: directory, hook_event_name: event, ...more })
+  return {
+    event: async ({ event }) => {
+      if (event?.type === "session.created" && event.properties?.info?.id) created.add(event.properties.info.id)
+    },
+    "chat.message": async (input, output) => {
+      const texts = []
+      if (!started.has(input.sessionID)) {
+        started.add(input.sessionID)
+        const source = created.has(input.sessionID) ? "startup" : "resume"
+        texts.push(context(await run(@START@, payload(input.sessionID, @START@, { source }))))
+      }
+      texts.push(context(await run(@PROMPT@, payload(input.sessionID, @PROMPT@))))
+      const text = texts.filter(Boolean).join("\n")
+      if (!text) return
+      // A part needs an id; OpenCode orders a message's parts by id, and
+      // the prompt's own part id with a suffix sorts right after it.
+      const after = output.parts.map((p) => p.id).filter(Boolean).sort().pop() || "prt_" + Date.now().toString(16)
+      output.parts.push({ id: after + "bb", type: "text", text, synthetic: true, messageID: output.message.id, sessionID: input.sessionID })
+    },
+    "tool.execute.before": async (input, output) => {
+      if (!editTools.test(input.tool)) return
+      const reply = await run(@PRE@, payload(input.sessionID, @PRE@, { tool_name: input.tool, tool_input: output.args }))
+      const decision = reply?.hookSpecificOutput
+      if (decision?.permissionDecision === "deny") throw new Error(decision.permissionDecisionReason || "refused by Blackboard")
+    },
+    "tool.execute.after": async (input, output) => {
+      const text = context(await run(@POST@, payload(input.sessionID, @POST@, { tool_name: input.tool })))
+      if (text && typeof output.output === "string") output.output += "\n\n" + text
+    },
+  }
+}
+`
+
+var pluginConsts = regexp.MustCompile(`(?m)^const (hook|pin) = (\[.*\])$`)
+
+// pluginCommands reads back the bb hook command a plugin bb wrote runs for
+// each event, as a shell command line (what doctor checks); nil when the
+// file is not bb's.
+func pluginCommands(content, client string) map[string]string {
+	if !isOurPlugin(content) {
+		return nil
+	}
+	var hook, pin []string
+	for _, m := range pluginConsts.FindAllStringSubmatch(content, -1) {
+		var v []string
+		if json.Unmarshal([]byte(m[2]), &v) != nil {
+			return nil
+		}
+		if m[1] == "hook" {
+			hook = v
+		} else {
+			pin = v
+		}
+	}
+	if len(hook) < 3 || hook[1] != "hook" || hook[2] != client {
+		return nil
+	}
+	out := map[string]string{}
+	for _, e := range hookio.Events(client) {
+		words := append(append(append([]string{}, hook...), e.Name), pin...)
+		for i, w := range words {
+			words[i] = shellquote.Quote(w)
+		}
+		out[e.Name] = strings.Join(words, " ")
+	}
+	return out
+}
+
+// setPlugin makes f bb's plugin file; a file there that bb did not write
+// is refused.
+func (ie *Env) setPlugin(f *FileChange, client string) error {
+	if f.existed && strings.TrimSpace(f.cur) != "" && !isOurPlugin(f.cur) && !f.delete {
+		return hub.Errorf(hub.CodeInvalidInput, "%s exists and was not written by bb (its first line is not bb's): move it, then retry; nothing was written", f.Path)
+	}
+	if !f.existed {
+		f.rec.Created = true
+	}
+	f.delete = false
+	f.cur = ie.renderPlugin(client)
+	return nil
+}
