@@ -233,9 +233,13 @@ func (n *Notifier) delivered(ctx context.Context, ids []string) map[string]map[s
 	return out
 }
 
-// record marks id delivered to channel c.
+// record marks id delivered to channel c. A delivery that was made is
+// recorded even when the notifier is stopping (ctx ended): otherwise a
+// stop right after a POST would send it again after the restart.
 func (n *Notifier) record(ctx context.Context, c, id string) {
-	if err := n.api.MarkNotified(ctx, c, []string{id}); err != nil {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := n.api.MarkNotified(rctx, c, []string{id}); err != nil {
 		n.cannotRecord(ctx, err)
 	}
 }
