@@ -325,12 +325,23 @@ func (g *guarded) fault(err error, start time.Time) {
 	g.log.Error("database unavailable: calls answer DATABASE_UNAVAILABLE until it is back", "where", g.Location(), "reason", hub.MessageOf(err), "cause", cause)
 }
 
+// outageSettle is how long after an outage of a database server began a
+// call must start for its success to end the outage. A stopping
+// PostgreSQL ends its sessions one by one: for a moment a call on a
+// session not yet ended still succeeds, and the outage would be logged as
+// over and begun again. (An embedded board's file is back when it is.)
+const outageSettle = 100 * time.Millisecond
+
 // healthy ends an outage (logged once) when a call started since it
-// began succeeds.
+// began (and settled) succeeds.
 func (g *guarded) healthy(start time.Time) {
 	g.omu.Lock()
 	defer g.omu.Unlock()
-	if !g.down || start.Before(g.since) {
+	settle := outageSettle
+	if g.sqlite() {
+		settle = 0
+	}
+	if !g.down || start.Before(g.since.Add(settle)) {
 		return
 	}
 	g.down, g.upAt = false, time.Now()
