@@ -50,15 +50,7 @@ the same path again replaces its description, version, refs and producer.`,
 		Example: `  bb --as claude-1 artifact add docs/api.md "API reference, generated" --version v2 --ref gh:issue:12`,
 		Args:    usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, _, err := a.actor(cmd.Context())
-			if err != nil {
-				return err
-			}
-			parsed, err := hub.ParseRefs(refs)
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			id, parsed, svc, err := a.withRefs(cmd.Context(), refs)
 			if err != nil {
 				return err
 			}

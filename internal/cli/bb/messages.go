@@ -1,6 +1,7 @@
 package bb
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -9,9 +10,29 @@ import (
 
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
 )
+
+// withRefs takes the first steps of a command that records something with
+// refs: the acting agent, the parsed refs, then the board, failing on the
+// first that fails.
+func (a *app) withRefs(ctx context.Context, refs []string) (string, []hub.Ref, core.API, error) {
+	id, _, err := a.actor(ctx)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	parsed, err := hub.ParseRefs(refs)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	svc, err := a.service(ctx)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return id, parsed, svc, nil
+}
 
 func (a *app) postCmd() *cobra.Command {
 	var tags, refs []string
@@ -25,15 +46,7 @@ func (a *app) postCmd() *cobra.Command {
   bb --as claude-1 post "Fixed, see #3" --reply-to 3`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, _, err := a.actor(cmd.Context())
-			if err != nil {
-				return err
-			}
-			parsed, err := hub.ParseRefs(refs)
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			id, parsed, svc, err := a.withRefs(cmd.Context(), refs)
 			if err != nil {
 				return err
 			}
