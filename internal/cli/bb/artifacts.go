@@ -104,18 +104,11 @@ func (a *app) artifactsCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q := artifacts.Query{By: by}
 			var err error
-			q.Limit = hub.DefaultArtifactsLimit
-			if cmd.Flags().Changed("limit") {
-				if q.Limit, err = hub.ParseLimit(limit, hub.MaxArtifactsLimit); err != nil {
-					return err
-				}
+			if q.Limit, err = limitFlag(cmd, limit, hub.DefaultArtifactsLimit, hub.MaxArtifactsLimit); err != nil {
+				return err
 			}
-			if cmd.Flags().Changed("ref") {
-				r, err := hub.ParseRef(ref)
-				if err != nil {
-					return err
-				}
-				q.Ref = &r
+			if q.Ref, err = refFlag(cmd, ref); err != nil {
+				return err
 			}
 			svc, err := a.service(cmd.Context())
 			if err != nil {

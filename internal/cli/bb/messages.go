@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -82,23 +83,14 @@ Filters combine with AND; several --tag values match any of them.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q := hub.LogQuery{Tags: tags, From: from, MinPriority: priority}
 			var err error
-			if cmd.Flags().Changed("since") {
-				if q.Since, err = hub.ParseDuration(since); err != nil {
-					return err
-				}
+			if q.Since, err = sinceFlag(cmd, since); err != nil {
+				return err
 			}
-			q.Limit = hub.DefaultLogLimit
-			if cmd.Flags().Changed("limit") {
-				if q.Limit, err = hub.ParseLimit(limit, hub.MaxLogLimit); err != nil {
-					return err
-				}
+			if q.Limit, err = limitFlag(cmd, limit, hub.DefaultLogLimit, hub.MaxLogLimit); err != nil {
+				return err
 			}
-			if cmd.Flags().Changed("ref") {
-				r, err := hub.ParseRef(ref)
-				if err != nil {
-					return err
-				}
-				q.Ref = &r
+			if q.Ref, err = refFlag(cmd, ref); err != nil {
+				return err
 			}
 			if id, explicit := a.identity(); explicit && hub.ValidateStoredAgentID(id) == nil {
 				q.Reader = id
@@ -224,4 +216,35 @@ func wrap(s string, width int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// The query flags of the list commands (bb log, bb artifacts, bb search),
+// read one way: a flag not given leaves the query's default.
+
+// sinceFlag is --since, an age such as 2h (0, no bound, when not given).
+func sinceFlag(cmd *cobra.Command, v string) (time.Duration, error) {
+	if !cmd.Flags().Changed("since") {
+		return 0, nil
+	}
+	return hub.ParseDuration(v)
+}
+
+// limitFlag is --limit: def when not given, else a whole number up to max.
+func limitFlag(cmd *cobra.Command, v string, def, max int) (int, error) {
+	if !cmd.Flags().Changed("limit") {
+		return def, nil
+	}
+	return hub.ParseLimit(v, max)
+}
+
+// refFlag is --ref (nil when not given).
+func refFlag(cmd *cobra.Command, v string) (*hub.Ref, error) {
+	if !cmd.Flags().Changed("ref") {
+		return nil, nil
+	}
+	r, err := hub.ParseRef(v)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
