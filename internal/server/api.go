@@ -199,7 +199,7 @@ func (s *Server) listMessages(c *call) (any, error) {
 	if q.Limit, err = limitParam(c.q("limit"), hub.DefaultLogLimit, hub.MaxLogLimit); err != nil {
 		return nil, err
 	}
-	if q.Ref, err = refParam(c); err != nil {
+	if q.Ref, err = view.OptionalRef(c.q("ref")); err != nil {
 		return nil, err
 	}
 	if c.explicit {
@@ -250,7 +250,7 @@ func (s *Server) listArtifacts(c *call) (any, error) {
 	if q.Limit, err = limitParam(c.q("limit"), hub.DefaultArtifactsLimit, hub.MaxArtifactsLimit); err != nil {
 		return nil, err
 	}
-	if q.Ref, err = refParam(c); err != nil {
+	if q.Ref, err = view.OptionalRef(c.q("ref")); err != nil {
 		return nil, err
 	}
 	return render(view.Artifacts)(s.svc.Artifacts(c.ctx, q))
@@ -349,19 +349,6 @@ func decodeWithRefs(c *call, b any, refs *[]string) ([]hub.Ref, error) {
 		return nil, err
 	}
 	return hub.ParseRefs(*refs)
-}
-
-// refParam parses a ?ref= value (nil when absent).
-func refParam(c *call) (*hub.Ref, error) {
-	v := c.q("ref")
-	if v == "" {
-		return nil, nil
-	}
-	r, err := hub.ParseRef(v)
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
 }
 
 // limitParam parses a ?limit= value: absent means def; above max is clamped.

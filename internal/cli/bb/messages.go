@@ -242,9 +242,6 @@ func refFlag(cmd *cobra.Command, v string) (*hub.Ref, error) {
 	if !cmd.Flags().Changed("ref") {
 		return nil, nil
 	}
-	r, err := hub.ParseRef(v)
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
+	r, err := hub.ParseRef(v) // given empty, it is refused
+	return &r, err
 }
