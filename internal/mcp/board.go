@@ -115,17 +115,6 @@ type summaryOut struct {
 	Inbox *view.Inbox `json:"inbox,omitempty"`
 }
 
-func parseOptRef(s string) (*hub.Ref, error) {
-	if s == "" {
-		return nil, nil
-	}
-	r, err := hub.ParseRef(s)
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 func (s *Server) addBoardTools() {
 	addTool(s, tool{name: "bb_identify", core: true, idempotent: true,
 		desc: "Give the id you were told; never invent one."},
@@ -206,7 +195,7 @@ func (s *Server) addBoardTools() {
 					return messagesOut{}, err
 				}
 			}
-			if q.Ref, err = parseOptRef(in.Ref); err != nil {
+			if q.Ref, err = view.OptionalRef(in.Ref); err != nil {
 				return messagesOut{}, err
 			}
 			// The core cuts the page at the byte budget, so that the read
@@ -248,7 +237,7 @@ func (s *Server) addBoardTools() {
 			if err != nil {
 				return artifactsOut{}, err
 			}
-			ref, err := parseOptRef(in.Ref)
+			ref, err := view.OptionalRef(in.Ref)
 			if err != nil {
 				return artifactsOut{}, err
 			}

@@ -323,10 +323,7 @@ func (n *Notifier) Run(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	case err := <-follow:
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
+		return stopped(ctx, err)
 	case <-following:
 	}
 	due := time.NewTimer(time.Hour)
@@ -344,14 +341,20 @@ func (n *Notifier) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case err := <-follow:
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
+			return stopped(ctx, err)
 		case <-moved:
 		case <-due.C:
 		}
 	}
+}
+
+// stopped is how Run ends when the follow returns err: quietly when ctx
+// ended it, else with err.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // send delivers the queue to every webhook until ctx ends.

@@ -128,19 +128,11 @@ func (s *Server) api(command string, h handler) http.HandlerFunc {
 func (c *call) q(name string) string { return c.r.URL.Query().Get(name) }
 
 func (s *Server) getBoard(c *call) (any, error) {
-	agents, err := s.svc.Board(c.ctx)
-	if err != nil {
-		return nil, err
-	}
-	return view.AgentsLive(agents), nil
+	return render(view.AgentsLive)(s.svc.Board(c.ctx))
 }
 
 func (s *Server) getStatus(c *call) (any, error) {
-	ag, err := s.svc.AgentStatus(c.ctx, c.r.PathValue("agent"))
-	if err != nil {
-		return nil, err
-	}
-	return view.AgentLive(ag), nil
+	return render(view.AgentLive)(s.svc.AgentStatus(c.ctx, c.r.PathValue("agent")))
 }
 
 type statusBody struct {
@@ -158,19 +150,11 @@ func (s *Server) setStatus(c *call) (any, error) {
 	if b.Task == nil {
 		return nil, hub.FieldErr(hub.CodeInvalidInput, "task", "task is required (the same as bb status set <task>)")
 	}
-	ag, err := s.svc.SetStatus(c.ctx, c.agent, hub.StatusUpdate{Task: b.Task, Progress: b.Progress, Status: b.Status, Blockers: b.Blockers})
-	if err != nil {
-		return nil, err
-	}
-	return view.AgentOf(ag), nil
+	return render(view.AgentOf)(s.svc.SetStatus(c.ctx, c.agent, hub.StatusUpdate{Task: b.Task, Progress: b.Progress, Status: b.Status, Blockers: b.Blockers}))
 }
 
 func (s *Server) clearStatus(c *call) (any, error) {
-	ag, err := s.svc.ClearStatus(c.ctx, c.agent)
-	if err != nil {
-		return nil, err
-	}
-	return view.AgentOf(ag), nil
+	return render(view.AgentOf)(s.svc.ClearStatus(c.ctx, c.agent))
 }
 
 type postBody struct {
@@ -183,10 +167,7 @@ type postBody struct {
 
 func (s *Server) postMessage(c *call) (any, error) {
 	var b postBody
-	if err := decodeBody(c.w, c.r, &b); err != nil {
-		return nil, err
-	}
-	refs, err := hub.ParseRefs(b.Refs)
+	refs, err := decodeWithRefs(c, &b, &b.Refs)
 	if err != nil {
 		return nil, err
 	}
@@ -212,29 +193,19 @@ func (s *Server) listMessages(c *call) (any, error) {
 	qs := c.r.URL.Query()
 	q := hub.LogQuery{Tags: qs["tag"], From: c.q("from"), MinPriority: c.q("priority")}
 	var err error
-	if v := c.q("since"); v != "" {
-		if q.Since, err = hub.ParseDuration(v); err != nil {
-			return nil, err
-		}
+	if q.Since, err = sinceParam(c); err != nil {
+		return nil, err
 	}
 	if q.Limit, err = limitParam(c.q("limit"), hub.DefaultLogLimit, hub.MaxLogLimit); err != nil {
 		return nil, err
 	}
-	if v := c.q("ref"); v != "" {
-		r, err := hub.ParseRef(v)
-		if err != nil {
-			return nil, err
-		}
-		q.Ref = &r
+	if q.Ref, err = view.OptionalRef(c.q("ref")); err != nil {
+		return nil, err
 	}
 	if c.explicit {
 		q.Reader = c.agent
 	}
-	msgs, err := s.svc.Log(c.ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	return view.Messages(msgs), nil
+	return render(view.Messages)(s.svc.Log(c.ctx, q))
 }
 
 func parseSeq(field, v string) (int64, error) {
@@ -250,11 +221,7 @@ func (s *Server) getThread(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	th, err := s.svc.Thread(c.ctx, seq)
-	if err != nil {
-		return nil, err
-	}
-	return view.Messages(th), nil
+	return render(view.Messages)(s.svc.Thread(c.ctx, seq))
 }
 
 type artifactBody struct {
@@ -266,10 +233,7 @@ type artifactBody struct {
 
 func (s *Server) addArtifact(c *call) (any, error) {
 	var b artifactBody
-	if err := decodeBody(c.w, c.r, &b); err != nil {
-		return nil, err
-	}
-	refs, err := hub.ParseRefs(b.Refs)
+	refs, err := decodeWithRefs(c, &b, &b.Refs)
 	if err != nil {
 		return nil, err
 	}
@@ -286,26 +250,14 @@ func (s *Server) listArtifacts(c *call) (any, error) {
 	if q.Limit, err = limitParam(c.q("limit"), hub.DefaultArtifactsLimit, hub.MaxArtifactsLimit); err != nil {
 		return nil, err
 	}
-	if v := c.q("ref"); v != "" {
-		r, err := hub.ParseRef(v)
-		if err != nil {
-			return nil, err
-		}
-		q.Ref = &r
-	}
-	arts, err := s.svc.Artifacts(c.ctx, q)
-	if err != nil {
+	if q.Ref, err = view.OptionalRef(c.q("ref")); err != nil {
 		return nil, err
 	}
-	return view.Artifacts(arts), nil
+	return render(view.Artifacts)(s.svc.Artifacts(c.ctx, q))
 }
 
 func (s *Server) getArtifact(c *call) (any, error) {
-	a, err := s.svc.ArtifactByPath(c.ctx, c.r.PathValue("path"))
-	if err != nil {
-		return nil, err
-	}
-	return view.ArtifactOf(a), nil
+	return render(view.ArtifactOf)(s.svc.ArtifactByPath(c.ctx, c.r.PathValue("path")))
 }
 
 func (s *Server) findRefs(c *call) (any, error) {
@@ -358,11 +310,7 @@ func (s *Server) listEvents(c *call) (any, error) {
 }
 
 func (s *Server) summary(c *call) (any, error) {
-	sum, err := s.svc.Summary(c.ctx)
-	if err != nil {
-		return nil, err
-	}
-	return view.Summary(sum), nil
+	return render(view.Summary)(s.svc.Summary(c.ctx))
 }
 
 // export writes the raw dump, like bb export (a file format: no envelope).
@@ -373,6 +321,34 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, view.Export(x, s.svc.Root()))
+}
+
+// render turns a core reply into its view, or passes the core's error on:
+// render(view.X)(s.svc.Y(…)) is the body of a read handler.
+func render[T, V any](to func(T) V) func(T, error) (any, error) {
+	return func(x T, err error) (any, error) {
+		if err != nil {
+			return nil, err
+		}
+		return to(x), nil
+	}
+}
+
+// sinceParam parses a ?since= age such as 2h (0, no bound, when absent).
+func sinceParam(c *call) (time.Duration, error) {
+	if v := c.q("since"); v != "" {
+		return hub.ParseDuration(v)
+	}
+	return 0, nil
+}
+
+// decodeWithRefs decodes the JSON body into b and parses its refs field
+// (refs points into b).
+func decodeWithRefs(c *call, b any, refs *[]string) ([]hub.Ref, error) {
+	if err := decodeBody(c.w, c.r, b); err != nil {
+		return nil, err
+	}
+	return hub.ParseRefs(*refs)
 }
 
 // limitParam parses a ?limit= value: absent means def; above max is clamped.
@@ -414,10 +390,8 @@ func (s *Server) search(c *call) (any, error) {
 	qs := c.r.URL.Query()
 	q := search.Query{Text: c.q("q"), Kinds: qs["kind"], Agent: c.q("agent")}
 	var err error
-	if v := c.q("since"); v != "" {
-		if q.Since, err = hub.ParseDuration(v); err != nil {
-			return nil, err
-		}
+	if q.Since, err = sinceParam(c); err != nil {
+		return nil, err
 	}
 	if q.Limit, err = limitParam(c.q("limit"), hub.DefaultSearchLimit, hub.MaxSearchLimit); err != nil {
 		return nil, err

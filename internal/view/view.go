@@ -115,11 +115,7 @@ func AgentLive(a hub.AgentView) Agent {
 
 // AgentsLive renders a list (never nil).
 func AgentsLive(as []hub.AgentView) []Agent {
-	out := make([]Agent, 0, len(as))
-	for _, a := range as {
-		out = append(out, AgentLive(a))
-	}
-	return out
+	return list(as, AgentLive)
 }
 
 // WorkLine says in one line what the board shows an agent doing ("" when
@@ -190,11 +186,7 @@ func MessageOf(m hub.Message) Message {
 
 // Messages renders a list (never nil).
 func Messages(ms []hub.Message) []Message {
-	out := make([]Message, 0, len(ms))
-	for _, m := range ms {
-		out = append(out, MessageOf(m))
-	}
-	return out
+	return list(ms, MessageOf)
 }
 
 // Artifact is a board artifact.
@@ -220,11 +212,7 @@ func ArtifactOf(a hub.Artifact) Artifact {
 
 // Artifacts renders a list (never nil).
 func Artifacts(as []hub.Artifact) []Artifact {
-	out := make([]Artifact, 0, len(as))
-	for _, a := range as {
-		out = append(out, ArtifactOf(a))
-	}
-	return out
+	return list(as, ArtifactOf)
 }
 
 // Event is one timeline event.
@@ -260,11 +248,7 @@ func EventOf(e hub.Event) Event {
 
 // Events renders a list (never nil).
 func Events(es []hub.Event) []Event {
-	out := make([]Event, 0, len(es))
-	for _, e := range es {
-		out = append(out, EventOf(e))
-	}
-	return out
+	return list(es, EventOf)
 }
 
 // Summary renders `bb summary`.
@@ -284,10 +268,7 @@ func Refs(r hub.Ref, m artifacts.RefMatches) map[string]any {
 
 // Export renders `bb export` (a file format: no envelope).
 func Export(x housekeeping.Export, projectDir string) map[string]any {
-	agents := make([]Agent, 0, len(x.Agents))
-	for _, ag := range x.Agents {
-		agents = append(agents, AgentOf(ag))
-	}
+	agents := list(x.Agents, AgentOf)
 	return map[string]any{
 		"exported_at": x.ExportedAt.Format(time.RFC3339Nano), "project_dir": projectDir,
 		"agents": agents, "messages": Messages(x.Messages), "artifacts": Artifacts(x.Artifacts),
@@ -437,9 +418,15 @@ func TaskOf(t hub.Task) Task { return Task{TaskView: resume.ViewTask(t), Handle:
 
 // Tasks converts tasks (never nil).
 func Tasks(ts []hub.Task) []Task {
-	out := make([]Task, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, TaskOf(t))
+	return list(ts, TaskOf)
+}
+
+// list renders each element of xs with one (never nil: an empty list is
+// [] in JSON, not null).
+func list[T, V any](xs []T, one func(T) V) []V {
+	out := make([]V, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, one(x))
 	}
 	return out
 }

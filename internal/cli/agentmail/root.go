@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/boot"
+	"github.com/blackboard-hub/bb/internal/cli/kit"
 	"github.com/blackboard-hub/bb/internal/hub"
 	mailrules "github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/pyjson"
@@ -66,9 +67,7 @@ func Main(args []string, env Env) int {
 
 // Run is Main with a caller-supplied context.
 func Run(ctx context.Context, args []string, env Env) int {
-	if env.Getenv == nil {
-		env.Getenv = func(string) string { return "" }
-	}
+	kit.Defaults(&env.Getenv, nil, nil)
 	if env.Loc == nil {
 		env.Loc = time.Local
 	}
@@ -80,10 +79,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 		a.usageFail(uerr)
 		return ExitUsage
 	}
-	root.SetArgs(args)
-	root.SetOut(env.Stdout)
-	root.SetErr(env.Stderr)
-	_, err := root.ExecuteContextC(ctx)
+	_, err := kit.Execute(ctx, root, args, nil, env.Stdout, env.Stderr)
 	if err == nil {
 		return ExitOK
 	}

@@ -50,15 +50,7 @@ the same path again replaces its description, version, refs and producer.`,
 		Example: `  bb --as claude-1 artifact add docs/api.md "API reference, generated" --version v2 --ref gh:issue:12`,
 		Args:    usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, _, err := a.actor(cmd.Context())
-			if err != nil {
-				return err
-			}
-			parsed, err := hub.ParseRefs(refs)
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			id, parsed, svc, err := a.withRefs(cmd.Context(), refs)
 			if err != nil {
 				return err
 			}
@@ -112,18 +104,11 @@ func (a *app) artifactsCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q := artifacts.Query{By: by}
 			var err error
-			q.Limit = hub.DefaultArtifactsLimit
-			if cmd.Flags().Changed("limit") {
-				if q.Limit, err = hub.ParseLimit(limit, hub.MaxArtifactsLimit); err != nil {
-					return err
-				}
+			if q.Limit, err = limitFlag(cmd, limit, hub.DefaultArtifactsLimit, hub.MaxArtifactsLimit); err != nil {
+				return err
 			}
-			if cmd.Flags().Changed("ref") {
-				r, err := hub.ParseRef(ref)
-				if err != nil {
-					return err
-				}
-				q.Ref = &r
+			if q.Ref, err = refFlag(cmd, ref); err != nil {
+				return err
 			}
 			svc, err := a.service(cmd.Context())
 			if err != nil {

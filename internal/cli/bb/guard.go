@@ -260,16 +260,30 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// guardInstall writes the guard hooks into root's repository.
-func (a *app) guardInstall(root, exe string) (guardResult, error) {
+// guardHooks returns the result to fill for root's repository (its hooks
+// folder) and the guard hooks in it, named, with their paths.
+func guardHooks(root string) (guardResult, []guardHook, error) {
 	dir, err := hooksDir(root)
 	if err != nil {
-		return guardResult{}, err
+		return guardResult{}, nil, err
 	}
-	res := guardResult{HooksDir: dir}
-	// Check everything before changing anything.
+	hooks := make([]guardHook, 0, len(guardHookNames))
 	for _, name := range guardHookNames {
-		p := filepath.Join(dir, name)
+		hooks = append(hooks, guardHook{Name: name, Path: filepath.Join(dir, name)})
+	}
+	return guardResult{HooksDir: dir}, hooks, nil
+}
+
+// guardInstall writes the guard hooks into root's repository.
+func (a *app) guardInstall(root, exe string) (guardResult, error) {
+	res, hooks, err := guardHooks(root)
+	if err != nil {
+		return res, err
+	}
+	dir := res.HooksDir
+	// Check everything before changing anything.
+	for _, h := range hooks {
+		p := h.Path
 		if exists(p) && !isGuardScript(p) && exists(p+".bb-chained") {
 			return res, hub.Errorf(hub.CodeConflict, "%s exists and so does %s.bb-chained: move one of them away, then run bb guard install again; nothing was written", p, p)
 		}
@@ -277,11 +291,11 @@ func (a *app) guardInstall(root, exe string) (guardResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot create " + dir, Err: err}
 	}
-	for _, name := range guardHookNames {
-		p := filepath.Join(dir, name)
+	for _, h := range hooks {
+		p := h.Path
 		chained := p + ".bb-chained"
-		want := guardScript(name, exe, root)
-		h := guardHook{Name: name, Path: p, Action: "installed"}
+		want := guardScript(h.Name, exe, root)
+		h.Action = "installed"
 		switch {
 		case isGuardScript(p):
 			if b, _ := os.ReadFile(p); string(b) == want {
@@ -315,15 +329,14 @@ func (a *app) guardInstall(root, exe string) (guardResult, error) {
 
 // guardUninstall removes the guard hooks and restores the chained ones.
 func guardUninstall(root string) (guardResult, error) {
-	dir, err := hooksDir(root)
+	res, hooks, err := guardHooks(root)
 	if err != nil {
-		return guardResult{}, err
+		return res, err
 	}
-	res := guardResult{HooksDir: dir}
-	for _, name := range guardHookNames {
-		p := filepath.Join(dir, name)
+	for _, h := range hooks {
+		p := h.Path
 		chained := p + ".bb-chained"
-		h := guardHook{Name: name, Path: p, Action: "absent"}
+		h.Action = "absent"
 		if isGuardScript(p) {
 			if err := os.Remove(p); err != nil {
 				return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot remove " + p, Err: err}

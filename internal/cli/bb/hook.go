@@ -366,11 +366,7 @@ func (a *app) configList(cmd *cobra.Command, key string) error {
 }
 
 func (a *app) configSet(cmd *cobra.Command, key, value string) error {
-	id, _, err := a.actor(cmd.Context())
-	if err != nil {
-		return err
-	}
-	svc, err := a.service(cmd.Context())
+	id, svc, err := a.actorService(cmd.Context())
 	if err != nil {
 		return err
 	}

@@ -1,17 +1,39 @@
 package bb
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/termtext"
 )
+
+// withRefs takes the first steps of a command that records something with
+// refs: the acting agent, the parsed refs, then the board, failing on the
+// first that fails.
+func (a *app) withRefs(ctx context.Context, refs []string) (string, []hub.Ref, core.API, error) {
+	id, _, err := a.actor(ctx)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	parsed, err := hub.ParseRefs(refs)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	svc, err := a.service(ctx)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return id, parsed, svc, nil
+}
 
 func (a *app) postCmd() *cobra.Command {
 	var tags, refs []string
@@ -25,15 +47,7 @@ func (a *app) postCmd() *cobra.Command {
   bb --as claude-1 post "Fixed, see #3" --reply-to 3`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, _, err := a.actor(cmd.Context())
-			if err != nil {
-				return err
-			}
-			parsed, err := hub.ParseRefs(refs)
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			id, parsed, svc, err := a.withRefs(cmd.Context(), refs)
 			if err != nil {
 				return err
 			}
@@ -69,23 +83,14 @@ Filters combine with AND; several --tag values match any of them.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q := hub.LogQuery{Tags: tags, From: from, MinPriority: priority}
 			var err error
-			if cmd.Flags().Changed("since") {
-				if q.Since, err = hub.ParseDuration(since); err != nil {
-					return err
-				}
+			if q.Since, err = sinceFlag(cmd, since); err != nil {
+				return err
 			}
-			q.Limit = hub.DefaultLogLimit
-			if cmd.Flags().Changed("limit") {
-				if q.Limit, err = hub.ParseLimit(limit, hub.MaxLogLimit); err != nil {
-					return err
-				}
+			if q.Limit, err = limitFlag(cmd, limit, hub.DefaultLogLimit, hub.MaxLogLimit); err != nil {
+				return err
 			}
-			if cmd.Flags().Changed("ref") {
-				r, err := hub.ParseRef(ref)
-				if err != nil {
-					return err
-				}
-				q.Ref = &r
+			if q.Ref, err = refFlag(cmd, ref); err != nil {
+				return err
 			}
 			if id, explicit := a.identity(); explicit && hub.ValidateStoredAgentID(id) == nil {
 				q.Reader = id
@@ -211,4 +216,32 @@ func wrap(s string, width int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// The query flags of the list commands (bb log, bb artifacts, bb search),
+// read one way: a flag not given leaves the query's default.
+
+// sinceFlag is --since, an age such as 2h (0, no bound, when not given).
+func sinceFlag(cmd *cobra.Command, v string) (time.Duration, error) {
+	if !cmd.Flags().Changed("since") {
+		return 0, nil
+	}
+	return hub.ParseDuration(v)
+}
+
+// limitFlag is --limit: def when not given, else a whole number up to max.
+func limitFlag(cmd *cobra.Command, v string, def, max int) (int, error) {
+	if !cmd.Flags().Changed("limit") {
+		return def, nil
+	}
+	return hub.ParseLimit(v, max)
+}
+
+// refFlag is --ref (nil when not given).
+func refFlag(cmd *cobra.Command, v string) (*hub.Ref, error) {
+	if !cmd.Flags().Changed("ref") {
+		return nil, nil
+	}
+	r, err := hub.ParseRef(v) // given empty, it is refused
+	return &r, err
 }

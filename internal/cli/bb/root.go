@@ -10,16 +10,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
-	"github.com/blackboard-hub/bb/internal/cli/terminal"
+	"github.com/blackboard-hub/bb/internal/cli/kit"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -51,8 +49,9 @@ type Env struct {
 // OSEnv is the real process environment.
 func OSEnv() Env {
 	exe, _ := os.Executable()
-	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: terminal.Is(os.Stdin),
-		StdoutTerminal: terminal.Is(os.Stdout), StderrTerminal: terminal.Is(os.Stderr), Exe: exe, ProcessExits: true}
+	std := kit.OSStd()
+	return Env{Stdin: std.Stdin, Stdout: std.Stdout, Stderr: std.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: std.StdinTerminal,
+		StdoutTerminal: std.StdoutTerminal, StderrTerminal: std.StderrTerminal, Exe: exe, ProcessExits: true}
 }
 
 // Exit statuses.
@@ -64,9 +63,7 @@ const (
 
 // Main runs bb with args (without the program name) and returns the exit status.
 func Main(args []string, env Env) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return Run(ctx, args, env)
+	return kit.Interruptible(func(ctx context.Context) int { return Run(ctx, args, env) })
 }
 
 // Run is Main with a caller-supplied context.
@@ -79,12 +76,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 // run executes one command line with a's environment and board.
 func (a *app) run(ctx context.Context, args []string) int {
 	env := a.env
-	root := a.commandTree(args)
-	root.SetArgs(args)
-	root.SetIn(env.Stdin)
-	root.SetOut(env.Stdout)
-	root.SetErr(env.Stderr)
-	cmd, err := root.ExecuteContextC(ctx)
+	cmd, err := kit.Execute(ctx, a.commandTree(args), args, env.Stdin, env.Stdout, env.Stderr)
 	if err == nil {
 		return ExitOK
 	}
@@ -176,15 +168,7 @@ type globals struct {
 }
 
 func newApp(env Env) *app {
-	if env.Getenv == nil {
-		env.Getenv = func(string) string { return "" }
-	}
-	if env.Getwd == nil {
-		env.Getwd = os.Getwd
-	}
-	if env.Stdin == nil {
-		env.Stdin = strings.NewReader("")
-	}
+	kit.Defaults(&env.Getenv, &env.Getwd, &env.Stdin)
 	return &app{env: env}
 }
 

@@ -37,15 +37,11 @@ memory (key, value) and artifacts (path, description).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q := search.Query{Text: args[0], Kinds: kinds, Agent: agent}
 			var err error
-			if cmd.Flags().Changed("since") {
-				if q.Since, err = hub.ParseDuration(since); err != nil {
-					return err
-				}
+			if q.Since, err = sinceFlag(cmd, since); err != nil {
+				return err
 			}
-			if cmd.Flags().Changed("limit") {
-				if q.Limit, err = hub.ParseLimit(limit, hub.MaxSearchLimit); err != nil {
-					return err
-				}
+			if q.Limit, err = limitFlag(cmd, limit, 0, hub.MaxSearchLimit); err != nil {
+				return err
 			}
 			svc, err := a.service(cmd.Context())
 			if err != nil {

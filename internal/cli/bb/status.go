@@ -53,11 +53,7 @@ func (a *app) statusSetCmd() *cobra.Command {
   bb --as claude-1 status set "Waiting on API" --status blocked --blockers "need auth token"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, _, err := a.actor(cmd.Context())
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			id, svc, err := a.actorService(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -122,11 +118,7 @@ func (a *app) statusClearCmd() *cobra.Command {
 		Short: "Reset your status to idle (no task, progress 0, no blockers)",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			id, _, err := a.actor(cmd.Context())
-			if err != nil {
-				return err
-			}
-			svc, err := a.service(cmd.Context())
+			id, svc, err := a.actorService(cmd.Context())
 			if err != nil {
 				return err
 			}

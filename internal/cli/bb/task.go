@@ -60,6 +60,17 @@ func (a *app) actingService(ctx context.Context) (core.API, string, error) {
 	return svc, agent, err
 }
 
+// actorService resolves the acting agent (--as, else $BB_AGENT_ID) and
+// opens the board, in that order.
+func (a *app) actorService(ctx context.Context) (string, core.API, error) {
+	id, _, err := a.actor(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	svc, err := a.service(ctx)
+	return id, svc, err
+}
+
 func printTask(w io.Writer, t hub.Task) {
 	fmt.Fprintf(w, "%s  [%s] p%d  %s\n", termtext.Line(t.ID), t.Status, t.Priority, termtext.Line(t.Title))
 	if t.ProjectID != "" {

@@ -1,8 +1,10 @@
 // Package kit holds what the three command-line programs (bb, vybe,
-// agent-mail) decide the same way, so that they cannot drift apart: where
+// agent-mail) decide the same way, so that they cannot drift apart: the
+// standard streams and which of them are terminals (decided once, at
+// start-up, with package terminal), the defaults of an in-process caller's
+// environment, how a command line is run (interrupts, streams), and where
 // a command's document comes from (a flag, else stdin when it is not a
-// terminal). Whether a stream is a terminal is decided by package
-// terminal.
+// terminal).
 package kit
 
 import (

@@ -14,17 +14,15 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/blackboard-hub/bb/internal/boot"
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
-	"github.com/blackboard-hub/bb/internal/cli/terminal"
+	"github.com/blackboard-hub/bb/internal/cli/kit"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -57,18 +55,15 @@ func OSEnv() Env {
 	if abs, err := filepath.Abs(exe); err == nil {
 		exe = abs
 	}
-	_, err := os.Stdin.Stat()
-	piped := err == nil && !terminal.Is(os.Stdin)
+	std := kit.OSStd()
 	home, _ := os.UserHomeDir()
-	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd,
-		StdinPiped: piped, Exe: exe, Home: home, ProcessExits: true}
+	return Env{Stdin: std.Stdin, Stdout: std.Stdout, Stderr: std.Stderr, Getenv: os.Getenv, Getwd: os.Getwd,
+		StdinPiped: std.StdinOpen && !std.StdinTerminal, Exe: exe, Home: home, ProcessExits: true}
 }
 
 // Main runs vybe and returns the exit status (0 ok, 1 any error).
 func Main(args []string, env Env) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return Run(ctx, args, env)
+	return kit.Interruptible(func(ctx context.Context) int { return Run(ctx, args, env) })
 }
 
 // Run is Main with a caller-supplied context.
@@ -76,12 +71,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 	a := newApp(env)
 	defer a.close()
 	root := a.rootCmd()
-	root.SetArgs(args)
-	root.SetIn(a.env.Stdin)
-	root.SetOut(a.env.Stdout)
-	root.SetErr(a.env.Stderr)
 	a.ensureConfigTemplate()
-	cmd, err := root.ExecuteContextC(ctx)
+	cmd, err := kit.Execute(ctx, root, args, a.env.Stdin, a.env.Stdout, a.env.Stderr)
 	if err == nil {
 		return 0
 	}
@@ -129,15 +120,7 @@ type app struct {
 }
 
 func newApp(env Env) *app {
-	if env.Getenv == nil {
-		env.Getenv = func(string) string { return "" }
-	}
-	if env.Getwd == nil {
-		env.Getwd = os.Getwd
-	}
-	if env.Stdin == nil {
-		env.Stdin = strings.NewReader("")
-	}
+	kit.Defaults(&env.Getenv, &env.Getwd, &env.Stdin)
 	if env.Stderr == nil {
 		env.Stderr = io.Discard
 	}
