@@ -5,8 +5,9 @@
 // loop (internal/hub/resume), the shared memory (internal/hub/memory) and
 // the full-text search (internal/hub/search), the credentials of bb serve
 // (internal/hub/credentials), the operator's housekeeping
-// (internal/hub/housekeeping) and the artifact register
-// (internal/hub/artifacts).
+// (internal/hub/housekeeping), the artifact register
+// (internal/hub/artifacts) and a person's oversight of reservations
+// (internal/hub/oversight).
 // The core never imports its features; this package sits one level up.
 //
 // API is implemented by *Service (the local board, built by internal/boot)
@@ -16,21 +17,17 @@
 package app
 
 import (
-	"github.com/blackboard-hub/bb/internal/hub/artifacts"
-
-	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
-
-	"github.com/blackboard-hub/bb/internal/hub/credentials"
-
-	"github.com/blackboard-hub/bb/internal/hub/search"
-
-	"github.com/blackboard-hub/bb/internal/hub/memory"
-
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/agentmail"
+	"github.com/blackboard-hub/bb/internal/hub/artifacts"
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 	"github.com/blackboard-hub/bb/internal/hub/resume"
+	"github.com/blackboard-hub/bb/internal/hub/search"
 )
 
 // API is every role of the board.
@@ -42,18 +39,19 @@ type API interface {
 	hub.Tasks
 	hub.Timeline
 	hub.Admin
+	hooks.API
+	agentmail.API
+	overview.API
+	resume.API
+	memory.API
+	search.API
+	artifacts.API
 	credentials.API
 	housekeeping.API
-	artifacts.API
-	memory.API
-	hooks.API
-	overview.API
-	agentmail.API
-	resume.API
-	search.API
+	oversight.API
 }
 
-// The three parts of Service, named for what they are.
+// The parts of Service, named for what they are.
 type (
 	kernel          = hub.Service
 	hookApp         = hooks.Service
@@ -62,9 +60,10 @@ type (
 	resumeApp       = resume.Service
 	memoryApp       = memory.Service
 	searchApp       = search.Service
+	artifactsApp    = artifacts.Service
 	credentialsApp  = credentials.Service
 	housekeepingApp = housekeeping.Service
-	artifactsApp    = artifacts.Service
+	oversightApp    = oversight.Service
 )
 
 // Service is the local board: the kernel with its applications.
@@ -76,16 +75,17 @@ type Service struct {
 	*resumeApp
 	*memoryApp
 	*searchApp
+	*artifactsApp
 	*credentialsApp
 	*housekeepingApp
-	*artifactsApp
+	*oversightApp
 }
 
 // New composes the applications over the kernel k.
 func New(k *hub.Service) *Service {
-	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k), resumeApp: resume.New(k), memoryApp: memory.New(k), searchApp: search.New(k),
-		credentialsApp: credentials.New(k), housekeepingApp: housekeeping.New(k),
-		artifactsApp: artifacts.New(k)}
+	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k),
+		resumeApp: resume.New(k), memoryApp: memory.New(k), searchApp: search.New(k), artifactsApp: artifacts.New(k),
+		credentialsApp: credentials.New(k), housekeepingApp: housekeeping.New(k), oversightApp: oversight.New(k)}
 }
 
 // Kernel is the core under the applications (for internal/boot, which

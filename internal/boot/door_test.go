@@ -123,6 +123,7 @@ var roleSources = map[string]string{
 	"internal/hub/credentials":  "../hub/credentials/doc.go",
 	"internal/hub/housekeeping": "../hub/housekeeping/doc.go",
 	"internal/hub/artifacts":    "../hub/artifacts/doc.go",
+	"internal/hub/oversight":    "../hub/oversight/doc.go",
 }
 
 // surfaceRoles are the roles each surface may name: its door into the core.
@@ -133,11 +134,11 @@ var surfaceRoles = map[string][]string{
 	"internal/cli/bb":        {"app.API"},
 	"internal/cli/vybe":      {"hub.Admin", "hub.Identity", "memory.API", "hub.Tasks", "resume.API"},
 	"internal/cli/agentmail": {"hub.Admin", "hub.Identity", "agentmail.API"},
-	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API", "overview.API", "artifacts.API"},
+	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API", "overview.API", "artifacts.API", "oversight.API"},
 	"internal/server":        {"app.API"},
 	"internal/server/remote": {"app.API"},
 	"internal/notify":        {"hub.Admin", "hub.Timeline", "overview.API"},
-	"internal/tui":           {"hub.Admin", "hub.Identity", "hub.Messages", "hub.Mail", "hub.Reservations", "hub.Tasks", "hub.Timeline", "overview.API", "search.API"},
+	"internal/tui":           {"hub.Admin", "hub.Identity", "hub.Messages", "hub.Mail", "hub.Reservations", "hub.Tasks", "hub.Timeline", "overview.API", "search.API", "oversight.API"},
 	"internal/view":          {},
 	"internal/cli/flagerr":   {},
 	"internal/cli/terminal":  {},

@@ -167,9 +167,9 @@ func MemoryAccess(agent, scope, scopeID string) Op {
 	return Op{}
 }
 
-// credentialIsPerson reports whether ctx's credential is an overseer's or
+// CredentialIsPerson reports whether ctx's credential is an overseer's or
 // the operator's: a person, whatever role its agent registered with.
-func credentialIsPerson(ctx context.Context) bool {
+func CredentialIsPerson(ctx context.Context) bool {
 	p, ok := PrincipalFrom(ctx)
 	return ok && p.Role.rank() >= AccessOverseer.rank()
 }

@@ -67,14 +67,13 @@ type Mail interface {
 	AckMail(ctx context.Context, agent, id string) (MailItem, error)
 }
 
-// Reservations are the claims on files: reserve, release, the scope check, and a
-// person stepping in.
+// Reservations are the claims on files: reserve, release and the scope
+// check (a person stepping in is internal/hub/oversight).
 type Reservations interface {
 	Reserve(ctx context.Context, in ReserveInput) (ReserveResult, error)
 	Release(ctx context.Context, agent, wd, raw string) (Reservation, error)
 	CheckScope(ctx context.Context, agent, wd, raw string) (ScopeCheck, error)
 	DisplayScope(r Reservation) string
-	StepIn(ctx context.Context, in StepInInput) (StepInResult, error)
 	// ActiveOverlaps is every active reservation with the decision for its
 	// holder on its scope (who else overlaps it).
 	ActiveOverlaps(ctx context.Context) ([]ReservationOverlaps, error)

@@ -1,6 +1,8 @@
 package hub_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -166,7 +168,7 @@ func TestStepInRules(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := svc.StepIn(ctx, hub.StepInInput{Person: "boss", Holder: "bob", Scope: "a.go"})
+	res, err := oversight.New(svc).StepIn(ctx, oversight.StepInInput{Person: "boss", Holder: "bob", Scope: "a.go"})
 	if err != nil || res.HolderPresence != hub.PresActive || res.Released.State != hub.ResReleased {
 		t.Fatalf("expired, holder active: %+v %v", res, err)
 	}
@@ -175,7 +177,7 @@ func TestStepInRules(t *testing.T) {
 	if len(evs.Events) != 1 || evs.Events[0].Message != "boss released bob's reservation of a.go (expired)" {
 		t.Fatalf("release event: %+v", evs.Events)
 	}
-	if _, err := svc.StepIn(ctx, hub.StepInInput{Person: "boss", Holder: "bob", Scope: "c/*", To: "cat"}); !hub.IsCode(err, hub.CodeReleaseForbidden) {
+	if _, err := oversight.New(svc).StepIn(ctx, oversight.StepInInput{Person: "boss", Holder: "bob", Scope: "c/*", To: "cat"}); !hub.IsCode(err, hub.CodeReleaseForbidden) {
 		t.Fatalf("bob active, c/* unexpired: %v", err)
 	}
 	clk.T = clk.T.Add(31 * time.Minute) // bob offline
@@ -194,7 +196,7 @@ func TestStepInRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = svc.StepIn(ctx, hub.StepInInput{Person: "boss", Holder: "bob", Scope: "c/*", To: "cat"})
+	_, err = oversight.New(svc).StepIn(ctx, oversight.StepInInput{Person: "boss", Holder: "bob", Scope: "c/*", To: "cat"})
 	var he *hub.Error
 	if !errors.As(err, &he) || he.Code != hub.CodeReservationConflict || he.Field != "to" ||
 		!strings.HasPrefix(he.Message, "cannot reassign c/* to cat: dan actively holds c/d.go until ") {
@@ -203,7 +205,7 @@ func TestStepInRules(t *testing.T) {
 	if _, err := svc.Release(ctx, "dan", "", "c/d.go"); err != nil {
 		t.Fatal(err)
 	}
-	res, err = svc.StepIn(ctx, hub.StepInInput{Person: "boss", Holder: "bob", Scope: "c/*", To: "cat"})
+	res, err = oversight.New(svc).StepIn(ctx, oversight.StepInInput{Person: "boss", Holder: "bob", Scope: "c/*", To: "cat"})
 	if err != nil || res.Reassigned == nil || res.Reassigned.Scope != res.Released.Scope || !res.Reassigned.Wildcard ||
 		!res.Reassigned.ExpiresAt.Equal(clk.T.Add(hub.DefaultReserveTTL*time.Minute)) {
 		t.Fatalf("reassign: %+v %v", res, err)

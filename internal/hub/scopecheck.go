@@ -65,7 +65,7 @@ func (s *Service) Decide(ctx context.Context, tx Tx, agent string, sc Scope, now
 			}
 			owners[r.AgentID] = owner
 		}
-		l := holderLive(owner, now, stale)
+		l := HolderLive(owner, now, stale)
 		expired := r.Expired(now)
 		od := OverlapDecision{Reservation: r, Kind: kind, Liveness: l.Agent, Expired: expired, Blocking: !TakeoverAllowed(l.Presence, expired)}
 		if owner != nil {

@@ -1,6 +1,8 @@
 package hub_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
+
 	"context"
 	"errors"
 	"strings"
@@ -45,16 +47,16 @@ func TestStepIn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	refused := func(in hub.StepInInput, code hub.Code, field string) {
+	refused := func(in oversight.StepInInput, code hub.Code, field string) {
 		t.Helper()
-		_, err := svc.StepIn(ctx, in)
+		_, err := oversight.New(svc).StepIn(ctx, in)
 		var he *hub.Error
 		if !errors.As(err, &he) || he.Code != code || he.Field != field {
 			t.Fatalf("%+v: want %s on %s, got %v", in, code, field, err)
 		}
 	}
 	// bob is active: its reservation is its own.
-	refused(hub.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/a.go"}, hub.CodeReleaseForbidden, "holder")
+	refused(oversight.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/a.go"}, hub.CodeReleaseForbidden, "holder")
 
 	clk.T = clk.T.Add(31 * time.Minute) // bob is now offline (2 × 15 min)
 	for _, a := range []string{"boss", "carol", "dave"} {
@@ -63,12 +65,12 @@ func TestStepIn(t *testing.T) {
 		}
 	}
 	// Agents may not step in, even now.
-	refused(hub.StepInInput{Person: "carol", Holder: "bob-1", Scope: "src/a.go"}, hub.CodeReleaseForbidden, "person")
-	refused(hub.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/nope.go"}, hub.CodeReservationNotFound, "scope")
-	refused(hub.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/a.go", To: "bob-1"}, hub.CodeInvalidArgs, "to")
-	refused(hub.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/a.go", To: "nobody"}, hub.CodeAgentNotFound, "to")
+	refused(oversight.StepInInput{Person: "carol", Holder: "bob-1", Scope: "src/a.go"}, hub.CodeReleaseForbidden, "person")
+	refused(oversight.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/nope.go"}, hub.CodeReservationNotFound, "scope")
+	refused(oversight.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/a.go", To: "bob-1"}, hub.CodeInvalidArgs, "to")
+	refused(oversight.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/a.go", To: "nobody"}, hub.CodeAgentNotFound, "to")
 
-	res, err := svc.StepIn(ctx, hub.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/a.go", To: "carol"})
+	res, err := oversight.New(svc).StepIn(ctx, oversight.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/a.go", To: "carol"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func TestStepIn(t *testing.T) {
 		t.Fatalf("dave against carol's reassigned reservation: %v", err)
 	}
 
-	if res, err = svc.StepIn(ctx, hub.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/b/*"}); err != nil || res.Reassigned != nil {
+	if res, err = oversight.New(svc).StepIn(ctx, oversight.StepInInput{Person: "boss", Holder: "bob-1", Scope: "src/b/*"}); err != nil || res.Reassigned != nil {
 		t.Fatalf("release: %+v %v", res, err)
 	}
 	st, err := overview.New(svc).CoordinationStatus(ctx, "", "bob-1")

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
+
 	"context"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -74,7 +76,7 @@ func (s *Server) addReservationTools() {
 				r, err := c.svc.Release(ctx, c.agent, "", in.Scope)
 				return reservationOut(c.svc, r), err
 			}
-			res, err := c.svc.StepIn(ctx, hub.StepInInput{Person: c.agent, Holder: in.Holder, Scope: in.Scope, To: in.Agent})
+			res, err := c.svc.StepIn(ctx, oversight.StepInInput{Person: c.agent, Holder: in.Holder, Scope: in.Scope, To: in.Agent})
 			if err != nil {
 				return ReservationOut{}, err
 			}

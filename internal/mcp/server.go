@@ -6,6 +6,8 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
+
 	"github.com/blackboard-hub/bb/internal/hub/artifacts"
 
 	"github.com/blackboard-hub/bb/internal/hub/overview"
@@ -61,6 +63,7 @@ type Roles interface {
 	search.API
 	overview.API
 	artifacts.API
+	oversight.API
 }
 
 // Options configure a server.

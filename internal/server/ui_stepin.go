@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
+
 	"github.com/blackboard-hub/bb/internal/hub/search"
 
 	"net/http"
@@ -137,7 +139,7 @@ func (u *ui) stepIn(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, err)
 		return
 	}
-	in := hub.StepInInput{Person: d.Viewer, Holder: r.PostForm.Get("holder"), Scope: r.PostForm.Get("scope"),
+	in := oversight.StepInInput{Person: d.Viewer, Holder: r.PostForm.Get("holder"), Scope: r.PostForm.Get("scope"),
 		To: strings.TrimSpace(r.PostForm.Get("to"))}
 	if r.PostForm.Get("action") == "reassign" && in.To == "" {
 		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "to", "Pick the agent that takes these files over."))

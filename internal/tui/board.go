@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
+
 	"github.com/blackboard-hub/bb/internal/hub/search"
 
 	"context"
@@ -363,7 +365,7 @@ func (b *board) stepIn(reassign bool) tea.Cmd {
 	scope := b.api.DisplayScope(r)
 	run := func(to string) tea.Cmd {
 		return b.act(func(ctx context.Context) (string, error) {
-			_, err := b.api.StepIn(ctx, hub.StepInInput{Person: b.viewer, Holder: r.AgentID, Scope: scope, Wd: b.wd, To: to})
+			_, err := b.api.StepIn(ctx, oversight.StepInInput{Person: b.viewer, Holder: r.AgentID, Scope: scope, Wd: b.wd, To: to})
 			if err != nil {
 				return "", err
 			}

@@ -15,6 +15,8 @@
 package tui
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
+
 	"github.com/blackboard-hub/bb/internal/hub/search"
 
 	"context"
@@ -41,6 +43,7 @@ type API interface {
 	hub.Timeline
 	overview.API
 	search.API
+	oversight.API
 }
 
 // Options configure one run of the view.

@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
+
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 
 	"encoding/json"
@@ -124,7 +126,7 @@ bb agent reassign.`,
 				return err
 			}
 			if holder != "" && holder != id {
-				return a.stepIn(cmd, hub.StepInInput{Person: id, Holder: holder, Scope: scope})
+				return a.stepIn(cmd, oversight.StepInInput{Person: id, Holder: holder, Scope: scope})
 			}
 			wd, scope, err := a.scopeArg(scope)
 			if err != nil {
@@ -151,7 +153,7 @@ bb agent reassign.`,
 }
 
 func (a *app) agentReassignCmd() *cobra.Command {
-	var in hub.StepInInput
+	var in oversight.StepInInput
 	c := &cobra.Command{
 		Use:   "reassign",
 		Short: "A person hands an evicted agent's reservation to another agent",
@@ -188,7 +190,7 @@ name, and the new holder is mailed about it (its hooks deliver it).`,
 
 // stepIn is a person's release (in.To empty) or reassignment of another
 // agent's reservation.
-func (a *app) stepIn(cmd *cobra.Command, in hub.StepInInput) error {
+func (a *app) stepIn(cmd *cobra.Command, in oversight.StepInInput) error {
 	var err error
 	if in.Wd, in.Scope, err = a.scopeArg(in.Scope); err != nil {
 		return err

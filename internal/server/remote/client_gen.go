@@ -13,6 +13,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
 	"github.com/blackboard-hub/bb/internal/hub/memory"
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 	"github.com/blackboard-hub/bb/internal/hub/resume"
 	"github.com/blackboard-hub/bb/internal/hub/search"
@@ -188,13 +189,6 @@ func (c *Client) CheckScope(ctx context.Context, agent string, wd string, raw st
 	return r0, err
 }
 
-// StepIn calls StepIn on the server.
-func (c *Client) StepIn(ctx context.Context, in hub.StepInInput) (hub.StepInResult, error) {
-	var r0 hub.StepInResult
-	err := c.call(ctx, "StepIn", []any{in}, []any{&r0})
-	return r0, err
-}
-
 // ActiveOverlaps calls ActiveOverlaps on the server.
 func (c *Client) ActiveOverlaps(ctx context.Context) ([]hub.ReservationOverlaps, error) {
 	var r0 []hub.ReservationOverlaps
@@ -328,133 +322,6 @@ func (c *Client) ClaimRepository(ctx context.Context, id string) (string, error)
 	return r0, err
 }
 
-// CreateCredential calls CreateCredential on the server.
-func (c *Client) CreateCredential(ctx context.Context, in credentials.Input) (credentials.Issued, error) {
-	var r0 credentials.Issued
-	err := c.call(ctx, "CreateCredential", []any{in}, []any{&r0})
-	return r0, err
-}
-
-// ListCredentials calls ListCredentials on the server.
-func (c *Client) ListCredentials(ctx context.Context) ([]hub.Credential, error) {
-	var r0 []hub.Credential
-	err := c.call(ctx, "ListCredentials", []any{}, []any{&r0})
-	return r0, err
-}
-
-// RevokeCredential calls RevokeCredential on the server.
-func (c *Client) RevokeCredential(ctx context.Context, ref string) (hub.Credential, error) {
-	var r0 hub.Credential
-	err := c.call(ctx, "RevokeCredential", []any{ref}, []any{&r0})
-	return r0, err
-}
-
-// Authenticate calls Authenticate on the server.
-func (c *Client) Authenticate(ctx context.Context, secret string) (hub.Principal, error) {
-	var r0 hub.Principal
-	err := c.call(ctx, "Authenticate", []any{secret}, []any{&r0})
-	return r0, err
-}
-
-// WhoAmI calls WhoAmI on the server.
-func (c *Client) WhoAmI(ctx context.Context) (hub.Principal, error) {
-	var r0 hub.Principal
-	err := c.call(ctx, "WhoAmI", []any{}, []any{&r0})
-	return r0, err
-}
-
-// Clear calls Clear on the server.
-func (c *Client) Clear(ctx context.Context, in housekeeping.ClearInput) (housekeeping.ClearPlan, error) {
-	var r0 housekeeping.ClearPlan
-	err := c.call(ctx, "Clear", []any{in}, []any{&r0})
-	return r0, err
-}
-
-// PlanClear calls PlanClear on the server.
-func (c *Client) PlanClear(ctx context.Context, in housekeeping.ClearInput) (housekeeping.ClearPlan, error) {
-	var r0 housekeeping.ClearPlan
-	err := c.call(ctx, "PlanClear", []any{in}, []any{&r0})
-	return r0, err
-}
-
-// Export calls Export on the server.
-func (c *Client) Export(ctx context.Context) (housekeeping.Export, error) {
-	var r0 housekeeping.Export
-	err := c.call(ctx, "Export", []any{}, []any{&r0})
-	return r0, err
-}
-
-// AddArtifact calls AddArtifact on the server.
-func (c *Client) AddArtifact(ctx context.Context, in artifacts.Input) (hub.Artifact, bool, error) {
-	var r0 hub.Artifact
-	var r1 bool
-	err := c.call(ctx, "AddArtifact", []any{in}, []any{&r0, &r1})
-	return r0, r1, err
-}
-
-// ArtifactByPath calls ArtifactByPath on the server.
-func (c *Client) ArtifactByPath(ctx context.Context, p string) (hub.Artifact, error) {
-	var r0 hub.Artifact
-	err := c.call(ctx, "ArtifactByPath", []any{p}, []any{&r0})
-	return r0, err
-}
-
-// Artifacts calls Artifacts on the server.
-func (c *Client) Artifacts(ctx context.Context, q artifacts.Query) ([]hub.Artifact, error) {
-	var r0 []hub.Artifact
-	err := c.call(ctx, "Artifacts", []any{q}, []any{&r0})
-	return r0, err
-}
-
-// FindRefs calls FindRefs on the server.
-func (c *Client) FindRefs(ctx context.Context, ref hub.Ref) (artifacts.RefMatches, error) {
-	var r0 artifacts.RefMatches
-	err := c.call(ctx, "FindRefs", []any{ref}, []any{&r0})
-	return r0, err
-}
-
-// SetMemory calls SetMemory on the server.
-func (c *Client) SetMemory(ctx context.Context, agent string, in memory.Input) (memory.WriteResult, error) {
-	var r0 memory.WriteResult
-	err := c.call(ctx, "SetMemory", []any{agent, in}, []any{&r0})
-	return r0, err
-}
-
-// GetMemory calls GetMemory on the server.
-func (c *Client) GetMemory(ctx context.Context, scope string, scopeID string, key string) (hub.Memory, error) {
-	var r0 hub.Memory
-	err := c.call(ctx, "GetMemory", []any{scope, scopeID, key}, []any{&r0})
-	return r0, err
-}
-
-// ListMemory calls ListMemory on the server.
-func (c *Client) ListMemory(ctx context.Context, scope string, scopeID string) ([]hub.Memory, error) {
-	var r0 []hub.Memory
-	err := c.call(ctx, "ListMemory", []any{scope, scopeID}, []any{&r0})
-	return r0, err
-}
-
-// ListAllMemory calls ListAllMemory on the server.
-func (c *Client) ListAllMemory(ctx context.Context) ([]hub.Memory, error) {
-	var r0 []hub.Memory
-	err := c.call(ctx, "ListAllMemory", []any{}, []any{&r0})
-	return r0, err
-}
-
-// DeleteMemory calls DeleteMemory on the server.
-func (c *Client) DeleteMemory(ctx context.Context, agent string, scope string, scopeID string, key string) (memory.WriteResult, error) {
-	var r0 memory.WriteResult
-	err := c.call(ctx, "DeleteMemory", []any{agent, scope, scopeID, key}, []any{&r0})
-	return r0, err
-}
-
-// GCMemory calls GCMemory on the server.
-func (c *Client) GCMemory(ctx context.Context, agent string, limit int) (memory.GCResult, error) {
-	var r0 memory.GCResult
-	err := c.call(ctx, "GCMemory", []any{agent, limit}, []any{&r0})
-	return r0, err
-}
-
 // InitSession calls InitSession on the server.
 func (c *Client) InitSession(ctx context.Context, in hooks.InitInput) (hooks.InitResult, error) {
 	var r0 hooks.InitResult
@@ -539,6 +406,41 @@ func (c *Client) DeliveredTo(ctx context.Context, agent string, messageIDs []str
 	return r0, err
 }
 
+// SendAgentMail calls SendAgentMail on the server.
+func (c *Client) SendAgentMail(ctx context.Context, in agentmail.MailSendInput) (hub.MailRow, error) {
+	var r0 hub.MailRow
+	err := c.call(ctx, "SendAgentMail", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// ReadAgentMail calls ReadAgentMail on the server.
+func (c *Client) ReadAgentMail(ctx context.Context, in agentmail.MailReadInput) ([]hub.MailRow, error) {
+	var r0 []hub.MailRow
+	err := c.call(ctx, "ReadAgentMail", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// AckAgentMail calls AckAgentMail on the server.
+func (c *Client) AckAgentMail(ctx context.Context, agent string, id string) (agentmail.MailAckResult, error) {
+	var r0 agentmail.MailAckResult
+	err := c.call(ctx, "AckAgentMail", []any{agent, id}, []any{&r0})
+	return r0, err
+}
+
+// AgentMailStatus calls AgentMailStatus on the server.
+func (c *Client) AgentMailStatus(ctx context.Context, agent string, project string) ([]hub.MailCounts, error) {
+	var r0 []hub.MailCounts
+	err := c.call(ctx, "AgentMailStatus", []any{agent, project}, []any{&r0})
+	return r0, err
+}
+
+// CleanAgentMail calls CleanAgentMail on the server.
+func (c *Client) CleanAgentMail(ctx context.Context, dryRun bool) (agentmail.MailCleanupResult, error) {
+	var r0 agentmail.MailCleanupResult
+	err := c.call(ctx, "CleanAgentMail", []any{dryRun}, []any{&r0})
+	return r0, err
+}
+
 // Sessions calls Sessions on the server.
 func (c *Client) Sessions(ctx context.Context, viewer string) (overview.Sessions, error) {
 	var r0 overview.Sessions
@@ -585,41 +487,6 @@ func (c *Client) Notified(ctx context.Context, channel string, ids []string) ([]
 func (c *Client) MarkNotified(ctx context.Context, channel string, ids []string) error {
 	err := c.call(ctx, "MarkNotified", []any{channel, ids}, []any{})
 	return err
-}
-
-// SendAgentMail calls SendAgentMail on the server.
-func (c *Client) SendAgentMail(ctx context.Context, in agentmail.MailSendInput) (hub.MailRow, error) {
-	var r0 hub.MailRow
-	err := c.call(ctx, "SendAgentMail", []any{in}, []any{&r0})
-	return r0, err
-}
-
-// ReadAgentMail calls ReadAgentMail on the server.
-func (c *Client) ReadAgentMail(ctx context.Context, in agentmail.MailReadInput) ([]hub.MailRow, error) {
-	var r0 []hub.MailRow
-	err := c.call(ctx, "ReadAgentMail", []any{in}, []any{&r0})
-	return r0, err
-}
-
-// AckAgentMail calls AckAgentMail on the server.
-func (c *Client) AckAgentMail(ctx context.Context, agent string, id string) (agentmail.MailAckResult, error) {
-	var r0 agentmail.MailAckResult
-	err := c.call(ctx, "AckAgentMail", []any{agent, id}, []any{&r0})
-	return r0, err
-}
-
-// AgentMailStatus calls AgentMailStatus on the server.
-func (c *Client) AgentMailStatus(ctx context.Context, agent string, project string) ([]hub.MailCounts, error) {
-	var r0 []hub.MailCounts
-	err := c.call(ctx, "AgentMailStatus", []any{agent, project}, []any{&r0})
-	return r0, err
-}
-
-// CleanAgentMail calls CleanAgentMail on the server.
-func (c *Client) CleanAgentMail(ctx context.Context, dryRun bool) (agentmail.MailCleanupResult, error) {
-	var r0 agentmail.MailCleanupResult
-	err := c.call(ctx, "CleanAgentMail", []any{dryRun}, []any{&r0})
-	return r0, err
 }
 
 // Push calls Push on the server.
@@ -678,9 +545,143 @@ func (c *Client) LoopRunStats(ctx context.Context, last int, projectID string) (
 	return r0, err
 }
 
+// SetMemory calls SetMemory on the server.
+func (c *Client) SetMemory(ctx context.Context, agent string, in memory.Input) (memory.WriteResult, error) {
+	var r0 memory.WriteResult
+	err := c.call(ctx, "SetMemory", []any{agent, in}, []any{&r0})
+	return r0, err
+}
+
+// GetMemory calls GetMemory on the server.
+func (c *Client) GetMemory(ctx context.Context, scope string, scopeID string, key string) (hub.Memory, error) {
+	var r0 hub.Memory
+	err := c.call(ctx, "GetMemory", []any{scope, scopeID, key}, []any{&r0})
+	return r0, err
+}
+
+// ListMemory calls ListMemory on the server.
+func (c *Client) ListMemory(ctx context.Context, scope string, scopeID string) ([]hub.Memory, error) {
+	var r0 []hub.Memory
+	err := c.call(ctx, "ListMemory", []any{scope, scopeID}, []any{&r0})
+	return r0, err
+}
+
+// ListAllMemory calls ListAllMemory on the server.
+func (c *Client) ListAllMemory(ctx context.Context) ([]hub.Memory, error) {
+	var r0 []hub.Memory
+	err := c.call(ctx, "ListAllMemory", []any{}, []any{&r0})
+	return r0, err
+}
+
+// DeleteMemory calls DeleteMemory on the server.
+func (c *Client) DeleteMemory(ctx context.Context, agent string, scope string, scopeID string, key string) (memory.WriteResult, error) {
+	var r0 memory.WriteResult
+	err := c.call(ctx, "DeleteMemory", []any{agent, scope, scopeID, key}, []any{&r0})
+	return r0, err
+}
+
+// GCMemory calls GCMemory on the server.
+func (c *Client) GCMemory(ctx context.Context, agent string, limit int) (memory.GCResult, error) {
+	var r0 memory.GCResult
+	err := c.call(ctx, "GCMemory", []any{agent, limit}, []any{&r0})
+	return r0, err
+}
+
 // Search calls Search on the server.
 func (c *Client) Search(ctx context.Context, q search.Query) (search.Result, error) {
 	var r0 search.Result
 	err := c.call(ctx, "Search", []any{q}, []any{&r0})
+	return r0, err
+}
+
+// AddArtifact calls AddArtifact on the server.
+func (c *Client) AddArtifact(ctx context.Context, in artifacts.Input) (hub.Artifact, bool, error) {
+	var r0 hub.Artifact
+	var r1 bool
+	err := c.call(ctx, "AddArtifact", []any{in}, []any{&r0, &r1})
+	return r0, r1, err
+}
+
+// ArtifactByPath calls ArtifactByPath on the server.
+func (c *Client) ArtifactByPath(ctx context.Context, p string) (hub.Artifact, error) {
+	var r0 hub.Artifact
+	err := c.call(ctx, "ArtifactByPath", []any{p}, []any{&r0})
+	return r0, err
+}
+
+// Artifacts calls Artifacts on the server.
+func (c *Client) Artifacts(ctx context.Context, q artifacts.Query) ([]hub.Artifact, error) {
+	var r0 []hub.Artifact
+	err := c.call(ctx, "Artifacts", []any{q}, []any{&r0})
+	return r0, err
+}
+
+// FindRefs calls FindRefs on the server.
+func (c *Client) FindRefs(ctx context.Context, ref hub.Ref) (artifacts.RefMatches, error) {
+	var r0 artifacts.RefMatches
+	err := c.call(ctx, "FindRefs", []any{ref}, []any{&r0})
+	return r0, err
+}
+
+// CreateCredential calls CreateCredential on the server.
+func (c *Client) CreateCredential(ctx context.Context, in credentials.Input) (credentials.Issued, error) {
+	var r0 credentials.Issued
+	err := c.call(ctx, "CreateCredential", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// ListCredentials calls ListCredentials on the server.
+func (c *Client) ListCredentials(ctx context.Context) ([]hub.Credential, error) {
+	var r0 []hub.Credential
+	err := c.call(ctx, "ListCredentials", []any{}, []any{&r0})
+	return r0, err
+}
+
+// RevokeCredential calls RevokeCredential on the server.
+func (c *Client) RevokeCredential(ctx context.Context, ref string) (hub.Credential, error) {
+	var r0 hub.Credential
+	err := c.call(ctx, "RevokeCredential", []any{ref}, []any{&r0})
+	return r0, err
+}
+
+// Authenticate calls Authenticate on the server.
+func (c *Client) Authenticate(ctx context.Context, secret string) (hub.Principal, error) {
+	var r0 hub.Principal
+	err := c.call(ctx, "Authenticate", []any{secret}, []any{&r0})
+	return r0, err
+}
+
+// WhoAmI calls WhoAmI on the server.
+func (c *Client) WhoAmI(ctx context.Context) (hub.Principal, error) {
+	var r0 hub.Principal
+	err := c.call(ctx, "WhoAmI", []any{}, []any{&r0})
+	return r0, err
+}
+
+// Clear calls Clear on the server.
+func (c *Client) Clear(ctx context.Context, in housekeeping.ClearInput) (housekeeping.ClearPlan, error) {
+	var r0 housekeeping.ClearPlan
+	err := c.call(ctx, "Clear", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// PlanClear calls PlanClear on the server.
+func (c *Client) PlanClear(ctx context.Context, in housekeeping.ClearInput) (housekeeping.ClearPlan, error) {
+	var r0 housekeeping.ClearPlan
+	err := c.call(ctx, "PlanClear", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// Export calls Export on the server.
+func (c *Client) Export(ctx context.Context) (housekeeping.Export, error) {
+	var r0 housekeeping.Export
+	err := c.call(ctx, "Export", []any{}, []any{&r0})
+	return r0, err
+}
+
+// StepIn calls StepIn on the server.
+func (c *Client) StepIn(ctx context.Context, in oversight.StepInInput) (oversight.StepInResult, error) {
+	var r0 oversight.StepInResult
+	err := c.call(ctx, "StepIn", []any{in}, []any{&r0})
 	return r0, err
 }
