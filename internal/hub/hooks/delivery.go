@@ -60,115 +60,17 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 			return Delivery{}, hub.AgentNotFound("agent", agent)
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "[Blackboard] You are agent %s on this project's board (%s).\n", agent, s.SlashRoot())
-		fmt.Fprintf(&b, "Use this id for every board action: bb commands take --as %s (bb agent commands --agent %s).\n", agent, agent)
-		if w := me.Where.Describe(); w != "" {
-			fmt.Fprintf(&b, "You work %s; the board is shared by every work tree and clone of this repository, and file scopes are relative to the top of your work tree.\n", w)
-		}
-
-		// Who else is active, and on what.
-		agents, err := tx.ListAgents(ctx)
-		if err != nil {
+		s.briefIdentity(&b, me)
+		if err := s.briefOthers(ctx, tx, &b, me, now, stale); err != nil {
 			return Delivery{}, err
 		}
-		work, err := s.WorkOf(ctx, tx, agents, now)
-		if err != nil {
+		if err := s.briefHolds(ctx, tx, &b, me, now); err != nil {
 			return Delivery{}, err
 		}
-		var others []string
-		for _, a := range agents {
-			if a.ID == agent || hub.LiveOf(a.LastSeen, now, stale).Agent != hub.LiveActive || a.ID == "human" {
-				continue
-			}
-			line := a.ID
-			if a.Where.Branch != "" {
-				line += " (branch " + a.Where.Branch + ")"
-			}
-			if w := work[a.ID]; w != nil && w.Task != nil { // what the board shows it doing
-				line += ": " + hub.Preview(w.Task.Title, 80) + " (" + w.Task.Handle + ")"
-				if n := len(w.Reservations); n > 0 {
-					line += fmt.Sprintf(", reserves %s", strings.Join(w.Reservations[:min(n, 3)], ", "))
-				}
-			} else if a.CurrentTask != "" {
-				line += ": " + hub.Preview(a.CurrentTask, 80)
-			} else if a.Status != "" && a.Status != "idle" {
-				line += ": " + a.Status
-			}
-			others = append(others, line)
-			if len(others) == briefAgentsLimit {
-				break
-			}
-		}
-		if len(others) == 0 {
-			b.WriteString("No other agent is active.\n")
-		} else {
-			fmt.Fprintf(&b, "Also active: %s.\n", strings.Join(others, "; "))
-		}
-
-		// Reservations held in the project.
-		holds, err := tx.ListReservations(ctx, hub.ReservationFilter{States: []string{hub.ResActive}, Limit: briefHoldsLimit + 1})
+		briefFocus(ctx, tx, &b, me)
+		unread, err := s.briefMail(ctx, tx, &b, me)
 		if err != nil {
 			return Delivery{}, err
-		}
-		var hl []string
-		for i, r := range holds {
-			if i == briefHoldsLimit || !now.Before(r.ExpiresAt) {
-				continue
-			}
-			owner := r.AgentID
-			if owner == agent {
-				owner = "you"
-			}
-			hl = append(hl, fmt.Sprintf("%s (%s until %s, bead %s)", s.DisplayScope(r), owner, hub.ClockText(r.ExpiresAt), r.BeadID))
-		}
-		if len(hl) > 0 {
-			fmt.Fprintf(&b, "Reserved files: %s. Edits to files another active agent holds are refused; ask the holder.\n", strings.Join(hl, "; "))
-		}
-
-		// Focus task.
-		if me.FocusTaskID != "" {
-			if t, err := tx.GetTask(ctx, me.FocusTaskID); err == nil && t != nil {
-				fmt.Fprintf(&b, "Your focus task: %s %q (%s, id %s); when done: bb --as %s task complete %s --summary \"...\".\n",
-					hub.TaskHandle(t.ID), hub.Preview(t.Title, 100), t.Status, t.ID, agent, hub.TaskHandle(t.ID))
-			}
-		} else if ids, err := tx.InProgressTasksOwnedBy(ctx, agent, 3); err == nil && len(ids) > 0 {
-			fmt.Fprintf(&b, "Your in-progress tasks: %s.\n", strings.Join(ids, ", "))
-		}
-
-		// Unread mail (and acks owed), handoffs and blockers first.
-		cursor, err := tx.ReadCursor(ctx, agent)
-		if err != nil {
-			return Delivery{}, err
-		}
-		entries, err := tx.Inbox(ctx, hub.InboxFilter{Agent: agent, Limit: hub.DefaultInboxLimit, Cursor: cursor})
-		if err != nil {
-			return Delivery{}, err
-		}
-		var unread []hub.Message
-		var owed []string
-		for _, e := range entries {
-			st := hub.StateOf(&e.Message, e.Receipt, cursor)
-			fresh := !e.IsBroadcast() || (hub.UrgentBroadcast(&e.Message) && !e.CreatedAt.Before(me.CreatedAt.Add(-time.Second)))
-			if st == hub.StateUnread && fresh {
-				unread = append(unread, e.Message)
-			} else if st == hub.StateRead && e.RequiresAck {
-				owed = append(owed, fmt.Sprintf("%s from %s (ack: bb agent ack --agent %s --message %s)", hub.CategoryOr(&e.Message), e.From, agent, e.UUID))
-			}
-		}
-		sortDeliveries(unread)
-		if len(unread) > deliverLimit {
-			unread = unread[:deliverLimit]
-		}
-		if len(unread) == 0 {
-			b.WriteString("No unread mail for you.\n")
-		} else {
-			fmt.Fprintf(&b, "Unread mail for you (%d):\n", len(unread))
-			if err := s.writeMail(ctx, tx, &b, agent, unread); err != nil {
-				return Delivery{}, err
-			}
-		}
-		if len(owed) > 0 {
-			fmt.Fprintf(&b, "Acks you owe: %s.\n", strings.Join(owed, "; "))
 		}
 		set, err := s.hookSettingsTx(ctx, tx)
 		if err != nil {
@@ -184,6 +86,143 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		d := Delivery{AgentID: agent, Text: b.String(), Delivered: hub.MessageIDs(unread), Escalations: es}
 		return d, tx.MarkDelivered(ctx, agent, d.Delivered, now)
 	})
+}
+
+// briefIdentity is the brief's first lines: who the agent is, and where.
+func (s *Service) briefIdentity(b *strings.Builder, me *hub.Agent) {
+	agent := me.ID
+	fmt.Fprintf(b, "[Blackboard] You are agent %s on this project's board (%s).\n", agent, s.SlashRoot())
+	fmt.Fprintf(b, "Use this id for every board action: bb commands take --as %s (bb agent commands --agent %s).\n", agent, agent)
+	if w := me.Where.Describe(); w != "" {
+		fmt.Fprintf(b, "You work %s; the board is shared by every work tree and clone of this repository, and file scopes are relative to the top of your work tree.\n", w)
+	}
+}
+
+// briefOthers says who else is active, and on what.
+func (s *Service) briefOthers(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agent, now time.Time, stale int) error {
+	agents, err := tx.ListAgents(ctx)
+	if err != nil {
+		return err
+	}
+	work, err := s.WorkOf(ctx, tx, agents, now)
+	if err != nil {
+		return err
+	}
+	var others []string
+	for _, a := range agents {
+		if a.ID == me.ID || hub.LiveOf(a.LastSeen, now, stale).Agent != hub.LiveActive || a.ID == "human" {
+			continue
+		}
+		others = append(others, peerLine(a, work[a.ID]))
+		if len(others) == briefAgentsLimit {
+			break
+		}
+	}
+	if len(others) == 0 {
+		b.WriteString("No other agent is active.\n")
+	} else {
+		fmt.Fprintf(b, "Also active: %s.\n", strings.Join(others, "; "))
+	}
+	return nil
+}
+
+// peerLine is one active agent in the brief: its id, branch and what the
+// board shows it doing.
+func peerLine(a hub.Agent, w *hub.Work) string {
+	line := a.ID
+	if a.Where.Branch != "" {
+		line += " (branch " + a.Where.Branch + ")"
+	}
+	switch {
+	case w != nil && w.Task != nil:
+		line += ": " + hub.Preview(w.Task.Title, 80) + " (" + w.Task.Handle + ")"
+		if n := len(w.Reservations); n > 0 {
+			line += fmt.Sprintf(", reserves %s", strings.Join(w.Reservations[:min(n, 3)], ", "))
+		}
+	case a.CurrentTask != "":
+		line += ": " + hub.Preview(a.CurrentTask, 80)
+	case a.Status != "" && a.Status != "idle":
+		line += ": " + a.Status
+	}
+	return line
+}
+
+// briefHolds lists the reservations held in the project.
+func (s *Service) briefHolds(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agent, now time.Time) error {
+	holds, err := tx.ListReservations(ctx, hub.ReservationFilter{States: []string{hub.ResActive}, Limit: briefHoldsLimit + 1})
+	if err != nil {
+		return err
+	}
+	var hl []string
+	for i, r := range holds {
+		if i == briefHoldsLimit || !now.Before(r.ExpiresAt) {
+			continue
+		}
+		owner := r.AgentID
+		if owner == me.ID {
+			owner = "you"
+		}
+		hl = append(hl, fmt.Sprintf("%s (%s until %s, bead %s)", s.DisplayScope(r), owner, hub.ClockText(r.ExpiresAt), r.BeadID))
+	}
+	if len(hl) > 0 {
+		fmt.Fprintf(b, "Reserved files: %s. Edits to files another active agent holds are refused; ask the holder.\n", strings.Join(hl, "; "))
+	}
+	return nil
+}
+
+// briefFocus names the agent's focus task, or its tasks in progress (a
+// failed read leaves the line out).
+func briefFocus(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agent) {
+	agent := me.ID
+	if me.FocusTaskID != "" {
+		if t, err := tx.GetTask(ctx, me.FocusTaskID); err == nil && t != nil {
+			fmt.Fprintf(b, "Your focus task: %s %q (%s, id %s); when done: bb --as %s task complete %s --summary \"...\".\n",
+				hub.TaskHandle(t.ID), hub.Preview(t.Title, 100), t.Status, t.ID, agent, hub.TaskHandle(t.ID))
+		}
+	} else if ids, err := tx.InProgressTasksOwnedBy(ctx, agent, 3); err == nil && len(ids) > 0 {
+		fmt.Fprintf(b, "Your in-progress tasks: %s.\n", strings.Join(ids, ", "))
+	}
+}
+
+// briefMail writes the agent's unread mail (handoffs and blockers first)
+// and the acks it owes, and returns the mail shown.
+func (s *Service) briefMail(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agent) ([]hub.Message, error) {
+	agent := me.ID
+	cursor, err := tx.ReadCursor(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := tx.Inbox(ctx, hub.InboxFilter{Agent: agent, Limit: hub.DefaultInboxLimit, Cursor: cursor})
+	if err != nil {
+		return nil, err
+	}
+	var unread []hub.Message
+	var owed []string
+	for _, e := range entries {
+		st := hub.StateOf(&e.Message, e.Receipt, cursor)
+		fresh := !e.IsBroadcast() || (hub.UrgentBroadcast(&e.Message) && !e.CreatedAt.Before(me.CreatedAt.Add(-time.Second)))
+		if st == hub.StateUnread && fresh {
+			unread = append(unread, e.Message)
+		} else if st == hub.StateRead && e.RequiresAck {
+			owed = append(owed, fmt.Sprintf("%s from %s (ack: bb agent ack --agent %s --message %s)", hub.CategoryOr(&e.Message), e.From, agent, e.UUID))
+		}
+	}
+	sortDeliveries(unread)
+	if len(unread) > deliverLimit {
+		unread = unread[:deliverLimit]
+	}
+	if len(unread) == 0 {
+		b.WriteString("No unread mail for you.\n")
+	} else {
+		fmt.Fprintf(b, "Unread mail for you (%d):\n", len(unread))
+		if err := s.writeMail(ctx, tx, b, agent, unread); err != nil {
+			return nil, err
+		}
+	}
+	if len(owed) > 0 {
+		fmt.Fprintf(b, "Acks you owe: %s.\n", strings.Join(owed, "; "))
+	}
+	return unread, nil
 }
 
 // DeliverNew returns what reached the agent since its last delivery: mail

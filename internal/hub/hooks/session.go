@@ -135,24 +135,7 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 		return SessionResult{}, err
 	}
 	if in.mapped(hs) {
-		res := SessionResult{AgentID: hs.AgentID, Reminded: hs.Reminded}
-		if in.fresh(hs, now) {
-			return res, nil
-		}
-		err := s.Store.Write(ctx, func(tx hub.Tx) error {
-			hs.LastSeen = now
-			if in.ClientPID != 0 {
-				hs.ClientPID = in.ClientPID
-			}
-			if err := tx.PutHookSession(ctx, hs); err != nil {
-				return err
-			}
-			if err := tx.TouchAgent(ctx, hs.AgentID, now); err != nil {
-				return err
-			}
-			return hub.SetWhereTx(ctx, tx, hs.AgentID, in.Where)
-		})
-		return res, err
+		return s.seenAgain(ctx, in, hs, now)
 	}
 	stale, err := s.StaleMinutes()
 	if err != nil {
@@ -164,50 +147,9 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 		} else if cur != nil && (in.Explicit == "" || in.Explicit == cur.AgentID) {
 			return SessionResult{AgentID: cur.AgentID, Reminded: cur.Reminded}, nil // mapped meanwhile
 		}
-		res := SessionResult{New: true}
-		switch {
-		case in.Explicit != "":
-			res.AgentID = in.Explicit
-		case in.Source == "clear" && in.ClientPID > 0:
-			// /clear starts a new session id inside the same client
-			// process: the runtime, and so the agent, is the same.
-			prev, err := tx.HookSessionByPID(ctx, in.Client, in.ClientPID)
-			if err != nil {
-				return res, err
-			}
-			if prev != nil {
-				res.AgentID = prev.AgentID
-			}
-		}
-		if res.AgentID == "" && in.ChangesKnown {
-			c, err := s.adoptableSession(ctx, tx, in.Changes, now, stale)
-			if err != nil {
-				return res, err
-			}
-			if c != nil {
-				res.AgentID, res.Adopted = c.AgentID, c
-				bead := ""
-				if len(c.BeadIDs) > 0 {
-					bead = c.BeadIDs[0]
-				}
-				e := s.ProtocolEvent(hub.EventResume, bead, c.AgentID, c.AgentID, c.Scope, hub.ResumePayload{
-					ResumeReason: c.Reason, PriorSessionAgent: c.AgentID, AdoptedAgent: c.AgentID, Evidence: c.Evidence, BeadIDs: c.BeadIDs,
-				}, fmt.Sprintf("new %s session resumed %s (%s): %s", in.Client, c.AgentID, c.Reason, c.Evidence))
-				if err := tx.AppendEvent(ctx, e); err != nil {
-					return res, err
-				}
-			}
-		}
-		if res.AgentID == "" {
-			name, err := s.SuggestName(ctx, tx)
-			if err != nil {
-				return res, err
-			}
-			if _, err := s.RegisterTx(ctx, tx, hub.RegisterInput{ID: name, Role: SessionRole,
-				Display: fmt.Sprintf("%s session %s", in.Client, hub.Preview(in.SessionID, 12))}); err != nil {
-				return res, err
-			}
-			res.AgentID, res.Registered = name, true
+		res, err := s.newSessionAgent(ctx, tx, in, now, stale)
+		if err != nil {
+			return res, err
 		}
 		if err := tx.TouchAgent(ctx, res.AgentID, now); err != nil {
 			return res, err
@@ -218,6 +160,84 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 		return res, tx.PutHookSession(ctx, &hub.HookSession{Client: in.Client, SessionID: key, AgentID: res.AgentID,
 			ClientPID: in.ClientPID, CreatedAt: now, LastSeen: now})
 	})
+}
+
+// seenAgain is a session already mapped to its agent: it keeps it, and
+// unless it was seen lately its session, agent and work tree are
+// refreshed.
+func (s *Service) seenAgain(ctx context.Context, in SessionInput, hs *hub.HookSession, now time.Time) (SessionResult, error) {
+	res := SessionResult{AgentID: hs.AgentID, Reminded: hs.Reminded}
+	if in.fresh(hs, now) {
+		return res, nil
+	}
+	err := s.Store.Write(ctx, func(tx hub.Tx) error {
+		hs.LastSeen = now
+		if in.ClientPID != 0 {
+			hs.ClientPID = in.ClientPID
+		}
+		if err := tx.PutHookSession(ctx, hs); err != nil {
+			return err
+		}
+		if err := tx.TouchAgent(ctx, hs.AgentID, now); err != nil {
+			return err
+		}
+		return hub.SetWhereTx(ctx, tx, hs.AgentID, in.Where)
+	})
+	return res, err
+}
+
+// newSessionAgent chooses the agent of a session seen for the first time,
+// in order: the one named explicitly; after /clear, the agent of the same
+// client process; an inactive identity with adoption evidence (recording
+// RESUME); else a new adjective-noun identity, registered.
+func (s *Service) newSessionAgent(ctx context.Context, tx hub.Tx, in SessionInput, now time.Time, stale int) (SessionResult, error) {
+	res := SessionResult{New: true, AgentID: in.Explicit}
+	if res.AgentID == "" && in.Source == "clear" && in.ClientPID > 0 {
+		// /clear starts a new session id inside the same client
+		// process: the runtime, and so the agent, is the same.
+		prev, err := tx.HookSessionByPID(ctx, in.Client, in.ClientPID)
+		if err != nil {
+			return res, err
+		}
+		if prev != nil {
+			res.AgentID = prev.AgentID
+		}
+	}
+	if res.AgentID == "" && in.ChangesKnown {
+		c, err := s.adoptableSession(ctx, tx, in.Changes, now, stale)
+		if err != nil {
+			return res, err
+		}
+		if c != nil {
+			res.AgentID, res.Adopted = c.AgentID, c
+			return res, s.recordAdoption(ctx, tx, in.Client, c)
+		}
+	}
+	if res.AgentID == "" {
+		name, err := s.SuggestName(ctx, tx)
+		if err != nil {
+			return res, err
+		}
+		if _, err := s.RegisterTx(ctx, tx, hub.RegisterInput{ID: name, Role: SessionRole,
+			Display: fmt.Sprintf("%s session %s", in.Client, hub.Preview(in.SessionID, 12))}); err != nil {
+			return res, err
+		}
+		res.AgentID, res.Registered = name, true
+	}
+	return res, nil
+}
+
+// recordAdoption records on the timeline that a new session of client
+// resumed the identity of c (RESUME, seed 001 §3.4).
+func (s *Service) recordAdoption(ctx context.Context, tx hub.Tx, client string, c *AdoptionCandidate) error {
+	bead := ""
+	if len(c.BeadIDs) > 0 {
+		bead = c.BeadIDs[0]
+	}
+	e := s.ProtocolEvent(hub.EventResume, bead, c.AgentID, c.AgentID, c.Scope, hub.ResumePayload{
+		ResumeReason: c.Reason, PriorSessionAgent: c.AgentID, AdoptedAgent: c.AgentID, Evidence: c.Evidence, BeadIDs: c.BeadIDs,
+	}, fmt.Sprintf("new %s session resumed %s (%s): %s", client, c.AgentID, c.Reason, c.Evidence))
+	return tx.AppendEvent(ctx, e)
 }
 
 // adoptableSession finds a previous session's identity that is no longer
