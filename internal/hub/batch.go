@@ -40,18 +40,7 @@ type PostResult struct {
 // nothing for it; a storage failure fails every op of the batch. Ops are
 // applied in order, so message numbers follow the slice order.
 func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
-	res := make([]PostResult, len(ops))
-	valid := make([]postFields, len(ops))
-	pending := 0
-	for i, op := range ops {
-		p, err := s.checkPost(opContext(ctx, op), op.In)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		valid[i] = p
-		pending++
-	}
+	res, valid, pending := s.checkPosts(ctx, ops)
 	if pending == 0 {
 		return res
 	}
@@ -62,88 +51,14 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 	// counts come first, then every write.
 	err := s.Store.Write(OrderAtCommit(ctx), func(tx Tx) error {
 		copy(out, res) // the store may retry fn: start from the validation results
-		// One check-in per agent per batch.
-		type checkIn struct {
-			n    Notices
-			mark string
-			c    NoticeCounts
+		cs, err := batchCheckIns(ctx, tx, ops, out)
+		if err != nil {
+			return err
 		}
-		var who []string
-		counted := map[string]*checkIn{}
-		for i, op := range ops {
-			if !op.CheckIn || out[i].Err != nil || counted[op.In.From] != nil {
-				continue
-			}
-			counted[op.In.From] = &checkIn{}
-			who = append(who, op.In.From)
+		if err := s.postBatch(ctx, tx, ops, valid, out); err != nil {
+			return err
 		}
-		if len(who) > 0 {
-			cs, err := tx.NoticeCountsMany(ctx, who, NoticeCap)
-			if err != nil {
-				return err
-			}
-			for i, agent := range who {
-				ci := counted[agent]
-				ci.c = cs[i]
-				ci.n, ci.mark = noticesOf(cs[i])
-			}
-		}
-		for i := range ops {
-			if out[i].Err != nil {
-				continue
-			}
-			m, err := s.postTx(opContext(ctx, ops[i]), tx, valid[i])
-			if err != nil {
-				var he *Error
-				if errors.As(err, &he) && he.Code != CodeInternal {
-					out[i].Err = err // nothing was written for this op
-					continue
-				}
-				return err
-			}
-			out[i].Message = m
-		}
-		// The newest post of each agent checking in: its read cursor may
-		// move past its own posts of this batch too.
-		own := map[string]int64{}
-		for i, op := range ops {
-			if op.CheckIn && out[i].Err == nil {
-				own[op.In.From] = max(own[op.In.From], out[i].Message.Seq)
-			}
-		}
-		notices := map[string]*Notices{}
-		for _, agent := range who {
-			ci := counted[agent]
-			newest, ok := own[agent]
-			if !ok {
-				continue // every post of the agent was refused
-			}
-			// The heartbeat, as CheckIn records it: liveness is judged in
-			// minutes, so an agent seen within MailTouchInterval is not
-			// written again (a post would otherwise rewrite its agent row
-			// and the last_seen index every time).
-			if now := s.Now(); ci.c.LastSeen.IsZero() || now.Sub(ci.c.LastSeen) >= MailTouchInterval {
-				if err := tx.TouchAgent(ctx, agent, now); err != nil {
-					return err
-				}
-			}
-			n, err := recordNotices(ctx, tx, agent, ci.n, ci.mark, ci.c)
-			if err != nil {
-				return err
-			}
-			if from := max(ci.c.NewestBroadcast, ci.c.ReadCursor); ci.c.Unread.Board == 0 && newest > from {
-				if err := tx.SetReadCursorPastOwn(ctx, agent, from, newest); err != nil {
-					return err
-				}
-			}
-			notices[agent] = &n
-		}
-		for i, op := range ops {
-			if op.CheckIn && out[i].Err == nil {
-				out[i].Notices = notices[op.In.From]
-			}
-		}
-		return nil
+		return s.recordCheckIns(ctx, tx, ops, out, cs)
 	})
 	if err != nil {
 		for i := range out {
@@ -155,4 +70,134 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 		}
 	}
 	return out
+}
+
+// checkPosts validates each op on its own: the results hold the refusals,
+// valid the checked fields of the others, pending how many those are.
+func (s *Service) checkPosts(ctx context.Context, ops []PostOp) (res []PostResult, valid []postFields, pending int) {
+	res = make([]PostResult, len(ops))
+	valid = make([]postFields, len(ops))
+	for i, op := range ops {
+		p, err := s.checkPost(opContext(ctx, op), op.In)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		valid[i] = p
+		pending++
+	}
+	return res, valid, pending
+}
+
+// batchCheckIn is one agent's check-in in a batch, counted before the
+// batch's posts.
+type batchCheckIn struct {
+	agent string
+	n     Notices
+	mark  string
+	c     NoticeCounts
+}
+
+// batchCheckIns counts, in one read, the notices of every agent checking
+// in with a valid post: one check-in per agent per batch, in order.
+func batchCheckIns(ctx context.Context, tx Tx, ops []PostOp, out []PostResult) ([]batchCheckIn, error) {
+	var who []string
+	seen := map[string]bool{}
+	for i, op := range ops {
+		if !op.CheckIn || out[i].Err != nil || seen[op.In.From] {
+			continue
+		}
+		seen[op.In.From] = true
+		who = append(who, op.In.From)
+	}
+	if len(who) == 0 {
+		return nil, nil
+	}
+	counts, err := tx.NoticeCountsMany(ctx, who, NoticeCap)
+	if err != nil {
+		return nil, err
+	}
+	cs := make([]batchCheckIn, len(who))
+	for i, agent := range who {
+		cs[i] = batchCheckIn{agent: agent, c: counts[i]}
+		cs[i].n, cs[i].mark = noticesOf(counts[i])
+	}
+	return cs, nil
+}
+
+// postBatch stores the valid posts in order. A domain error fails only its
+// op (nothing was written for it); any other error fails the batch.
+func (s *Service) postBatch(ctx context.Context, tx Tx, ops []PostOp, valid []postFields, out []PostResult) error {
+	for i := range ops {
+		if out[i].Err != nil {
+			continue
+		}
+		m, err := s.postTx(opContext(ctx, ops[i]), tx, valid[i])
+		if err != nil {
+			var he *Error
+			if errors.As(err, &he) && he.Code != CodeInternal {
+				out[i].Err = err
+				continue
+			}
+			return err
+		}
+		out[i].Message = m
+	}
+	return nil
+}
+
+// recordCheckIns writes each check-in of the batch (heartbeat, notices
+// given, read cursor past the agent's own posts) and hands its notices to
+// the agent's posts.
+func (s *Service) recordCheckIns(ctx context.Context, tx Tx, ops []PostOp, out []PostResult, cs []batchCheckIn) error {
+	// The newest post of each agent checking in: its read cursor may
+	// move past its own posts of this batch too.
+	own := map[string]int64{}
+	for i, op := range ops {
+		if op.CheckIn && out[i].Err == nil {
+			own[op.In.From] = max(own[op.In.From], out[i].Message.Seq)
+		}
+	}
+	notices := map[string]*Notices{}
+	for _, ci := range cs {
+		newest, ok := own[ci.agent]
+		if !ok {
+			continue // every post of the agent was refused
+		}
+		n, err := s.recordCheckIn(ctx, tx, ci, newest)
+		if err != nil {
+			return err
+		}
+		notices[ci.agent] = &n
+	}
+	for i, op := range ops {
+		if op.CheckIn && out[i].Err == nil {
+			out[i].Notices = notices[op.In.From]
+		}
+	}
+	return nil
+}
+
+// recordCheckIn writes one agent's check-in after its posts (the newest
+// numbered newest).
+func (s *Service) recordCheckIn(ctx context.Context, tx Tx, ci batchCheckIn, newest int64) (Notices, error) {
+	// The heartbeat, as CheckIn records it: liveness is judged in
+	// minutes, so an agent seen within MailTouchInterval is not
+	// written again (a post would otherwise rewrite its agent row
+	// and the last_seen index every time).
+	if now := s.Now(); ci.c.LastSeen.IsZero() || now.Sub(ci.c.LastSeen) >= MailTouchInterval {
+		if err := tx.TouchAgent(ctx, ci.agent, now); err != nil {
+			return Notices{}, err
+		}
+	}
+	n, err := recordNotices(ctx, tx, ci.agent, ci.n, ci.mark, ci.c)
+	if err != nil {
+		return Notices{}, err
+	}
+	if from := max(ci.c.NewestBroadcast, ci.c.ReadCursor); ci.c.Unread.Board == 0 && newest > from {
+		if err := tx.SetReadCursorPastOwn(ctx, ci.agent, from, newest); err != nil {
+			return Notices{}, err
+		}
+	}
+	return n, nil
 }
