@@ -193,9 +193,9 @@ func (ie *Env) jsonEdit(f *FileChange, skeleton string, edit func(d *jsonDoc) er
 		}
 		f.delete = false
 	}
-	d, err := openJSONDoc(text)
+	d, err := openConfigDoc(f.Path, text)
 	if err != nil {
-		return hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%s): fix or move it; nothing was written", f.Path, oneLineErr(err))
+		return err
 	}
 	if err := edit(d); err != nil {
 		return hub.Errorf(hub.CodeInvalidInput, "%s: %s; nothing was written", f.Path, oneLineErr(err))
@@ -417,9 +417,9 @@ func (ie *Env) Uninstall(cl Client) (Result, error) {
 		if cl.Hooks != nil && p == ie.hooksPath(cl) {
 			skeleton = cl.Hooks.Skeleton
 		}
-		d, err := openJSONDoc(f.cur)
+		d, err := openConfigDoc(f.Path, f.cur)
 		if err != nil {
-			return r, hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%s): fix or move it; nothing was written", f.Path, oneLineErr(err))
+			return r, err
 		}
 		if _, err := d.removeMember([]string{cl.mcpKey()}, cl.Server); err != nil {
 			return r, err

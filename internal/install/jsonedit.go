@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // This file edits JSON configuration files in place, the way a careful
@@ -447,6 +449,16 @@ func openJSONDoc(text string) (*jsonDoc, error) {
 		d.text = "{}\n"
 	}
 	return d, d.reparse()
+}
+
+// openConfigDoc opens the text of the settings file at path for editing:
+// INVALID_INPUT, naming the file, when it is not a JSON object.
+func openConfigDoc(path, text string) (*jsonDoc, error) {
+	d, err := openJSONDoc(text)
+	if err != nil {
+		return nil, hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%s): fix or move it; nothing was written", path, oneLineErr(err))
+	}
+	return d, nil
 }
 
 func (d *jsonDoc) reparse() error {

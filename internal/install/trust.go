@@ -298,9 +298,9 @@ func (ie *Env) recordGeminiTrust() error {
 	if err != nil {
 		return err
 	}
-	d, err := openJSONDoc(string(b))
+	d, err := openConfigDoc(path, string(b))
 	if err != nil {
-		return hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%s): fix or move it; nothing was written", path, oneLineErr(err))
+		return err
 	}
 	if _, _, err := d.setMember(nil, ie.base, "TRUST_FOLDER"); err != nil {
 		return hub.Errorf(hub.CodeInvalidInput, "%s: %s; nothing was written", path, oneLineErr(err))

@@ -65,9 +65,9 @@ func (ie *Env) recordCopilotTrust() error {
 	if err != nil {
 		return err
 	}
-	d, err := openJSONDoc(string(b))
+	d, err := openConfigDoc(path, string(b))
 	if err != nil {
-		return hub.Errorf(hub.CodeInvalidInput, "%s is not a valid JSON object (%s): fix or move it; nothing was written", path, oneLineErr(err))
+		return err
 	}
 	same := func(raw string) bool {
 		var s string
