@@ -11,6 +11,7 @@
 package hub
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -155,7 +156,43 @@ func PlainAction(a Action) string {
 	case ActOwnBoard:
 		return "Use the board of this repository instead"
 	}
-	return a.Do
+	return strings.ReplaceAll(a.Do, "_", " ")
+}
+
+// InlineMark encloses an action written into a text the core returns (a
+// session brief, an edit denial, a reminder): the action as JSON (Say).
+const InlineMark = "\ue002"
+
+// Say is the inline form of a in a text the core returns: each surface
+// words it in its own syntax (WordsIn), as it words an error's actions.
+func Say(a Action) string {
+	b, _ := json.Marshal(a)
+	return InlineMark + string(b) + InlineMark
+}
+
+// WordsIn words each action said in text (Say) with words, or in the
+// core's plain words (PlainAction) where words is nil or has none.
+func WordsIn(text string, words ActionWords) string {
+	if !strings.Contains(text, InlineMark) {
+		return text
+	}
+	parts := strings.Split(text, InlineMark)
+	for i := 1; i < len(parts); i += 2 {
+		var a Action
+		if json.Unmarshal([]byte(parts[i]), &a) != nil {
+			parts[i] = ""
+			continue
+		}
+		w := ""
+		if words != nil {
+			w = words(a)
+		}
+		if w == "" {
+			w = PlainAction(a)
+		}
+		parts[i] = w
+	}
+	return strings.Join(parts, "")
 }
 
 // Vocabulary is how a surface words errors: its names of the domain fields

@@ -548,10 +548,10 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 		}
 		if chk.Blocking {
 			res.Refused = true
-			reasons = append(reasons, chk.Reason)
+			reasons = append(reasons, hookWords(chk.Reason))
 		}
 		if chk.Note != "" {
-			notes = append(notes, chk.Note)
+			notes = append(notes, hookWords(chk.Note))
 		}
 	}
 	res.Reason, res.Note = strings.Join(reasons, "\n"), strings.Join(notes, "\n")

@@ -126,10 +126,14 @@ func (a *app) runHook(ctx context.Context, args []string, agent string) {
 	}
 }
 
+// hookWords words the actions the hook application wrote into a text
+// (its brief, mail, denials, reminders) as bb command lines.
+func hookWords(text string) string { return hub.WordsIn(text, actionWords) }
+
 func hookErrText(err error) string {
 	var he *hub.Error
 	if errors.As(err, &he) {
-		return he.Message
+		return he.Words(hub.Vocabulary{Action: actionWords})
 	}
 	return "internal error"
 }
@@ -177,7 +181,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if err != nil || text == "" {
 			return nil, "", err
 		}
-		return hookio.Context(client, event, text), "", nil
+		return hookio.Context(client, event, hookWords(text)), "", nil
 	}
 	if kind == hookio.KindPreTool {
 		wd := in.Cwd
@@ -210,11 +214,11 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 				}
 			}
 			if dec.Decision == hooks.EditDeny {
-				return hookio.Deny(client, event, dec.Reason), "", nil
+				return hookio.Deny(client, event, hookWords(dec.Reason)), "", nil
 			}
 			note := ""
 			if dec.Note != "" {
-				note = "bb hook: " + dec.Note
+				note = "bb hook: " + hookWords(dec.Note)
 			}
 			if hookio.Context(client, event, "x") != nil {
 				// The client adds this event's context to the model's
@@ -224,7 +228,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 				if err != nil || sd.Delivery.Text == "" {
 					return nil, note, err
 				}
-				return hookio.Context(client, event, sd.Delivery.Text), note, nil
+				return hookio.Context(client, event, hookWords(sd.Delivery.Text)), note, nil
 			}
 			return nil, note, nil
 		}
@@ -253,7 +257,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 				return nil, note, err
 			}
 			text := fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", id, filepath.ToSlash(svc.Root())) + deliveryText(d)
-			return hookio.Context(client, event, text), note, nil
+			return hookio.Context(client, event, hookWords(text)), note, nil
 		}
 		d, err := svc.SessionBrief(ctx, id)
 		if err != nil {
@@ -263,7 +267,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if sess.Adopted != nil {
 			text = strings.Replace(text, "\n", fmt.Sprintf("\nThis session resumed %s's work: %s.\n", id, sess.Adopted.Evidence), 1)
 		}
-		return hookio.Context(client, event, text), note, nil
+		return hookio.Context(client, event, hookWords(text)), note, nil
 	case hookio.KindPreTool:
 		// A tool outside the project's files (CheckEdit above took the
 		// others): only the session is mapped, and new mail comes with
@@ -275,7 +279,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if err != nil || d.Text == "" {
 			return nil, "", err
 		}
-		return hookio.Context(client, event, d.Text), "", nil
+		return hookio.Context(client, event, hookWords(d.Text)), "", nil
 	case hookio.KindStop:
 		if !set.StopReminder || in.StopActive {
 			return nil, "", nil
@@ -286,7 +290,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if err != nil || r.Text == "" {
 			return nil, "", err
 		}
-		return hookio.Continue(client, event, r.Text), "", nil
+		return hookio.Continue(client, event, hookWords(r.Text)), "", nil
 	}
 	return nil, "", nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"io"
 	"strings"
 
@@ -187,6 +188,24 @@ func actionWords(a hub.Action) string {
 		return "see bb token list"
 	case hub.ActNewCredential:
 		return "ask the operator for a new one: bb token create"
+	case hooks.ActActAs:
+		return fmt.Sprintf("bb commands take --as %s (bb agent commands --agent %s)", a.Args["agent"], a.Args["agent"])
+	case hooks.ActCompleteTask:
+		return fmt.Sprintf("bb --as %s task complete %s --summary \"...\"", a.Args["agent"], a.Args["task"])
+	case hooks.ActAck:
+		return fmt.Sprintf("bb agent ack --agent %s --message %s", a.Args["agent"], a.Args["message"])
+	case hooks.ActReply:
+		return fmt.Sprintf("bb agent reply --agent %s %s \"...\"", a.Args["agent"], a.Args["message"])
+	case hooks.ActAskRelease:
+		return fmt.Sprintf("bb agent send --from %s --to %s --bead %s --category BLOCKED --subject \"release %s\" --body \"I need to edit %s\"",
+			a.Args["from"], a.Args["to"], a.Args["bead"], a.Args["scope"], a.Args["path"])
+	case hooks.ActCoordinate:
+		return fmt.Sprintf("bb agent send --from %s --to %s --subject \"%s on %s\" --body \"I am about to edit %s too\"",
+			a.Args["from"], a.Args["to"], a.Args["path"], a.Args["branch"], a.Args["path"])
+	case hooks.ActRelease:
+		return fmt.Sprintf("bb agent release --agent %s --scope %s", a.Args["agent"], a.Args["scope"])
+	case hooks.ActNameAgent:
+		return "--agent or BB_AGENT_ID"
 	case hub.ActOwnBoard:
 		return "Point BB_SERVER at the bb serve of this repository, or unset BB_SERVER to use a local board (bb init)"
 	}

@@ -92,7 +92,7 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 func (s *Service) briefIdentity(b *strings.Builder, me *hub.Agent) {
 	agent := me.ID
 	fmt.Fprintf(b, "[Blackboard] You are agent %s on this project's board (%s).\n", agent, s.SlashRoot())
-	fmt.Fprintf(b, "Use this id for every board action: bb commands take --as %s (bb agent commands --agent %s).\n", agent, agent)
+	fmt.Fprintf(b, "Use this id for every board action: %s.\n", say(ActActAs, "agent", agent))
 	if w := me.Where.Describe(); w != "" {
 		fmt.Fprintf(b, "You work %s; the board is shared by every work tree and clone of this repository, and file scopes are relative to the top of your work tree.\n", w)
 	}
@@ -176,8 +176,8 @@ func briefFocus(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agen
 	agent := me.ID
 	if me.FocusTaskID != "" {
 		if t, err := tx.GetTask(ctx, me.FocusTaskID); err == nil && t != nil {
-			fmt.Fprintf(b, "Your focus task: %s %q (%s, id %s); when done: bb --as %s task complete %s --summary \"...\".\n",
-				hub.TaskHandle(t.ID), hub.Preview(t.Title, 100), t.Status, t.ID, agent, hub.TaskHandle(t.ID))
+			fmt.Fprintf(b, "Your focus task: %s %q (%s, id %s); when done: %s.\n",
+				hub.TaskHandle(t.ID), hub.Preview(t.Title, 100), t.Status, t.ID, say(ActCompleteTask, "agent", agent, "task", hub.TaskHandle(t.ID)))
 		}
 	} else if ids, err := tx.InProgressTasksOwnedBy(ctx, agent, 3); err == nil && len(ids) > 0 {
 		fmt.Fprintf(b, "Your in-progress tasks: %s.\n", strings.Join(ids, ", "))
@@ -204,7 +204,7 @@ func (s *Service) briefMail(ctx context.Context, tx hub.Tx, b *strings.Builder, 
 		if st == hub.StateUnread && fresh {
 			unread = append(unread, e.Message)
 		} else if st == hub.StateRead && e.RequiresAck {
-			owed = append(owed, fmt.Sprintf("%s from %s (ack: bb agent ack --agent %s --message %s)", hub.CategoryOr(&e.Message), e.From, agent, e.UUID))
+			owed = append(owed, fmt.Sprintf("%s from %s (ack: %s)", hub.CategoryOr(&e.Message), e.From, say(ActAck, "agent", agent, "message", e.UUID)))
 		}
 	}
 	sortDeliveries(unread)
@@ -438,9 +438,9 @@ func (s *Service) writeMail(ctx context.Context, tx hub.Tx, b *strings.Builder, 
 			}
 		}
 		if m.RequiresAck {
-			fmt.Fprintf(b, "  Acknowledge: bb agent ack --agent %s --message %s\n", agent, m.UUID)
+			fmt.Fprintf(b, "  Acknowledge: %s\n", say(ActAck, "agent", agent, "message", m.UUID))
 		} else if !m.IsBroadcast() {
-			fmt.Fprintf(b, "  Reply: bb agent reply --agent %s %s \"...\"\n", agent, hub.ShortID(m.UUID))
+			fmt.Fprintf(b, "  Reply: %s\n", say(ActReply, "agent", agent, "message", hub.ShortID(m.UUID)))
 		}
 	}
 	return nil

@@ -123,8 +123,9 @@ func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput
 				who += " " + w
 			}
 			if h.Blocking {
-				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, until %s, bead %s); ask for it: bb agent send --from %s --to %s --bead %s --category BLOCKED --subject \"release %s\" --body \"I need to edit %s\"",
-					pc.Path, who, h.Scope, hub.FormatTime(h.ExpiresAt), h.BeadID, orDefault(in.Agent, "<you>"), h.AgentID, h.BeadID, h.Scope, pc.Path))
+				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, until %s, bead %s); ask for it: %s",
+					pc.Path, who, h.Scope, hub.FormatTime(h.ExpiresAt), h.BeadID,
+					say(ActAskRelease, "from", orDefault(in.Agent, "<you>"), "to", h.AgentID, "bead", h.BeadID, "scope", h.Scope, "path", pc.Path)))
 				continue
 			}
 			why := "its owner is " + h.Liveness
@@ -252,8 +253,8 @@ func mergeReason(me string, risks []MergeRisk) string {
 		if r.Host != "" {
 			who += " (host " + r.Host + ")"
 		}
-		parts = append(parts, fmt.Sprintf("%s was changed by %s, which is not merged yet: editing it here will conflict when %s merges; coordinate first: bb agent send --from %s --to %s --subject \"%s on %s\" --body \"I am about to edit %s too\"",
-			r.Path, who, r.Branch, orDefault(me, "<you>"), r.AgentID, r.Path, r.Branch, r.Path))
+		parts = append(parts, fmt.Sprintf("%s was changed by %s, which is not merged yet: editing it here will conflict when %s merges; coordinate first: %s",
+			r.Path, who, r.Branch, say(ActCoordinate, "from", orDefault(me, "<you>"), "to", r.AgentID, "path", r.Path, "branch", r.Branch)))
 	}
 	return "Blackboard: " + strings.Join(parts, "; ") + "."
 }
@@ -699,7 +700,7 @@ func owedAcksTx(ctx context.Context, tx hub.Tx, agent string) (owed, ids []strin
 	}
 	for _, e := range entries {
 		if e.RequiresAck && hub.StateOf(&e.Message, e.Receipt, cursor) != hub.StateAcked {
-			owed = append(owed, fmt.Sprintf("%s from %s %q: bb agent ack --agent %s --message %s", hub.CategoryOr(&e.Message), e.From, hub.Preview(e.Subject, 60), agent, e.UUID))
+			owed = append(owed, fmt.Sprintf("%s from %s %q: %s", hub.CategoryOr(&e.Message), e.From, hub.Preview(e.Subject, 60), say(ActAck, "agent", agent, "message", e.UUID)))
 			ids = append(ids, e.UUID)
 		}
 	}
@@ -732,7 +733,7 @@ func releaseCommands(agent string, scopes []string) string {
 			cs = append(cs, "…")
 			break
 		}
-		cs = append(cs, fmt.Sprintf("bb agent release --agent %s --scope %s", agent, sc))
+		cs = append(cs, say(ActRelease, "agent", agent, "scope", sc))
 	}
 	return strings.Join(cs, "; ")
 }

@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -161,9 +162,10 @@ func TestCheckEditMergeRisk(t *testing.T) {
 		len(d.Merge) != 1 || d.Merge[0] != (hooks.MergeRisk{Path: "src/m.go", AgentID: a, Branch: "feat", Worktree: feat.Worktree, Host: "h1"}) {
 		t.Fatalf("merge check block: %+v", d)
 	}
-	for _, w := range []string{"src/m.go was changed by " + a + " on branch feat in .claude/worktrees/feat (host h1), which is not merged yet", "--from " + b + " --to " + a} {
-		if !strings.Contains(d.Reason, w) {
-			t.Fatalf("merge reason lacks %q: %s", w, d.Reason)
+	for _, w := range []string{"src/m.go was changed by " + a + " on branch feat in .claude/worktrees/feat (host h1), which is not merged yet",
+		"coordinate first: coordinate(branch=feat from=" + b + " path=src/m.go to=" + a + ")"} {
+		if !strings.Contains(domainWords(d.Reason), w) {
+			t.Fatalf("merge reason lacks %q: %s", w, domainWords(d.Reason))
 		}
 	}
 	if _, err := svc.SetConfig(ctx, "human", hub.ConfigHooksMergeCheck, "warn"); err != nil {
@@ -249,11 +251,11 @@ func TestStopReminderItems(t *testing.T) {
 	}
 	for _, w := range []string{
 		"[Blackboard] Before you stop: You still reserve d1.go, d2.go, d3.go, src/x.go but have no uncommitted changes there",
-		"bb agent release --agent " + a + " --scope d1.go; bb agent release --agent " + a + " --scope d2.go; bb agent release --agent " + a + " --scope d3.go; …",
-		". You owe acks on: BLOCKED from " + b + " \"need you\": bb agent ack --agent " + a + " --message ",
+		"release(agent=" + a + " scope=d1.go); release(agent=" + a + " scope=d2.go); release(agent=" + a + " scope=d3.go); …",
+		". You owe acks on: BLOCKED from " + b + " \"need you\": ack(agent=" + a + " message=",
 	} {
-		if !strings.Contains(r.Text, w) {
-			t.Fatalf("reminder lacks %q:\n%s", w, r.Text)
+		if !strings.Contains(domainWords(r.Text), w) {
+			t.Fatalf("reminder lacks %q:\n%s", w, domainWords(r.Text))
 		}
 	}
 	if strings.Contains(r.Text, "old.go") || strings.Contains(r.Text, "src/*") || strings.Contains(r.Text, "fyi") || !strings.HasSuffix(r.Text, ".") {
@@ -286,4 +288,22 @@ func TestStopReminderItems(t *testing.T) {
 	if r, err := svc.StopReminder(ctx, hooks.StopInput{Client: "claude", SessionID: "s-b", Agent: b, ChangesKnown: true}); err != nil || r.Text != "" {
 		t.Fatalf("nothing to remind of: %q %v", r.Text, err)
 	}
+}
+
+// domainWords words the actions said in a text of the hook application
+// as do(arg=value …), arguments sorted: what the core asks, before any
+// surface's syntax.
+func domainWords(text string) string {
+	return hub.WordsIn(text, func(a hub.Action) string {
+		keys := make([]string, 0, len(a.Args))
+		for k := range a.Args {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var kv []string
+		for _, k := range keys {
+			kv = append(kv, k+"="+a.Args[k])
+		}
+		return a.Do + "(" + strings.Join(kv, " ") + ")"
+	})
 }

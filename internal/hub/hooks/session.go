@@ -71,7 +71,7 @@ func validateSessionInput(in SessionInput) error {
 		return err
 	}
 	if in.SessionID == "" && in.Explicit == "" {
-		return hub.FieldErr(hub.CodeInvalidArgs, "session_id", "the hook input names no session (session_id) and no agent is given (--agent or BB_AGENT_ID)")
+		return hub.FieldErr(hub.CodeInvalidArgs, "session_id", "the hook input names no session (session_id) and no agent is given ({do})").With(hub.Action{Do: ActNameAgent})
 	}
 	if len(in.SessionID) > MaxHookSessionLen || hub.HasControl(in.SessionID) {
 		return hub.FieldErr(hub.CodeInvalidArgs, "session_id", "session id too long or holds control characters")
