@@ -100,19 +100,7 @@ func TestClaudeCode(t *testing.T) {
 	}
 
 	// Two sessions started at once get two identities.
-	var wg sync.WaitGroup
-	for _, s := range []string{"A", "B"} {
-		wg.Add(1)
-		go func() { defer wg.Done(); claude(s, "hello-"+s) }()
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
-	idA, idB := identityOf(t, srv, "A"), identityOf(t, srv, "B")
-	if idA == idB {
-		t.Fatalf("both sessions got identity %s", idA)
-	}
+	idA, idB := startTwo(t, srv, claude)
 
 	// A's MCP tools act as A: asked to become B, it is refused (the
 	// refusal reaches the model) and stays A; it reserves src/a.go and
@@ -153,9 +141,7 @@ func TestClaudeCode(t *testing.T) {
 		turnPart{Tool: "Edit", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "a.go"), "old_string": "package x", "new_string": "package y"}},
 	)
 	pl.onFirst("edit", func() {
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idA, "--to", idB, "--bead", "bb-1", "--category", "INFO", "--subject", "mid", "--body", "MIDMAIL-9c1 still on it"); err != nil {
-			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
+		sendMidMail(t, p, idA, idB)
 	})
 	claude("B", "edit")
 	reqs = stepRequests(srv, "B", "edit")
@@ -168,7 +154,7 @@ func TestClaudeCode(t *testing.T) {
 	if strings.Contains(reqs[0].Body, "MIDMAIL-9c1") || !strings.Contains(reqs[1].Body, "MIDMAIL-9c1") {
 		t.Errorf("the mail sent mid-turn did not arrive right after B's next tool call")
 	}
-	if !regexp.MustCompile(`src/a\.go is reserved by ` + regexp.QuoteMeta(idA)).MatchString(reqs[2].Body) {
+	if !denialReached(reqs[2].Body, idA) {
 		t.Errorf("the denial naming %s did not reach the model", idA)
 		for i, r := range reqs {
 			dump(t, fmt.Sprintf("claude-B-edit-%d", i), r.Body)

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -124,19 +123,7 @@ env_key = "SCRIPTED_API_KEY"
 	}
 
 	// Two sessions started at once get two identities.
-	var wg sync.WaitGroup
-	for _, s := range []string{"A", "B"} {
-		wg.Add(1)
-		go func() { defer wg.Done(); codex(s, "hello-"+s) }()
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
-	idA, idB := identityOf(t, srv, "A"), identityOf(t, srv, "B")
-	if idA == idB {
-		t.Fatalf("both sessions got identity %s", idA)
-	}
+	idA, idB := startTwo(t, srv, codex)
 
 	// A's MCP tools act as A: asked to become B, it is refused (the
 	// refusal reaches the model) and stays A; it reserves src/a.go and
@@ -175,9 +162,7 @@ env_key = "SCRIPTED_API_KEY"
 		turnPart{Tool: "apply_patch", Custom: true, Raw: "*** Begin Patch\n*** Update File: src/a.go\n@@\n-package x\n+package y\n*** End Patch\n"},
 	)
 	pl.onFirst("edit", func() {
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idA, "--to", idB, "--bead", "bb-1", "--category", "INFO", "--subject", "mid", "--body", "MIDMAIL-9c1 still on it"); err != nil {
-			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
+		sendMidMail(t, p, idA, idB)
 	})
 	codex("B", "edit")
 	reqs = stepRequests(srv, "B", "edit")
@@ -193,7 +178,7 @@ env_key = "SCRIPTED_API_KEY"
 			dump(t, "codex-B-edit-"+string(rune('0'+i)), r.Body)
 		}
 	}
-	if !regexp.MustCompile(`src/a\.go is reserved by ` + regexp.QuoteMeta(idA)).MatchString(reqs[3].Body) {
+	if !denialReached(reqs[3].Body, idA) {
 		t.Errorf("the denial naming %s did not reach the model", idA)
 		dump(t, "codex-B-denied", reqs[3].Body)
 	}

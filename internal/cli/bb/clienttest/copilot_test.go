@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -94,19 +93,7 @@ func TestCopilotCLI(t *testing.T) {
 	}
 
 	// Two sessions started at once get two identities.
-	var wg sync.WaitGroup
-	for _, s := range []string{"A", "B"} {
-		wg.Add(1)
-		go func() { defer wg.Done(); copilot(s, "hello-"+s) }()
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
-	idA, idB := identityOf(t, srv, "A"), identityOf(t, srv, "B")
-	if idA == idB {
-		t.Fatalf("both sessions got identity %s", idA)
-	}
+	idA, idB := startTwo(t, srv, copilot)
 
 	// A's MCP tools act as A: it reserves src/a.go and mails B; holding a
 	// file it did not change, A gets the agentStop reminder once.
@@ -138,9 +125,7 @@ func TestCopilotCLI(t *testing.T) {
 		turnPart{Tool: "edit", Input: map[string]any{"path": filepath.Join(p.dir, "src", "a.go"), "old_str": "package x", "new_str": "package y"}},
 	)
 	pl.onFirst("edit", func() {
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idA, "--to", idB, "--bead", "bb-1", "--category", "INFO", "--subject", "mid", "--body", "MIDMAIL-9c1 still on it"); err != nil {
-			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
+		sendMidMail(t, p, idA, idB)
 	})
 	copilot("B", "edit")
 	reqs = stepRequests(srv, "B", "edit")
@@ -155,7 +140,7 @@ func TestCopilotCLI(t *testing.T) {
 		t.Errorf("the mail sent mid-turn did not arrive, once, right after B's next tool call")
 		dump(t, "copilot-B-mid", reqs[1].Body)
 	}
-	if !regexp.MustCompile(`src/a\.go is reserved by ` + regexp.QuoteMeta(idA)).MatchString(reqs[2].Body) {
+	if !denialReached(reqs[2].Body, idA) {
 		t.Errorf("the denial naming %s did not reach the model", idA)
 		dump(t, "copilot-B-denied", reqs[2].Body)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -102,19 +101,7 @@ func TestGeminiCLI(t *testing.T) {
 	}
 
 	// Two sessions started at once get two identities.
-	var wg sync.WaitGroup
-	for _, s := range []string{"A", "B"} {
-		wg.Add(1)
-		go func() { defer wg.Done(); gemini(s, "hello-"+s) }()
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
-	idA, idB := identityOf(t, srv, "A"), identityOf(t, srv, "B")
-	if idA == idB {
-		t.Fatalf("both sessions got identity %s", idA)
-	}
+	idA, idB := startTwo(t, srv, gemini)
 
 	// A's MCP tools act as A: asked to become B, it is refused (the
 	// refusal reaches the model) and stays A; the end-of-turn reminder
@@ -150,9 +137,7 @@ func TestGeminiCLI(t *testing.T) {
 		turnPart{Tool: "replace", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "a.go"), "old_string": "package x", "new_string": "package y", "instruction": "rename the package"}},
 	)
 	pl.onFirst("edit", func() {
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idA, "--to", idB, "--bead", "bb-1", "--category", "INFO", "--subject", "mid", "--body", "MIDMAIL-9c1 still on it"); err != nil {
-			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
+		sendMidMail(t, p, idA, idB)
 	})
 	gemini("B", "edit")
 	reqs = stepRequests(srv, "B", "edit")
@@ -168,7 +153,7 @@ func TestGeminiCLI(t *testing.T) {
 			dump(t, fmt.Sprintf("gemini-B-edit-%d", i), r.Body)
 		}
 	}
-	if !regexp.MustCompile(`src/a\.go is reserved by ` + regexp.QuoteMeta(idA)).MatchString(reqs[2].Body) {
+	if !denialReached(reqs[2].Body, idA) {
 		t.Errorf("the denial naming %s did not reach the model", idA)
 		dump(t, "gemini-B-denied", reqs[2].Body)
 	}

@@ -17,8 +17,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/blackboard-hub/bb/internal/testkit"
@@ -151,4 +153,39 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		return nil
 	})
 	return files
+}
+
+// startTwo starts sessions A and B of a client at once (step hello-A,
+// hello-B, through run) and returns the identities their briefs gave
+// them, which must differ.
+func startTwo(t *testing.T, srv *modelServer, run func(session, step string)) (idA, idB string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, s := range []string{"A", "B"} {
+		wg.Add(1)
+		go func() { defer wg.Done(); run(s, "hello-"+s) }()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	idA, idB = identityOf(t, srv, "A"), identityOf(t, srv, "B")
+	if idA == idB {
+		t.Fatalf("both sessions got identity %s", idA)
+	}
+	return idA, idB
+}
+
+// sendMidMail mails to, from from, the message a scenario expects right
+// after to's next tool call (MIDMAIL-9c1).
+func sendMidMail(t *testing.T, p *project, from, to string) {
+	if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", from, "--to", to, "--bead", "bb-1", "--category", "INFO", "--subject", "mid", "--body", "MIDMAIL-9c1 still on it"); err != nil {
+		t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
+	}
+}
+
+// denialReached reports whether the edit check's denial of src/a.go,
+// naming holder, is in a request body.
+func denialReached(body, holder string) bool {
+	return regexp.MustCompile(`src/a\.go is reserved by ` + regexp.QuoteMeta(holder)).MatchString(body)
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -110,12 +109,7 @@ func TestOpenCode(t *testing.T) {
 		turnPart{Tool: "read", Input: map[string]any{"filePath": aGo}},
 		turnPart{Tool: "edit", Input: map[string]any{"filePath": aGo, "oldString": "package x", "newString": "package y"}},
 	)
-	pl.onFirst("edit", func() {
-		idB := identityOf(t, srv, "B")
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idA, "--to", idB, "--bead", "bb-1", "--category", "INFO", "--subject", "mid", "--body", "MIDMAIL-9c1 still on it"); err != nil {
-			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
-	})
+	pl.onFirst("edit", func() { sendMidMail(t, p, idA, identityOf(t, srv, "B")) })
 	opencode("B", "edit")
 	if idB := identityOf(t, srv, "B"); idB == idA {
 		t.Fatalf("both sessions got identity %s", idA)
@@ -128,7 +122,7 @@ func TestOpenCode(t *testing.T) {
 		t.Errorf("the mail sent mid-turn did not arrive, once, right after B's next tool call")
 		dump(t, "opencode-B-mid", reqs[1].Body)
 	}
-	if !regexp.MustCompile(`src/a\.go is reserved by ` + regexp.QuoteMeta(idA)).MatchString(reqs[2].Body) {
+	if !denialReached(reqs[2].Body, idA) {
 		t.Errorf("the denial naming %s did not reach the model", idA)
 		dump(t, "opencode-B-denied", reqs[2].Body)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -68,19 +67,7 @@ func TestQwenCode(t *testing.T) {
 	}
 
 	// Two sessions started at once get two identities.
-	var wg sync.WaitGroup
-	for _, s := range []string{"A", "B"} {
-		wg.Add(1)
-		go func() { defer wg.Done(); qwen(s, "hello-"+s) }()
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
-	idA, idB := identityOf(t, srv, "A"), identityOf(t, srv, "B")
-	if idA == idB {
-		t.Fatalf("both sessions got identity %s", idA)
-	}
+	idA, idB := startTwo(t, srv, qwen)
 
 	// A's MCP tools act as A: it reserves src/a.go and mails B; holding a
 	// file it did not change, A gets the Stop reminder once.
@@ -112,9 +99,7 @@ func TestQwenCode(t *testing.T) {
 		turnPart{Tool: "edit", Input: map[string]any{"file_path": aGo, "old_string": "package x", "new_string": "package y"}},
 	)
 	pl.onFirst("edit", func() {
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idA, "--to", idB, "--bead", "bb-1", "--category", "INFO", "--subject", "mid", "--body", "MIDMAIL-9c1 still on it"); err != nil {
-			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
+		sendMidMail(t, p, idA, idB)
 	})
 	qwen("B", "edit")
 	reqs = stepRequests(srv, "B", "edit")
@@ -129,7 +114,7 @@ func TestQwenCode(t *testing.T) {
 		t.Errorf("the mail sent mid-turn did not arrive, once, right after B's next tool call")
 		dump(t, "qwen-B-mid", reqs[1].Body)
 	}
-	if !regexp.MustCompile(`src/a\.go is reserved by ` + regexp.QuoteMeta(idA)).MatchString(reqs[2].Body) {
+	if !denialReached(reqs[2].Body, idA) {
 		t.Errorf("the denial naming %s did not reach the model", idA)
 		dump(t, "qwen-B-denied", reqs[2].Body)
 	}
