@@ -68,7 +68,7 @@ func (d *jsonDoc) countElements(path []string, ours func(raw string) bool) int {
 // (atomically, keeping its mode) only when something changed. It returns
 // one verdict per group: HookAdded, HookReplaced or HookUnchanged.
 func SetHookGroups(path string, groups []HookGroup, ours func(raw string) bool) ([]string, error) {
-	d, err := openSettings(path)
+	d, _, err := readConfigDoc(path)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func SetHookGroups(path string, groups []HookGroup, ours func(raw string) bool) 
 // array when that leaves it empty. It returns the events it removed
 // something from; the file is written only when that is not empty.
 func RemoveHookGroups(path string, events []string, ours func(raw string) bool) ([]string, error) {
-	d, err := openSettings(path)
+	d, _, err := readConfigDoc(path)
 	if err != nil {
 		return nil, err
 	}
@@ -114,19 +114,6 @@ func RemoveHookGroups(path string, events []string, ours func(raw string) bool) 
 		}
 	}
 	return removed, nil
-}
-
-// openSettings reads a JSON(C) settings file ({} when missing or empty).
-func openSettings(path string) (*jsonDoc, error) {
-	b, err := readConfig(path)
-	if err != nil {
-		return nil, err
-	}
-	d, err := openJSONDoc(string(b))
-	if err != nil {
-		return nil, hub.Errorf(hub.CodeInvalidInput, "cannot parse %s: %s (fix or move it, then retry)", path, oneLineErr(err))
-	}
-	return d, nil
 }
 
 // DecodeJSONC decodes a JSON text that may hold comments and trailing

@@ -451,6 +451,18 @@ func openJSONDoc(text string) (*jsonDoc, error) {
 	return d, d.reparse()
 }
 
+// readConfigDoc reads the JSON(C) settings file at path and opens it for
+// editing (an empty object when it does not exist or is empty; existed
+// is false when it does not exist).
+func readConfigDoc(path string) (d *jsonDoc, existed bool, err error) {
+	b, err := readConfig(path)
+	if err != nil {
+		return nil, false, err
+	}
+	d, err = openConfigDoc(path, string(b))
+	return d, b != nil, err
+}
+
 // openConfigDoc opens the text of the settings file at path for editing:
 // INVALID_INPUT, naming the file, when it is not a JSON object.
 func openConfigDoc(path, text string) (*jsonDoc, error) {

@@ -294,11 +294,7 @@ func (ie *Env) geminiTrust() *Trust {
 
 func (ie *Env) recordGeminiTrust() error {
 	path := ie.geminiFoldersPath()
-	b, err := readConfig(path)
-	if err != nil {
-		return err
-	}
-	d, err := openConfigDoc(path, string(b))
+	d, existed, err := readConfigDoc(path)
 	if err != nil {
 		return err
 	}
@@ -308,7 +304,7 @@ func (ie *Env) recordGeminiTrust() error {
 	if err := writeConfig(path, []byte(d.text)); err != nil {
 		return err
 	}
-	if b == nil {
+	if !existed {
 		_ = os.Chmod(path, 0o600) // as Gemini CLI creates it
 	}
 	return nil

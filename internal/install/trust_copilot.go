@@ -61,11 +61,7 @@ func (ie *Env) copilotTrust() *Trust {
 
 func (ie *Env) recordCopilotTrust() error {
 	path := ie.copilotConfigPath()
-	b, err := readConfig(path)
-	if err != nil {
-		return err
-	}
-	d, err := openConfigDoc(path, string(b))
+	d, _, err := readConfigDoc(path)
 	if err != nil {
 		return err
 	}
