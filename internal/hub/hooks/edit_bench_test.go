@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
@@ -66,20 +65,5 @@ func BenchmarkEditCheck(b *testing.B) {
 		b.Fatalf("the held file is not denied: %+v %v", d, err)
 	}
 	order := []string{"held", "free", "denied", "stop"}
-	spent := map[string]time.Duration{}
-	b.ResetTimer()
-	for i := range b.N {
-		for k := range order {
-			name := order[(k+i)%len(order)]
-			t := time.Now()
-			if err := ways[name](i); err != nil {
-				b.Fatal(name, err)
-			}
-			spent[name] += time.Since(t)
-		}
-	}
-	b.StopTimer()
-	for _, name := range order {
-		b.ReportMetric(float64(spent[name].Microseconds())/float64(b.N), name+"-us")
-	}
+	alternate(b, order, ways)
 }

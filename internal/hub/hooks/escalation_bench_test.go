@@ -50,15 +50,15 @@ func BenchmarkEscalationRead(b *testing.B) {
 	}
 	clk.T = clk.T.Add(time.Minute) // the 3 waiting are not due: nothing to tell
 	k := svc.Kernel()
-	ways := map[string]func() error{
-		"deliver": func() error {
+	ways := map[string]func(int) error{
+		"deliver": func(int) error {
 			sd, err := svc.DeliverToSession(ctx, in)
 			if err == nil && (sd.Delivery.Text != "" || len(sd.Delivery.Escalations) != 0) {
 				err = fmt.Errorf("something delivered: %+v", sd.Delivery)
 			}
 			return err
 		},
-		"escalation-read": func() error {
+		"escalation-read": func(int) error {
 			_, err := hub.Read(ctx, k, func(tx hub.Tx) ([]hub.Message, error) {
 				return tx.UnackedSentBy(ctx, me, clk.T.Add(-15*time.Minute), 10)
 			})
@@ -66,22 +66,6 @@ func BenchmarkEscalationRead(b *testing.B) {
 		},
 	}
 	order := []string{"deliver", "escalation-read"}
-	spent := map[string]time.Duration{}
-	b.ResetTimer()
-	for i := range b.N {
-		for j := range order {
-			name := order[(i+j)%len(order)]
-			t := time.Now()
-			if err := ways[name](); err != nil {
-				b.Fatal(name, err)
-			}
-			spent[name] += time.Since(t)
-		}
-	}
-	b.StopTimer()
-	us := func(name string) float64 { return float64(spent[name].Microseconds()) / float64(b.N) }
-	for _, name := range order {
-		b.ReportMetric(us(name), name+"-us")
-	}
+	us := alternate(b, order, ways)
 	b.ReportMetric(us("escalation-read")/us("deliver"), "x-share")
 }
