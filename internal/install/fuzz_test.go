@@ -9,6 +9,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/blackboard-hub/bb/internal/hookio"
+	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
 var fuzzEntry = map[string]any{"command": "bb", "args": []any{"mcp", "--dir", "/p"}}
@@ -148,6 +149,24 @@ func FuzzMergeTOMLServer(f *testing.F) {
 			if err != nil || string(back) != string(in) {
 				t.Fatalf("remove did not restore the bytes (err %v):\n%q\n---\n%q", err, in, back)
 			}
+		}
+	})
+}
+
+// FuzzShellWords: a command line of words quoted as bb writes them
+// (shellquote.Quote) splits back into those words; any input splits
+// without panicking.
+func FuzzShellWords(f *testing.F) {
+	f.Add("bb", "/home/a b/proj")
+	f.Add("", `say "hi"`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		_ = shellWords(a + " " + b)
+		if strings.Contains(a+b, "'") {
+			return // Quote writes a quote inside as '\'', which bb's own lines never hold
+		}
+		got := shellWords(shellquote.Quote(a) + " " + shellquote.Quote(b))
+		if len(got) != 2 || got[0] != a || got[1] != b {
+			t.Fatalf("%q %q split into %q", a, b, got)
 		}
 	})
 }

@@ -183,16 +183,9 @@ func shellWords(s string) []string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				j = len(s) - i - 1
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '"':
-			j := strings.IndexByte(s[i+1:], '"')
+		case c == '\'' || c == '"':
+			// Up to the matching quote (the end when there is none).
+			j := strings.IndexByte(s[i+1:], c)
 			if j < 0 {
 				j = len(s) - i - 1
 			}
