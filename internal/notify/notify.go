@@ -303,40 +303,26 @@ func (n *Notifier) Run(ctx context.Context) error {
 	go func() { defer close(done); n.send(ctx) }()
 	defer func() { <-done }()
 	moved := make(chan struct{}, 1)
-	follow := make(chan error, 1)
-	following := make(chan struct{})
-	go func() {
-		started := func(int64) error { close(following); return nil }
-		follow <- n.api.Follow(ctx, hub.FollowInput{Started: started}, func(hub.Event) error {
-			select {
-			case moved <- struct{}{}:
-			default:
-			}
-			return nil
-		})
-	}()
-	// The first check waits until the follow is in place: what is
-	// committed before it is read by the check, what comes after moves
-	// the follow. Checking first would miss an item committed between
-	// the check's read and the follow's start.
-	select {
-	case <-ctx.Done():
-		return nil
-	case err := <-follow:
-		return stopped(ctx, err)
-	case <-following:
+	signal := func() {
+		select {
+		case moved <- struct{}{}:
+		default:
+		}
 	}
+	// The follow signals once it is in place, then whenever the timeline
+	// moves; the first check waits for that first signal: what is
+	// committed before it is read by the check, what comes after moves
+	// the follow. Checking before would miss an item committed between
+	// the check's read and the follow's start.
+	follow := make(chan error, 1)
+	go func() {
+		started := func(int64) error { signal(); return nil }
+		follow <- n.api.Follow(ctx, hub.FollowInput{Started: started}, func(hub.Event) error { signal(); return nil })
+	}()
 	due := time.NewTimer(time.Hour)
+	due.Stop()
 	defer due.Stop()
 	for {
-		next, err := n.Check(ctx)
-		if err != nil && ctx.Err() == nil {
-			fmt.Fprintf(n.o.Log, "bb notify: %s\n", hub.WordsOf(err, hub.Vocabulary{}))
-		}
-		due.Stop()
-		if !next.IsZero() {
-			due.Reset(max(next.Sub(n.api.Now()), time.Second))
-		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -344,6 +330,14 @@ func (n *Notifier) Run(ctx context.Context) error {
 			return stopped(ctx, err)
 		case <-moved:
 		case <-due.C:
+		}
+		next, err := n.Check(ctx)
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintf(n.o.Log, "bb notify: %s\n", hub.WordsOf(err, hub.Vocabulary{}))
+		}
+		due.Stop()
+		if !next.IsZero() {
+			due.Reset(max(next.Sub(n.api.Now()), time.Second))
 		}
 	}
 }
