@@ -111,6 +111,9 @@ type delivery struct {
 	channels []string
 }
 
+// stopWait bounds a webhook attempt that a stop lets finish.
+const stopWait = 10 * time.Second
+
 // DesktopChannel is the channel of desktop notifications in the record of
 // what was delivered.
 const DesktopChannel = "desktop"
@@ -295,9 +298,10 @@ func Text(p Payload, escalateAfter int) string {
 // Run checks at once, then whenever the timeline moves and when the next
 // escalation falls due, delivering until ctx ends. Items already waiting
 // when it starts are delivered unless the board records them delivered to
-// that channel: a restart sends only what was never delivered (and, if it
-// stopped between a delivery and its record, that one again: receivers
-// can tell by ID).
+// that channel: a restart sends only what was never delivered. A stop lets
+// the POST in flight finish and records it; only a process killed between
+// a delivery and its record sends that one again (receivers can tell by
+// ID).
 func (n *Notifier) Run(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() { defer close(done); n.send(ctx) }()
@@ -406,8 +410,15 @@ func (n *Notifier) post(ctx context.Context, url string, body []byte) error {
 	}
 }
 
+// postOnce makes one attempt. A stop (ctx ended) does not cut an attempt
+// in flight: the receiver may already have the item, and only an answer
+// read here lets it be recorded, so that a restart does not send it
+// again. The attempt stays bounded by the client's timeout, or by
+// stopWait when the client has none.
 func (n *Notifier) postOnce(ctx context.Context, url string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopWait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

@@ -333,3 +333,38 @@ func TestRestartSendsOnlyWhatWasNotDelivered(t *testing.T) {
 		t.Errorf("channels %s %s: one per URL, without the URL", WebhookChannel(srv.URL), WebhookChannel(down.URL))
 	}
 }
+
+// A stop while a POST is in flight lets it finish and records it: the
+// receiver has the item, and a restart must not send it again.
+func TestStopFinishesTheDeliveryInFlight(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := board(t)
+	m, err := svc.SendMail(ctx, hub.SendInput{From: "carol", To: "dana", BeadID: "bb-2", Category: hub.CategoryBlocked, Subject: "s", Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrived, answer := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-answer
+	}))
+	defer srv.Close()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() { done <- New(svc, Options{Webhooks: []string{srv.URL}, Attempts: 1}).Run(runCtx) }()
+	select {
+	case <-arrived:
+	case <-time.After(20 * time.Second): // a hang guard, not a measure
+		t.Fatal("nothing delivered")
+	}
+	stop()
+	time.Sleep(50 * time.Millisecond) // the stop reaches the sender before the answer
+	close(answer)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	id := "blocked:" + m.UUID
+	if rec, err := svc.Notified(ctx, WebhookChannel(srv.URL), []string{id}); err != nil || len(rec) != 1 {
+		t.Fatalf("the delivery answered after the stop was not recorded: %v %v", rec, err)
+	}
+}
