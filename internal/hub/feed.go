@@ -85,7 +85,13 @@ func (s *Service) Follow(ctx context.Context, in FollowInput, emit func(Event) e
 		for sent < upTo {
 			q := f
 			q.AfterSeq, q.Desc, q.Limit = sent, false, followBatch
-			evs, err := Read(ctx, s, func(tx Tx) ([]Event, error) { return tx.ListEvents(ctx, q) })
+			evs, err := Read(ctx, s, func(tx Tx) ([]Event, error) {
+				evs, err := tx.ListEvents(ctx, q)
+				if err != nil {
+					return nil, err
+				}
+				return evs, NameTasks(ctx, tx, evs)
+			})
 			if err != nil {
 				return err
 			}
@@ -286,7 +292,12 @@ func (f *feed) catchUp(ctx context.Context) {
 				return err
 			}
 			evs, err = tx.ListEvents(ctx, EventFilter{AfterSeq: after, Limit: followBatch})
-			return err
+			if err != nil {
+				return err
+			}
+			// Named once here for every follower, as a paged read names
+			// them: a followed task event says which task.
+			return NameTasks(ctx, tx, evs)
 		})
 		if err != nil || len(evs) == 0 {
 			return

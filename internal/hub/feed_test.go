@@ -160,3 +160,40 @@ func seqs(evs []hub.Event) []int64 {
 	}
 	return out
 }
+
+// A followed task event names its task, in the backlog and live, as a
+// paged read of the timeline does.
+func TestFollowNamesTasks(t *testing.T) {
+	svc := openBoard(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, _, err := svc.RegisterAgent(ctx, hub.RegisterInput{ID: "ann", Role: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := svc.CreateTask(ctx, "ann", hub.TaskInput{Title: "Write the parser"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan hub.Event, 100)
+	started := make(chan int64, 1)
+	go func() {
+		_ = svc.Follow(ctx, hub.FollowInput{Filter: hub.EventFilter{Types: []string{hub.KindTaskCreated}}, Backlog: true,
+			Started: func(after int64) error { started <- after; return nil }},
+			func(e hub.Event) error { got <- e; return nil })
+	}()
+	<-started
+	second, err := svc.CreateTask(ctx, "ann", hub.TaskInput{Title: "Test the parser"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []hub.Task{first.Task, second.Task} {
+		select {
+		case e := <-got:
+			if e.Task == nil || e.Task.ID != want.ID || e.Task.Title != want.Title || e.Task.Handle != hub.TaskHandle(want.ID) {
+				t.Errorf("event %d names %+v, want %s %q", e.Seq, e.Task, want.ID, want.Title)
+			}
+		case <-time.After(20 * time.Second): // a hang guard, not a measure
+			t.Fatalf("no event for %s", want.Title)
+		}
+	}
+}
