@@ -13,11 +13,19 @@ import (
 // git is started once per clone, not once per command.
 const idFile = "bb-repository-id"
 
+// ShallowID is the fingerprint of a shallow clone (git clone --depth):
+// its history is cut, so its root commit, and which repository it is a
+// clone of, cannot be told.
+const ShallowID = "shallow"
+
 // ID is the fingerprint of r's repository: the hash of its root commit
 // (the smallest, when histories were joined), the same in every clone and
 // work tree. It is read from the cache file in the common directory, or,
 // the first time, asked of git (git rev-list --max-parents=0 HEAD) and
-// cached. "" when the repository has no commit yet or git cannot tell.
+// cached. ShallowID for a shallow clone (git lists its cut-off points in
+// the common directory's "shallow" file; never cached, so that a clone
+// deepened with git fetch --unshallow is told). "" when the repository
+// has no commit yet or git cannot tell.
 func ID(ctx context.Context, r Repo) string {
 	if r.CommonDir == "" || r.Top == "" {
 		return ""
@@ -27,6 +35,9 @@ func ID(ctx context.Context, r Repo) string {
 		if id := strings.TrimSpace(string(b)); id != "" {
 			return id
 		}
+	}
+	if _, err := os.Stat(filepath.Join(r.CommonDir, "shallow")); err == nil {
+		return ShallowID
 	}
 	out, err := exec.CommandContext(ctx, "git", "-C", r.Top, "rev-list", "--max-parents=0", "HEAD").Output()
 	if err != nil {

@@ -129,6 +129,8 @@ const (
 	ActNewCredential = "new_credential"
 	// ActOwnBoard: use the board of this checkout's repository.
 	ActOwnBoard = "own_board"
+	// ActUnshallow: fetch the whole history of a shallow clone.
+	ActUnshallow = "unshallow"
 )
 
 // ActionWords words an action in a surface's syntax; "" falls back to the
@@ -155,6 +157,8 @@ func PlainAction(a Action) string {
 		return "ask the operator for a new one"
 	case ActOwnBoard:
 		return "Use the board of this repository instead"
+	case ActUnshallow:
+		return "Fetch the whole history first: git fetch --unshallow"
 	}
 	return strings.ReplaceAll(a.Do, "_", " ")
 }

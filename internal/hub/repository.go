@@ -2,6 +2,9 @@ package hub
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/blackboard-hub/bb/internal/gitrepo"
 )
 
 // RebaseScopes makes an older board's scopes relative, once: every
@@ -58,6 +61,17 @@ func (s *Service) ClaimRepository(ctx context.Context, id string) (string, error
 	rec, err := Read(ctx, s, func(tx Tx) (RepositoryRecord, error) { return tx.GetRepository(ctx) })
 	if err != nil {
 		return "", err
+	}
+	if id == gitrepo.ShallowID {
+		// Neither accepted nor made the board's: a shallow clone of
+		// another repository would mix its paths in unseen.
+		board := ""
+		if rec.RepoID != "" {
+			board = fmt.Sprintf(" (first commit %s)", short(rec.RepoID))
+		}
+		return rec.RepoID, FieldErr(CodeWrongRepository, "repository",
+			"this checkout is a shallow clone: its first commit is cut off, so the board cannot tell that it is a clone of the board's repository%s. {do}",
+			board).With(Action{Do: ActUnshallow})
 	}
 	if rec.RepoID == "" {
 		err = s.Store.Write(ctx, func(tx Tx) error {

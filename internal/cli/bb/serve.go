@@ -74,9 +74,13 @@ no new connections, event streams closed, requests in progress answered
 			// The board learns its repository from the server's own
 			// checkout, before any clone calls (a board outside git
 			// takes the first fingerprint a client sends).
+			// A shallow checkout cannot tell its repository: the first
+			// whole clone that calls does.
 			if r, ok, err := gitrepo.FromEnv(a.env.Getenv, svc.Root()); ok && err == nil && r.Top != "" {
-				if _, err := svc.ClaimRepository(cmd.Context(), gitrepo.ID(cmd.Context(), r)); err != nil {
-					return err
+				if id := gitrepo.ID(cmd.Context(), r); id != gitrepo.ShallowID {
+					if _, err := svc.ClaimRepository(cmd.Context(), id); err != nil {
+						return err
+					}
 				}
 			}
 			defer a.startNotify(cmd.Context(), svc, webhooks, "http://"+addr+"/")()

@@ -314,6 +314,26 @@ func TestClonesThroughServe(t *testing.T) {
 	if r, note := s.edit(t, "x"); r != "" || !strings.Contains(note, "another repository") {
 		t.Fatalf("hook from another repository: %q %q", r, note)
 	}
+
+	// A shallow clone cannot tell its repository: refused, saying so and
+	// how to deepen it; once deepened it is a clone like any other.
+	if err := os.WriteFile(filepath.Join(p.dir, "second"), []byte("2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.must(t, "git", "add", "second")
+	p.must(t, "git", "commit", "-qm", "second")
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	p.must(t, "git", "clone", "-q", "--depth", "1", "file://"+p.dir, shallow)
+	out, errOut, code = p.runIn(shallow, remote, bbPath(), "status")
+	if code != 1 || !strings.Contains(errOut, "shallow clone") || !strings.Contains(errOut, "git fetch --unshallow") {
+		t.Fatalf("status from a shallow clone: exit %d %q %q", code, out, errOut)
+	}
+	if out, errOut, code := p.runIn(shallow, nil, "git", "fetch", "-q", "--unshallow"); code != 0 {
+		t.Fatalf("git fetch --unshallow: %s%s", out, errOut)
+	}
+	if out, errOut, code = p.runIn(shallow, remote, bbPath(), "status"); code != 0 {
+		t.Fatalf("status from the deepened clone: exit %d %q %q", code, out, errOut)
+	}
 }
 
 // The merge-aware check: agent A edits and commits src/c.go on branch feat
