@@ -211,21 +211,25 @@ func (f *feed) signal() {
 	}
 }
 
-// subscribe registers a follower; events with seq > the feed's position
-// at that moment will be sent to it. It returns that position.
+// subscribe registers a follower and returns the newest event committed
+// when it subscribed: the follower is sent every event after the feed's
+// position, and a follower of the new events starts after the returned
+// one. The two differ while the feed has not yet read a commit (it reads
+// after each commit, not inside it): reading the newest event here keeps
+// an event committed just before the subscription out of "what is new".
 func (f *feed) subscribe(ctx context.Context) (*follower, int64, error) {
+	var last int64
+	err := f.st.Read(ctx, func(tx Tx) error {
+		var err error
+		last, err = tx.LastEventSeq(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.stop == nil {
-		var last int64
-		err := f.st.Read(ctx, func(tx Tx) error {
-			var err error
-			last, err = tx.LastEventSeq(ctx)
-			return err
-		})
-		if err != nil {
-			return nil, 0, err
-		}
 		f.last = last
 		run, stop := context.WithCancel(context.WithoutCancel(ctx))
 		f.stop = stop
@@ -233,7 +237,7 @@ func (f *feed) subscribe(ctx context.Context) (*follower, int64, error) {
 	}
 	s := &follower{ch: make(chan Event, feedBuffer)}
 	f.subs[s] = struct{}{}
-	return s, f.last, nil
+	return s, max(f.last, last), nil
 }
 
 // unsubscribe removes s; the feed stops when nobody follows.

@@ -197,3 +197,42 @@ func TestFollowNamesTasks(t *testing.T) {
 		}
 	}
 }
+
+// A follower of the new events never gets one committed before it
+// started, even while the running feed has not read that commit yet.
+func TestFollowStartsAfterWhatIsCommitted(t *testing.T) {
+	svc := openBoard(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	open := make(chan struct{})
+	close(open)
+	follow(t, ctx, svc, open) // keeps the feed running
+	for i := range 30 {
+		postN(t, svc, 1)
+		page, err := svc.Events(ctx, hub.EventQuery{Newest: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := page.Events[len(page.Events)-1].Seq
+		fctx, stop := context.WithCancel(ctx)
+		got := make(chan int64, 16)
+		started := make(chan int64, 1)
+		go func() {
+			_ = svc.Follow(fctx, hub.FollowInput{Started: func(after int64) error { started <- after; return nil }},
+				func(e hub.Event) error { got <- e.Seq; return nil })
+		}()
+		if after := <-started; after < before {
+			t.Fatalf("round %d: follows after %d, but %d was committed before it started", i, after, before)
+		}
+		postN(t, svc, 1)
+		select {
+		case seq := <-got:
+			if seq <= before {
+				t.Fatalf("round %d: got %d, committed before the follow started (newest then %d)", i, seq, before)
+			}
+		case <-time.After(20 * time.Second): // a hang guard, not a measure
+			t.Fatalf("round %d: no event", i)
+		}
+		stop()
+	}
+}
