@@ -144,6 +144,12 @@ func (g *guarded) do(ctx context.Context, write bool, fn func(hub.Tx) error) err
 				continue
 			}
 		}
+		// A call that failed on the files another call has reopened
+		// since (it saw the log replaced first, so logReplaced is false
+		// here) is tried once on the new files, like the one above.
+		if err != nil && attempt == 0 && g.sqlite() && g.replacedSince(st) && !hub.IsCode(err, hub.CodeDatabaseUnavailable) {
+			continue
+		}
 		switch {
 		case err == nil:
 			g.healthy(start)
@@ -207,6 +213,14 @@ func (g *guarded) checkFiles(ctx context.Context) error {
 	}
 	_, err = g.reopen(ctx, why)
 	return err
+}
+
+// replacedSince reports whether the store was reopened since st was the
+// one calls ran on.
+func (g *guarded) replacedSince(st *sqlstore.DB) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.st != st
 }
 
 // logReplaced reports whether the -wal file the store opened is no longer
