@@ -17,9 +17,12 @@ import (
 
 // shells are the programs a client may run a hook command through; they are
 // skipped to reach the client itself (names compared in lower case, without
-// a Windows ".exe").
+// a Windows ".exe"). So are git and the git hooks bb guard installs: bb
+// guard check runs in the pre-commit or pre-push script (a script's process
+// is named after its file), under git, which an agent's shell tool ran,
+// under the client.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true, "ksh": true, "env": true,
-	"cmd": true, "powershell": true, "pwsh": true}
+	"cmd": true, "powershell": true, "pwsh": true, "git": true, "pre-commit": true, "pre-push": true}
 
 // Proc is what the walk needs to know of one process.
 type Proc struct {
@@ -34,8 +37,9 @@ type Table interface {
 	Lookup(pid int) (p Proc, ok bool)
 }
 
-// maxShells bounds the walk: a hook runs through at most a few shells.
-const maxShells = 3
+// maxShells bounds the walk: a hook runs through at most a few shells (a
+// git hook: its own shell, git, and the shell tool's one or two).
+const maxShells = 5
 
 // Client returns the process id of the client that started this process:
 // the parent, or, when the parent is a shell, the first ancestor that is

@@ -27,7 +27,16 @@ func TestWalk(t *testing.T) {
 		801: {Name: "zsh", Parent: 802},
 		802: {Name: "zsh", Parent: 803},
 		803: {Name: "zsh", Parent: 804},
+		804: {Name: "zsh", Parent: 805},
+		805: {Name: "zsh", Parent: 806},
+		806: {Name: "zsh", Parent: 807},
 		900: {Name: "sh", Parent: 0},
+		// bb guard check run by git's pre-commit hook, in a commit the
+		// agent made through its shell tool.
+		1000: {Name: "pre-commit", Parent: 1001},
+		1001: {Name: "git", Parent: 1002},
+		1002: {Name: "bash", Parent: 1003},
+		1003: {Name: "bash", Parent: 100},
 	}
 	for _, c := range []struct {
 		from, want int
@@ -38,7 +47,8 @@ func TestWalk(t *testing.T) {
 		{300, 100, "two shells between (a path as name)"},
 		{400, 400, "not a shell"},
 		{700, 600, "Windows shells, any case, with .exe"},
-		{800, 803, "at most three shells are skipped"},
+		{800, 805, "at most five shells are skipped"},
+		{1000, 100, "a git hook run by the agent's shell tool"},
 		{900, 900, "a shell without a parent"},
 		{999, 999, "an unknown process"},
 		{1, 1, "init"},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/procid"
 	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
@@ -145,7 +146,9 @@ the ref lines git gives a pre-push hook on stdin; the remote's name is the
 first argument) against other agents' reservations. Exits 1 naming each
 holder, the reserved scope, until when, and how to proceed, when an active
 agent holds one of them; exits 0 otherwise. Acting agent: --as or
-$BB_AGENT_ID (its own reservations never conflict). Problems reading the
+$BB_AGENT_ID, else the agent of the coding-agent session the commit is
+made in (found through the client process, as bb mcp finds it); its own
+reservations never conflict. Problems reading the
 board or git are reported on stderr and do not block (exit 0).
 The paths go through the core's path check (CheckPaths, the rule of the
 edit hook); each overlap is recorded as an INCURSION event. The board's
@@ -506,7 +509,7 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	}
 	agent, explicit := a.identity()
 	if !explicit {
-		agent = ""
+		agent = a.sessionAgent(ctx, api)
 	}
 	// Git names paths from the top of this work tree; scopes are relative
 	// to it in every work tree and clone of the repository. Locally the
@@ -567,6 +570,26 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 		return a.reply(cmd, res, nil)
 	}
 	return &hub.Error{Code: hub.CodeReservationConflict, Message: msg}
+}
+
+// sessionAgent is the agent of the coding-agent session this process runs
+// in, "" when none is known: a commit the agent makes through its shell
+// tool runs the guard under the client (git and shells between), whose hook
+// session names the agent, so that its own reservations do not refuse its
+// own commit.
+func (a *app) sessionAgent(ctx context.Context, api interface {
+	SessionOf(context.Context, hooks.ClientRef) (hub.HookSession, error)
+}) string {
+	client, sid := procid.Session(a.env.Getenv)
+	pid := procid.Client()
+	if pid <= 1 && sid == "" {
+		return ""
+	}
+	hs, err := api.SessionOf(ctx, hooks.ClientRef{Client: client, SessionID: sid, PID: pid})
+	if err != nil {
+		return ""
+	}
+	return hs.AgentID
 }
 
 // oneLineErr is err's message on one line (git's messages span several).

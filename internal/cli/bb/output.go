@@ -130,7 +130,14 @@ func (a *app) fail(command string, err *hub.Error) {
 		msg += ": " + err.Err.Error()
 	}
 	a.errorWord()
-	fmt.Fprintf(a.env.Stderr, " [%s]: %s\n", err.Code, termtext.Line(msg))
+	// A message of several lines (the guard's refusal) keeps them, each
+	// escaped and indented under the first, so none passes for a line
+	// of its own.
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = termtext.Line(l)
+	}
+	fmt.Fprintf(a.env.Stderr, " [%s]: %s\n", err.Code, strings.Join(lines, "\n  "))
 }
 
 // humanOut is the writer for human output on stdout.

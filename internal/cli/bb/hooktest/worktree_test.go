@@ -432,3 +432,36 @@ func TestInstalledHooksRunInClaudeWorktree(t *testing.T) {
 		t.Fatalf("the installed PreToolUse hook in the work tree: %v %s", err, out)
 	}
 }
+
+// A commit an agent makes through its shell tool is the agent's own: the
+// guard, run by git under the client, finds the client's hook session and
+// lets the agent commit the files it holds. The same commit made outside
+// that client (here under timeout, which is not a shell) is refused.
+func TestGuardKnowsTheSessionsAgent(t *testing.T) {
+	p := newProject(t)
+	p.bb(t, nil, "guard", "install")
+	a := &wtSession{p: p, dir: p.dir, id: "sess-a"}
+	ida := a.start(t)
+	if r, note := a.edit(t, "src/a.go"); r != "" {
+		t.Fatalf("a's edit: %s %s", r, note)
+	}
+	if h := p.holders(t); h["src/a.go"] != ida {
+		t.Fatalf("holders: %v", h)
+	}
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(p.dir, "src", "a.go"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("package y\n")
+	// This test process is the "client": the hook sessions above were
+	// started from it, and git runs here under it.
+	if out, errOut, code := p.runIn(p.dir, nil, "git", "commit", "-qam", "a's own change"); code != 0 {
+		t.Fatalf("the session's own commit of its file: exit %d %s%s", code, out, errOut)
+	}
+	write("package z\n")
+	out, errOut, code := p.runIn(p.dir, nil, "timeout", "60", "git", "commit", "-qam", "someone else's")
+	if code == 0 || !strings.Contains(errOut, "commit refused") || !strings.Contains(errOut, ida) {
+		t.Fatalf("a commit outside the session: exit %d %s%s", code, out, errOut)
+	}
+}
