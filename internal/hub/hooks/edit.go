@@ -27,6 +27,13 @@ type PathCheckInput struct {
 	// another agent's reservation (the git guard sets it; the edit check
 	// records them itself).
 	RecordIncursions bool
+	// Committed says that Agent is committing the paths on Where's
+	// branch (the git guard's commit check): when nothing refuses them,
+	// they are recorded for the merge-aware check as the edit check
+	// records edits, so files changed by other means (a shell command, a
+	// generator) count once committed.
+	Committed bool
+	Where     hub.Where
 }
 
 // PathHolder is another agent's reservation overlapping a checked path.
@@ -92,10 +99,30 @@ func (s *Service) CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckR
 		return PathCheckResult{}, err
 	}
 	res, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (PathCheckResult, error) { return s.checkPathsTx(ctx, tx, in, stale) })
-	if err != nil || !in.RecordIncursions {
+	where := hub.CleanWhere(in.Where)
+	committed := in.Committed && in.Agent != "" && where.Branch != "" && !res.Blocking && len(res.Paths) > 0
+	if err != nil || in.Agent == "" || !in.RecordIncursions && !committed {
 		return res, err
 	}
-	return res, s.recordIncursions(ctx, in.Agent, "", res, "")
+	return res, s.Store.Write(ctx, func(tx hub.Tx) error {
+		if in.RecordIncursions {
+			if err := s.recordIncursionsTx(ctx, tx, in.Agent, "", res, ""); err != nil {
+				return err
+			}
+		}
+		if !committed {
+			return nil
+		}
+		set, err := s.hookSettingsTx(ctx, tx)
+		if err != nil || set.MergeCheck == hub.ModeOff {
+			return err
+		}
+		paths := make([]string, len(res.Paths))
+		for i, pc := range res.Paths {
+			paths[i] = pc.scope.Path
+		}
+		return tx.RecordBranchEdits(ctx, in.Agent, where, paths, s.Now())
+	})
 }
 
 func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput, staleMin int) (PathCheckResult, error) {

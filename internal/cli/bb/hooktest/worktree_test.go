@@ -465,3 +465,33 @@ func TestGuardKnowsTheSessionsAgent(t *testing.T) {
 		t.Fatalf("a commit outside the session: exit %d %s%s", code, out, errOut)
 	}
 }
+
+// A file changed by other means than the edit tool (here a shell write)
+// counts for the merge-aware check once committed: the guard records the
+// commit's files on the committer's branch, and another agent's edit of
+// one in the main checkout is warned, naming the committer and the branch.
+func TestMergeAwareCommit(t *testing.T) {
+	p := newProject(t)
+	p.bb(t, nil, "guard", "install")
+	wt := filepath.Join(filepath.Dir(p.dir), filepath.Base(p.dir)+"-gen")
+	p.must(t, "git", "worktree", "add", "-q", wt, "-b", "gen")
+	t.Cleanup(func() { _ = os.RemoveAll(wt) })
+	a := &wtSession{p: p, dir: wt, id: "sess-a"}
+	b := &wtSession{p: p, dir: p.dir, id: "sess-b"}
+	ida, _ := a.start(t), b.start(t)
+	if err := os.WriteFile(filepath.Join(wt, "src", "gen.go"), []byte("package gen\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "src/gen.go"}, {"commit", "-qm", "generated"}} {
+		if out, errOut, code := p.runIn(wt, []string{"BB_AGENT_ID=" + ida}, "git", args...); code != 0 {
+			t.Fatalf("git %v: %s%s", args, out, errOut)
+		}
+	}
+	if r, note := b.edit(t, "src/gen.go"); r != "" || !strings.Contains(note, ida+" on branch gen") || !strings.Contains(note, "not merged") {
+		t.Fatalf("B's edit of a file A committed on gen: reason %q, note %q", r, note)
+	}
+	p.must(t, "git", "merge", "-q", "gen")
+	if r, note := b.edit(t, "src/gen.go"); r != "" || note != "" {
+		t.Fatalf("B's edit after the merge: %q %q", r, note)
+	}
+}
