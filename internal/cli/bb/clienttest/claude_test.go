@@ -78,7 +78,7 @@ func TestClaudeCode(t *testing.T) {
 	sessionIDs := map[string]string{}
 	claude := func(session, step string) {
 		args := []string{"-p", "[session " + session + "] [step " + step + "] go on", "--output-format", "json",
-			"--permission-mode", "acceptEdits", "--allowedTools", "mcp__blackboard,Read"}
+			"--permission-mode", "acceptEdits", "--allowedTools", "mcp__blackboard,Read,Bash"}
 		mu.Lock()
 		if id := sessionIDs[session]; id != "" {
 			args = append(args, "--resume", id)
@@ -204,6 +204,21 @@ func TestClaudeCode(t *testing.T) {
 	}
 	if got := p.read("src/a.go"); got != "package z\n" {
 		t.Errorf("A's edit of its own file did not happen: %q", got)
+	}
+
+	// A commits its change with its shell tool: the git guard, run by git
+	// under Claude Code, knows it is A (Claude Code sources the
+	// $CLAUDE_ENV_FILE bb's SessionStart wrote, so BB_AGENT_ID is set in
+	// A's shell), and A's own reservation of src/a.go does not refuse A's
+	// commit.
+	p.run("bb", "guard", "install")
+	pl.set("commit", turnPart{Tool: "Bash", Input: map[string]any{"command": "git commit -qam 'A changes a.go'", "description": "Commit the change"}})
+	claude("A", "commit")
+	if got := strings.TrimSpace(p.run("git", "log", "-1", "--format=%s")); got != "A changes a.go" {
+		t.Errorf("A's commit of the file it holds did not happen (last commit %q)", got)
+		if reqs := stepRequests(srv, "A", "commit"); len(reqs) > 0 {
+			dump(t, "claude-A-commit", reqs[len(reqs)-1].Body)
+		}
 	}
 	p.write("src/a.go", "package x\n") // the model's edit, not bb's: undone before the uninstall check
 
