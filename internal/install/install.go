@@ -140,7 +140,9 @@ func FilesHelp() string {
 		}
 		var evs []string
 		for _, e := range hookio.Events(cl.Name) {
-			if e.Matcher != "" {
+			if e.Except != "" {
+				evs = append(evs, e.Name+"(all but "+e.Except+")")
+			} else if e.Matcher != "" {
 				evs = append(evs, e.Name+"("+e.Matcher+")")
 			} else {
 				evs = append(evs, e.Name)
