@@ -79,6 +79,8 @@ const ClaudeEditTools = "Edit|Write|MultiEdit|NotebookEdit"
 // (apply_patch, and its aliases Edit and Write).
 const codexEditTools = "apply_patch|Edit|Write"
 
+const copilotEditTools = "create|edit|str_replace_editor|apply_patch"
+
 // Events returns the events the board uses for a client (nil for an
 // unknown client). `bb install` writes exactly these.
 func Events(client string) []EventSpec {
@@ -119,6 +121,11 @@ func Events(client string) []EventSpec {
 			{Name: "Stop", Kind: KindStop, Injects: true},
 		}
 	case "gemini":
+		// AfterTool runs for every tool, edits included: a BeforeTool hook
+		// cannot add context. Gemini CLI reads only its decision/reason
+		// and hookSpecificOutput.tool_input (geminicli.com/docs/hooks/
+		// reference, BeforeTool; 0.61.0's bundle applies nothing else when
+		// the tool runs); TestGeminiCLI's own-edit step keeps that in view.
 		return []EventSpec{
 			{Name: "SessionStart", Kind: KindStart, Injects: true},
 			{Name: "BeforeAgent", Kind: KindPrompt, Injects: true},
@@ -136,17 +143,31 @@ func Events(client string) []EventSpec {
 	case "copilot":
 		// Matchers are regular expressions over the whole tool name; the
 		// file-writing tools are create, edit (str_replace_editor) and
-		// apply_patch.
+		// apply_patch. A preToolUse hook's additionalContext reaches the
+		// model when the tool runs (a user message "Additional context from
+		// preToolUse hook: …" after the tool's result), so postToolUse runs
+		// for the other tools only. The CLI's hooks reference lists only
+		// permissionDecision, permissionDecisionReason and modifiedArgs for
+		// preToolUse; the SDK's (docs.github.com/en/copilot/how-tos/
+		// copilot-sdk/use-hooks/pre-tool-use, and PreToolUseHookOutput in
+		// 1.0.102's copilot-sdk/types.d.ts) has additionalContext, and the
+		// same runtime applies it to command hooks: TestCopilotCLI's
+		// own-edit step proves it with 1.0.102 and fails if a release stops.
 		return []EventSpec{
 			{Name: "sessionStart", Kind: KindStart, Injects: true},
 			{Name: "userPromptSubmitted", Kind: KindPrompt, Injects: true},
-			{Name: "preToolUse", Kind: KindPreTool, Matcher: "create|edit|str_replace_editor|apply_patch"},
-			{Name: "postToolUse", Kind: KindPostTool, Injects: true},
+			{Name: "preToolUse", Kind: KindPreTool, Matcher: copilotEditTools, Injects: true},
+			{Name: "postToolUse", Kind: KindPostTool, Matcher: AllBut(copilotEditTools), Except: copilotEditTools, Injects: true},
 			{Name: "agentStop", Kind: KindStop, Injects: true},
 		}
 	case "qwen":
 		// Qwen Code's matchers are unanchored regular expressions over
 		// the tool id ("edit" alone would also match notebook_edit).
+		// PostToolUse runs for every tool, edits included: its hooks doc
+		// lists additionalContext among PreToolUse's outputs, but 0.24.4
+		// drops it when it lets the tool run (firePreToolUseHook returns
+		// it; the scheduler and the ACP session only log it), which
+		// TestQwenCode's own-edit step showed with the edits excluded.
 		return []EventSpec{
 			{Name: "SessionStart", Kind: KindStart, Injects: true},
 			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
