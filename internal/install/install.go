@@ -333,7 +333,10 @@ func (ie *Env) Install(cl Client) (Result, error) {
 		} else if err := ie.jsonEdit(hf, h.Skeleton, func(d *jsonDoc) error {
 			created, _, err := d.setHookGroups(groups, ourHookEntry(cl.Name))
 			hf.rec.addContainers(created)
-			return err
+			if err != nil {
+				return err
+			}
+			return d.removeStaleHooks(cl.Name)
 		}); err != nil {
 			return r, err
 		}
