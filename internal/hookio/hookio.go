@@ -21,7 +21,10 @@ package hookio
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -60,6 +63,9 @@ type EventSpec struct {
 	Kind Kind
 	// Matcher is the tool-name pattern for tool events ("" = none).
 	Matcher string
+	// Except, for a tool event that runs for every tool but some, names
+	// those tools ("Edit|Write"); Matcher is then the pattern that says so.
+	Except string
 	// Injects is true when the client adds this event's output to the
 	// model's context.
 	Injects bool
@@ -68,6 +74,12 @@ type EventSpec struct {
 // ClaudeEditTools are Claude Code's file-editing tools (its PreToolUse
 // matcher).
 const ClaudeEditTools = "Edit|Write|MultiEdit|NotebookEdit"
+
+// codexEditTools are the names Codex CLI matches a file edit by
+// (apply_patch, and its aliases Edit and Write).
+const codexEditTools = "apply_patch|Edit|Write"
+
+const copilotEditTools = "create|edit|str_replace_editor|apply_patch"
 
 // Events returns the events the board uses for a client (nil for an
 // unknown client). `bb install` writes exactly these.
@@ -86,18 +98,34 @@ func Events(client string) []EventSpec {
 			// name. https://code.claude.com/docs/en/hooks (matchers,
 			// PreToolUse decision control).
 			{Name: "PreToolUse", Kind: KindPreTool, Matcher: ClaudeEditTools, Injects: true},
-			{Name: "PostToolUse", Kind: KindPostTool, Matcher: "^(?!(?:" + ClaudeEditTools + ")$)", Injects: true},
+			{Name: "PostToolUse", Kind: KindPostTool, Matcher: "^(?!(?:" + ClaudeEditTools + ")$)", Except: ClaudeEditTools, Injects: true},
 			{Name: "Stop", Kind: KindStop, Injects: true},
 		}
 	case "codex":
+		// As for Claude Code: Codex adds a PreToolUse hook's
+		// hookSpecificOutput.additionalContext to the model's context when
+		// it lets the tool run (developers.openai.com/codex/hooks,
+		// PreToolUse; openai/codex#20692, in 0.169.0: its binary has no
+		// "PreToolUse hook returned unsupported additionalContext" left,
+		// and TestCodexCLI's own-edit step proves the mail arrives), so
+		// PostToolUse runs for the other tools only. Codex matches a tool
+		// name with Rust's regex crate, which has no look-around ("look-
+		// around ... is not supported" in its binary): the matcher is
+		// spelled without it (AllBut). An apply_patch call also matches
+		// as Edit and Write, so those stay out too.
 		return []EventSpec{
 			{Name: "SessionStart", Kind: KindStart, Injects: true},
 			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
-			{Name: "PreToolUse", Kind: KindPreTool, Matcher: "apply_patch|Edit|Write"},
-			{Name: "PostToolUse", Kind: KindPostTool, Injects: true},
+			{Name: "PreToolUse", Kind: KindPreTool, Matcher: codexEditTools, Injects: true},
+			{Name: "PostToolUse", Kind: KindPostTool, Matcher: AllBut(codexEditTools), Except: codexEditTools, Injects: true},
 			{Name: "Stop", Kind: KindStop, Injects: true},
 		}
 	case "gemini":
+		// AfterTool runs for every tool, edits included: a BeforeTool hook
+		// cannot add context. Gemini CLI reads only its decision/reason
+		// and hookSpecificOutput.tool_input (geminicli.com/docs/hooks/
+		// reference, BeforeTool; 0.61.0's bundle applies nothing else when
+		// the tool runs); TestGeminiCLI's own-edit step keeps that in view.
 		return []EventSpec{
 			{Name: "SessionStart", Kind: KindStart, Injects: true},
 			{Name: "BeforeAgent", Kind: KindPrompt, Injects: true},
@@ -115,17 +143,31 @@ func Events(client string) []EventSpec {
 	case "copilot":
 		// Matchers are regular expressions over the whole tool name; the
 		// file-writing tools are create, edit (str_replace_editor) and
-		// apply_patch.
+		// apply_patch. A preToolUse hook's additionalContext reaches the
+		// model when the tool runs (a user message "Additional context from
+		// preToolUse hook: …" after the tool's result), so postToolUse runs
+		// for the other tools only. The CLI's hooks reference lists only
+		// permissionDecision, permissionDecisionReason and modifiedArgs for
+		// preToolUse; the SDK's (docs.github.com/en/copilot/how-tos/
+		// copilot-sdk/use-hooks/pre-tool-use, and PreToolUseHookOutput in
+		// 1.0.102's copilot-sdk/types.d.ts) has additionalContext, and the
+		// same runtime applies it to command hooks: TestCopilotCLI's
+		// own-edit step proves it with 1.0.102 and fails if a release stops.
 		return []EventSpec{
 			{Name: "sessionStart", Kind: KindStart, Injects: true},
 			{Name: "userPromptSubmitted", Kind: KindPrompt, Injects: true},
-			{Name: "preToolUse", Kind: KindPreTool, Matcher: "create|edit|str_replace_editor|apply_patch"},
-			{Name: "postToolUse", Kind: KindPostTool, Injects: true},
+			{Name: "preToolUse", Kind: KindPreTool, Matcher: copilotEditTools, Injects: true},
+			{Name: "postToolUse", Kind: KindPostTool, Matcher: AllBut(copilotEditTools), Except: copilotEditTools, Injects: true},
 			{Name: "agentStop", Kind: KindStop, Injects: true},
 		}
 	case "qwen":
 		// Qwen Code's matchers are unanchored regular expressions over
 		// the tool id ("edit" alone would also match notebook_edit).
+		// PostToolUse runs for every tool, edits included: its hooks doc
+		// lists additionalContext among PreToolUse's outputs, but 0.24.4
+		// drops it when it lets the tool run (firePreToolUseHook returns
+		// it; the scheduler and the ACP session only log it), which
+		// TestQwenCode's own-edit step showed with the edits excluded.
 		return []EventSpec{
 			{Name: "SessionStart", Kind: KindStart, Injects: true},
 			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
@@ -146,6 +188,59 @@ func Events(client string) []EventSpec {
 		}
 	}
 	return nil
+}
+
+// AllBut returns a regular expression that matches a whole tool name
+// unless it is one of the names in list ("a|b|c"). It uses nothing but
+// literals, classes, groups, alternation and anchors, which every client's
+// engine reads alike (Rust's regex crate, Go's RE2, JavaScript), so no
+// look-ahead: the complement of the names is spelled out over a trie of
+// them. A name is matched when, read from the start, it leaves every
+// listed name at some character, stops short of one, or runs past one.
+func AllBut(list string) string {
+	type node struct {
+		next map[byte]*node
+		end  bool
+	}
+	root := &node{next: map[byte]*node{}}
+	for _, name := range strings.Split(list, "|") {
+		n := root
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if n.next[c] == nil {
+				n.next[c] = &node{next: map[byte]*node{}}
+			}
+			n = n.next[c]
+		}
+		n.end = true
+	}
+	lit := func(c byte) string {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' {
+			return string(c)
+		}
+		return fmt.Sprintf(`\x%02x`, c)
+	}
+	var rest func(n *node, top bool) string
+	rest = func(n *node, top bool) string {
+		keys := slices.Sorted(maps.Keys(n.next))
+		if len(keys) == 0 {
+			return ".+" // past a listed name
+		}
+		var class strings.Builder
+		for _, c := range keys {
+			class.WriteString(lit(c))
+		}
+		alts := []string{"[^" + class.String() + "].*"}
+		for _, c := range keys {
+			alts = append(alts, lit(c)+rest(n.next[c], false))
+		}
+		g := "(?:" + strings.Join(alts, "|") + ")"
+		if !n.end && !top {
+			g += "?" // or short of a listed name
+		}
+		return g
+	}
+	return "^" + rest(root, true) + "$"
 }
 
 // KindOf returns what event means for client (KindNone when the board does

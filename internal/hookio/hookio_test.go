@@ -2,7 +2,9 @@ package hookio
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -237,5 +239,42 @@ func TestCopilotQwenOpenCode(t *testing.T) {
 	}
 	if Continue("opencode", "session.idle", "go") != nil {
 		t.Fatal("opencode has no end-of-turn event")
+	}
+}
+
+// AllBut's matcher, read by Go's RE2 (the same syntax subset as Rust's
+// regex crate and JavaScript), takes every name but the listed ones.
+func TestAllBut(t *testing.T) {
+	list := "apply_patch|Edit|Write"
+	re := regexp.MustCompile(AllBut(list))
+	for _, name := range strings.Split(list, "|") {
+		if re.MatchString(name) {
+			t.Errorf("%s matches %s", re, name)
+		}
+	}
+	for _, name := range []string{"Bash", "apply_patc", "apply_patch2", "apply", "a", "E", "Edi", "Edits", "Wr", "WriteFile", "mcp__blackboard__bb_reserve", "update_plan", "edit", "x.y"} {
+		if !re.MatchString(name) {
+			t.Errorf("%s does not match %s", re, name)
+		}
+	}
+	if strings.Contains(AllBut(list), "(?!") || strings.Contains(AllBut(list), "(?=") {
+		t.Errorf("look-around in %s", AllBut(list))
+	}
+	// Every string over the names' letters: matched exactly when unlisted.
+	alphabet := []byte("apEWdit_lchrx")
+	rng := rand.New(rand.NewPCG(1, 2))
+	listed := map[string]bool{"apply_patch": true, "Edit": true, "Write": true}
+	for range 20000 {
+		b := make([]byte, 1+rng.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		if re.MatchString(string(b)) == listed[string(b)] {
+			t.Fatalf("%q: matched=%v", b, re.MatchString(string(b)))
+		}
+	}
+	dot := regexp.MustCompile(AllBut("a.b"))
+	if dot.MatchString("a.b") || !dot.MatchString("axb") {
+		t.Errorf("%s: a '.' in a name is a literal", dot)
 	}
 }

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -45,6 +46,33 @@ func (d *jsonDoc) setHookGroups(groups []HookGroup, ours func(raw string) bool) 
 		}
 	}
 	return created, verdicts, nil
+}
+
+// removeStaleHooks removes bb's entries for client under the events bb no
+// longer wires (an older bb's), and an event's array that this empties.
+func (d *jsonDoc) removeStaleHooks(client string) error {
+	hooks := d.root.lookup([]string{"hooks"})
+	if hooks == nil || hooks.kind != '{' {
+		return nil
+	}
+	var stale []string
+	for _, m := range hooks.members {
+		if !slices.Contains(eventNames(client), m.key) {
+			stale = append(stale, m.key)
+		}
+	}
+	for _, ev := range stale {
+		n, err := d.removeElements([]string{"hooks", ev}, ourHookEntry(client))
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			if err := d.pruneEmpty([]string{"hooks", ev}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // countElements is how many elements of the array at path ours recognises.

@@ -1,6 +1,10 @@
 package install
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -29,6 +33,12 @@ type Wiring struct {
 	// Current is true when bb install, with the options the entries show,
 	// would change nothing.
 	Current bool `json:"current"`
+	// Outdated is true when bb's hook entries are not the events and
+	// matchers this bb's install writes (hookio.Events): written by an
+	// older bb, or edited by hand. HookChanges says how; re-running bb
+	// install <client> rewrites them.
+	Outdated    bool         `json:"outdated"`
+	HookChanges []HookChange `json:"hook_changes,omitempty"`
 	// Options are the install options the entries show (for the fix).
 	Options Options `json:"-"`
 }
@@ -87,28 +97,63 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 		} else {
 			_ = DecodeJSONC(string(hb), &doc)
 		}
-		for _, ev := range hookio.Events(cl.Name) {
-			for _, raw := range doc.Hooks[ev.Name] {
+		// bb's entries under each event of the file, with their matchers.
+		installed := map[string][]string{}
+		for _, event := range slices.Sorted(maps.Keys(doc.Hooks)) {
+			for _, raw := range doc.Hooks[event] {
 				if cmd := ourCommand(string(raw), cl.Name); cmd != "" {
-					w.Hooks[ev.Name] = cmd
+					w.Hooks[event] = cmd
+					var e struct {
+						Matcher string `json:"matcher"`
+					}
+					_ = DecodeJSONC(string(raw), &e)
+					installed[event] = append(installed[event], e.Matcher)
 				}
+			}
+		}
+		wired := map[string]bool{}
+		for _, ev := range hookio.Events(cl.Name) {
+			wired[ev.Name] = true
+			means := ""
+			if ev.Except != "" {
+				means = "every tool but " + ev.Except
 			}
 			if cmd := plugin[ev.Name]; cmd != "" {
 				w.Hooks[ev.Name] = cmd
 			}
 			if w.Hooks[ev.Name] == "" {
 				w.Missing = append(w.Missing, ev.Name)
+				w.HookChanges = append(w.HookChanges, HookChange{Event: ev.Name, Change: HookMissing, Want: ev.Matcher, WantMeans: means})
+				continue
+			}
+			ms := installed[ev.Name]
+			switch {
+			case len(ms) > 1:
+				w.HookChanges = append(w.HookChanges, HookChange{Event: ev.Name, Change: HookDuplicate, Installed: ms[0], Want: ev.Matcher, WantMeans: means})
+			case len(ms) == 1 && ms[0] != ev.Matcher:
+				w.HookChanges = append(w.HookChanges, HookChange{Event: ev.Name, Change: HookMatcher, Installed: ms[0], Want: ev.Matcher, WantMeans: means})
+			}
+		}
+		for _, event := range slices.Sorted(maps.Keys(installed)) {
+			if !wired[event] {
+				w.HookChanges = append(w.HookChanges, HookChange{Event: event, Change: HookStale, Installed: installed[event][0]})
+				delete(w.Hooks, event)
 			}
 		}
 	}
-	w.Installed = w.MCPCommand != "" || len(w.Hooks) > 0
+	w.Installed = w.MCPCommand != "" || len(w.Hooks) > 0 || len(w.HookChanges) > len(w.Missing)
+	if !w.Installed || len(w.Hooks) == 0 && len(w.HookChanges) == len(w.Missing) {
+		// No hooks at all: --no-hooks (or nothing installed), not an
+		// outdated install.
+		w.Missing, w.HookChanges = nil, nil
+	}
 	if !w.Installed {
-		w.Missing = nil
 		return w, nil
 	}
+	w.Outdated = len(w.HookChanges) > 0
 	// The options the entries were written with: --absolute shows as a
 	// path, --agent and --tools as arguments, --no-hooks as no hooks.
-	o := Options{Global: ie.opts.Global, Tools: bbmcp.ProfileAll, NoHooks: cl.Hooks != nil && len(w.Hooks) == 0}
+	o := Options{Global: ie.opts.Global, Tools: bbmcp.ProfileAll, NoHooks: cl.Hooks != nil && len(w.Hooks) == 0 && !w.Outdated}
 	exe := "bb"
 	if w.MCPCommand != "" && w.MCPCommand != "bb" {
 		o.Absolute, exe = true, w.MCPCommand
@@ -129,6 +174,62 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 	}
 	w.Current = r.Action == "unchanged"
 	return w, nil
+}
+
+// Hook changes: how an installed bb hook entry differs from what this bb's
+// install writes.
+const (
+	// HookMatcher: the event's entry has another matcher.
+	HookMatcher = "matcher"
+	// HookMissing: the event has no bb entry.
+	HookMissing = "missing"
+	// HookStale: a bb entry under an event this bb does not wire.
+	HookStale = "stale"
+	// HookDuplicate: more than one bb entry under the event (each one a
+	// process).
+	HookDuplicate = "duplicate"
+)
+
+// HookChange is one way an installed bb hook entry differs from what this
+// bb's install writes (also bb doctor --json's clients[].hook_changes).
+type HookChange struct {
+	Event string `json:"event"`
+	// Change is matcher, missing, stale or duplicate.
+	Change string `json:"change"`
+	// Installed is the entry's matcher ("" = every tool, or none);
+	// Want the one bb install writes.
+	Installed string `json:"installed_matcher"`
+	Want      string `json:"want_matcher"`
+	// WantMeans says Want in words when it is a pattern for "every tool
+	// but …" ("" otherwise).
+	WantMeans string `json:"want_means,omitempty"`
+}
+
+// String says the change in a few words.
+func (c HookChange) String() string {
+	matcher := func(m string) string {
+		if m == "" {
+			return "no matcher"
+		}
+		return "matcher " + strconv.Quote(m)
+	}
+	switch c.Change {
+	case HookMissing:
+		return "no bb hook for " + c.Event
+	case HookStale:
+		return "a bb hook for " + c.Event + ", which this bb does not use"
+	case HookDuplicate:
+		return "more than one bb hook for " + c.Event
+	}
+	want := "writes " + matcher(c.Want)
+	if c.WantMeans != "" {
+		want = "runs it for " + c.WantMeans
+	}
+	have := "has " + matcher(c.Installed)
+	if c.Installed == "" {
+		have = "runs for every tool (no matcher)"
+	}
+	return fmt.Sprintf("%s %s, this bb %s", c.Event, have, want)
 }
 
 // stringish keeps a JSON value's raw text.

@@ -140,7 +140,9 @@ func FilesHelp() string {
 		}
 		var evs []string
 		for _, e := range hookio.Events(cl.Name) {
-			if e.Matcher != "" {
+			if e.Except != "" {
+				evs = append(evs, e.Name+"(all but "+e.Except+")")
+			} else if e.Matcher != "" {
 				evs = append(evs, e.Name+"("+e.Matcher+")")
 			} else {
 				evs = append(evs, e.Name)
@@ -331,7 +333,10 @@ func (ie *Env) Install(cl Client) (Result, error) {
 		} else if err := ie.jsonEdit(hf, h.Skeleton, func(d *jsonDoc) error {
 			created, _, err := d.setHookGroups(groups, ourHookEntry(cl.Name))
 			hf.rec.addContainers(created)
-			return err
+			if err != nil {
+				return err
+			}
+			return d.removeStaleHooks(cl.Name)
 		}); err != nil {
 			return r, err
 		}

@@ -20,8 +20,9 @@ const (
 )
 
 // Trust is what a client's own trust gate says about bb's entries in this
-// project. Claude Code, Codex CLI and Gemini CLI each ignore a project's
-// files, or its hooks, until the user has trusted them.
+// project. Claude Code, Codex CLI, Gemini CLI, Copilot CLI and (when its
+// optional folder trust is on) Qwen Code each ignore a project's files, or
+// its hooks, until the user has trusted them.
 type Trust struct {
 	// State is trusted, untrusted or unknown (the gate could not be read).
 	State string `json:"state"`
@@ -56,6 +57,11 @@ func (ie *Env) CheckTrust(cl Client) *Trust {
 			return nil
 		}
 		return ie.copilotTrust()
+	case "qwen":
+		if ie.opts.Global {
+			return nil
+		}
+		return ie.qwenTrust()
 	}
 	return nil
 }
@@ -79,6 +85,11 @@ func (ie *Env) RecordTrust(cl Client) (*Trust, error) {
 			return nil, nil
 		}
 		err = ie.recordCopilotTrust()
+	case "qwen":
+		if ie.opts.Global {
+			return nil, nil
+		}
+		err = ie.recordQwenTrust()
 	default:
 		return ie.CheckTrust(cl), nil
 	}

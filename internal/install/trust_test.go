@@ -3,6 +3,7 @@ package install
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -90,5 +91,72 @@ func TestClaudeTrust(t *testing.T) {
 		if got := ie.CheckTrust(claude); got.State != c.want {
 			t.Errorf("%s: %+v, want %s", c.json, got, c.want)
 		}
+	}
+}
+
+// TestQwenTrust: folder trust off (the default) trusts every folder; on
+// (user or system settings, the system's last), the deepest rule holding
+// the project wins, DO_NOT_TRUST on a tie, TRUST_PARENT covers the rule's
+// parent, no rule is untrusted; QWEN_HOME moves ~/.qwen.
+func TestQwenTrust(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "work", "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	system := filepath.Join(home, "etc", "settings.json")
+	env := map[string]string{"HOME": home, "QWEN_CODE_SYSTEM_SETTINGS_PATH": system}
+	ie := New(Options{}, proj, "", envOf(env))
+	cl, _ := Select("qwen")
+	write := func(path, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := func() string { return ie.CheckTrust(cl[0]).State }
+	user := filepath.Join(home, ".qwen", "settings.json")
+	folders := filepath.Join(home, ".qwen", "trustedFolders.json")
+	if s := state(); s != TrustTrusted {
+		t.Fatalf("folder trust off: %s", s)
+	}
+	write(user, `{"security": {"folderTrust": {"enabled": true}}}`)
+	if s := state(); s != TrustUntrusted {
+		t.Fatalf("on, no rule: %s", s)
+	}
+	write(system, `{"security": {"folderTrust": {"enabled": false}}}`)
+	if s := state(); s != TrustTrusted {
+		t.Fatalf("the system's settings turn it off: %s", s)
+	}
+	_ = os.Remove(system)
+	work := filepath.Join(home, "work")
+	for _, c := range []struct{ rules, want string }{
+		{`{"` + work + `": "TRUST_FOLDER"}`, TrustTrusted},
+		{`{"` + work + `": "TRUST_FOLDER", "` + proj + `": "DO_NOT_TRUST"}`, TrustUntrusted},
+		{`{"` + work + `": "DO_NOT_TRUST", "` + proj + `": "TRUST_FOLDER"}`, TrustTrusted},
+		{`{"` + filepath.Join(proj, "x") + `": "TRUST_PARENT", "` + proj + `": "DO_NOT_TRUST"}`, TrustUntrusted},
+		{`{"` + filepath.Join(proj, "x") + `": "TRUST_PARENT"}`, TrustTrusted},
+		{`{"` + filepath.Join(proj, "x") + `": "TRUST_FOLDER"}`, TrustUntrusted},
+	} {
+		write(folders, c.rules)
+		if got := ie.CheckTrust(cl[0]); got.State != c.want {
+			t.Errorf("%s: %+v, want %s", c.rules, got, c.want)
+		}
+	}
+	write(folders, `{"/elsewhere": "DO_NOT_TRUST"}`)
+	tr, err := ie.RecordTrust(cl[0])
+	if err != nil || tr.State != TrustTrusted || !tr.Recorded {
+		t.Fatalf("record: %+v %v", tr, err)
+	}
+	env["QWEN_HOME"] = filepath.Join(home, "qh")
+	if s := state(); s != TrustTrusted {
+		t.Fatalf("QWEN_HOME without settings: folder trust off: %s", s)
+	}
+	write(filepath.Join(home, "qh", "settings.json"), `{"security": {"folderTrust": {"enabled": true}}}`)
+	if got := ie.CheckTrust(cl[0]); got.State != TrustUntrusted || !strings.Contains(got.Detail, filepath.Join(home, "qh", "trustedFolders.json")) {
+		t.Fatalf("QWEN_HOME: %+v", got)
 	}
 }

@@ -68,14 +68,19 @@ func (a *app) doctorCmd() *cobra.Command {
 		Long: `Check everything bb needs to work here, and say how to fix what does not:
 the board and its backend (or BB_SERVER reachable with a valid BB_TOKEN),
 who "I" would be for a bb command run here, and for every client bb install
-wired in this project: its files present and current, the hooks running a
-bb that starts and pinning this board, the MCP entry starting and answering
-an MCP initialize, and the client's own trust gate (Codex runs a hook only
-once it is trusted, Gemini CLI and Copilot CLI ignore an untrusted
-folder, Claude Code asks before loading a folder). Then the git guard.
+wired in this project: its files present and current (each of bb's hook
+entries, event and matcher, against what this bb's install writes: entries
+an older bb wrote are "outdated" until 'bb install <client>' runs again),
+the hooks running a bb that starts and pinning this board, the MCP entry
+starting and answering an MCP initialize, and the client's own trust gate
+(Codex runs a hook only once it is trusted, Gemini CLI and Copilot CLI
+ignore an untrusted folder, Qwen Code too when its optional folder trust
+is on, Claude Code asks before loading a folder). Then the git guard.
 
 Each problem comes with the command that fixes it. Exit status 1 when a
-check failed (warnings do not fail). --json gives every check.`,
+check failed (warnings do not fail). --json gives every check, and per
+client "outdated" (true or false) with "hook_changes" (event, change:
+matcher|missing|stale|duplicate, installed_matcher, want_matcher).`,
 		Example: `  bb doctor
   bb doctor --json
   bb doctor --global     # the clients' files in your home instead`,
@@ -220,8 +225,14 @@ func (a *app) doctorClient(ctx context.Context, ie *install.Env, cl install.Clie
 	switch {
 	case w.MCPCommand == "":
 		add(name, checkFail, fmt.Sprintf("%s: bb's hooks are there but the MCP entry %q is missing from %s", cl.Title, cl.Server, w.MCPPath), fix)
-	case len(w.Missing) > 0 && len(w.Hooks) > 0:
-		add(name, checkFail, fmt.Sprintf("%s: hooks missing for %s in %s", cl.Title, strings.Join(w.Missing, ", "), w.HooksPath), fix)
+	case w.Outdated:
+		// An install by an older bb (or edited by hand): each hook entry's
+		// event and matcher against what this bb's install writes.
+		var how []string
+		for _, c := range w.HookChanges {
+			how = append(how, c.String())
+		}
+		add(name, checkFail, fmt.Sprintf("%s: outdated: re-run %s (%s: %s)", cl.Title, fix, w.HooksPath, strings.Join(how, "; ")), fix)
 	case !w.Current:
 		add(name, checkFail, cl.Title+": the entries differ from what this bb writes (an older bb, or edited by hand)", fix)
 	default:

@@ -33,7 +33,10 @@ directory, so they find the board even when the client starts them from /
 or your home. No agent id is written: each session gets its own.
 
 Merges keep every other setting of the file byte for byte (other servers,
-other hooks, comments, formatting); running install again changes nothing.
+other hooks, comments, formatting); running install again changes nothing,
+except to bring entries an older bb wrote up to date (events and matchers:
+'bb doctor' says "outdated" for them), removing its hooks for events it no
+longer uses.
 A file bb cannot parse is refused and nothing is written. 'bb uninstall
 <client>' removes exactly what install added. Without a client name, bb
 install lists what it would do for every client and writes nothing.
@@ -139,7 +142,7 @@ bb install asks whether to.`,
 	f.BoolVar(&o.NoHooks, "no-hooks", false, "write the MCP entry only, no hooks")
 	f.BoolVar(&o.Absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
 	f.BoolVar(&guard, "guard", false, "also install the git guard (bb guard install)")
-	f.BoolVar(&trust, "trust", false, "also record the client's trust in this project and bb's hooks (Codex, Gemini CLI, Copilot CLI)")
+	f.BoolVar(&trust, "trust", false, "also record the client's trust in this project and bb's hooks (Codex, Gemini CLI, Copilot CLI, Qwen Code)")
 	f.BoolVar(&writeAlias, "write", false, "write the files (the default; kept for compatibility)")
 	_ = f.MarkHidden("write")
 	f.StringVar(&o.Agent, "agent", "", "pin this agent id for every session (default: one identity per session)")
@@ -202,7 +205,8 @@ uninstall').`,
 type installReply struct {
 	install.Result
 	// Trust is what the client's own trust gate says about this project
-	// (Claude Code, Codex, Gemini CLI, Copilot CLI), after --trust or the
+	// (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code), after
+	// --trust or the
 	// question.
 	Trust *install.Trust `json:"trust,omitempty"`
 	// Guard is the git guard's installation, when asked for.
@@ -240,6 +244,8 @@ func trustHow(client string) string {
 		return "through Codex's app-server, as its /hooks review does"
 	case "copilot":
 		return "in trustedFolders of ~/.copilot/config.json"
+	case "qwen":
+		return "in ~/.qwen/trustedFolders.json"
 	}
 	return "in ~/.gemini/trustedFolders.json"
 }

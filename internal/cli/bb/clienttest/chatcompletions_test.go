@@ -34,6 +34,13 @@ func (m *modelServer) chat(w http.ResponseWriter, body []byte, parts []turnPart)
 			text.WriteString(p.Text)
 			continue
 		}
+		if p.Custom {
+			// A custom (freeform) tool call: its input is raw text.
+			// https://platform.openai.com/docs/guides/function-calling#custom-tools
+			calls = append(calls, map[string]any{"index": len(calls), "id": fmt.Sprintf("call_%d_%d", n, i), "type": "custom",
+				"custom": map[string]any{"name": p.Tool, "input": p.Raw}})
+			continue
+		}
 		args, _ := json.Marshal(p.Input)
 		if p.Input == nil {
 			args = []byte("{}")

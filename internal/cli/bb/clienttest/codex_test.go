@@ -2,6 +2,7 @@ package clienttest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -63,6 +64,7 @@ env_key = "SCRIPTED_API_KEY"
 `)
 	p.env = append(p.env, "CODEX_HOME="+codexHome, "SCRIPTED_API_KEY=test",
 		"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	hooks := countHooks(t, p)
 
 	var mu sync.Mutex
 	threads := map[string]string{}
@@ -197,6 +199,43 @@ env_key = "SCRIPTED_API_KEY"
 			dump(t, "codex-B-final", final)
 		}
 	}
+
+	// A patches the file it holds while B mails it: the patch's PreToolUse
+	// hook brings the mail (bb's PostToolUse runs for the other tools
+	// only, its matcher spelled without look-around for Codex's regex
+	// engine), right after the patch, once; the turn starts no PostToolUse.
+	pl.set("own-edit",
+		turnPart{Tool: "apply_patch", Custom: true, Raw: "*** Begin Patch\n*** Update File: src/a.go\n@@\n-package x\n+package z\n*** End Patch\n"},
+	)
+	pl.onFirst("own-edit", func() {
+		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idB, "--to", idA, "--bead", "bb-1", "--category", "INFO", "--subject", "edit", "--body", "EDITMAIL-4d2 go ahead"); err != nil {
+			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
+		}
+	})
+	hooks.since()
+	codex("A", "own-edit")
+	ran := hooks.since()
+	t.Logf("own-edit turn ran bb hook %v", ran)
+	reqs = stepRequests(srv, "A", "own-edit")
+	if len(reqs) < 2 {
+		t.Fatalf("step own-edit: %d requests", len(reqs))
+	}
+	if strings.Contains(reqs[0].Body, "EDITMAIL-4d2") || countInInput(t, reqs[1].Body, "EDITMAIL-4d2") != 1 {
+		t.Errorf("the mail sent mid-turn did not arrive, once, right after A's patch")
+		for i, r := range reqs {
+			dump(t, fmt.Sprintf("codex-A-own-edit-%d", i), r.Body)
+		}
+	}
+	if n := countInInput(t, reqs[len(reqs)-1].Body, "EDITMAIL-4d2"); n != 1 {
+		t.Errorf("EDITMAIL-4d2 is in %d input items of A's conversation, want exactly once", n)
+	}
+	if countOf(ran, "PreToolUse") != 1 || countOf(ran, "PostToolUse") != 0 {
+		t.Errorf("a turn of one patch ran bb hook %v, want one PreToolUse and no PostToolUse", ran)
+	}
+	if got := p.read("src/a.go"); got != "package z\n" {
+		t.Errorf("A's patch of its own file did not happen: %q", got)
+	}
+	p.write("src/a.go", "package x\n") // the model's edit, not bb's: undone before the uninstall check
 
 	// bb uninstall puts the project's files back as they were.
 	p.run("bb", "uninstall", "codex")

@@ -55,6 +55,7 @@ func TestCopilotCLI(t *testing.T) {
 	p.env = append(p.env, "COPILOT_HOME="+filepath.Join(p.home, ".copilot"), "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",
 		"COPILOT_PROVIDER_BASE_URL="+srv.url+"/v1", "COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_WIRE_API=completions",
 		"COPILOT_PROVIDER_API_KEY=test", "COPILOT_MODEL=gpt-5.4")
+	hooks := countHooks(t, p)
 
 	var mu sync.Mutex
 	started := map[string]bool{}
@@ -147,6 +148,43 @@ func TestCopilotCLI(t *testing.T) {
 	if got := p.read("src/a.go"); got != "package x\n" {
 		t.Errorf("the denied edit changed src/a.go: %q", got)
 	}
+
+	// A edits the file it holds while B mails it: the edit's preToolUse
+	// hook brings the mail (bb's postToolUse runs for the other tools
+	// only), right after the edit, once; the turn starts no postToolUse.
+	// Copilot gives gpt-5.4 one file tool, the freeform apply_patch.
+	pl.set("own-edit",
+		turnPart{Tool: "apply_patch", Custom: true, Raw: "*** Begin Patch\n*** Update File: " + filepath.Join(p.dir, "src", "a.go") + "\n@@\n-package x\n+package z\n*** End Patch\n"},
+	)
+	pl.onFirst("own-edit", func() {
+		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idB, "--to", idA, "--bead", "bb-1", "--category", "INFO", "--subject", "edit", "--body", "EDITMAIL-4d2 go ahead"); err != nil {
+			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
+		}
+	})
+	hooks.since()
+	copilot("A", "own-edit")
+	ran := hooks.since()
+	t.Logf("own-edit turn ran bb hook %v", ran)
+	reqs = stepRequests(srv, "A", "own-edit")
+	if len(reqs) < 2 {
+		t.Fatalf("step own-edit: %d requests", len(reqs))
+	}
+	if strings.Contains(reqs[0].Body, "EDITMAIL-4d2") || countInChat(t, reqs[1].Body, "EDITMAIL-4d2") != 1 {
+		t.Errorf("the mail sent mid-turn did not arrive, once, right after A's edit")
+		for i, r := range reqs {
+			dump(t, fmt.Sprintf("copilot-A-own-edit-%d", i), r.Body)
+		}
+	}
+	if n := countInChat(t, reqs[len(reqs)-1].Body, "EDITMAIL-4d2"); n != 1 {
+		t.Errorf("EDITMAIL-4d2 is in %d messages of A's conversation, want exactly once", n)
+	}
+	if countOf(ran, "preToolUse") != 1 || countOf(ran, "postToolUse") != 0 {
+		t.Errorf("a turn of one edit ran bb hook %v, want one preToolUse and no postToolUse", ran)
+	}
+	if got := p.read("src/a.go"); got != "package z\n" {
+		t.Errorf("A's edit of its own file did not happen: %q", got)
+	}
+	p.write("src/a.go", "package x\n") // the model's edit, not bb's: undone before the uninstall check
 
 	// bb uninstall puts the project's files back as they were.
 	p.run("bb", "uninstall", "copilot")

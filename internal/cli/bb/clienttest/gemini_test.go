@@ -3,6 +3,7 @@ package clienttest
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -60,6 +61,7 @@ func TestGeminiCLI(t *testing.T) {
 	// (bundle: cleanupExpiredSessions, identifySessionsToDelete).
 	p.write(filepath.Join(p.home, ".gemini", "settings.json"), `{"security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": false}, "general": {"disableAutoUpdate": true, "sessionRetention": {"enabled": false}}}`)
 	p.env = append(p.env, "GEMINI_API_KEY=test", "GOOGLE_GEMINI_BASE_URL="+srv.url)
+	hooks := countHooks(t, p)
 
 	var mu sync.Mutex
 	started := map[string]bool{}
@@ -192,6 +194,36 @@ func TestGeminiCLI(t *testing.T) {
 	if !strings.Contains(resumed, "You are agent "+idB) || strings.Contains(resumed, "MAIL-7f3") || strings.Contains(resumed, "MIDMAIL-9c1") {
 		t.Errorf("the resumed prompt is not one line of identity without the delivered mail:\n%s", resumed)
 	}
+
+	// A writes a new file while B mails it: the mail arrives right after
+	// the write, once. A BeforeTool hook cannot add context (Gemini CLI
+	// 0.61.0 reads only its decision and tool_input: hooks/reference.md,
+	// BeforeTool), so bb's AfterTool, which runs for every tool, brings it.
+	pl.set("own-edit",
+		turnPart{Tool: "write_file", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "c.go"), "content": "package z\n"}},
+	)
+	pl.onFirst("own-edit", func() {
+		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idB, "--to", idA, "--bead", "bb-1", "--category", "INFO", "--subject", "edit", "--body", "EDITMAIL-4d2 go ahead"); err != nil {
+			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
+		}
+	})
+	hooks.since()
+	gemini("A", "own-edit")
+	t.Logf("own-edit turn ran bb hook %v", hooks.since())
+	reqs = stepRequests(srv, "A", "own-edit")
+	if len(reqs) < 2 {
+		t.Fatalf("step own-edit: %d requests", len(reqs))
+	}
+	if strings.Contains(reqs[0].Body, "EDITMAIL-4d2") || countInParts(t, reqs[1].Body, "EDITMAIL-4d2") != 1 {
+		t.Errorf("the mail sent mid-turn did not arrive, once, right after A's write")
+		for i, r := range reqs {
+			dump(t, fmt.Sprintf("gemini-A-own-edit-%d", i), r.Body)
+		}
+	}
+	if got := p.read("src/c.go"); got != "package z\n" {
+		t.Errorf("A's new file was not written: %q", got)
+	}
+	_ = os.Remove(filepath.Join(p.dir, "src", "c.go")) // the model's file, not bb's: gone before the uninstall check
 
 	// bb uninstall puts the project's files back as they were.
 	p.run("bb", "uninstall", "gemini")

@@ -189,3 +189,57 @@ func sendMidMail(t *testing.T, p *project, from, to string) {
 func denialReached(body, holder string) bool {
 	return regexp.MustCompile(`src/a\.go is reserved by ` + regexp.QuoteMeta(holder)).MatchString(body)
 }
+
+// hookCounter puts a bb in front of the real one on the project's PATH
+// that notes the event of every `bb hook` it runs before running it, so a
+// scenario can count the hook processes a turn starts. since returns the
+// events noted since its last call, in order.
+type hookCounter struct {
+	t    *testing.T
+	log  string
+	seen int
+}
+
+// countHooks installs the counting bb for the project's client runs (the
+// hook commands bb install writes run bare "bb" from PATH).
+func countHooks(t *testing.T, p *project) *hookCounter {
+	t.Helper()
+	dir := filepath.Join(p.home, "hookcount")
+	c := &hookCounter{t: t, log: filepath.Join(dir, "events")}
+	script := "#!/bin/sh\n[ \"$1\" = hook ] && echo \"$3\" >> '" + c.log + "'\nexec '" + filepath.Join(binDir, "bb") + "' \"$@\"\n"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bb"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, kv := range p.env {
+		if rest, ok := strings.CutPrefix(kv, "PATH="); ok {
+			p.env[i] = "PATH=" + dir + string(os.PathListSeparator) + rest
+		}
+	}
+	return c
+}
+
+func (c *hookCounter) since() []string {
+	c.t.Helper()
+	b, err := os.ReadFile(c.log)
+	if err != nil && !os.IsNotExist(err) {
+		c.t.Fatal(err)
+	}
+	all := strings.Fields(string(b))
+	out := all[min(c.seen, len(all)):]
+	c.seen = len(all)
+	return out
+}
+
+// countOf counts event in events.
+func countOf(events []string, event string) int {
+	n := 0
+	for _, e := range events {
+		if e == event {
+			n++
+		}
+	}
+	return n
+}

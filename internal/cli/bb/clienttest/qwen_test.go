@@ -3,6 +3,7 @@ package clienttest
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -35,6 +36,7 @@ func TestQwenCode(t *testing.T) {
 	p.write(filepath.Join(p.home, ".qwen", "settings.json"), `{"security": {"auth": {"selectedType": "openai"}}, "privacy": {"usageStatisticsEnabled": false},
   "general": {"disableAutoUpdate": true}, "memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false}}`)
 	p.env = append(p.env, "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.url+"/v1", "OPENAI_MODEL=qwen3-coder-plus", "QWEN_CODE_SUPPRESS_YOLO_WARNING=1")
+	hooks := countHooks(t, p)
 	p.run("bb", "install", "qwen")
 	if out := p.run("bb", "doctor"); !strings.Contains(out, "ok    client qwen mcp") {
 		t.Fatalf("bb doctor after bb install qwen:\n%s", out)
@@ -121,6 +123,39 @@ func TestQwenCode(t *testing.T) {
 	if got := p.read("src/a.go"); got != "package x\n" {
 		t.Errorf("the denied edit changed src/a.go: %q", got)
 	}
+
+	// A writes a new file while B mails it: the mail arrives right after
+	// the write, once. Qwen Code 0.24.4 drops a PreToolUse hook's
+	// additionalContext when it lets the tool run (its scheduler only logs
+	// it), so here bb's PostToolUse, which runs for every tool, brings it.
+	pl.set("own-edit",
+		turnPart{Tool: "write_file", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "c.go"), "content": "package z\n"}},
+	)
+	pl.onFirst("own-edit", func() {
+		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idB, "--to", idA, "--bead", "bb-1", "--category", "INFO", "--subject", "edit", "--body", "EDITMAIL-4d2 go ahead"); err != nil {
+			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
+		}
+	})
+	hooks.since()
+	qwen("A", "own-edit")
+	t.Logf("own-edit turn ran bb hook %v", hooks.since())
+	reqs = stepRequests(srv, "A", "own-edit")
+	if len(reqs) < 2 {
+		t.Fatalf("step own-edit: %d requests", len(reqs))
+	}
+	if strings.Contains(reqs[0].Body, "EDITMAIL-4d2") || countInChat(t, reqs[1].Body, "EDITMAIL-4d2") != 1 {
+		t.Errorf("the mail sent mid-turn did not arrive, once, right after A's edit")
+		for i, r := range reqs {
+			dump(t, fmt.Sprintf("qwen-A-own-edit-%d", i), r.Body)
+		}
+	}
+	if n := countInChat(t, reqs[len(reqs)-1].Body, "EDITMAIL-4d2"); n != 1 {
+		t.Errorf("EDITMAIL-4d2 is in %d messages of A's conversation, want exactly once", n)
+	}
+	if got := p.read("src/c.go"); got != "package z\n" {
+		t.Errorf("A's new file was not written: %q", got)
+	}
+	_ = os.Remove(filepath.Join(p.dir, "src", "c.go")) // the model's file, not bb's: gone before the uninstall check
 
 	// bb uninstall puts the project's files back as they were. Qwen Code
 	// itself stamps the settings file it read with its format
