@@ -59,8 +59,10 @@ type AttentionItem struct {
 }
 
 // ID names the item for as long as it waits, the same on every read: a
-// message's kind and id, an incursion's event, a blocked agent's status
-// change.
+// message's kind and id, an incursion's event, a blocked agent's name and
+// the moment it became blocked (At: hub.Agent.StatusSince), which an
+// update that leaves it blocked does not move; blocked again after
+// something else, it is a new item.
 func (it AttentionItem) ID() string {
 	switch {
 	case it.MessageID != "":
@@ -130,8 +132,11 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 			if a.Blockers != nil && *a.Blockers != "" {
 				subject = *a.Blockers
 			}
-			out.Items = append(out.Items, AttentionItem{Kind: AttentionStuck, At: a.UpdatedAt, Agent: a.ID, Subject: subject,
-				BeadID: a.FocusTaskID, WaitingMinutes: minutesSince(now, a.UpdatedAt)})
+			// Blocked since its status became "blocked": one stretch is
+			// one item (one id) however often the agent restates it.
+			since := cmp.Or(a.StatusSince, a.UpdatedAt)
+			out.Items = append(out.Items, AttentionItem{Kind: AttentionStuck, At: since, Agent: a.ID, Subject: subject,
+				BeadID: a.FocusTaskID, WaitingMinutes: minutesSince(now, since)})
 		}
 		since := now.Add(-AttentionWindow)
 		crit, err := tx.ListMessages(ctx, hub.MessageFilter{Since: since, Priorities: []hub.Priority{hub.PriorityCritical}, Limit: attentionMax})
