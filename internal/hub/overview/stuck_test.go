@@ -33,7 +33,7 @@ func TestStuckKeepsOneIDPerStretch(t *testing.T) {
 	}
 	stuck := func() (overview.AttentionItem, bool) {
 		t.Helper()
-		a, err := svc.Attention(ctx)
+		a, err := svc.Attention(ctx, overview.AttentionFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
