@@ -152,7 +152,9 @@ func (s *Service) Attention(ctx context.Context, f AttentionFilter) (Attention, 
 				out.NextEscalation = due
 			}
 		}
-		agents, err := hub.ListAgentsIn(ctx, tx)
+		// The agents rows: an identity known only from mail has no status
+		// of its own (offline), so it is never blocked.
+		agents, err := tx.ListAgents(ctx)
 		if err != nil {
 			return err
 		}
