@@ -53,7 +53,7 @@ func mailAgent(ctx context.Context, tx Tx, id string) (*Agent, error) {
 		return nil, err
 	}
 	created, _ := ParseTime(first) // text written by another tool may not parse: zero
-	return &Agent{ID: id, Status: "offline", CreatedAt: created, UpdatedAt: created, Version: 1}, nil
+	return &Agent{ID: id, Status: "offline", CreatedAt: created, UpdatedAt: created, StatusSince: created, Version: 1}, nil
 }
 
 // ListAgentsIn is every agent any surface knows: the agents rows (most

@@ -87,7 +87,7 @@ func (s *Service) SetStatus(ctx context.Context, agent string, u StatusUpdate) (
 			a.Progress = *u.Progress
 		}
 		if u.Status != nil {
-			a.Status = *u.Status
+			a.SetStatus(*u.Status, now)
 			if a.Status != "blocked" {
 				a.Blockers = nil
 			}
@@ -125,7 +125,8 @@ func (s *Service) ClearStatus(ctx context.Context, agent string) (Agent, error) 
 		if err != nil {
 			return Agent{}, err
 		}
-		a.CurrentTask, a.Progress, a.Status, a.Blockers = "", 0, "idle", nil
+		a.CurrentTask, a.Progress, a.Blockers = "", 0, nil
+		a.SetStatus("idle", now)
 		a.LastSeen, a.UpdatedAt = now, now
 		if err := tx.PutAgent(ctx, a); err != nil {
 			return Agent{}, err
@@ -136,12 +137,22 @@ func (s *Service) ClearStatus(ctx context.Context, agent string) (Agent, error) 
 	})
 }
 
+// SetStatus sets a's status at now. StatusSince moves only when the
+// status changes: an agent blocked again and again without leaving
+// "blocked" stays blocked since the first time.
+func (a *Agent) SetStatus(status string, now time.Time) {
+	if a.Status != status || a.StatusSince.IsZero() {
+		a.StatusSince = now
+	}
+	a.Status = status
+}
+
 func loadOrNewAgent(ctx context.Context, tx Tx, id string, now time.Time) (*Agent, error) {
 	a, err := tx.GetAgent(ctx, id)
 	if err != nil || a != nil {
 		return a, err
 	}
-	return &Agent{ID: id, Status: "idle", CreatedAt: now, LastSeen: now, UpdatedAt: now, Version: 1}, nil
+	return &Agent{ID: id, Status: "idle", CreatedAt: now, LastSeen: now, UpdatedAt: now, StatusSince: now, Version: 1}, nil
 }
 
 // Board lists every agent with its liveness (seed 003 §5.1). As a side

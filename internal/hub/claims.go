@@ -63,7 +63,7 @@ func (s *Service) ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, err
 				takeover = owner
 			}
 		}
-		working(a, t)
+		working(a, t, now)
 		rep, err := s.beginTx(ctx, tx, a, t, now)
 		if err != nil || takeover == nil {
 			return rep, err
@@ -78,7 +78,7 @@ func (s *Service) ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, err
 // working makes the task a's current task on the status board (stored
 // with its focus by beginTx): its title, and a working status unless the
 // agent already reports one.
-func working(a *Agent, t *Task) {
+func working(a *Agent, t *Task, now time.Time) {
 	a.CurrentTask = t.Title
 	for len(a.CurrentTask) > MaxTaskLen { // a title may be longer than a status task
 		r := []rune(a.CurrentTask)
@@ -87,7 +87,7 @@ func working(a *Agent, t *Task) {
 	switch a.Status {
 	case "planning", "coding", "testing", "reviewing":
 	default:
-		a.Status = "coding"
+		a.SetStatus("coding", now)
 	}
 	a.Blockers = nil
 }

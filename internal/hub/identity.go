@@ -145,7 +145,7 @@ func (s *Service) RegisterTx(ctx context.Context, tx Tx, in RegisterInput) (Regi
 	typ := EventAgentRegistered
 	switch {
 	case a == nil:
-		a = &Agent{ID: in.ID, Status: "idle", CreatedAt: now, Version: 1}
+		a = &Agent{ID: in.ID, Status: "idle", CreatedAt: now, StatusSince: now, Version: 1}
 	case a.Registered && !in.ForceUpdate:
 		return res{}, FieldErr(CodeDuplicateAgentID, "name", "agent %q is already registered (use {force_update} to change its display name or role, or pick another name)", in.ID)
 	case a.Registered:

@@ -445,7 +445,8 @@ func (s *Service) CompleteTask(ctx context.Context, agent string, in CloseInput)
 func (s *Service) CloseTaskTx(ctx context.Context, tx Tx, a *Agent, t *Task, status string, in CloseInput, now time.Time) (TaskReply, error) {
 	if status == TaskCompleted && a.FocusTaskID == t.ID && a.CurrentTask == t.Title {
 		// Its current task is done: the status board no longer shows it.
-		a.CurrentTask, a.Progress, a.Status = "", 0, "idle"
+		a.CurrentTask, a.Progress = "", 0
+		a.SetStatus("idle", now)
 		a.Version++
 		a.UpdatedAt = now
 		if err := tx.PutAgent(ctx, a); err != nil {

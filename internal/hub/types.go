@@ -27,6 +27,9 @@ type Agent struct {
 	CreatedAt   time.Time
 	LastSeen    time.Time
 	UpdatedAt   time.Time
+	// StatusSince is when Status took its current value: setting the
+	// same status again keeps it (SetStatus). Zero when unknown.
+	StatusSince time.Time
 	Version     int
 	// Vybe agent state.
 	EventCursor    int64

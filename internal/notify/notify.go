@@ -160,7 +160,7 @@ func New(api API, o Options) *Notifier {
 // escalation) not queued before. It returns when the next escalation
 // falls due (zero when none will).
 func (n *Notifier) Check(ctx context.Context) (time.Time, error) {
-	a, err := n.api.Attention(ctx)
+	a, err := n.api.Attention(ctx, overview.AttentionFilter{})
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -203,8 +203,8 @@ func (l *lateCommit) Follow(ctx context.Context, in hub.FollowInput, emit func(h
 	return l.Service.Follow(ctx, in, emit)
 }
 
-func (l *lateCommit) Attention(ctx context.Context) (overview.Attention, error) {
-	a, err := l.Service.Attention(ctx)
+func (l *lateCommit) Attention(ctx context.Context, f overview.AttentionFilter) (overview.Attention, error) {
+	a, err := l.Service.Attention(ctx, f)
 	l.once.Do(func() {
 		if !l.following.Load() {
 			l.t.Error("the first check read the board before the follow was in place")

@@ -55,6 +55,8 @@ func newUI(s *Server) (*ui, error) {
 		"isTo":      func(m *hub.Message, who string) bool { return m.To == who },
 		"need":      needWords,
 		"canAccept": canAccept,
+		"attnLabel": attentionLabel,
+		"attnHref":  attentionHref,
 		"deliveredAt": func(d map[string]time.Time, id string) *time.Time {
 			if t, ok := d[id]; ok {
 				return &t
@@ -136,9 +138,9 @@ type pageData struct {
 	// Query is the search box's text; Results its answer (the search view).
 	Query   string
 	Results *search.Result
-	// Attention are the rows of the conversation that wait on someone:
-	// open blockers, handoffs not accepted, incursions, urgent posts.
-	Attention []overview.TimelineItem
+	// Attention is what needs a person in the conversation: the core's
+	// list (overview.Attention) for its work item or agent (ui_needs.go).
+	Attention []overview.AttentionItem
 	// Delivered holds, by message id, when a hook put a direct message
 	// into its recipient's context (shown until the recipient reads it).
 	Delivered map[string]time.Time
@@ -209,7 +211,9 @@ func (u *ui) conversationData(r *http.Request, d *pageData) error {
 	// Newest first: what just happened is on top, where the reader starts.
 	slices.Reverse(items)
 	d.Items = items
-	d.Attention = attention(items, d.Viewer, u.s.svc.Now())
+	if d.Attention, err = u.sessionAttention(r, d.Session); err != nil {
+		return err
+	}
 	if d.Delivered, err = u.delivered(r, items, d.Viewer); err != nil {
 		return err
 	}

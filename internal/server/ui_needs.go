@@ -2,7 +2,10 @@ package server
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub/overview"
@@ -17,7 +20,7 @@ import (
 
 // needsData fills the panel.
 func (u *ui) needsData(r *http.Request, d *pageData) error {
-	a, err := u.s.svc.Attention(r.Context())
+	a, err := u.s.svc.Attention(r.Context(), overview.AttentionFilter{})
 	if err != nil {
 		return err
 	}
@@ -41,6 +44,53 @@ func (u *ui) needsData(r *http.Request, d *pageData) error {
 		d.NeedsDue = int(a.NextEscalation.Sub(a.Now)/time.Second) + 1
 	}
 	return nil
+}
+
+// sessionBox is how many items a conversation's "Needs attention" box
+// shows, the newest.
+const sessionBox = 5
+
+// sessionAttention is what needs a person in one conversation (key
+// "bead:<id>", "agent:<id>", or "" for the whole board): the core's list
+// for that work item or agent.
+func (u *ui) sessionAttention(r *http.Request, key string) ([]overview.AttentionItem, error) {
+	f := overview.AttentionFilter{Limit: sessionBox}
+	switch kind, id, _ := strings.Cut(key, ":"); kind {
+	case "bead":
+		f.BeadID = id
+	case "agent":
+		f.Agent = id
+	}
+	a, err := u.s.svc.Attention(r.Context(), f)
+	return a.Items, err
+}
+
+// attentionLabel is an item's kind in the timeline's words (the labels of
+// its rows: HANDOFF "Passed to", BLOCKED "Needs input").
+func attentionLabel(kind string) string {
+	switch kind {
+	case overview.AttentionHandoff:
+		return overview.LabelHandoff
+	case overview.AttentionBlocked:
+		return overview.LabelBlocked
+	case overview.AttentionIncursion:
+		return overview.LabelIncursion
+	case overview.AttentionStuck:
+		return "Blocked"
+	}
+	return kind // critical
+}
+
+// attentionHref is where an item of the box leads: its row in the
+// timeline (a message or an event), or a blocked agent's own session.
+func attentionHref(it overview.AttentionItem) string {
+	switch {
+	case it.MessageID != "":
+		return "#m" + strconv.FormatInt(it.Seq, 10)
+	case it.Kind == overview.AttentionIncursion:
+		return "#e" + strconv.FormatInt(it.Seq, 10)
+	}
+	return "/?session=" + url.QueryEscape("agent:"+it.Agent)
 }
 
 // needsAccept accepts a HANDOFF or BLOCKED from the panel as the person

@@ -188,38 +188,6 @@ func (u *ui) searchData(r *http.Request, d *pageData) error {
 	return nil
 }
 
-// attention picks, newest first, the rows that wait on someone: blockers
-// and handoffs not accepted yet, incursions and urgent posts of the last
-// day (not an urgent blocker or handoff once accepted). A session opens on
-// them.
-func attention(items []overview.TimelineItem, viewer string, now time.Time) []overview.TimelineItem {
-	var out []overview.TimelineItem
-	for _, it := range items {
-		recent := now.Sub(it.At) < 24*time.Hour
-		switch {
-		case it.Message != nil:
-			m := it.Message
-			open := m.RequiresAck && m.AckedAt == nil
-			if m.IsBroadcast() {
-				open = m.RequiresAck && it.Receipt != nil && it.Receipt.AckedAt == nil
-			}
-			// An urgent message that asked for an ack and got one waits
-			// on nobody any more.
-			settled := m.RequiresAck && !open
-			urgent := recent && !settled && (m.Priority == hub.PriorityHigh || m.Priority == hub.PriorityCritical)
-			if (open && it.Label != "") || urgent {
-				out = append(out, it)
-			}
-		case it.Label == overview.LabelIncursion && recent:
-			out = append(out, it)
-		}
-		if len(out) == 5 {
-			break
-		}
-	}
-	return out
-}
-
 // marked splits a search snippet or title into plain and matched parts.
 func marked(s string, marks [][2]int) []view.Part { return view.Parts(s, marks) }
 

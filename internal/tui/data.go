@@ -47,7 +47,7 @@ func load(ctx context.Context, api API) snapshotMsg {
 	if s.agents, err = api.Board(ctx); err != nil {
 		return snapshotMsg{err: err}
 	}
-	att, err := api.Attention(ctx)
+	att, err := api.Attention(ctx, overview.AttentionFilter{})
 	if err != nil {
 		return snapshotMsg{err: err}
 	}

@@ -40,11 +40,7 @@ documented hook JSON on stdin and prints only that client's documented reply
 on stdout, or nothing at all.
 
 Clients and events (the client's own event names):
-  claude  SessionStart UserPromptSubmit PreToolUse PostToolUse Stop
-  codex   SessionStart UserPromptSubmit PreToolUse PostToolUse Stop
-  gemini  SessionStart BeforeAgent BeforeTool AfterTool AfterAgent
-  cursor  sessionStart preToolUse postToolUse stop
-
+` + hookClients() + `
 What each does: at session start the agent learns its id and gets a brief
 (who else is active, unread mail, acks owed, reserved files, focus task);
 before a prompt and after a tool, mail that is new since the last delivery
@@ -68,6 +64,25 @@ note on stderr and nothing on stdout, and exits 0.`,
 	}
 	c.Flags().StringVar(&agent, "agent", "", "work as this agent instead of the session's own (default $BB_AGENT_ID)")
 	return c
+}
+
+// hookClients lists every client bb install supports with the events the
+// board uses, one line each, from hookio.Events (the list bb install
+// writes), so the help never falls behind it.
+func hookClients() string {
+	width := 0
+	for _, c := range hookio.Clients {
+		width = max(width, len(c))
+	}
+	var b strings.Builder
+	for _, c := range hookio.Clients {
+		fmt.Fprintf(&b, "  %-*s", width, c)
+		for _, e := range hookio.Events(c) {
+			b.WriteString(" " + e.Name)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // runHook never fails: whatever happens, the client's work goes on unless

@@ -59,8 +59,10 @@ type AttentionItem struct {
 }
 
 // ID names the item for as long as it waits, the same on every read: a
-// message's kind and id, an incursion's event, a blocked agent's status
-// change.
+// message's kind and id, an incursion's event, a blocked agent's name and
+// the moment it became blocked (At: hub.Agent.StatusSince), which an
+// update that leaves it blocked does not move; blocked again after
+// something else, it is a new item.
 func (it AttentionItem) ID() string {
 	switch {
 	case it.MessageID != "":
@@ -84,20 +86,50 @@ type Attention struct {
 	NextEscalation time.Time `json:"next_escalation"`
 }
 
-// Attention gathers what needs a person: unaccepted HANDOFF and BLOCKED
-// messages (escalated once they waited attention.escalate_after minutes),
-// agents whose status is blocked, and the critical messages and incursions
-// of the last AttentionWindow. It reads only.
-func (s *Service) Attention(ctx context.Context) (Attention, error) {
+// AttentionFilter narrows the list to what concerns one work item or one
+// agent (the dashboard's conversation of a bead, a task or an agent); its
+// zero value is the whole board.
+type AttentionFilter struct {
+	// BeadID keeps the items about this work item (a bead or a task id):
+	// a message's bead, an incursion's, a blocked agent's focus task.
+	BeadID string `json:"bead_id,omitempty"`
+	// Agent keeps the items this agent raised (AttentionItem.Agent) or
+	// that wait on it (AttentionItem.To).
+	Agent string `json:"agent,omitempty"`
+	// Limit keeps the newest Limit items (0: all of them).
+	Limit int `json:"limit,omitempty"`
+}
+
+func (f AttentionFilter) keeps(it AttentionItem) bool {
+	return (f.BeadID == "" || it.BeadID == f.BeadID) && (f.Agent == "" || it.Agent == f.Agent || it.To == f.Agent)
+}
+
+// Attention gathers what needs a person, of the whole board or of what f
+// keeps: unaccepted HANDOFF and BLOCKED messages (escalated once they
+// waited attention.escalate_after minutes), agents whose status is
+// blocked, and the critical messages and incursions of the last
+// AttentionWindow. A HANDOFF or BLOCKED is listed while nobody accepted
+// it, whatever its priority: once accepted it waits on nobody, critical or
+// not. It is the one rule of "needs attention": every surface (the
+// dashboard's panel and conversations, bb top, the notifiers) reads it
+// here. It reads only.
+func (s *Service) Attention(ctx context.Context, f AttentionFilter) (Attention, error) {
 	now := s.Now()
 	out := Attention{Now: now}
+	add := func(it AttentionItem) bool {
+		if !f.keeps(it) {
+			return false
+		}
+		out.Items = append(out.Items, it)
+		return true
+	}
 	err := s.read(ctx, func(tx hub.Tx) error {
 		stored, err := tx.ListConfig(ctx)
 		if err != nil {
 			return err
 		}
 		out.EscalateAfter = hub.EscalateAfter(s.ConfigEntries(stored))
-		unacked, err := tx.UnackedRequired(ctx, hub.MailFilter{Limit: attentionMax})
+		unacked, err := tx.UnackedRequired(ctx, hub.MailFilter{BeadID: f.BeadID, Limit: attentionMax})
 		if err != nil {
 			return err
 		}
@@ -112,13 +144,17 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 				continue
 			}
 			it := messageItem(kind, m, now)
-			due := hub.EscalationDue(&m, out.EscalateAfter)
-			if it.Escalated = hub.Escalated(&m, out.EscalateAfter, now); !it.Escalated && (out.NextEscalation.IsZero() || due.Before(out.NextEscalation)) {
+			it.Escalated = hub.Escalated(&m, out.EscalateAfter, now)
+			if !add(it) || it.Escalated {
+				continue
+			}
+			if due := hub.EscalationDue(&m, out.EscalateAfter); out.NextEscalation.IsZero() || due.Before(out.NextEscalation) {
 				out.NextEscalation = due
 			}
-			out.Items = append(out.Items, it)
 		}
-		agents, err := hub.ListAgentsIn(ctx, tx)
+		// The agents rows: an identity known only from mail has no status
+		// of its own (offline), so it is never blocked.
+		agents, err := tx.ListAgents(ctx)
 		if err != nil {
 			return err
 		}
@@ -130,8 +166,11 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 			if a.Blockers != nil && *a.Blockers != "" {
 				subject = *a.Blockers
 			}
-			out.Items = append(out.Items, AttentionItem{Kind: AttentionStuck, At: a.UpdatedAt, Agent: a.ID, Subject: subject,
-				BeadID: a.FocusTaskID, WaitingMinutes: minutesSince(now, a.UpdatedAt)})
+			// Blocked since its status became "blocked": one stretch is
+			// one item (one id) however often the agent restates it.
+			since := cmp.Or(a.StatusSince, a.UpdatedAt)
+			add(AttentionItem{Kind: AttentionStuck, At: since, Agent: a.ID, Subject: subject,
+				BeadID: a.FocusTaskID, WaitingMinutes: minutesSince(now, since)})
 		}
 		since := now.Add(-AttentionWindow)
 		crit, err := tx.ListMessages(ctx, hub.MessageFilter{Since: since, Priorities: []hub.Priority{hub.PriorityCritical}, Limit: attentionMax})
@@ -139,12 +178,14 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 			return err
 		}
 		for _, m := range crit {
-			if m.RequiresAck && m.AckedAt == nil && (m.Category == hub.CategoryHandoff || m.Category == hub.CategoryBlocked) {
-				continue // already listed as a handoff or blocker
+			if m.RequiresAck {
+				// Listed above as a handoff or blocker while nobody
+				// accepted it; accepted, it waits on nobody.
+				continue
 			}
-			out.Items = append(out.Items, messageItem(AttentionCritical, m, now))
+			add(messageItem(AttentionCritical, m, now))
 		}
-		evs, err := tx.ListEvents(ctx, hub.EventFilter{Types: []string{hub.EventIncursion}, Limit: attentionMax, Desc: true})
+		evs, err := tx.ListEvents(ctx, hub.EventFilter{Types: []string{hub.EventIncursion}, BeadID: f.BeadID, Limit: attentionMax, Desc: true})
 		if err != nil {
 			return err
 		}
@@ -152,7 +193,7 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 			if e.CreatedAt.Before(since) {
 				break
 			}
-			out.Items = append(out.Items, AttentionItem{Kind: AttentionIncursion, At: e.CreatedAt, Agent: e.Agent, To: e.ToAgent,
+			add(AttentionItem{Kind: AttentionIncursion, At: e.CreatedAt, Agent: e.Agent, To: e.ToAgent,
 				BeadID: e.BeadID, Subject: cmp.Or(e.Message, e.Scope), Seq: e.Seq, WaitingMinutes: minutesSince(now, e.CreatedAt)})
 		}
 		out.LastEventSeq, err = tx.LastEventSeq(ctx)
@@ -162,6 +203,9 @@ func (s *Service) Attention(ctx context.Context) (Attention, error) {
 		return Attention{}, err
 	}
 	slices.SortStableFunc(out.Items, func(a, b AttentionItem) int { return b.At.Compare(a.At) })
+	if f.Limit > 0 && len(out.Items) > f.Limit {
+		out.Items = out.Items[:f.Limit]
+	}
 	return out, nil
 }
 

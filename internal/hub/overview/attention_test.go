@@ -60,7 +60,7 @@ func TestAttention(t *testing.T) {
 
 	kinds := func() []string {
 		t.Helper()
-		a, err := svc.Attention(ctx)
+		a, err := svc.Attention(ctx, overview.AttentionFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestAttention(t *testing.T) {
 	if got := kinds(); !equal(got, want) {
 		t.Fatalf("attention = %q, want %q", got, want)
 	}
-	a, _ := svc.Attention(ctx)
+	a, _ := svc.Attention(ctx, overview.AttentionFilter{})
 	if last := a.Items[len(a.Items)-1]; last.WaitingMinutes != 13 || last.MessageID != handoff.UUID || last.BeadID != "bb-1" {
 		t.Errorf("handoff item %+v: want 13 minutes waiting, its message id and bead", last)
 	}
@@ -88,7 +88,7 @@ func TestAttention(t *testing.T) {
 	if _, err := k.SetConfig(ctx, "dana", hub.ConfigEscalateAfter, "12"); err != nil {
 		t.Fatal(err)
 	}
-	a, _ = svc.Attention(ctx)
+	a, _ = svc.Attention(ctx, overview.AttentionFilter{})
 	if !a.Items[2].Escalated || !a.Items[3].Escalated || !a.NextEscalation.IsZero() || a.EscalateAfter != 12 {
 		t.Errorf("after 12 minutes: escalated %t %t, next %v, after %d", a.Items[2].Escalated, a.Items[3].Escalated, a.NextEscalation, a.EscalateAfter)
 	}

@@ -28,8 +28,9 @@ func New(k *hub.Service) *Service { return &Service{Service: k} }
 type API interface {
 	Sessions(ctx context.Context, viewer string) (Sessions, error)
 	Conversation(ctx context.Context, key, viewer string) ([]TimelineItem, error)
-	// Attention is what waits for a person (attention.go).
-	Attention(ctx context.Context) (Attention, error)
+	// Attention is what waits for a person, on the whole board or about
+	// one work item or agent (attention.go).
+	Attention(ctx context.Context, f AttentionFilter) (Attention, error)
 	// CoordinationStatus is the coordination state of a work item or an
 	// agent: reservations, mail waiting for an ack, the protocol timeline
 	// (status.go).

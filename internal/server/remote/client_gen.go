@@ -456,9 +456,9 @@ func (c *Client) Conversation(ctx context.Context, key string, viewer string) ([
 }
 
 // Attention calls Attention on the server.
-func (c *Client) Attention(ctx context.Context) (overview.Attention, error) {
+func (c *Client) Attention(ctx context.Context, f overview.AttentionFilter) (overview.Attention, error) {
 	var r0 overview.Attention
-	err := c.call(ctx, "Attention", []any{}, []any{&r0})
+	err := c.call(ctx, "Attention", []any{f}, []any{&r0})
 	return r0, err
 }
 

@@ -24,7 +24,7 @@ func testAgents(t *testing.T, open Opener) {
 		now := f.Svc.Now()
 		in := hub.Agent{ID: "a-1", DisplayName: "Agent One", Role: "worker", Registered: true,
 			CurrentTask: "parse", Progress: 40, Status: "coding", Blockers: ptr("waiting"),
-			CreatedAt: now, LastSeen: now, UpdatedAt: now, Version: 3, EventCursor: 7,
+			CreatedAt: now, LastSeen: now, UpdatedAt: now, StatusSince: now.Add(-time.Hour), Version: 3, EventCursor: 7,
 			FocusTaskID: "task-1", FocusProjectID: "proj"}
 		f.Write(func(tx hub.Tx) error { return tx.PutAgent(f.Ctx, &in) })
 		var got *hub.Agent
@@ -37,15 +37,15 @@ func testAgents(t *testing.T, open Opener) {
 			got.Version != 3 || got.EventCursor != 7 || got.FocusTaskID != "task-1" || got.FocusProjectID != "proj" {
 			t.Errorf("round trip: got %+v, want %+v", *got, in)
 		}
-		if !sameTime(got.CreatedAt, now) || !sameTime(got.LastSeen, now) || !sameTime(got.UpdatedAt, now) {
-			t.Errorf("times not kept to the microsecond: got %v/%v/%v, want %v", got.CreatedAt, got.LastSeen, got.UpdatedAt, now)
+		if !sameTime(got.CreatedAt, now) || !sameTime(got.LastSeen, now) || !sameTime(got.UpdatedAt, now) || !sameTime(got.StatusSince, now.Add(-time.Hour)) {
+			t.Errorf("times not kept to the microsecond: got %v/%v/%v/%v, want %v", got.CreatedAt, got.LastSeen, got.UpdatedAt, got.StatusSince, now)
 		}
 		// Overwrite every column, blockers back to NULL.
 		later := now.Add(time.Minute)
 		in2 := hub.Agent{ID: "a-1", Status: "idle", CreatedAt: now, LastSeen: later, UpdatedAt: later, Version: 4}
 		f.Write(func(tx hub.Tx) error { return tx.PutAgent(f.Ctx, &in2) })
 		f.Read(func(tx hub.Tx) (err error) { got, err = tx.GetAgent(f.Ctx, "a-1"); return })
-		if got.Blockers != nil || got.CurrentTask != "" || got.Progress != 0 || got.Registered || got.Version != 4 || !sameTime(got.LastSeen, later) {
+		if got.Blockers != nil || got.CurrentTask != "" || got.Progress != 0 || got.Registered || got.Version != 4 || !sameTime(got.LastSeen, later) || !got.StatusSince.IsZero() {
 			t.Errorf("overwrite: got %+v", *got)
 		}
 	})
@@ -56,7 +56,7 @@ func testAgents(t *testing.T, open Opener) {
 		f.Write(func(tx hub.Tx) error { return tx.TouchAgent(f.Ctx, "ghost", now) })
 		var a *hub.Agent
 		f.Read(func(tx hub.Tx) (err error) { a, err = tx.GetAgent(f.Ctx, "ghost"); return })
-		if a == nil || a.Status != "idle" || !sameTime(a.LastSeen, now) || !sameTime(a.CreatedAt, now) {
+		if a == nil || a.Status != "idle" || !sameTime(a.LastSeen, now) || !sameTime(a.CreatedAt, now) || !sameTime(a.StatusSince, now) {
 			t.Fatalf("touch of a missing agent: got %+v", a)
 		}
 		f.Write(func(tx hub.Tx) error { return tx.TouchAgent(f.Ctx, "ghost", now.Add(-time.Hour)) })
