@@ -114,3 +114,17 @@ func withoutNotices(stderr string) string {
 	}
 	return strings.Join(keep, "")
 }
+
+// A client built before a method gained a trailing argument sends fewer
+// arguments: the server takes the missing ones as zero values (Attention
+// gained its filter after older clients shipped). More arguments than the
+// method takes are refused.
+func TestRPCMissingTrailingArgumentsAreZero(t *testing.T) {
+	e := newEnv(t)
+	if code, env := e.do(req{method: "POST", path: "/api/v1/rpc/Attention", body: `[]`}); code != 200 || !env.OK {
+		t.Fatalf("Attention without its filter: %d %+v", code, env.Error)
+	}
+	if code, env := e.do(req{method: "POST", path: "/api/v1/rpc/Attention", body: `[{}, {}]`}); code != 400 || env.Error == nil || env.Error.Code != "INVALID_INPUT" {
+		t.Fatalf("Attention with two arguments: %d %+v", code, env.Error)
+	}
+}

@@ -80,7 +80,7 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	nargs := m.Type.NumIn() - 1
-	if len(raw) != nargs {
+	if len(raw) > nargs {
 		writeError(w, name, hub.Errorf(hub.CodeInvalidInput, "%s takes %d arguments, got %d", name, nargs, len(raw)), 0)
 		return
 	}
@@ -102,6 +102,12 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		args = append(args, p.Elem())
+	}
+	// A client built before a method gained a trailing argument sends
+	// fewer: the missing ones are their zero values (the method's
+	// behaviour before the argument existed).
+	for i := len(raw); i < nargs; i++ {
+		args = append(args, reflect.Zero(m.Type.In(i+1)))
 	}
 	out := reflect.ValueOf(s.svc).MethodByName(name).Call(args)
 	last := out[len(out)-1]
