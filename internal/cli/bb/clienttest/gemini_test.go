@@ -223,6 +223,26 @@ func TestGeminiCLI(t *testing.T) {
 	if got := p.read("src/c.go"); got != "package z\n" {
 		t.Errorf("A's new file was not written: %q", got)
 	}
+
+	// A commits the file its write reserved, with its shell tool and the
+	// git guard installed: the commit goes through. Not thanks to the
+	// guard: Gemini CLI 0.61 runs git with hooks turned off (its
+	// getSafeGitEnv sets core.hooksPath, core.fsmonitor, credential.helper
+	// and the editors to "" through GIT_CONFIG_COUNT/KEY_n/VALUE_n;
+	// packages/core/src/utils/gitUtils.ts, in the package's
+	// bundle/chunk-5FZXKDXH.js), so bb guard never sees a Gemini agent's
+	// commit; the edit hooks are what guards files there (docs/install.md).
+	// A guard that finds the session through the process tree is proved
+	// with real git in hooktest TestGuardKnowsTheSessionsAgent.
+	p.run("bb", "guard", "install")
+	pl.set("commit", turnPart{Tool: "run_shell_command", Input: map[string]any{"command": "git add src/c.go && git commit -qm 'A adds c.go'", "description": "Commit the new file"}})
+	gemini("A", "commit")
+	if got := strings.TrimSpace(p.run("git", "log", "-1", "--format=%s")); got != "A adds c.go" {
+		t.Errorf("A's commit of the file it holds did not happen (last commit %q)", got)
+		if reqs := stepRequests(srv, "A", "commit"); len(reqs) > 0 {
+			dump(t, "gemini-A-commit", reqs[len(reqs)-1].Body)
+		}
+	}
 	_ = os.Remove(filepath.Join(p.dir, "src", "c.go")) // the model's file, not bb's: gone before the uninstall check
 
 	// bb uninstall puts the project's files back as they were.
