@@ -62,7 +62,10 @@ func TestBusyWriteGivesUpWhenNothingCommits(t *testing.T) {
 // of attempts would last: the write keeps waiting, since the board is busy,
 // not stuck, and succeeds once the other side stops.
 func TestBusyWriteWaitsWhileOthersCommit(t *testing.T) {
-	other, write := openBusyBoard(t, sqlite.Options{BusyTimeoutMS: 20, StuckAfter: 400 * time.Millisecond})
+	// StuckAfter stays well above a loaded machine's scheduling delays
+	// (a 400 ms setting failed once at load 16: the other side's commits
+	// came further apart than that), and the commits last three times it.
+	other, write := openBusyBoard(t, sqlite.Options{BusyTimeoutMS: 20, StuckAfter: time.Second})
 	conn, err := other.Conn(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +76,7 @@ func TestBusyWriteWaitsWhileOthersCommit(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		var err error
-		for i := 0; i < 25 && err == nil; i++ { // ~1.5 s of back-to-back commits
+		for i := 0; i < 50 && err == nil; i++ { // ~3 s of back-to-back commits
 			if _, err = conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 				break
 			}
