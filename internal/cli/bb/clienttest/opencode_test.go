@@ -36,11 +36,22 @@ import (
 // the sessionID; `opencode serve --port` prints "opencode server listening
 // on <url>"; POST /session creates a session and POST
 // /session/<id>/message sends a prompt and answers when the turn is over;
-// MCP tools are named <server>_<tool>; a title request without tools runs
-// beside each new session.
+// MCP tools are named <server>_<tool>.
 // https://opencode.ai/docs/providers, https://opencode.ai/docs/cli,
 // https://opencode.ai/docs/server, https://opencode.ai/docs/plugins,
 // https://opencode.ai/docs/mcp-servers.
+//
+// What cuts OpenCode's start, measured (see BENCHMARKS.md): without a
+// models cache (OPENCODE_DISABLE_MODELS_FETCH) OpenCode builds its
+// provider catalogue from the models.dev snapshot bundled in its binary,
+// every provider and model, seconds of a run's first turn;
+// OPENCODE_MODELS_PATH names the catalogue file to read instead (opencode-ai
+// 1.18.33, ModelsDev), and an empty one leaves the configured provider
+// only. "snapshot": false (https://opencode.ai/config.json) stops the git
+// snapshot OpenCode takes of the project around every step (its undo),
+// and a session created with a title gets no title request beside its
+// first turn (SessionPrompt.ensureTitle skips a title that is not the
+// default).
 func TestOpenCode(t *testing.T) {
 	t.Parallel()
 	bin := clientBin(t, "opencode")
@@ -61,12 +72,13 @@ func TestOpenCode(t *testing.T) {
 	before := snapshot(t, p.dir)
 	pl := newPlans()
 	srv := newModelServer(t, pl.script)
-	p.write(filepath.Join(p.home, ".config", "opencode", "opencode.json"), `{"$schema": "https://opencode.ai/config.json", "autoupdate": false, "share": "disabled",
+	p.write(filepath.Join(p.home, "models.json"), "{}")
+	p.write(filepath.Join(p.home, ".config", "opencode", "opencode.json"), `{"$schema": "https://opencode.ai/config.json", "autoupdate": false, "share": "disabled", "snapshot": false,
   "provider": {"scripted": {"npm": "@ai-sdk/openai-compatible", "name": "scripted", "options": {"baseURL": "`+srv.url+`/v1", "apiKey": "test"},
     "models": {"m1": {"name": "m1", "tool_call": true}}}},
   "model": "scripted/m1", "small_model": "scripted/m1"}`)
 	p.env = append(p.env, "OPENCODE_DISABLE_MODELS_FETCH=true", "OPENCODE_DISABLE_AUTOUPDATE=true", "OPENCODE_DISABLE_DEFAULT_PLUGINS=true",
-		"OPENCODE_DISABLE_LSP_DOWNLOAD=true", "OPENCODE_DISABLE_SHARE=true")
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=true", "OPENCODE_DISABLE_SHARE=true", "OPENCODE_MODELS_PATH="+filepath.Join(p.home, "models.json"))
 	p.run("bb", "install", "opencode")
 	if out := p.run("bb", "doctor"); !strings.Contains(out, "ok    client opencode mcp") || !strings.Contains(out, "ok    client opencode ") {
 		t.Fatalf("bb doctor after bb install opencode:\n%s", out)
@@ -99,7 +111,7 @@ func TestOpenCode(t *testing.T) {
 	bDone := make(chan struct{})
 	go func() {
 		defer close(bDone)
-		out, errOut, err := p.exec(nil, bin, "run", "--format", "json", "[session B] [step edit] go on")
+		out, errOut, err := p.exec(nil, bin, "run", "--format", "json", "--title", "B", "[session B] [step edit] go on")
 		if err != nil || !strings.Contains(out, `"sessionID"`) {
 			t.Errorf("opencode run: %v\n%s\n%s", err, out, errOut)
 		}
@@ -110,7 +122,7 @@ func TestOpenCode(t *testing.T) {
 	// src/a.go); holding a file it did not change, it gets the end-of-turn
 	// reminder as its next prompt, once.
 	oc := startOpenCodeServer(t, p, bin)
-	sessionA := oc.newSession(t)
+	sessionA := oc.newSession(t, "A")
 	oc.prompt(t, sessionA, "[session A] [step mcp] go on")
 	idA = identityOf(t, srv, "A")
 	endA()
@@ -326,12 +338,13 @@ func (oc *openCodeServer) call(t *testing.T, method, path string, in, out any) {
 	}
 }
 
-func (oc *openCodeServer) newSession(t *testing.T) string {
+// newSession creates a session with title.
+func (oc *openCodeServer) newSession(t *testing.T, title string) string {
 	t.Helper()
 	var s struct {
 		ID string `json:"id"`
 	}
-	oc.call(t, http.MethodPost, "/session", map[string]any{}, &s)
+	oc.call(t, http.MethodPost, "/session", map[string]any{"title": title}, &s)
 	if s.ID == "" {
 		t.Fatal("opencode POST /session gave no id")
 	}
