@@ -138,13 +138,17 @@ export const Blackboard = async ({ directory, client }) => {
   const children = new Set() // subagent sessions (a task's), which get no reminder
   const started = new Set() // sessions given their brief in this process
   const reminded = new Set() // sessions whose current turn is bb's reminder
+  // Sessions whose turn ended in an error or was interrupted (OpenCode
+  // publishes session.error before session.idle): no reminder, as Claude
+  // Code runs no Stop hook when the user interrupts.
+  const failed = new Set()
   const asked = new Map() // session -> the agent and model of its last prompt
   const payload = (sessionID, event, more) => ({ session_id: sessionID, cwd: directory, hook_event_name: event, ...more })
   // stop runs at the end of a session's turn: bb's reminder, when there is
   // one, becomes the session's next prompt.
   const stop = async (sessionID) => {
     const active = reminded.delete(sessionID)
-    if (oneShot || children.has(sessionID) || !client?.session?.promptAsync) return
+    if (failed.delete(sessionID) || oneShot || children.has(sessionID) || !client?.session?.promptAsync) return
     const reply = await run(@STOP@, payload(sessionID, @STOP@, { stop_hook_active: active }))
     if (reply?.decision !== "block" || !reply.reason) return
     reminded.add(sessionID)
@@ -165,6 +169,7 @@ export const Blackboard = async ({ directory, client }) => {
         created.add(info.id)
         if (info.parentID) children.add(info.id)
       }
+      if (event?.type === "session.error" && event.properties?.sessionID) failed.add(event.properties.sessionID)
       if (event?.type === "session.idle" && event.properties?.sessionID) await stop(event.properties.sessionID)
     },
     "chat.message": async (input, output) => {

@@ -111,7 +111,11 @@ func TestOpenCode(t *testing.T) {
 	bDone := make(chan struct{})
 	go func() {
 		defer close(bDone)
-		out, errOut, err := p.exec(nil, bin, "run", "--format", "json", "--title", "B", "[session B] [step edit] go on")
+		// Its own data directory: two first starts of OpenCode at once
+		// race to create the tables of one new database (opencode-ai
+		// 1.18.33 fails with "CREATE TABLE `workspace`").
+		out, errOut, err := p.exec([]string{"XDG_DATA_HOME=" + filepath.Join(p.home, ".local", "share-b")}, bin,
+			"run", "--format", "json", "--title", "B", "[session B] [step edit] go on")
 		if err != nil || !strings.Contains(out, `"sessionID"`) {
 			t.Errorf("opencode run: %v\n%s\n%s", err, out, errOut)
 		}
