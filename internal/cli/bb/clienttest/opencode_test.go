@@ -22,21 +22,20 @@ import (
 
 // TestOpenCode runs OpenCode offline against the model server in a project
 // wired by bb install opencode: the MCP entry in opencode.json and bb's
-// plugin in .opencode/plugins/. Session A talks to OpenCode's own server
-// (`opencode serve`, what its TUI runs; prompts through its HTTP API), so
-// OpenCode stays up after A's turn and the plugin can send the end-of-turn
-// reminder; session B is a one-shot `opencode run`, started at the same
-// time. Facts used, checked against opencode-ai 1.18.33: a provider in the
-// user's ~/.config/opencode/opencode.json with "npm":
-// "@ai-sdk/openai-compatible" (bundled, nothing downloaded) and
-// options.baseURL speaks Chat Completions to the server;
-// OPENCODE_DISABLE_MODELS_FETCH, OPENCODE_DISABLE_DEFAULT_PLUGINS,
-// OPENCODE_DISABLE_AUTOUPDATE and OPENCODE_DISABLE_LSP_DOWNLOAD keep it
-// off the network; `opencode run --format json` prints events carrying
-// the sessionID; `opencode serve --port` prints "opencode server listening
-// on <url>"; POST /session creates a session and POST
-// /session/<id>/message sends a prompt and answers when the turn is over;
-// MCP tools are named <server>_<tool>.
+// plugin in .opencode/plugins/. Sessions A and B live in one OpenCode
+// server (`opencode serve`, what its TUI runs; prompts through its HTTP
+// API), which stays up after a turn, so the plugin can send the
+// end-of-turn reminder; one OpenCode start serves both sessions. Facts
+// used, checked against opencode-ai 1.18.33: a provider in the user's
+// ~/.config/opencode/opencode.json with "npm": "@ai-sdk/openai-compatible"
+// (bundled, nothing downloaded) and options.baseURL speaks Chat
+// Completions to the server; OPENCODE_DISABLE_MODELS_FETCH,
+// OPENCODE_DISABLE_DEFAULT_PLUGINS, OPENCODE_DISABLE_AUTOUPDATE and
+// OPENCODE_DISABLE_LSP_DOWNLOAD keep it off the network; `opencode serve
+// --port` prints "opencode server listening on <url>"; POST /session
+// creates a session, POST /session/<id>/message sends a prompt and answers
+// when the turn is over, GET /session/status lists the busy sessions; MCP
+// tools are named <server>_<tool>.
 // https://opencode.ai/docs/providers, https://opencode.ai/docs/cli,
 // https://opencode.ai/docs/server, https://opencode.ai/docs/plugins,
 // https://opencode.ai/docs/mcp-servers.
@@ -84,52 +83,17 @@ func TestOpenCode(t *testing.T) {
 		t.Fatalf("bb doctor after bb install opencode:\n%s", out)
 	}
 
-	// OpenCode takes 10-40 s to start on a loaded machine, so A's server
-	// and B's run start together, and B's first model request waits until
-	// A's turn is over.
-	aGo := filepath.Join(p.dir, "src", "a.go")
-	pl.set("mcp", turnPart{Tool: "blackboard_bb_reserve", Input: map[string]any{"scope": "src/a.go", "bead": "bb-1"}})
-	pl.set("edit",
-		turnPart{Tool: "read", Input: map[string]any{"filePath": aGo}},
-		turnPart{Tool: "edit", Input: map[string]any{"filePath": aGo, "oldString": "package x", "newString": "package y"}},
-	)
-	var idA string
-	aOver := make(chan struct{}) // closed when A's turn is over (idA set)
-	var aOnce sync.Once
-	endA := func() { aOnce.Do(func() { close(aOver) }) }
-	pl.onFirst("edit", func() {
-		select {
-		case <-aOver:
-		case <-time.After(4 * time.Minute):
-			t.Errorf("session A's turn did not end")
-			return
-		}
-		if idA != "" {
-			sendMidMail(t, p, idA, identityOf(t, srv, "B"))
-		}
-	})
-	bDone := make(chan struct{})
-	go func() {
-		defer close(bDone)
-		// Its own data directory: two first starts of OpenCode at once
-		// race to create the tables of one new database (opencode-ai
-		// 1.18.33 fails with "CREATE TABLE `workspace`").
-		out, errOut, err := p.exec([]string{"XDG_DATA_HOME=" + filepath.Join(p.home, ".local", "share-b")}, bin,
-			"run", "--format", "json", "--title", "B", "[session B] [step edit] go on")
-		if err != nil || !strings.Contains(out, `"sessionID"`) {
-			t.Errorf("opencode run: %v\n%s\n%s", err, out, errOut)
-		}
-	}()
-	t.Cleanup(func() { endA(); <-bDone })
+	// OpenCode takes 10-40 s to start on a loaded machine: one server
+	// for both sessions.
+	oc := startOpenCodeServer(t, p, bin)
 
 	// A: its identity, and its MCP tools acting as it (it reserves
 	// src/a.go); holding a file it did not change, it gets the end-of-turn
-	// reminder as its next prompt, once.
-	oc := startOpenCodeServer(t, p, bin)
+	// reminder as its next prompt, once (checked at the end, while B works).
+	pl.set("mcp", turnPart{Tool: "blackboard_bb_reserve", Input: map[string]any{"scope": "src/a.go", "bead": "bb-1"}})
 	sessionA := oc.newSession(t, "A")
 	oc.prompt(t, sessionA, "[session A] [step mcp] go on")
-	idA = identityOf(t, srv, "A")
-	endA()
+	idA := identityOf(t, srv, "A")
 	reqs := stepRequests(srv, "A", "mcp")
 	if len(reqs) < 2 {
 		t.Fatalf("step mcp: %d requests", len(reqs))
@@ -138,26 +102,18 @@ func TestOpenCode(t *testing.T) {
 		t.Errorf("bb_reserve's result does not name %s", idA)
 		dump(t, "opencode-A-reserve", reqs[1].Body)
 	}
-	const reminder = "You still reserve src/a.go"
-	reminded := func() bool {
-		for _, r := range sessionRequests(srv, "A") {
-			if strings.Contains(r.Body, reminder) {
-				return true
-			}
-		}
-		return false
-	}
-	for deadline := time.Now().Add(2 * time.Minute); !reminded() && time.Now().Before(deadline); {
-		time.Sleep(200 * time.Millisecond)
-	}
 
-	// B: its own identity; mail A sends once B's turn has started arrives
-	// after B's next tool call; its edit of A's file is denied and the
-	// reason, naming A, reaches the model.
-	<-bDone
-	if t.Failed() {
-		t.FailNow()
-	}
+	// B, in the same OpenCode: its own identity; mail A sends once B's
+	// turn has started arrives after B's next tool call; its edit of A's
+	// file is denied and the reason, naming A, reaches the model.
+	aGo := filepath.Join(p.dir, "src", "a.go")
+	pl.set("edit",
+		turnPart{Tool: "read", Input: map[string]any{"filePath": aGo}},
+		turnPart{Tool: "edit", Input: map[string]any{"filePath": aGo, "oldString": "package x", "newString": "package y"}},
+	)
+	pl.onFirst("edit", func() { sendMidMail(t, p, idA, identityOf(t, srv, "B")) })
+	sessionB := oc.newSession(t, "B")
+	oc.prompt(t, sessionB, "[session B] [step edit] go on")
 	if idB := identityOf(t, srv, "B"); idB == idA {
 		t.Fatalf("both sessions got identity %s", idA)
 	}
@@ -177,9 +133,12 @@ func TestOpenCode(t *testing.T) {
 		t.Errorf("the denied edit changed src/a.go: %q", got)
 	}
 
-	// By now (B's whole turn later) A's reminder turn is long over and the
-	// idle that ended it gave nothing new: the reminder reached the model
-	// as a prompt of its own, once.
+	// A's reminder reached the model as a prompt of its own, once: the idle
+	// that ended the reminder's turn gave nothing new.
+	const reminder = "You still reserve src/a.go"
+	for deadline := time.Now().Add(2 * time.Minute); countReminderPrompts(t, sessionRequests(srv, "A"), reminder) == 0 && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+	}
 	oc.waitIdle(t, sessionA)
 	aReqs := sessionRequests(srv, "A")
 	if last := aReqs[len(aReqs)-1].Body; countInChat(t, last, reminder) != 1 {
@@ -188,6 +147,9 @@ func TestOpenCode(t *testing.T) {
 	}
 	if n := countReminderPrompts(t, aReqs, reminder); n != 1 {
 		t.Errorf("the end-of-turn reminder was A's latest prompt in %d requests, want 1 (one turn)", n)
+	}
+	if n := countReminderPrompts(t, sessionRequests(srv, "B"), "Before you stop"); n != 0 {
+		t.Errorf("B, holding nothing, got %d end-of-turn reminders", n)
 	}
 
 	// bb uninstall puts the project's files back as they were, but for what
