@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -337,14 +338,15 @@ func (oc *openCodeServer) waitIdle(t *testing.T, session string) {
 	t.Fatalf("session %s is still busy", session)
 }
 
-// stop ends the server (once) and waits for it.
+// stop ends the server (once) and waits for it. SIGTERM, not SIGINT: a
+// process started from a shell's background job inherits SIGINT ignored.
 func (oc *openCodeServer) stop(t *testing.T) {
 	oc.stopOnce.Do(func() {
-		_ = oc.cmd.Process.Signal(os.Interrupt)
+		_ = oc.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-oc.done:
-		case <-time.After(30 * time.Second):
-			t.Logf("opencode serve did not stop on SIGINT; killed")
+		case <-time.After(10 * time.Second):
+			t.Logf("opencode serve did not stop on SIGTERM; killed")
 			_ = oc.cmd.Process.Kill()
 			<-oc.done
 		}
