@@ -177,14 +177,15 @@ func Events(client string) []EventSpec {
 		}
 	case "opencode":
 		// The events of bb's OpenCode plugin, named after the plugin
-		// hooks that run them; the plugin checks the matcher itself.
-		// OpenCode's session.idle cannot make the agent go on, so there is
-		// no end-of-turn reminder.
+		// hooks and bus events that run them; the plugin checks the
+		// matcher itself. At session.idle (the end of a turn) the plugin
+		// sends a reminder back as the session's next prompt, once.
 		return []EventSpec{
 			{Name: "session.created", Kind: KindStart, Injects: true},
 			{Name: "chat.message", Kind: KindPrompt, Injects: true},
 			{Name: "tool.execute.before", Kind: KindPreTool, Matcher: "edit|write|patch|apply_patch|multiedit"},
 			{Name: "tool.execute.after", Kind: KindPostTool, Injects: true},
+			{Name: "session.idle", Kind: KindStop, Injects: true},
 		}
 	}
 	return nil
@@ -589,6 +590,10 @@ func Continue(client, event, text string) []byte {
 		return marshal(map[string]any{"decision": "deny", "reason": text})
 	case "cursor":
 		return marshal(map[string]any{"followup_message": text})
+	case "opencode":
+		// Claude Code's shape; bb's plugin sends reason as the session's
+		// next prompt.
+		return marshal(map[string]any{"decision": "block", "reason": text})
 	}
 	return nil
 }

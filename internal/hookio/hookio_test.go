@@ -237,8 +237,16 @@ func TestCopilotQwenOpenCode(t *testing.T) {
 	if got := string(Context("opencode", "chat.message", "mail")); !strings.Contains(got, `"additionalContext":"mail"`) {
 		t.Fatalf("opencode context: %s", got)
 	}
-	if Continue("opencode", "session.idle", "go") != nil {
-		t.Fatal("opencode has no end-of-turn event")
+	// bb's plugin sends the reason as the session's next prompt.
+	if got := string(Continue("opencode", "session.idle", "go")); got != `{"decision":"block","reason":"go"}`+"\n" {
+		t.Fatalf("opencode stop: %s", got)
+	}
+	if Context("opencode", "session.idle", "go") != nil || KindOf("opencode", "session.idle") != KindStop {
+		t.Fatal("opencode's session.idle is its end of turn, with no context of its own")
+	}
+	in, _ = Parse("opencode", []byte(`{"session_id":"o1","stop_hook_active":true}`))
+	if !in.StopActive {
+		t.Fatalf("opencode stop active: %+v", in)
 	}
 }
 

@@ -150,7 +150,7 @@ var qwenHooks = &hookConfig{
 var opencodeHooks = &hookConfig{
 	Local: filepath.Join(".opencode", "plugins", "blackboard.js"), Global: filepath.Join(".config", "opencode", "plugins", "blackboard.js"),
 	Style:      stylePlugin,
-	NotCovered: "no end-of-turn reminder (OpenCode's session.idle cannot make the agent go on); files changed by bash are not checked before they happen (the git guard still catches them); OpenCode also reads Claude Code's files unless OPENCODE_DISABLE_CLAUDE_CODE is set",
+	NotCovered: "no end-of-turn reminder in a one-shot `opencode run` (it exits as soon as the turn ends; the TUI and opencode serve get it); files changed by bash are not checked before they happen (the git guard still catches them); OpenCode also reads Claude Code's files unless OPENCODE_DISABLE_CLAUDE_CODE is set",
 }
 
 func Clients() []Client {

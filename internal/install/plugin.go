@@ -18,12 +18,25 @@ import (
 // the prompt), "tool.execute.before" (input.tool, input.sessionID;
 // output.args — throwing refuses the call, and the error is the tool's
 // result the model reads), "tool.execute.after" (output.output, the text
-// the model reads), and "event" for bus events such as session.created.
-// https://opencode.ai/docs/plugins (checked against opencode-ai 1.18.33).
+// the model reads), and "event" for bus events such as session.created and
+// session.idle (a session's turn is over). A plugin also receives client,
+// the SDK client of OpenCode's own server:
+// client.session.promptAsync({path: {id}, body: {parts}}) adds a prompt to
+// a session and starts its next turn without waiting for it.
+// https://opencode.ai/docs/plugins, https://opencode.ai/docs/sdk (checked
+// against opencode-ai 1.18.33 and its @opencode-ai/plugin 1.18.33,
+// dist/index.d.ts Hooks and PluginInput, and @opencode-ai/sdk 1.18.33,
+// dist/gen/sdk.gen.d.ts Session.promptAsync, dist/gen/types.gen.d.ts
+// EventSessionIdle).
 //
 // bb writes one plugin file, whole: it runs `bb hook opencode <event>` for
 // those hooks with Claude Code's payload shape on stdin and reads Claude
-// Code's reply shape (hookSpecificOutput) back. bb recognises its file by
+// Code's reply shape (hookSpecificOutput; at session.idle, a Stop hook's
+// {"decision": "block", "reason"}) back. OpenCode has no hook that keeps a
+// turn going, so the end-of-turn reminder is sent as the session's next
+// prompt; the idle that ends that turn runs bb hook with
+// stop_hook_active, as Claude Code does, and the board never gives the
+// same reminder twice in a session, so it comes once. bb recognises its file by
 // the first line and never overwrites or deletes a file that lacks it.
 
 // pluginMarker is the first line of the plugin file bb writes.
@@ -65,6 +78,7 @@ func (ie *Env) renderPlugin(client string) string {
 		"@PROMPT@", js(ev[hookio.KindPrompt].Name),
 		"@PRE@", js(ev[hookio.KindPreTool].Name),
 		"@POST@", js(ev[hookio.KindPostTool].Name),
+		"@STOP@", js(ev[hookio.KindStop].Name),
 	)
 	return r.Replace(pluginSource)
 }
@@ -111,15 +125,55 @@ function run(event, payload) {
 
 const context = (reply) => reply?.hookSpecificOutput?.additionalContext || ""
 
-export const Blackboard = async ({ directory }) => {
+// A one-shot "opencode run" (no --attach, not interactive) exits as soon as
+// its session goes idle, before a plugin's event hook (which OpenCode does
+// not wait for) could add a prompt: there the reminder would be spent and
+// never read, so it is not asked for. OpenCode's TUI, "opencode serve" and
+// the server an "opencode run --attach" talks to stay up and run it.
+const args = process.argv.slice(2)
+const oneShot = args.includes("run") && !args.some((a) => /^--attach(=|$)/.test(a) || a === "-i" || a === "--interactive")
+
+export const Blackboard = async ({ directory, client }) => {
   const created = new Set() // sessions created in this process
+  const children = new Set() // subagent sessions (a task's), which get no reminder
   const started = new Set() // sessions given their brief in this process
+  const reminded = new Set() // sessions whose current turn is bb's reminder
+  // Sessions whose turn ended in an error or was interrupted (OpenCode
+  // publishes session.error before session.idle): no reminder, as Claude
+  // Code runs no Stop hook when the user interrupts.
+  const failed = new Set()
+  const asked = new Map() // session -> the agent and model of its last prompt
   const payload = (sessionID, event, more) => ({ session_id: sessionID, cwd: directory, hook_event_name: event, ...more })
+  // stop runs at the end of a session's turn: bb's reminder, when there is
+  // one, becomes the session's next prompt.
+  const stop = async (sessionID) => {
+    const active = reminded.delete(sessionID)
+    if (failed.delete(sessionID) || oneShot || children.has(sessionID) || !client?.session?.promptAsync) return
+    const reply = await run(@STOP@, payload(sessionID, @STOP@, { stop_hook_active: active }))
+    if (reply?.decision !== "block" || !reply.reason) return
+    reminded.add(sessionID)
+    try {
+      const res = await client.session.promptAsync({
+        path: { id: sessionID },
+        body: { ...asked.get(sessionID), parts: [{ type: "text", text: reply.reason }] },
+      })
+      if (res?.error) reminded.delete(sessionID)
+    } catch {
+      reminded.delete(sessionID)
+    }
+  }
   return {
     event: async ({ event }) => {
-      if (event?.type === "session.created" && event.properties?.info?.id) created.add(event.properties.info.id)
+      const info = event?.properties?.info
+      if (event?.type === "session.created" && info?.id) {
+        created.add(info.id)
+        if (info.parentID) children.add(info.id)
+      }
+      if (event?.type === "session.error" && event.properties?.sessionID) failed.add(event.properties.sessionID)
+      if (event?.type === "session.idle" && event.properties?.sessionID) await stop(event.properties.sessionID)
     },
     "chat.message": async (input, output) => {
+      if (input.agent || input.model) asked.set(input.sessionID, { agent: input.agent, model: input.model })
       const texts = []
       if (!started.has(input.sessionID)) {
         started.add(input.sessionID)
