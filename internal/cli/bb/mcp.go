@@ -92,6 +92,22 @@ left unanswered at shutdown, exit 1.`,
 			if err != nil {
 				return err
 			}
+			// The board is opened now, beside the client's handshake, not at
+			// the first tool call: while this server holds the SQLite board
+			// open, each hook process of the client (one per event) finds
+			// the write-ahead log's shared-memory index valid, instead of
+			// rebuilding it by reading the whole log as the board's only
+			// connection. A failure is left to the first tool call, which
+			// opens again and reports it.
+			openCtx, stopOpen := context.WithCancel(cmd.Context())
+			opened := make(chan struct{})
+			go func() {
+				defer close(opened)
+				mu.Lock()
+				defer mu.Unlock()
+				_, _ = a.service(openCtx)
+			}()
+			defer func() { stopOpen(); <-opened }()
 			// An abnormal end (stdin or stdout failing, calls left
 			// unanswered at shutdown) exits non-zero.
 			if err := srv.ServeIO(cmd.Context(), a.env.Stdin, a.env.Stdout, mcpDrainTimeout); err != nil {
