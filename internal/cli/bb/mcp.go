@@ -33,8 +33,11 @@ $CLAUDE_CODE_SESSION_ID), else its client process. Tools that act as an agent fa
 one, and bb_identify cannot change an identity given by flag or environment.
 
 The board must exist ('bb init'); the server never creates one. Until it
-exists every tool answers NOT_INITIALIZED. With BB_SERVER (and BB_TOKEN)
-the tools act on that bb serve instead of a local board.
+exists every tool answers NOT_INITIALIZED. The server opens the board when
+it starts and keeps it open, so the client's hook processes (bb hook) find
+SQLite's index of the write-ahead log ready instead of each rebuilding it.
+With BB_SERVER (and BB_TOKEN) the tools act on that bb serve instead of a
+local board.
 
 --tools core serves the ten most used tools only (smaller tool
 definitions in the agent's context); --tools all (default) serves every

@@ -126,7 +126,7 @@ func BenchmarkCommandFloor(b *testing.B) {
 	base := os.Getenv("BB_BENCH_BASE")
 	// Every program runs from a copy made here, the build under test and
 	// the base build alike: a binary the linker has just written costs
-	// 11-13% more CPU per process than a copy of it (the same bytes; see
+	// 11-16% more CPU per process than a copy of it (the same bytes; see
 	// BENCHMARKS.md), so builds made at different times or in different
 	// ways would differ by that alone.
 	progDir := b.TempDir()
