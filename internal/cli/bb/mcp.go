@@ -33,8 +33,11 @@ $CLAUDE_CODE_SESSION_ID), else its client process. Tools that act as an agent fa
 one, and bb_identify cannot change an identity given by flag or environment.
 
 The board must exist ('bb init'); the server never creates one. Until it
-exists every tool answers NOT_INITIALIZED. With BB_SERVER (and BB_TOKEN)
-the tools act on that bb serve instead of a local board.
+exists every tool answers NOT_INITIALIZED. The server opens the board when
+it starts and keeps it open, so the client's hook processes (bb hook) find
+SQLite's index of the write-ahead log ready instead of each rebuilding it.
+With BB_SERVER (and BB_TOKEN) the tools act on that bb serve instead of a
+local board.
 
 --tools core serves the ten most used tools only (smaller tool
 definitions in the agent's context); --tools all (default) serves every
@@ -92,6 +95,22 @@ left unanswered at shutdown, exit 1.`,
 			if err != nil {
 				return err
 			}
+			// The board is opened now, beside the client's handshake, not at
+			// the first tool call: while this server holds the SQLite board
+			// open, each hook process of the client (one per event) finds
+			// the write-ahead log's shared-memory index valid, instead of
+			// rebuilding it by reading the whole log as the board's only
+			// connection. A failure is left to the first tool call, which
+			// opens again and reports it.
+			openCtx, stopOpen := context.WithCancel(cmd.Context())
+			opened := make(chan struct{})
+			go func() {
+				defer close(opened)
+				mu.Lock()
+				defer mu.Unlock()
+				_, _ = a.service(openCtx)
+			}()
+			defer func() { stopOpen(); <-opened }()
 			// An abnormal end (stdin or stdout failing, calls left
 			// unanswered at shutdown) exits non-zero.
 			if err := srv.ServeIO(cmd.Context(), a.env.Stdin, a.env.Stdout, mcpDrainTimeout); err != nil {
