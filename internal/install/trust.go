@@ -269,15 +269,9 @@ func (ie *Env) geminiTrust() *Trust {
 	}
 	path := ie.geminiFoldersPath()
 	t := &Trust{CanRecord: true}
-	rules := map[string]string{}
-	b, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return &Trust{State: TrustUnknown, Detail: "cannot read " + path + ": " + oneLineErr(err), Fix: ie.geminiFix()}
-	}
-	if err == nil {
-		if err := DecodeJSONC(string(b), &rules); err != nil {
-			return &Trust{State: TrustUnknown, Detail: path + " is not a JSON object of trust rules (Gemini CLI refuses to start with it)", Fix: "fix or move " + path}
-		}
+	rules, bad := readTrustRules(path, "Gemini CLI", ie.geminiFix())
+	if bad != nil {
+		return bad
 	}
 	dir := realPath(ie.base)
 	best, level := -1, ""
@@ -303,8 +297,30 @@ func (ie *Env) geminiTrust() *Trust {
 	return t
 }
 
-func (ie *Env) recordGeminiTrust() error {
-	path := ie.geminiFoldersPath()
+func (ie *Env) recordGeminiTrust() error { return ie.recordFolderTrust(ie.geminiFoldersPath()) }
+
+// readTrustRules reads a trustedFolders.json (Gemini CLI's, Qwen Code's: a
+// JSON object of folder -> TRUST_FOLDER | TRUST_PARENT | DO_NOT_TRUST); a
+// missing file is no rules. bad is the answer when the file cannot be
+// read or is not such an object.
+func readTrustRules(path, client, fix string) (rules map[string]string, bad *Trust) {
+	rules = map[string]string{}
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, &Trust{State: TrustUnknown, Detail: "cannot read " + path + ": " + oneLineErr(err), Fix: fix}
+	}
+	if err == nil {
+		if err := DecodeJSONC(string(b), &rules); err != nil {
+			return nil, &Trust{State: TrustUnknown, Detail: path + " is not a JSON object of trust rules (" + client + " refuses to start with it)", Fix: "fix or move " + path}
+		}
+	}
+	return rules, nil
+}
+
+// recordFolderTrust adds the project as TRUST_FOLDER to the trustedFolders
+// file at path, keeping every other rule, comment and the file's layout; a
+// file it creates is private (0600), as the clients create it.
+func (ie *Env) recordFolderTrust(path string) error {
 	d, existed, err := readConfigDoc(path)
 	if err != nil {
 		return err
@@ -316,7 +332,7 @@ func (ie *Env) recordGeminiTrust() error {
 		return err
 	}
 	if !existed {
-		_ = os.Chmod(path, 0o600) // as Gemini CLI creates it
+		_ = os.Chmod(path, 0o600)
 	}
 	return nil
 }

@@ -1,14 +1,11 @@
 package install
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-
-	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // --- Qwen Code ---
@@ -93,15 +90,9 @@ func (ie *Env) qwenTrust() *Trust {
 		return &Trust{State: TrustTrusted, Detail: "folder trust is off (security.folderTrust.enabled is not true, the default): Qwen Code loads the project's .qwen/settings.json"}
 	}
 	path := ie.qwenFoldersPath()
-	rules := map[string]string{}
-	b, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return &Trust{State: TrustUnknown, Detail: "cannot read " + path + ": " + oneLineErr(err), Fix: ie.qwenFix()}
-	}
-	if err == nil {
-		if err := DecodeJSONC(string(b), &rules); err != nil {
-			return &Trust{State: TrustUnknown, Detail: path + " is not a JSON object of trust rules (Qwen Code refuses to start with it)", Fix: "fix or move " + path}
-		}
+	rules, bad := readTrustRules(path, "Qwen Code", ie.qwenFix())
+	if bad != nil {
+		return bad
 	}
 	dir := realPath(ie.base)
 	depth, level, rule := -1, "", ""
@@ -137,20 +128,4 @@ func (ie *Env) qwenTrust() *Trust {
 	return t
 }
 
-func (ie *Env) recordQwenTrust() error {
-	path := ie.qwenFoldersPath()
-	d, existed, err := readConfigDoc(path)
-	if err != nil {
-		return err
-	}
-	if _, _, err := d.setMember(nil, ie.base, "TRUST_FOLDER"); err != nil {
-		return hub.Errorf(hub.CodeInvalidInput, "%s: %s; nothing was written", path, oneLineErr(err))
-	}
-	if err := writeConfig(path, []byte(d.text)); err != nil {
-		return err
-	}
-	if !existed {
-		_ = os.Chmod(path, 0o600)
-	}
-	return nil
-}
+func (ie *Env) recordQwenTrust() error { return ie.recordFolderTrust(ie.qwenFoldersPath()) }
