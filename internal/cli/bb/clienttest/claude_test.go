@@ -183,11 +183,7 @@ func TestClaudeCode(t *testing.T) {
 		turnPart{Tool: "Edit", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "a.go"), "old_string": "package x", "new_string": "package z"}},
 		turnPart{Tool: "Read", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "b.go")}},
 	)
-	pl.onFirst("own-edit", func() {
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idB, "--to", idA, "--bead", "bb-1", "--category", "INFO", "--subject", "edit", "--body", "EDITMAIL-4d2 go ahead"); err != nil {
-			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
-	})
+	pl.onFirst("own-edit", func() { sendMail(t, p, idB, idA, "edit", "EDITMAIL-4d2 go ahead") })
 	claude("A", "own-edit")
 	reqs = stepRequests(srv, "A", "own-edit")
 	if len(reqs) < 3 {

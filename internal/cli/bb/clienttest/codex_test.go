@@ -2,7 +2,6 @@ package clienttest
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -207,28 +206,12 @@ env_key = "SCRIPTED_API_KEY"
 	pl.set("own-edit",
 		turnPart{Tool: "apply_patch", Custom: true, Raw: "*** Begin Patch\n*** Update File: src/a.go\n@@\n-package x\n+package z\n*** End Patch\n"},
 	)
-	pl.onFirst("own-edit", func() {
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idB, "--to", idA, "--bead", "bb-1", "--category", "INFO", "--subject", "edit", "--body", "EDITMAIL-4d2 go ahead"); err != nil {
-			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
-	})
+	pl.onFirst("own-edit", func() { sendMail(t, p, idB, idA, "edit", "EDITMAIL-4d2 go ahead") })
 	hooks.since()
 	codex("A", "own-edit")
 	ran := hooks.since()
 	t.Logf("own-edit turn ran bb hook %v", ran)
-	reqs = stepRequests(srv, "A", "own-edit")
-	if len(reqs) < 2 {
-		t.Fatalf("step own-edit: %d requests", len(reqs))
-	}
-	if strings.Contains(reqs[0].Body, "EDITMAIL-4d2") || countInInput(t, reqs[1].Body, "EDITMAIL-4d2") != 1 {
-		t.Errorf("the mail sent mid-turn did not arrive, once, right after A's patch")
-		for i, r := range reqs {
-			dump(t, fmt.Sprintf("codex-A-own-edit-%d", i), r.Body)
-		}
-	}
-	if n := countInInput(t, reqs[len(reqs)-1].Body, "EDITMAIL-4d2"); n != 1 {
-		t.Errorf("EDITMAIL-4d2 is in %d input items of A's conversation, want exactly once", n)
-	}
+	arrivedRightAfter(t, "codex-A-own-edit", stepRequests(srv, "A", "own-edit"), "EDITMAIL-4d2", countInInput)
 	if countOf(ran, "PreToolUse") != 1 || countOf(ran, "PostToolUse") != 0 {
 		t.Errorf("a turn of one patch ran bb hook %v, want one PreToolUse and no PostToolUse", ran)
 	}

@@ -156,28 +156,12 @@ func TestCopilotCLI(t *testing.T) {
 	pl.set("own-edit",
 		turnPart{Tool: "apply_patch", Custom: true, Raw: "*** Begin Patch\n*** Update File: " + filepath.Join(p.dir, "src", "a.go") + "\n@@\n-package x\n+package z\n*** End Patch\n"},
 	)
-	pl.onFirst("own-edit", func() {
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idB, "--to", idA, "--bead", "bb-1", "--category", "INFO", "--subject", "edit", "--body", "EDITMAIL-4d2 go ahead"); err != nil {
-			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
-	})
+	pl.onFirst("own-edit", func() { sendMail(t, p, idB, idA, "edit", "EDITMAIL-4d2 go ahead") })
 	hooks.since()
 	copilot("A", "own-edit")
 	ran := hooks.since()
 	t.Logf("own-edit turn ran bb hook %v", ran)
-	reqs = stepRequests(srv, "A", "own-edit")
-	if len(reqs) < 2 {
-		t.Fatalf("step own-edit: %d requests", len(reqs))
-	}
-	if strings.Contains(reqs[0].Body, "EDITMAIL-4d2") || countInChat(t, reqs[1].Body, "EDITMAIL-4d2") != 1 {
-		t.Errorf("the mail sent mid-turn did not arrive, once, right after A's edit")
-		for i, r := range reqs {
-			dump(t, fmt.Sprintf("copilot-A-own-edit-%d", i), r.Body)
-		}
-	}
-	if n := countInChat(t, reqs[len(reqs)-1].Body, "EDITMAIL-4d2"); n != 1 {
-		t.Errorf("EDITMAIL-4d2 is in %d messages of A's conversation, want exactly once", n)
-	}
+	arrivedRightAfter(t, "copilot-A-own-edit", stepRequests(srv, "A", "own-edit"), "EDITMAIL-4d2", countInChat)
 	if countOf(ran, "preToolUse") != 1 || countOf(ran, "postToolUse") != 0 {
 		t.Errorf("a turn of one edit ran bb hook %v, want one preToolUse and no postToolUse", ran)
 	}

@@ -14,6 +14,7 @@ package clienttest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,8 +180,34 @@ func startTwo(t *testing.T, srv *modelServer, run func(session, step string)) (i
 // sendMidMail mails to, from from, the message a scenario expects right
 // after to's next tool call (MIDMAIL-9c1).
 func sendMidMail(t *testing.T, p *project, from, to string) {
-	if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", from, "--to", to, "--bead", "bb-1", "--category", "INFO", "--subject", "mid", "--body", "MIDMAIL-9c1 still on it"); err != nil {
+	sendMail(t, p, from, to, "mid", "MIDMAIL-9c1 still on it")
+}
+
+// sendMail sends an INFO mail on bead bb-1 with bb agent send.
+func sendMail(t *testing.T, p *project, from, to, subject, body string) {
+	if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", from, "--to", to, "--bead", "bb-1", "--category", "INFO", "--subject", subject, "--body", body); err != nil {
 		t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
+	}
+}
+
+// arrivedRightAfter checks a mail sent while the step's first request was
+// answered: absent from that request, in the next one (right after the
+// turn's first tool) exactly once, and once in the step's last request.
+// count counts marker in one request the way the client's API lays out a
+// conversation; name prefixes the dumps.
+func arrivedRightAfter(t *testing.T, name string, reqs []modelRequest, marker string, count func(t *testing.T, body, marker string) int) {
+	t.Helper()
+	if len(reqs) < 2 {
+		t.Fatalf("%s: %d requests", name, len(reqs))
+	}
+	if strings.Contains(reqs[0].Body, marker) || count(t, reqs[1].Body, marker) != 1 {
+		t.Errorf("%s: the mail sent mid-turn did not arrive, once, right after the first tool", name)
+		for i, r := range reqs {
+			dump(t, fmt.Sprintf("%s-%d", name, i), r.Body)
+		}
+	}
+	if n := count(t, reqs[len(reqs)-1].Body, marker); n != 1 {
+		t.Errorf("%s: %s is %d times in the conversation, want exactly once", name, marker, n)
 	}
 }
 

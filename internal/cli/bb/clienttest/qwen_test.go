@@ -131,27 +131,11 @@ func TestQwenCode(t *testing.T) {
 	pl.set("own-edit",
 		turnPart{Tool: "write_file", Input: map[string]any{"file_path": filepath.Join(p.dir, "src", "c.go"), "content": "package z\n"}},
 	)
-	pl.onFirst("own-edit", func() {
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", idB, "--to", idA, "--bead", "bb-1", "--category", "INFO", "--subject", "edit", "--body", "EDITMAIL-4d2 go ahead"); err != nil {
-			t.Errorf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
-	})
+	pl.onFirst("own-edit", func() { sendMail(t, p, idB, idA, "edit", "EDITMAIL-4d2 go ahead") })
 	hooks.since()
 	qwen("A", "own-edit")
 	t.Logf("own-edit turn ran bb hook %v", hooks.since())
-	reqs = stepRequests(srv, "A", "own-edit")
-	if len(reqs) < 2 {
-		t.Fatalf("step own-edit: %d requests", len(reqs))
-	}
-	if strings.Contains(reqs[0].Body, "EDITMAIL-4d2") || countInChat(t, reqs[1].Body, "EDITMAIL-4d2") != 1 {
-		t.Errorf("the mail sent mid-turn did not arrive, once, right after A's edit")
-		for i, r := range reqs {
-			dump(t, fmt.Sprintf("qwen-A-own-edit-%d", i), r.Body)
-		}
-	}
-	if n := countInChat(t, reqs[len(reqs)-1].Body, "EDITMAIL-4d2"); n != 1 {
-		t.Errorf("EDITMAIL-4d2 is in %d messages of A's conversation, want exactly once", n)
-	}
+	arrivedRightAfter(t, "qwen-A-own-edit", stepRequests(srv, "A", "own-edit"), "EDITMAIL-4d2", countInChat)
 	if got := p.read("src/c.go"); got != "package z\n" {
 		t.Errorf("A's new file was not written: %q", got)
 	}
