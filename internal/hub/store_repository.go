@@ -17,8 +17,10 @@ type RepositoryTx interface {
 	// which fn returns a new one, and returns how many it changed.
 	RebaseScopes(ctx context.Context, fn func(scope string) (string, bool)) (int, error)
 	// RecordBranchEdits notes that agent edited paths (relative scopes)
-	// on the branch of w, at time at (one row per agent, branch and path).
-	RecordBranchEdits(ctx context.Context, agent string, w Where, paths []string, at time.Time) error
+	// on the branch of w, at time at (one row per agent, branch and path),
+	// and forgets every agent's records of those paths made before
+	// forgetBefore.
+	RecordBranchEdits(ctx context.Context, agent string, w Where, paths []string, at, forgetBefore time.Time) error
 	// BranchEditsOn returns the recorded edits of any of paths (at most
 	// limit rows, newest first).
 	BranchEditsOn(ctx context.Context, paths []string, limit int) ([]BranchEdit, error)

@@ -121,7 +121,7 @@ func (s *Service) CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckR
 		for i, pc := range res.Paths {
 			paths[i] = pc.scope.Path
 		}
-		return tx.RecordBranchEdits(ctx, in.Agent, where, paths, s.Now())
+		return recordBranchEdits(ctx, tx, in.Agent, where, paths, s.Now())
 	})
 }
 
@@ -520,7 +520,7 @@ func (s *Service) editWrites(ctx context.Context, q editQuery, sn editSnap, bead
 			return err
 		}
 		if record && len(paths) > 0 {
-			return tx.RecordBranchEdits(ctx, q.agent, q.where, paths, now)
+			return recordBranchEdits(ctx, tx, q.agent, q.where, paths, now)
 		}
 		return nil
 	})
@@ -581,6 +581,19 @@ func (s *Service) mergeRisks(ctx context.Context, tx hub.Tx, agent string, where
 		}
 	}
 	return out, nil
+}
+
+// BranchEditRetention is how long an edit on a branch is remembered for
+// the merge-aware check: a record older than this is forgotten when its
+// path is edited again, so the records a check reads stay few on the
+// files everyone edits. A branch left unmerged and untouched that long,
+// by an agent still active, is no longer warned of.
+const BranchEditRetention = 30 * 24 * time.Hour
+
+// recordBranchEdits records agent's edits of paths on where's branch, and
+// forgets the records of those paths older than BranchEditRetention.
+func recordBranchEdits(ctx context.Context, tx hub.Tx, agent string, where hub.Where, paths []string, now time.Time) error {
+	return tx.RecordBranchEdits(ctx, agent, where, paths, now, now.Add(-BranchEditRetention))
 }
 
 // maxMergeRows bounds the recorded edits one check reads.

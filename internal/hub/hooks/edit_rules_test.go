@@ -307,3 +307,32 @@ func domainWords(text string) string {
 		return a.Do + "(" + strings.Join(kv, " ") + ")"
 	})
 }
+
+// A record of an edit on a branch is forgotten once older than
+// BranchEditRetention, when its file is edited again: the records a check
+// reads stay few on the files everyone edits.
+func TestBranchEditsAreForgottenAfterRetention(t *testing.T) {
+	ctx := context.Background()
+	svc, clk := hookBoard(t, nil)
+	a, b, c := session(t, svc, "s-a"), session(t, svc, "s-b"), session(t, svc, "s-c")
+	for _, e := range []struct {
+		agent, branch string
+	}{{a, "feat"}, {c, "other"}} {
+		if e.agent == c {
+			clk.T = clk.T.Add(hooks.BranchEditRetention + time.Hour)
+		}
+		if d := edit(t, svc, hooks.EditInput{Agent: e.agent, Paths: []string{"src/m.go"}, Where: hub.Where{Branch: e.branch}}); len(d.Reserved) != 1 {
+			t.Fatalf("%s's edit on %s: %+v", e.agent, e.branch, d)
+		}
+		if _, err := svc.Release(ctx, e.agent, "", "src/m.go"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both are active now: only the age of a's record can hide it.
+	session(t, svc, "s-a")
+	session(t, svc, "s-c")
+	d := edit(t, svc, hooks.EditInput{Agent: b, Paths: []string{"src/m.go"}, Where: hub.Where{Branch: "main"}})
+	if len(d.Merge) != 1 || d.Merge[0].AgentID != c || d.Merge[0].Branch != "other" {
+		t.Fatalf("merge risks after %s: %+v, want only %s on other", hooks.BranchEditRetention, d.Merge, c)
+	}
+}
