@@ -123,10 +123,12 @@ func (a *app) runHook(ctx context.Context, args []string, agent string) {
 	done := make(chan result, 1)
 	go func() {
 		growStack(0)
-		out, note, err := a.hookWork(ctx, client, event, kind, in, agent)
+		r, err := a.hookWork(ctx, client, event, kind, in, agent)
 		if err != nil {
-			out, note = nil, "bb hook: "+hookErrText(err)+"; the agent's work goes on"
+			done <- result{nil, "bb hook: " + hookErrText(err) + "; the agent's work goes on"}
+			return
 		}
+		out, note := r.render(client, event)
 		done <- result{out, note}
 	}()
 	select {
@@ -146,6 +148,51 @@ func (a *app) runHook(ctx context.Context, args []string, agent string) {
 // (its brief, mail, denials, reminders) as bb command lines.
 func hookWords(text string) string { return hub.WordsIn(text, actionWords) }
 
+// hookReply is what one hook event answers, in the hook application's
+// words: text for the model (what render sends through the client's
+// reply of that sort) and a note for stderr.
+type hookReply struct {
+	sort hookSort
+	text string
+	note string
+}
+
+// hookSort is how a reply's text reaches the model.
+type hookSort int
+
+const (
+	// replyNone: nothing on stdout (the note alone, if any).
+	replyNone hookSort = iota
+	// replyContext: added to the model's context (hookio.Context).
+	replyContext
+	// replyDeny: the tool call is refused with the text as the reason.
+	replyDeny
+	// replyContinue: the agent goes on with the text (an end-of-turn
+	// reminder; hookio.Continue).
+	replyContinue
+)
+
+// render is the reply in the client's own format, every action worded as
+// bb command lines: the one place the hook application's texts get bb's
+// words.
+func (r hookReply) render(client, event string) (out []byte, note string) {
+	if r.note != "" {
+		note = "bb hook: " + hookWords(r.note)
+	}
+	if r.text == "" {
+		return nil, note
+	}
+	switch r.sort {
+	case replyContext:
+		out = hookio.Context(client, event, hookWords(r.text))
+	case replyDeny:
+		out = hookio.Deny(client, event, hookWords(r.text))
+	case replyContinue:
+		out = hookio.Continue(client, event, hookWords(r.text))
+	}
+	return out, note
+}
+
 func hookErrText(err error) string {
 	var he *hub.Error
 	if errors.As(err, &he) {
@@ -156,14 +203,14 @@ func hookErrText(err error) string {
 
 // hookWork does the event's work and returns what to print on stdout and a
 // note for stderr.
-func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Kind, in hookio.Input, agent string) ([]byte, string, error) {
+func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Kind, in hookio.Input, agent string) (hookReply, error) {
 	if kind == hookio.KindPreTool && len(in.Paths) == 0 {
-		return nil, "", nil // not an edit: nothing to check, nothing to open
+		return hookReply{}, nil // not an edit: nothing to check, nothing to open
 	}
 	a.busyTimeoutMS = hookBusyTimeoutMS
 	svc, err := a.service(ctx)
 	if err != nil {
-		return nil, "", err
+		return hookReply{}, err
 	}
 	// Settings are read here only for the events that run once a session
 	// or turn; the hot paths (prompt, tool) read them inside their own
@@ -171,7 +218,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 	var set hooks.HookSettings
 	if kind == hookio.KindStart || kind == hookio.KindStop {
 		if set, err = svc.GetHookSettings(ctx); err != nil {
-			return nil, "", err
+			return hookReply{}, err
 		}
 	}
 	sin := hooks.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent}
@@ -190,14 +237,14 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if hookio.Context(client, event, "x") == nil {
 			// No documented way to inject here: only map the session.
 			_, err := svc.ResolveSession(ctx, sin)
-			return nil, "", err
+			return hookReply{}, err
 		}
 		sd, err := svc.DeliverToSession(ctx, sin)
 		text := deliveryText(sd.Delivery)
 		if err != nil || text == "" {
-			return nil, "", err
+			return hookReply{}, err
 		}
-		return hookio.Context(client, event, hookWords(text)), "", nil
+		return hookReply{sort: replyContext, text: text}, nil
 	}
 	if kind == hookio.KindPreTool {
 		wd := in.Cwd
@@ -214,10 +261,10 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 				// characters, too long): refused, nothing reserved. It is
 				// the edit's input, not a failure of the board, so the
 				// hook does not fail open.
-				return hookio.Deny(client, event, "bb: this edit's path cannot be checked against the board's reservations ("+he.Message+"); use a file name that is UTF-8 text"), "", nil
+				return hookReply{sort: replyDeny, text: "bb: this edit's path cannot be checked against the board's reservations (" + he.Message + "); use a file name that is UTF-8 text"}, nil
 			}
 			if err != nil {
-				return nil, "", err
+				return hookReply{}, err
 			}
 			if len(dec.Merge) > 0 && cwd != "" {
 				// Rare: another active agent edited one of these files on
@@ -225,33 +272,30 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 				// change is merged into this checkout.
 				if ein.Merged = mergedRisks(ctx, a.workTreeTop(cwd), dec.Merge); len(ein.Merged) > 0 {
 					if dec, err = svc.CheckEdit(ctx, ein); err != nil {
-						return nil, "", err
+						return hookReply{}, err
 					}
 				}
 			}
 			if dec.Decision == hooks.EditDeny {
-				return hookio.Deny(client, event, hookWords(dec.Reason)), "", nil
+				return hookReply{sort: replyDeny, text: dec.Reason}, nil
 			}
-			note := ""
-			if dec.Note != "" {
-				note = "bb hook: " + hookWords(dec.Note)
-			}
+			note := dec.Note
 			if hookio.Context(client, event, "x") != nil {
 				// The client adds this event's context to the model's
 				// (Claude Code): the mail new since the last delivery
 				// comes with the edit, and its PostToolUse is not run.
 				sd, err := svc.DeliverToSession(ctx, sin)
 				if err != nil || sd.Delivery.Text == "" {
-					return nil, note, err
+					return hookReply{note: note}, err
 				}
-				return hookio.Context(client, event, hookWords(sd.Delivery.Text)), note, nil
+				return hookReply{sort: replyContext, text: sd.Delivery.Text, note: note}, nil
 			}
-			return nil, note, nil
+			return hookReply{note: note}, nil
 		}
 	}
 	sess, err := svc.ResolveSession(ctx, sin)
 	if err != nil {
-		return nil, "", err
+		return hookReply{}, err
 	}
 	id := sess.AgentID
 	switch kind {
@@ -259,10 +303,10 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		a.exportIdentity(id, svc.Root())
 		note := ""
 		if sess.Adopted != nil {
-			note = fmt.Sprintf("bb hook: this session resumed %s (%s)", id, sess.Adopted.Evidence)
+			note = fmt.Sprintf("this session resumed %s (%s)", id, sess.Adopted.Evidence)
 		}
 		if !set.Delivery {
-			return nil, note, nil
+			return hookReply{note: note}, nil
 		}
 		if in.Source == "resume" && (!sess.New || sess.Adopted != nil) {
 			// A resumed conversation already holds the earlier brief and
@@ -270,45 +314,45 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			// what arrived since the last delivery.
 			d, err := svc.DeliverNew(ctx, id)
 			if err != nil {
-				return nil, note, err
+				return hookReply{note: note}, err
 			}
 			text := fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", id, filepath.ToSlash(svc.Root())) + deliveryText(d)
-			return hookio.Context(client, event, hookWords(text)), note, nil
+			return hookReply{sort: replyContext, text: text, note: note}, nil
 		}
 		d, err := svc.SessionBrief(ctx, id)
 		if err != nil {
-			return nil, note, err
+			return hookReply{note: note}, err
 		}
 		text := deliveryText(d)
 		if sess.Adopted != nil {
 			text = strings.Replace(text, "\n", fmt.Sprintf("\nThis session resumed %s's work: %s.\n", id, sess.Adopted.Evidence), 1)
 		}
-		return hookio.Context(client, event, hookWords(text)), note, nil
+		return hookReply{sort: replyContext, text: text, note: note}, nil
 	case hookio.KindPreTool:
 		// A tool outside the project's files (CheckEdit above took the
 		// others): only the session is mapped, and new mail comes with
 		// it where the event carries context.
 		if hookio.Context(client, event, "x") == nil {
-			return nil, "", nil
+			return hookReply{}, nil
 		}
 		d, err := svc.DeliverNew(ctx, id)
 		if err != nil || d.Text == "" {
-			return nil, "", err
+			return hookReply{}, err
 		}
-		return hookio.Context(client, event, hookWords(d.Text)), "", nil
+		return hookReply{sort: replyContext, text: d.Text}, nil
 	case hookio.KindStop:
 		if !set.StopReminder || in.StopActive {
-			return nil, "", nil
+			return hookReply{}, nil
 		}
 		changes, note := uncommittedFiles(ctx, a.env.Getenv, orDefault(in.Cwd, svc.Root()))
 		r, err := svc.StopReminder(ctx, hooks.StopInput{Client: client, SessionID: in.SessionID, Agent: id,
 			Changes: changes, ChangesKnown: note == "", HookActive: in.StopActive})
 		if err != nil || r.Text == "" {
-			return nil, "", err
+			return hookReply{}, err
 		}
-		return hookio.Continue(client, event, hookWords(r.Text)), "", nil
+		return hookReply{sort: replyContinue, text: r.Text}, nil
 	}
-	return nil, "", nil
+	return hookReply{}, nil
 }
 
 // exportIdentity writes the session's agent id (and board) for the shell
