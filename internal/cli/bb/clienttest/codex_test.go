@@ -84,6 +84,12 @@ env_key = "SCRIPTED_API_KEY"
 			args = []string{"exec", "resume", "--json", "-c", approve, id, prompt}
 		}
 		mu.Unlock()
+		if step == "commit" {
+			// Codex's default sandbox mounts the work tree read-only for
+			// commands (git cannot write .git); a user who lets Codex
+			// commit runs it without one.
+			args = append([]string{args[0], "-c", `sandbox_mode="danger-full-access"`}, args[1:]...)
+		}
 		out, errOut, err := p.exec(nil, bin, args...)
 		if err != nil {
 			t.Errorf("codex %s: %v\n%s\n%s", step, err, out, errOut)
@@ -217,6 +223,27 @@ env_key = "SCRIPTED_API_KEY"
 	}
 	if got := p.read("src/a.go"); got != "package z\n" {
 		t.Errorf("A's patch of its own file did not happen: %q", got)
+	}
+
+	// A commits its change with its shell tool (exec_command) and the git
+	// guard installed. Codex sets no BB_AGENT_ID in its shell, so the
+	// guard finds A's session through the process tree (git's hook, git,
+	// the shells, Codex): A's own reservation of src/a.go does not refuse
+	// A's commit (with the guard of the previous release it did, naming A
+	// itself as the holder).
+	// --absolute: Codex runs commands in a login shell, whose PATH comes
+	// from the (empty) test home's profile, without the test's bb.
+	p.run("bb", "guard", "install", "--absolute")
+	pl.set("commit", turnPart{Tool: "exec_command", Input: map[string]any{"cmd": "git commit -qam 'A changes a.go'; echo rc=$?"}})
+	codex("A", "commit")
+	if got := strings.TrimSpace(p.run("git", "log", "-1", "--format=%s")); got != "A changes a.go" {
+		t.Errorf("A's commit of the file it holds did not happen (last commit %q)", got)
+		if reqs := stepRequests(srv, "A", "commit"); len(reqs) > 0 {
+			b := reqs[len(reqs)-1].Body
+			if i := strings.LastIndex(b, "function_call_output"); i >= 0 {
+				t.Logf("the commit's output: %s", b[i:min(len(b), i+1500)])
+			}
+		}
 	}
 	p.write("src/a.go", "package x\n") // the model's edit, not bb's: undone before the uninstall check
 
