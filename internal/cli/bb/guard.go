@@ -582,7 +582,12 @@ func (a *app) sessionAgent(ctx context.Context, api interface {
 	SessionOf(context.Context, hooks.ClientRef) (hub.HookSession, error)
 }) string {
 	client, sid := procid.Session(a.env.Getenv)
-	pid := procid.Client()
+	var pid int64
+	if !a.remote() {
+		// A process id names a process on this machine only: through a
+		// bb serve it could be another machine's client.
+		pid = procid.Client()
+	}
 	if pid <= 1 && sid == "" {
 		return ""
 	}
