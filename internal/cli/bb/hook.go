@@ -183,6 +183,7 @@ func (r hookReply) render(client, event string) (out []byte, note string) {
 		return nil, note
 	}
 	switch r.sort {
+	case replyNone:
 	case replyContext:
 		out = hookio.Context(client, event, hookWords(r.text))
 	case replyDeny:
