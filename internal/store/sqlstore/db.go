@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"sync"
@@ -535,6 +536,29 @@ func placeholders(n int) string {
 		return ""
 	}
 	return strings.Repeat("?, ", n-1) + "?"
+}
+
+// inListMax is how many values one IN (…) list of a lookup takes, well
+// under every backend's limit on bound parameters.
+const inListMax = 200
+
+// inLists splits ids into runs of at most inListMax for `… IN (` +
+// placeholders(n) + `)`: each yields the run's length n and the query's
+// arguments, lead first, then the run.
+func inLists(ids []string, lead ...any) iter.Seq2[int, []any] {
+	return func(yield func(int, []any) bool) {
+		for len(ids) > 0 {
+			run := ids[:min(len(ids), inListMax)]
+			ids = ids[len(run):]
+			args := append([]any(nil), lead...)
+			for _, id := range run {
+				args = append(args, id)
+			}
+			if !yield(len(run), args) {
+				return
+			}
+		}
+	}
 }
 
 func ts(t time.Time) string { return hub.FormatTime(t) }

@@ -147,15 +147,8 @@ func (t *tx) MarkDelivered(ctx context.Context, agent string, messageIDs []strin
 
 func (t *tx) DeliveredAt(ctx context.Context, agent string, messageIDs []string) (map[string]time.Time, error) {
 	out := map[string]time.Time{}
-	for len(messageIDs) > 0 {
-		n := min(len(messageIDs), 200)
-		chunk := messageIDs[:n]
-		messageIDs = messageIDs[n:]
-		args := []any{agent}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		rows, err := t.query(ctx, `SELECT message_id, delivered_at FROM mail_deliveries WHERE agent = ? AND message_id IN (`+placeholders(len(chunk))+`)`, args...)
+	for n, args := range inLists(messageIDs, agent) {
+		rows, err := t.query(ctx, `SELECT message_id, delivered_at FROM mail_deliveries WHERE agent = ? AND message_id IN (`+placeholders(n)+`)`, args...)
 		if err != nil {
 			return nil, err
 		}

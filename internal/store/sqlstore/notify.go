@@ -7,15 +7,8 @@ import (
 
 func (t *tx) NotifiedOf(ctx context.Context, channel string, ids []string) ([]string, error) {
 	var out []string
-	for len(ids) > 0 {
-		n := min(len(ids), 200)
-		chunk := ids[:n]
-		ids = ids[n:]
-		args := []any{channel}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		rows, err := t.query(ctx, `SELECT item_id FROM attention_notified WHERE channel = ? AND item_id IN (`+placeholders(len(chunk))+`)`, args...)
+	for n, args := range inLists(ids, channel) {
+		rows, err := t.query(ctx, `SELECT item_id FROM attention_notified WHERE channel = ? AND item_id IN (`+placeholders(n)+`)`, args...)
 		if err != nil {
 			return nil, err
 		}

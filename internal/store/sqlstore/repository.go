@@ -56,16 +56,10 @@ func (t *tx) RebaseScopes(ctx context.Context, fn func(string) (string, bool)) (
 }
 
 func (t *tx) RecordBranchEdits(ctx context.Context, agent string, w hub.Where, paths []string, at, forgetBefore time.Time) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	args := make([]any, 0, len(paths)+1)
-	for _, p := range paths {
-		args = append(args, p)
-	}
-	if _, err := t.exec(ctx, `DELETE FROM branch_edits WHERE path IN (`+placeholders(len(paths))+`) AND edited_at < ?`,
-		append(args, ts(forgetBefore))...); err != nil {
-		return err
+	for n, args := range inLists(paths, ts(forgetBefore)) {
+		if _, err := t.exec(ctx, `DELETE FROM branch_edits WHERE edited_at < ? AND path IN (`+placeholders(n)+`)`, args...); err != nil {
+			return err
+		}
 	}
 	for _, p := range paths {
 		if _, err := t.exec(ctx, `INSERT INTO branch_edits (agent_id, branch, path, worktree, host, edited_at) VALUES (?, ?, ?, ?, ?, ?)
