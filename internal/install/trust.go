@@ -254,17 +254,7 @@ func (ie *Env) geminiTrust() *Trust {
 	case "false":
 		return &Trust{State: TrustUntrusted, Detail: "GEMINI_CLI_TRUST_WORKSPACE=false: Gemini CLI ignores the project's settings", Fix: "unset GEMINI_CLI_TRUST_WORKSPACE"}
 	}
-	var settings struct {
-		Security struct {
-			FolderTrust struct {
-				Enabled *bool `json:"enabled"`
-			} `json:"folderTrust"`
-		} `json:"security"`
-	}
-	if b, err := os.ReadFile(filepath.Join(ie.getenv("HOME"), ".gemini", "settings.json")); err == nil {
-		_ = DecodeJSONC(string(b), &settings)
-	}
-	if e := settings.Security.FolderTrust.Enabled; e != nil && !*e {
+	if e := folderTrustSetting(filepath.Join(ie.getenv("HOME"), ".gemini", "settings.json")); e != nil && !*e {
 		return &Trust{State: TrustTrusted, Detail: "folder trust is off (security.folderTrust.enabled is false)"}
 	}
 	path := ie.geminiFoldersPath()
@@ -298,6 +288,27 @@ func (ie *Env) geminiTrust() *Trust {
 }
 
 func (ie *Env) recordGeminiTrust() error { return ie.recordFolderTrust(ie.geminiFoldersPath()) }
+
+// folderTrustSetting is security.folderTrust.enabled of the settings file
+// at path (Gemini CLI's and Qwen Code's shape), nil when the file or the
+// setting is missing or the file cannot be read as JSON.
+func folderTrustSetting(path string) *bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var s struct {
+		Security struct {
+			FolderTrust struct {
+				Enabled *bool `json:"enabled"`
+			} `json:"folderTrust"`
+		} `json:"security"`
+	}
+	if DecodeJSONC(string(b), &s) != nil {
+		return nil
+	}
+	return s.Security.FolderTrust.Enabled
+}
 
 // readTrustRules reads a trustedFolders.json (Gemini CLI's, Qwen Code's: a
 // JSON object of folder -> TRUST_FOLDER | TRUST_PARENT | DO_NOT_TRUST); a

@@ -2,7 +2,6 @@ package install
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -71,19 +70,8 @@ func (ie *Env) qwenFix() string {
 func (ie *Env) qwenTrust() *Trust {
 	enabled, from := false, ""
 	for _, p := range ie.qwenSettingsPaths() {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		var s struct {
-			Security struct {
-				FolderTrust struct {
-					Enabled *bool `json:"enabled"`
-				} `json:"folderTrust"`
-			} `json:"security"`
-		}
-		if DecodeJSONC(string(b), &s) == nil && s.Security.FolderTrust.Enabled != nil {
-			enabled, from = *s.Security.FolderTrust.Enabled, p
+		if e := folderTrustSetting(p); e != nil {
+			enabled, from = *e, p
 		}
 	}
 	if !enabled {
