@@ -209,13 +209,7 @@ func TestClaudeCode(t *testing.T) {
 	// commit.
 	p.run("bb", "guard", "install")
 	pl.set("commit", turnPart{Tool: "Bash", Input: map[string]any{"command": "git commit -qam 'A changes a.go'", "description": "Commit the change"}})
-	claude("A", "commit")
-	if got := strings.TrimSpace(p.run("git", "log", "-1", "--format=%s")); got != "A changes a.go" {
-		t.Errorf("A's commit of the file it holds did not happen (last commit %q)", got)
-		if reqs := stepRequests(srv, "A", "commit"); len(reqs) > 0 {
-			dump(t, "claude-A-commit", reqs[len(reqs)-1].Body)
-		}
-	}
+	committedInStep(t, p, srv, claude, "commit", "claude-A-commit", "A changes a.go")
 	p.write("src/a.go", "package x\n") // the model's edit, not bb's: undone before the uninstall check
 
 	// bb uninstall removes exactly what bb install added. Claude Code

@@ -235,16 +235,7 @@ env_key = "SCRIPTED_API_KEY"
 	// from the (empty) test home's profile, without the test's bb.
 	p.run("bb", "guard", "install", "--absolute")
 	pl.set("commit", turnPart{Tool: "exec_command", Input: map[string]any{"cmd": "git commit -qam 'A changes a.go'; echo rc=$?"}})
-	codex("A", "commit")
-	if got := strings.TrimSpace(p.run("git", "log", "-1", "--format=%s")); got != "A changes a.go" {
-		t.Errorf("A's commit of the file it holds did not happen (last commit %q)", got)
-		if reqs := stepRequests(srv, "A", "commit"); len(reqs) > 0 {
-			b := reqs[len(reqs)-1].Body
-			if i := strings.LastIndex(b, "function_call_output"); i >= 0 {
-				t.Logf("the commit's output: %s", b[i:min(len(b), i+1500)])
-			}
-		}
-	}
+	committedInStep(t, p, srv, codex, "commit", "codex-A-commit", "A changes a.go")
 	p.write("src/a.go", "package x\n") // the model's edit, not bb's: undone before the uninstall check
 
 	// bb uninstall puts the project's files back as they were.

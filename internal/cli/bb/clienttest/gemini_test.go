@@ -223,13 +223,7 @@ func TestGeminiCLI(t *testing.T) {
 	// with real git in hooktest TestGuardKnowsTheSessionsAgent.
 	p.run("bb", "guard", "install")
 	pl.set("commit", turnPart{Tool: "run_shell_command", Input: map[string]any{"command": "git add src/c.go && git commit -qm 'A adds c.go'", "description": "Commit the new file"}})
-	gemini("A", "commit")
-	if got := strings.TrimSpace(p.run("git", "log", "-1", "--format=%s")); got != "A adds c.go" {
-		t.Errorf("A's commit of the file it holds did not happen (last commit %q)", got)
-		if reqs := stepRequests(srv, "A", "commit"); len(reqs) > 0 {
-			dump(t, "gemini-A-commit", reqs[len(reqs)-1].Body)
-		}
-	}
+	committedInStep(t, p, srv, gemini, "commit", "gemini-A-commit", "A adds c.go")
 	_ = os.Remove(filepath.Join(p.dir, "src", "c.go")) // the model's file, not bb's: gone before the uninstall check
 
 	// bb uninstall puts the project's files back as they were.

@@ -190,6 +190,26 @@ func sendMail(t *testing.T, p *project, from, to, subject, body string) {
 	}
 }
 
+// committedInStep runs step of session A, whose turn is part (a commit
+// made with the client's shell tool), and checks that the project's last
+// commit is then subject; on failure the step's last request is dumped
+// as name and its last tool result logged.
+func committedInStep(t *testing.T, p *project, srv *modelServer, run func(session, step string), step, name, subject string) {
+	t.Helper()
+	run("A", step)
+	if got := strings.TrimSpace(p.run("git", "log", "-1", "--format=%s")); got != subject {
+		t.Errorf("A's commit of the file it holds did not happen (last commit %q)", got)
+		if reqs := stepRequests(srv, "A", step); len(reqs) > 0 {
+			b := reqs[len(reqs)-1].Body
+			dump(t, name, b)
+			// The tool result's key in each vendor's request: Anthropic,
+			// OpenAI Responses, Gemini.
+			i := max(strings.LastIndex(b, `"tool_result"`), strings.LastIndex(b, `"function_call_output"`), strings.LastIndex(b, `"functionResponse"`))
+			t.Logf("the commit's tool result: %s", b[max(i, 0):min(len(b), max(i, 0)+1500)])
+		}
+	}
+}
+
 // arrivedRightAfter checks a mail sent while the step's first request was
 // answered: absent from that request, in the next one (right after the
 // turn's first tool) exactly once, and once in the step's last request.
