@@ -516,6 +516,7 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	// core is given the work tree (it resolves symbolic links there); a
 	// remote board gets the relative paths alone.
 	wdCheck := toplevel
+	where := a.where(toplevel) // the branch a commit goes on, read once for every batch
 	if a.remote() {
 		wdCheck = ""
 	}
@@ -541,7 +542,7 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 		batch := rels[:min(len(rels), guardCheckBatch)]
 		rels = rels[len(batch):]
 		chk, err := api.CheckPaths(ctx, hooks.PathCheckInput{Agent: agent, Wd: wdCheck, Paths: batch, RecordIncursions: true,
-			Committed: stage == "commit", Where: a.where(toplevel)})
+			Committed: stage == "commit", Where: where})
 		if err != nil {
 			return note("%s; check skipped", hub.MessageOf(err))
 		}
