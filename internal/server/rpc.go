@@ -18,7 +18,8 @@ import (
 // (without the context) runs that method of app.API on the server's
 // service and replies {"ok":true,"command":"<Method>","data":[results…]}
 // (results without the error), or the error envelope with its code. Only
-// the methods of app.API that remotable accepts are callable. It is the same
+// the methods listed as served in rpc_allow.go are callable, each after
+// the check of the least role it names. It is the same
 // core, the same rules and the same transactions as a local call; the
 // stable public surface for scripts remains the REST endpoints above.
 
@@ -35,14 +36,25 @@ var (
 	errType = reflect.TypeOf((*error)(nil)).Elem()
 )
 
-// rpcMethods returns the callable methods of app.API, by name.
-func rpcMethods() map[string]reflect.Method {
+// rpcMethod is one method served over RPC, with the least role that may
+// call it (rpc_allow.go).
+type rpcMethod struct {
+	reflect.Method
+	need hub.Access
+}
+
+// rpcMethods returns the methods of app.API served over RPC, by name:
+// those remotable and listed as served by rpcRules. A remotable method
+// with no entry is not served (and fails TestRPCAllowListCoversEveryMethod).
+func rpcMethods() map[string]rpcMethod {
+	rules := rpcRules()
 	t := reflect.TypeOf((*app.API)(nil)).Elem()
-	out := map[string]reflect.Method{}
+	out := map[string]rpcMethod{}
 	for i := 0; i < t.NumMethod(); i++ {
 		m := t.Method(i)
-		if remotable(m.Type) {
-			out[m.Name] = m
+		r, ok := rules[m.Name]
+		if remotable(m.Type) && ok && r.Need != "" {
+			out[m.Name] = rpcMethod{Method: m, need: r.Need}
 		}
 	}
 	return out
@@ -68,6 +80,10 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 	m, ok := s.rpcs[name]
 	if !ok {
 		writeError(w, name, hub.Errorf(hub.CodeNotFound, "no RPC method %q", name), http.StatusNotFound)
+		return
+	}
+	if err := hub.Allow(r.Context(), hub.Needs(m.need, name+" over RPC")); err != nil {
+		writeRPCError(w, name, err)
 		return
 	}
 	if err := s.checkRepository(r); err != nil {

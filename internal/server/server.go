@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -79,7 +78,7 @@ type Server struct {
 	ui      *ui
 	mux     *http.ServeMux
 	// rpcs are the app.API methods callable over /api/v1/rpc/.
-	rpcs map[string]reflect.Method
+	rpcs map[string]rpcMethod
 	// streams ends when the server starts to stop: event streams (SSE,
 	// MCP's GET streams) end with it, cleanly, instead of holding the
 	// shutdown until its deadline.

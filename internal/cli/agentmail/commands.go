@@ -93,7 +93,8 @@ func (a *app) sendCmd() *cobra.Command {
 				in.Body = &body
 			}
 			if f.Changed("body-file") {
-				in.BodyFile = &bodyFile
+				bf := readBodyFile(bodyFile)
+				in.BodyFile = &bf
 			}
 			if f.Changed("reply-to") {
 				in.ReplyTo = &replyTo

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -103,39 +101,51 @@ func ParseMailRefs(raw string) (string, error) {
 	return pyjson.DumpStrings(out), nil
 }
 
-// ReadMailBodyFile reads the body file of a mail (TC6): an existing regular file of
-// UTF-8 text, returned byte for byte.
-func ReadMailBodyFile(path string) (string, error) {
-	p := path
-	if p == "" {
-		p = "." // Python's Path("") is the current directory
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
-			return "", mailErr("body_file", "{field} not found: %s", path)
-		}
-		return "", mailErr("body_file", "Cannot read {field} %s: %v", path, unwrapPathErr(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return "", mailErr("body_file", "{field} is not a regular file: %s", path)
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", mailErr("body_file", "Cannot read {field} %s: %v", path, unwrapPathErr(err))
-	}
-	if !utf8.Valid(b) {
-		return "", mailErr("body_file", "{field} is not valid UTF-8: %s", path)
-	}
-	return string(b), nil
+// BodyFileProblem says why a surface could not use the file named by
+// --body-file. The surface reads the file (the core never opens a file on
+// a caller's behalf: over RPC that would hand the server's files to any
+// sender) and passes the content or the problem; the core words the
+// refusal in its place among the other checks, so the order of agent-mail's
+// errors does not depend on who read the file.
+type BodyFileProblem string
+
+// The problems a surface reports for a body file.
+const (
+	BodyFileNotFound   BodyFileProblem = "not_found"
+	BodyFileNotRegular BodyFileProblem = "not_regular"
+	BodyFileUnreadable BodyFileProblem = "unreadable"
+	BodyFileNotUTF8    BodyFileProblem = "not_utf8"
+)
+
+// MailBodyFile is what a surface read from the body file of a mail (TC6):
+// its path (for messages), and either its content or the problem met.
+type MailBodyFile struct {
+	Path    string
+	Content string
+	Problem BodyFileProblem `json:",omitempty"`
+	// Reason is the operating system's reason, for BodyFileUnreadable.
+	Reason string `json:",omitempty"`
 }
 
-func unwrapPathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
+// bodyFromFile returns the body a surface read, or the refusal for its
+// problem. Content that is not UTF-8 is refused whoever read it.
+func bodyFromFile(f MailBodyFile) (string, error) {
+	switch f.Problem {
+	case "":
+		if !utf8.ValidString(f.Content) {
+			return "", mailErr("body_file", "{field} is not valid UTF-8: %s", f.Path)
+		}
+		return f.Content, nil
+	case BodyFileNotFound:
+		return "", mailErr("body_file", "{field} not found: %s", f.Path)
+	case BodyFileNotRegular:
+		return "", mailErr("body_file", "{field} is not a regular file: %s", f.Path)
+	case BodyFileNotUTF8:
+		return "", mailErr("body_file", "{field} is not valid UTF-8: %s", f.Path)
+	case BodyFileUnreadable:
+		return "", mailErr("body_file", "Cannot read {field} %s: %s", f.Path, f.Reason)
 	}
-	return err
+	return "", mailErr("body_file", "Cannot read {field} %s: unknown problem %q", f.Path, string(f.Problem))
 }
 
 // MailExpired reports TC12 for one row: now > created + ttl_hours. Rows
@@ -292,8 +302,8 @@ type MailSendInput struct {
 	To       string
 	Subject  string
 	Body     *string
-	BodyFile *string
-	Refs     string // "" = none
+	BodyFile *MailBodyFile // what the surface read from --body-file
+	Refs     string        // "" = none
 	ReplyTo  *string
 }
 
@@ -319,7 +329,7 @@ func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (hub.Mail
 	}
 	body := ""
 	if in.BodyFile != nil {
-		b, err := ReadMailBodyFile(*in.BodyFile)
+		b, err := bodyFromFile(*in.BodyFile)
 		if err != nil {
 			return hub.MailRow{}, err
 		}
