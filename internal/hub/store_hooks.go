@@ -35,8 +35,11 @@ type HookTx interface {
 	// lowers it).
 	RaiseDeliveryCursor(ctx context.Context, agent string, seq int64) error
 	// MarkDelivered records that each message reached agent's context (the
-	// first time only).
-	MarkDelivered(ctx context.Context, agent string, messageIDs []string, at time.Time) error
+	// first time only), and how (via: a DeliveryVia).
+	MarkDelivered(ctx context.Context, agent string, messageIDs []string, at time.Time, via string) error
+	// DeliveredVia returns when and how each of the messages reached
+	// agent's context (absent when never).
+	DeliveredVia(ctx context.Context, agent string, messageIDs []string) (map[string]DeliveryMark, error)
 	// DeliveredAt returns when each of the messages reached agent's context
 	// (absent when never).
 	DeliveredAt(ctx context.Context, agent string, messageIDs []string) (map[string]time.Time, error)
@@ -60,4 +63,14 @@ type HookSession struct {
 	LastSeen  time.Time
 	// Reminded is the fingerprint of the last end-of-turn reminder given.
 	Reminded string
+}
+
+// DeliveryMark is when and how one message reached its recipient's
+// context.
+type DeliveryMark struct {
+	At time.Time
+	// Via is how: a hook of a turn (session_start, prompt, tool), a wake
+	// of an idle session, a wait; "" for a hook before the board recorded
+	// which.
+	Via string
 }

@@ -42,6 +42,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/v1/search", s.api("search", s.search))
 	m.HandleFunc("GET /api/v1/export", s.export)
 	m.HandleFunc("POST /api/v1/rpc/{method}", s.rpc)
+	m.HandleFunc("POST /api/v1/wait", s.api("agent wait", s.wait))
 	m.HandleFunc("GET /api/v1/info", s.api("info", s.info))
 	m.HandleFunc("POST /api/v1/command", s.command)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

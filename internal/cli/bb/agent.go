@@ -18,7 +18,7 @@ func (a *app) agentCmd() *cobra.Command {
 		Long: `Coordination between agents working on the same code.
 
 Identity: register, list, show, heartbeat, init (session bootstrap).
-Mail:     send (HANDOFF, BLOCKED, DECISION, INFO), inbox, read, ack.
+Mail:     send (HANDOFF, BLOCKED, DECISION, INFO), inbox, read, ack, wait.
 Files:    reserve, release, status.
 
 The acting agent is the command's --agent (--from for send), else --as,
@@ -35,7 +35,7 @@ go to the timeline: bb events --type INCURSION.`,
 		a.agentRegisterCmd(), a.agentListCmd(), a.agentShowCmd(), a.agentHeartbeatCmd(),
 		a.agentSendCmd(), a.agentReplyCmd(), a.agentInboxCmd(), a.agentReadCmd(), a.agentAckCmd(),
 		a.agentReserveCmd(), a.agentReleaseCmd(), a.agentReassignCmd(), a.agentStatusCmd(),
-		a.agentInitCmd(),
+		a.agentInitCmd(), a.agentWaitCmd(),
 	)
 	return c
 }

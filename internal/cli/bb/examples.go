@@ -123,6 +123,11 @@ func exampleFor(path string) string {
 		return `  bb --as bob-2 agent read --message 7f3c2a9e`
 	case "bb agent heartbeat":
 		return `  bb --as alice-1 agent heartbeat`
+	case "bb agent wait":
+		return `  bb --as bob-2 agent wait                             # the next thing for bob-2, up to 10m
+  bb agent wait --agent alice-1 --for-reply 4ff2f5e8 --timeout 30m
+  bb agent wait --agent alice-1 --for-scope src/api/ --timeout 1h
+  bb --json agent wait --agent alice-1 --for-task 1da57670 | jq .data.timed_out`
 	case "bb agent inbox":
 		return `  bb --as bob-2 agent inbox
   bb agent inbox --agent bob-2 --state unread --limit 10

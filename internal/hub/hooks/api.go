@@ -22,6 +22,10 @@ type API interface {
 	DeliverNew(ctx context.Context, agent string) (Delivery, error)
 	DeliverToSession(ctx context.Context, in SessionInput) (SessionDelivery, error)
 	DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]DeliveryReceipt, error)
+	// Wait blocks until something arrives for an agent or a condition
+	// holds (wait.go): bb agent wait, MCP bb_wait, an idle session's
+	// waiter.
+	Wait(ctx context.Context, in WaitInput, progress func(WaitProgress)) (WaitResult, error)
 }
 
 var _ API = (*Service)(nil)

@@ -84,7 +84,12 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 			return Delivery{}, err
 		}
 		d := Delivery{AgentID: agent, Text: b.String(), Delivered: hub.MessageIDs(unread), Escalations: es}
-		return d, tx.MarkDelivered(ctx, agent, d.Delivered, now)
+		if len(unread) > 0 {
+			if err := s.recordDelivery(ctx, tx, agent, ViaSessionStart, unread); err != nil {
+				return Delivery{}, err
+			}
+		}
+		return d, tx.MarkDelivered(ctx, agent, d.Delivered, now, string(ViaSessionStart))
 	})
 }
 
@@ -230,6 +235,10 @@ func (s *Service) briefMail(ctx context.Context, tx hub.Tx, b *strings.Builder, 
 // once (recorded per recipient). Nothing new, or delivery turned off
 // (hooks.delivery off) → empty Text, nothing written.
 func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error) {
+	return s.deliverNew(ctx, agent, "")
+}
+
+func (s *Service) deliverNew(ctx context.Context, agent string, via DeliveryVia) (Delivery, error) {
 	if err := hub.Allow(ctx, hub.Act(agent)); err != nil {
 		return Delivery{}, err
 	}
@@ -241,7 +250,7 @@ func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error
 	if err != nil || p.empty() {
 		return Delivery{AgentID: agent, Delivered: []string{}}, err
 	}
-	return s.deliver(ctx, agent)
+	return s.deliver(ctx, agent, via, nil)
 }
 
 // SessionDelivery is a hook event's session and what was delivered to it.
@@ -282,14 +291,14 @@ func (s *Service) DeliverToSession(ctx context.Context, in SessionInput) (Sessio
 		return SessionDelivery{Session: f.res, Delivery: Delivery{AgentID: f.res.AgentID, Delivered: []string{}}}, nil
 	}
 	if f.known { // something is new: record it under the write lock
-		d, err := s.deliver(ctx, f.res.AgentID)
+		d, err := s.deliver(ctx, f.res.AgentID, in.Via, nil)
 		return SessionDelivery{Session: f.res, Delivery: d}, err
 	}
 	res, err := s.ResolveSession(ctx, in)
 	if err != nil {
 		return SessionDelivery{}, err
 	}
-	d, err := s.DeliverNew(ctx, res.AgentID)
+	d, err := s.deliverNew(ctx, res.AgentID, in.Via)
 	return SessionDelivery{Session: res, Delivery: d}, err
 }
 
@@ -301,6 +310,17 @@ type pending struct {
 }
 
 func (p pending) empty() bool { return len(p.mail) == 0 && len(p.escalations) == 0 }
+
+// selected keeps the mail keep selects, and no escalation.
+func (p pending) selected(keep func(hub.Message) bool) pending {
+	var out pending
+	for _, m := range p.mail {
+		if keep(m) {
+			out.mail = append(out.mail, m)
+		}
+	}
+	return out
+}
 
 // pendingDelivery lists what a hook would deliver to agent now (nothing
 // when the board's delivery is off or the agent is unknown).
@@ -332,10 +352,15 @@ func (s *Service) pendingDelivery(ctx context.Context, tx hub.Tx, agent string) 
 }
 
 // deliver renders and records, under the write lock, what is pending for
-// agent.
-func (s *Service) deliver(ctx context.Context, agent string) (Delivery, error) {
+// agent, as reached via. only, when set, keeps the mail it selects and
+// leaves the rest (and the escalations) for a later delivery: a wait for
+// a reply delivers the reply alone.
+func (s *Service) deliver(ctx context.Context, agent string, via DeliveryVia, only func(hub.Message) bool) (Delivery, error) {
 	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) (Delivery, error) {
 		p, err := s.pendingDelivery(ctx, tx, agent) // again, under the write lock: never twice
+		if err == nil && only != nil {
+			p = p.selected(only)
+		}
 		if err != nil || p.empty() {
 			return Delivery{AgentID: agent, Delivered: []string{}}, err
 		}
@@ -354,7 +379,10 @@ func (s *Service) deliver(ctx context.Context, agent string) (Delivery, error) {
 			return Delivery{}, err
 		}
 		d.Text = b.String()
-		if err := tx.MarkDelivered(ctx, agent, d.Delivered, s.Now()); err != nil {
+		if err := tx.MarkDelivered(ctx, agent, d.Delivered, s.Now(), string(via)); err != nil {
+			return Delivery{}, err
+		}
+		if err := s.recordDelivery(ctx, tx, agent, via, ms); err != nil {
 			return Delivery{}, err
 		}
 		// Undelivered returns the due broadcasts oldest first, so those
@@ -367,7 +395,7 @@ func (s *Service) deliver(ctx context.Context, agent string) (Delivery, error) {
 				last = max(last, m.Seq)
 			}
 		}
-		if last > 0 {
+		if last > 0 && only == nil {
 			return d, tx.RaiseDeliveryCursor(ctx, agent, last)
 		}
 		return d, nil

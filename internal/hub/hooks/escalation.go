@@ -80,5 +80,5 @@ func markEscalationsTold(ctx context.Context, tx hub.Tx, agent string, es []Esca
 	for i, e := range es {
 		ids[i] = escalationNotice(e.MessageID)
 	}
-	return tx.MarkDelivered(ctx, agent, ids, now)
+	return tx.MarkDelivered(ctx, agent, ids, now, "")
 }

@@ -50,6 +50,9 @@ type SessionInput struct {
 	// Where is the session's work tree, branch and host (recorded on its
 	// agent when it changes).
 	Where hub.Where
+	// Via is which hook of the turn asks (prompt, tool): how what it
+	// delivers reached the agent ("" : a hook, unnamed).
+	Via DeliveryVia `json:",omitempty"`
 }
 
 // SessionResult is the agent a session works as.

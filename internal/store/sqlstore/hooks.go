@@ -135,10 +135,10 @@ func (t *tx) RaiseDeliveryCursor(ctx context.Context, agent string, seq int64) e
 	return err
 }
 
-func (t *tx) MarkDelivered(ctx context.Context, agent string, messageIDs []string, at time.Time) error {
+func (t *tx) MarkDelivered(ctx context.Context, agent string, messageIDs []string, at time.Time, via string) error {
 	for _, id := range messageIDs {
-		if _, err := t.exec(ctx, `INSERT INTO mail_deliveries (message_id, agent, delivered_at) VALUES (?, ?, ?)
-			ON CONFLICT (message_id, agent) DO NOTHING`, id, agent, ts(at)); err != nil {
+		if _, err := t.exec(ctx, `INSERT INTO mail_deliveries (message_id, agent, delivered_at, via) VALUES (?, ?, ?, ?)
+			ON CONFLICT (message_id, agent) DO NOTHING`, id, agent, ts(at), via); err != nil {
 			return err
 		}
 	}
@@ -160,6 +160,33 @@ func (t *tx) DeliveredAt(ctx context.Context, agent string, messageIDs []string)
 			}
 			d := decodeRow("mail_deliveries", func() string { return id + "/" + agent })
 			out[id] = d.time("delivered_at", at)
+			if err := d.Err(); err != nil {
+				rows.Close()
+				return nil, err
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) DeliveredVia(ctx context.Context, agent string, messageIDs []string) (map[string]hub.DeliveryMark, error) {
+	out := map[string]hub.DeliveryMark{}
+	for n, args := range inLists(messageIDs, agent) {
+		rows, err := t.query(ctx, `SELECT message_id, delivered_at, via FROM mail_deliveries WHERE agent = ? AND message_id IN (`+placeholders(n)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id, at, via string
+			if err := rows.Scan(&id, &at, &via); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			d := decodeRow("mail_deliveries", func() string { return id + "/" + agent })
+			out[id] = hub.DeliveryMark{At: d.time("delivered_at", at), Via: via}
 			if err := d.Err(); err != nil {
 				rows.Close()
 				return nil, err
