@@ -69,6 +69,10 @@ type EventSpec struct {
 	// Injects is true when the client adds this event's output to the
 	// model's context.
 	Injects bool
+	// Wakes is true when bb install arms an idle-session waiter at this
+	// event (`bb hook <client> wake`, run by the client in the background
+	// and able to wake the idle session: Claude Code's asyncRewake).
+	Wakes bool
 }
 
 // ClaudeEditTools are Claude Code's file-editing tools (its PreToolUse
@@ -87,7 +91,15 @@ func Events(client string) []EventSpec {
 	switch client {
 	case "claude":
 		return []EventSpec{
-			{Name: "SessionStart", Kind: KindStart, Injects: true},
+			// SessionStart and Stop also arm the session's waiter: a command
+			// hook with "asyncRewake": true runs in the background and, when
+			// it exits with code 2, wakes the model even while the session
+			// is idle, with the hook's stderr in a system reminder
+			// (https://code.claude.com/docs/en/hooks, "Run hooks in the
+			// background"; the hook schema of 2.1.328: "asyncRewake: If
+			// true, hook runs in background and wakes the model on exit
+			// code 2").
+			{Name: "SessionStart", Kind: KindStart, Injects: true, Wakes: true},
 			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
 			// PreToolUse of an edit tool also brings new mail (its
 			// hookSpecificOutput.additionalContext), so PostToolUse runs
@@ -99,7 +111,7 @@ func Events(client string) []EventSpec {
 			// PreToolUse decision control).
 			{Name: "PreToolUse", Kind: KindPreTool, Matcher: ClaudeEditTools, Injects: true},
 			{Name: "PostToolUse", Kind: KindPostTool, Matcher: "^(?!(?:" + ClaudeEditTools + ")$)", Except: ClaudeEditTools, Injects: true},
-			{Name: "Stop", Kind: KindStop, Injects: true},
+			{Name: "Stop", Kind: KindStop, Injects: true, Wakes: true},
 		}
 	case "codex":
 		// As for Claude Code: Codex adds a PreToolUse hook's

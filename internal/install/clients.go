@@ -199,7 +199,18 @@ func eventNames(client string) []string {
 }
 
 // hookEntry is the array element bb adds under hooks.<event>.
-func (h *hookConfig) hookEntry(ev hookio.EventSpec, command string) any {
+// wakeTimeout is the timeout, in seconds, of the waiter's hook entry: the
+// waiter ends itself long before (when its session's client ends, or a
+// newer waiter takes over), so the client's limit never cuts an idle
+// session off.
+const wakeTimeout = 7 * 24 * 3600
+
+// rewakePrefix heads what a wake puts into Claude Code's context (its
+// hook entry's rewakeMessage; without it the client's own prefix calls the
+// delivery a "Stop hook blocking error").
+const rewakePrefix = "[Blackboard] This idle session was woken by the board:"
+
+func (h *hookConfig) hookEntry(ev hookio.EventSpec, command, wake string) any {
 	switch h.Style {
 	case styleFlat:
 		e := map[string]any{"command": command}
@@ -214,7 +225,12 @@ func (h *hookConfig) hookEntry(ev hookio.EventSpec, command string) any {
 			handler["name"] = mcpServerName
 			keys = []string{"name", "type", "command"}
 		}
-		g := map[string]any{"hooks": []any{orderedEntry(handler, keys...)}}
+		handlers := []any{orderedEntry(handler, keys...)}
+		if ev.Wakes && wake != "" {
+			w := map[string]any{"type": "command", "command": wake, "asyncRewake": true, "timeout": wakeTimeout, "rewakeMessage": rewakePrefix}
+			handlers = append(handlers, orderedEntry(w, "type", "command", "asyncRewake", "timeout", "rewakeMessage"))
+		}
+		g := map[string]any{"hooks": handlers}
 		if ev.Matcher != "" {
 			g["matcher"] = ev.Matcher
 		}

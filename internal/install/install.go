@@ -324,7 +324,7 @@ func (ie *Env) Install(cl Client) (Result, error) {
 		}
 		var groups []HookGroup
 		for _, ev := range hookio.Events(cl.Name) {
-			groups = append(groups, HookGroup{Event: ev.Name, Entry: h.hookEntry(ev, ie.hookCommand(cl.Name, ev.Name))})
+			groups = append(groups, HookGroup{Event: ev.Name, Entry: h.hookEntry(ev, ie.hookCommand(cl.Name, ev.Name), ie.hookCommand(cl.Name, "wake"))})
 		}
 		if h.Style == stylePlugin {
 			if err := ie.setPlugin(hf, cl.Name); err != nil {

@@ -70,3 +70,15 @@ func isShell(name string) bool {
 	name = strings.ToLower(filepath.Base(strings.ReplaceAll(strings.TrimSpace(name), `\`, "/")))
 	return shells[strings.TrimSuffix(name, ".exe")]
 }
+
+// Alive reports whether process pid still runs, as far as this platform's
+// process table tells (true where it is not read): an idle session's
+// waiter ends once its client is gone.
+func Alive(pid int64) bool {
+	t := osTable()
+	if t == nil {
+		return true
+	}
+	_, ok := t.Lookup(int(pid))
+	return ok
+}

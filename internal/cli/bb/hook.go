@@ -50,6 +50,15 @@ denies, warn allows with a warning, off skips) and a free file is reserved
 for the editor (hooks.auto_reserve); at the end of a turn, one reminder of
 idle reservations and acks owed.
 
+"bb hook <client> wake" is the idle session's waiter: where the client can
+be woken (Claude Code's asyncRewake hook, OpenCode's plugin), the client runs
+it in the background at the start of the session and after every turn; it
+waits on the board's own signal, without polling, and when mail, a reply, an
+escalation or an urgent post arrives for the session's agent it hands the
+items to the client, which wakes the session with them (recorded delivered
+once). A newer waiter of the same session replaces it; it ends by itself
+when the client's process is gone.
+
 Each client session is its own agent (an adjective-noun id), found again
 from the session id; --agent or $BB_AGENT_ID wins. Internal errors, a
 missing board or a busy database never block the agent: the hook prints a
@@ -58,6 +67,9 @@ note on stderr and nothing on stdout, and exits 0.`,
   bb config set hooks.mode warn`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 2 && args[1] == "wake" && hookio.Events(strings.ToLower(args[0])) != nil {
+				return a.runWake(cmd.Context(), strings.ToLower(args[0]), agent)
+			}
 			a.runHook(cmd.Context(), args, agent)
 			return nil
 		},

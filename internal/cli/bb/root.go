@@ -80,6 +80,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
+	var st exitStatus
+	if errors.As(err, &st) {
+		return int(st) // the command printed what it had to
+	}
 	if errors.Is(err, errUnhealthy) {
 		return ExitError // bb doctor printed its report
 	}
