@@ -28,7 +28,7 @@ func fuzzInstall(text string) (string, [][]string, error) {
 	}
 	created = append(created, c...)
 	for _, ev := range hookio.Events("claude") {
-		c, _, err := d.setElement([]string{"hooks", ev.Name}, claudeHooks.hookEntry(ev, "bb hook claude "+ev.Name+" --dir /p"), ourHookEntry("claude"))
+		c, _, err := d.setElement([]string{"hooks", ev.Name}, claudeHooks.hookEntry(ev, "bb hook claude "+ev.Name+" --dir /p", "bb hook claude wake --dir /p"), ourHookEntry("claude"))
 		if err != nil {
 			return "", nil, err
 		}
