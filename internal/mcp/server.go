@@ -153,6 +153,7 @@ func New(svc Roles, opts Options) (*Server, error) {
 	s.addBoardTools()
 	s.addMailTools()
 	s.addReservationTools()
+	s.addWaitTools()
 	s.addTaskTools()
 	s.addMemoryTools()
 	s.addSearchTools()
@@ -489,6 +490,12 @@ type call struct {
 	// run a second one.
 	checkedIn bool
 	notices   *hub.Notices
+	// live is the request's own context, which ends when the client
+	// cancels the call; the handlers' context does not (a write runs to
+	// completion), so a tool that blocks (bb_wait) watches this one.
+	live context.Context
+	// progressToken is the call's _meta.progressToken (nil: none asked).
+	progressToken any
 }
 
 // tool describes one tool.
@@ -581,6 +588,7 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 		}
 		// A tool call runs to completion once started: the client going
 		// away or a shutdown must not cut a transaction in half.
+		live := ctx
 		ctx = context.WithoutCancel(ctx)
 		var notices *hub.Notices
 		checkIn := func(agent string) {
@@ -591,7 +599,10 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 		if t.touchFirst && agent != "" {
 			checkIn(agent)
 		}
-		c := &call{svc: svc, agent: agent, session: req.Session}
+		c := &call{svc: svc, agent: agent, session: req.Session, live: live}
+		if req.Params != nil {
+			c.progressToken = req.Params.GetProgressToken()
+		}
 		// A tool that writes checks its caller in inside its own write
 		// transaction, as a CLI command does (hub.WithCheckIn): one
 		// transaction, not two.

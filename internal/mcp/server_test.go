@@ -480,14 +480,15 @@ func modelVisible(t *testing.T, profile string) ([]*sdk.Tool, int) {
 func approxTokens(bytes int) int { return (bytes + 3) / 4 }
 
 // TestToolsListIsCheap bounds what the tool definitions cost a model's
-// context: ≤ 1.2k tokens for the core profile, ≤ 2.5k for all tools.
+// context: ≤ 1.2k tokens for the core profile, ≤ 2.6k for all tools (2.5k
+// until bb_wait, 74 tokens, joined them).
 func TestToolsListIsCheap(t *testing.T) {
 	all, allBytes := modelVisible(t, ProfileAll)
 	core, coreBytes := modelVisible(t, ProfileCore)
 	t.Logf("model-visible tools/list: all = %d tools, %d bytes ≈ %d tokens; core = %d tools, %d bytes ≈ %d tokens",
 		len(all), allBytes, approxTokens(allBytes), len(core), coreBytes, approxTokens(coreBytes))
-	if approxTokens(allBytes) > 2500 {
-		t.Errorf("all tools: ≈%d tokens, budget 2.5k", approxTokens(allBytes))
+	if approxTokens(allBytes) > 2600 {
+		t.Errorf("all tools: ≈%d tokens, budget 2.6k", approxTokens(allBytes))
 	}
 	if approxTokens(coreBytes) > 1200 {
 		t.Errorf("core tools: ≈%d tokens, budget 1.2k", approxTokens(coreBytes))
@@ -499,7 +500,7 @@ func TestToolsListIsCheap(t *testing.T) {
 	want := []string{"bb_ack", "bb_check_scope", "bb_events", "bb_find_refs", "bb_get_status", "bb_identify", "bb_inbox",
 		"bb_list_artifacts", "bb_memory_get", "bb_memory_set", "bb_post_message", "bb_read_messages", "bb_register_artifact",
 		"bb_release", "bb_reserve", "bb_resume", "bb_search", "bb_send_mail", "bb_set_status", "bb_summary", "bb_task_begin",
-		"bb_task_complete", "bb_task_create", "bb_task_list"}
+		"bb_task_complete", "bb_task_create", "bb_task_list", "bb_wait"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools: got %v\nwant %v", names, want)
