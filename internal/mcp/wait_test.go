@@ -39,7 +39,9 @@ func TestWaitTool(t *testing.T) {
 
 	// A reply to bob's BLOCKED, and nothing else, ends a wait for it.
 	q := ok(t, b, "bb_send_mail", map[string]any{"agent": "alice", "bead": "t-1", "category": "BLOCKED", "subject": "port?", "body": "which"})
-	go func() { got <- ok(t, b, "bb_wait", map[string]any{"for": "reply:" + q["message_id"].(string), "timeout_s": 30}) }()
+	go func() {
+		got <- ok(t, b, "bb_wait", map[string]any{"for": "reply:" + q["message_id"].(string), "timeout_s": 30})
+	}()
 	ok(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "t-1", "subject": "noise", "body": "unrelated"})
 	if _, err := svc.ReplyMail(context.Background(), hub.ReplyInput{Agent: "alice", Message: q["message_id"].(string), Body: "8080"}); err != nil {
 		t.Fatal(err)
