@@ -7,14 +7,26 @@ import (
 	"go/token"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/blackboard-hub/bb/internal/app/roles"
 )
 
 const module = "github.com/blackboard-hub/bb/"
 
-// surfaces are the packages that must enter the core through app.API only.
-var surfaces = []string{"./internal/cli/...", "./internal/mcp/...", "./internal/server/...", "./internal/view/..."}
+// surfaces are the packages that must enter the core through app.API
+// only: every row of surfaceRoles and the packages below it (which need a
+// row of their own, test suites and generators aside).
+func surfaces() []string {
+	var out []string
+	for rel := range surfaceRoles {
+		out = append(out, "./"+rel+"/...")
+	}
+	slices.Sort(out)
+	return out
+}
 
 // core names a surface must not use: the store port, its transactions and
 // the concrete service (whose Store and project root a surface could
@@ -33,7 +45,17 @@ type pkg struct {
 
 func listSurfaces(t *testing.T) []pkg {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Dir,GoFiles,Imports,Deps"}, surfaces...)...)
+	pkgs := goList(t, surfaces()...)
+	if len(pkgs) < 5 {
+		t.Fatalf("go list found only %d surface packages", len(pkgs))
+	}
+	return pkgs
+}
+
+// goList lists the packages of the patterns (relative to the module).
+func goList(t *testing.T, patterns ...string) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Dir,GoFiles,Imports,Deps"}, patterns...)...)
 	cmd.Dir = "../.."
 	out, err := cmd.Output()
 	if err != nil {
@@ -47,9 +69,6 @@ func listSurfaces(t *testing.T) []pkg {
 			t.Fatal(err)
 		}
 		pkgs = append(pkgs, p)
-	}
-	if len(pkgs) < 5 {
-		t.Fatalf("go list found only %d surface packages", len(pkgs))
 	}
 	return pkgs
 }
@@ -110,22 +129,6 @@ func TestSurfacesUseOnlyTheAPI(t *testing.T) {
 	}
 }
 
-// roleSources declare the role interfaces of the core, by import path.
-var roleSources = map[string]string{
-	"internal/app":              "../app/app.go",
-	"internal/hub":              "../hub/api.go",
-	"internal/hub/hooks":        "../hub/hooks/api.go",
-	"internal/hub/agentmail":    "../hub/agentmail/api.go",
-	"internal/hub/overview":     "../hub/overview/doc.go",
-	"internal/hub/resume":       "../hub/resume/doc.go",
-	"internal/hub/memory":       "../hub/memory/doc.go",
-	"internal/hub/search":       "../hub/search/doc.go",
-	"internal/hub/credentials":  "../hub/credentials/doc.go",
-	"internal/hub/housekeeping": "../hub/housekeeping/doc.go",
-	"internal/hub/artifacts":    "../hub/artifacts/doc.go",
-	"internal/hub/oversight":    "../hub/oversight/doc.go",
-}
-
 // surfaceRoles are the roles each surface may name: its door into the core.
 // A surface declares an interface of these roles (or takes app.API, all of
 // them, when it serves every role: the bb CLI runs bb mcp and bb serve, the
@@ -140,6 +143,9 @@ var surfaceRoles = map[string][]string{
 	"internal/notify":        {"hub.Admin", "hub.Timeline", "overview.API"},
 	"internal/tui":           {"hub.Admin", "hub.Identity", "hub.Messages", "hub.Mail", "hub.Reservations", "hub.Tasks", "hub.Timeline", "overview.API", "search.API", "oversight.API"},
 	"internal/view":          {},
+	"internal/install":       {}, // writes clients' files; names no role
+	"internal/hookio":        {}, // clients' hook payloads and replies
+	"internal/loadgen":       {}, // drives a bb serve over HTTP
 	"internal/cli/flagerr":   {},
 	"internal/cli/terminal":  {},
 	"internal/cli/kit":       {},
@@ -149,25 +155,23 @@ var surfaceRoles = map[string][]string{
 	"internal/cli/clibench":              {},
 }
 
-// roleNames returns, per import path, the interface types declared in its
-// role file.
+// roleNames returns, per import path, the roles of the core: app.API and
+// the interfaces it embeds (internal/app/roles reads the one list).
 func roleNames(t *testing.T) map[string]map[string]bool {
 	t.Helper()
-	out := map[string]map[string]bool{}
-	for path, src := range roleSources {
-		f, err := parser.ParseFile(token.NewFileSet(), src, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
+	rs, err := roles.Read("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]bool{module + "internal/app": {"API": true}}
+	for _, r := range rs {
+		if out[module+r.Path] == nil {
+			out[module+r.Path] = map[string]bool{}
 		}
-		out[module+path] = map[string]bool{}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if ts, ok := n.(*ast.TypeSpec); ok {
-				if _, ok := ts.Type.(*ast.InterfaceType); ok {
-					out[module+path][ts.Name.Name] = true
-				}
-			}
-			return true
-		})
+		out[module+r.Path][r.Name] = true
+	}
+	if len(out) < 5 {
+		t.Fatalf("app.API embeds the roles of only %d packages", len(out))
 	}
 	return out
 }
@@ -224,6 +228,73 @@ func TestSurfacesDeclareTheirRoles(t *testing.T) {
 				}
 				return true
 			})
+		}
+	}
+}
+
+// fileAccess are the calls that read or write a file's content or run a
+// program: the core decides on what a surface hands it and never reads a
+// file a caller names (over RPC that would be bb serve's file system).
+// The kernel's path rules may look at links (os.Lstat, os.Readlink,
+// filepath.EvalSymlinks) to keep a path inside the project.
+var fileAccess = map[string]map[string]bool{
+	"os":        {"Open": true, "OpenFile": true, "ReadFile": true, "ReadDir": true, "DirFS": true, "Create": true, "WriteFile": true, "OpenRoot": true, "OpenInRoot": true},
+	"io/ioutil": {"ReadFile": true, "ReadDir": true, "ReadAll": false, "WriteFile": true},
+	"io/fs":     {"ReadFile": true, "ReadDir": true},
+	"os/exec":   {"Command": true, "CommandContext": true},
+}
+
+// No package of the core (internal/hub and its applications) opens, reads
+// or writes a file or runs a program.
+func TestCoreReadsNoFiles(t *testing.T) {
+	pkgs := goList(t, "./internal/hub/...")
+	if len(pkgs) < 5 {
+		t.Fatalf("go list found only %d packages under internal/hub", len(pkgs))
+	}
+	for _, p := range pkgs {
+		if strings.HasSuffix(p.ImportPath, "/hubtest") {
+			continue // a test helper
+		}
+		for _, f := range p.GoFiles {
+			path := filepath.Join(p.Dir, f)
+			file, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]string{}
+			for _, imp := range file.Imports {
+				ip := strings.Trim(imp.Path.Value, `"`)
+				if fileAccess[ip] == nil {
+					continue
+				}
+				name := ip[strings.LastIndex(ip, "/")+1:]
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				names[name] = ip
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && names[id.Name] != "" && fileAccess[names[id.Name]][sel.Sel.Name] {
+					t.Errorf("%s calls %s.%s: the core works on what a surface hands it, never on files", path, names[id.Name], sel.Sel.Name)
+				}
+				return true
+			})
+		}
+	}
+}
+
+// vybe and agent-mail do not link the MCP server (nor its SDK): they are
+// small CLIs over the board.
+func TestSmallCLIsDoNotLinkMCP(t *testing.T) {
+	for _, p := range goList(t, "./cmd/vybe", "./cmd/agent-mail", "./internal/cli/vybe", "./internal/cli/agentmail") {
+		for _, d := range p.Deps {
+			if d == module+"internal/mcp" || strings.HasPrefix(d, "github.com/modelcontextprotocol/") {
+				t.Errorf("%s links %s", p.ImportPath, d)
+			}
 		}
 	}
 }

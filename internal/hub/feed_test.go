@@ -51,7 +51,7 @@ func follow(t *testing.T, ctx context.Context, svc app.API, gate <-chan struct{}
 	}()
 	select {
 	case <-ready:
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("follower never started")
 	}
 	return got

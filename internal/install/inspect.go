@@ -10,7 +10,6 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/blackboard-hub/bb/internal/hookio"
-	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 )
 
 // Wiring is what a client's files hold of bb's entries, read back.
@@ -153,7 +152,7 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 	w.Outdated = len(w.HookChanges) > 0
 	// The options the entries were written with: --absolute shows as a
 	// path, --agent and --tools as arguments, --no-hooks as no hooks.
-	o := Options{Global: ie.opts.Global, Tools: bbmcp.ProfileAll, NoHooks: cl.Hooks != nil && len(w.Hooks) == 0 && !w.Outdated}
+	o := Options{Global: ie.opts.Global, Tools: ToolsAll, NoHooks: cl.Hooks != nil && len(w.Hooks) == 0 && !w.Outdated}
 	exe := "bb"
 	if w.MCPCommand != "" && w.MCPCommand != "bb" {
 		o.Absolute, exe = true, w.MCPCommand
@@ -325,7 +324,7 @@ func (w Wiring) Fix(global bool) string {
 	if w.Options.Agent != "" {
 		parts = append(parts, "--agent", w.Options.Agent)
 	}
-	if w.Options.Tools == bbmcp.ProfileCore {
+	if w.Options.Tools == ToolsCore {
 		parts = append(parts, "--tools", "core")
 	}
 	return strings.Join(parts, " ")

@@ -20,7 +20,6 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hookio"
 	"github.com/blackboard-hub/bb/internal/hub"
-	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 	"github.com/blackboard-hub/bb/internal/shellquote"
 )
 
@@ -78,9 +77,21 @@ type Options struct {
 	Absolute bool
 	// Agent pins one agent id for every session ("" for one per session).
 	Agent string
-	// Tools is the MCP tool profile (core or all).
+	// Tools is the MCP tool profile (ToolsCore or ToolsAll, the profiles
+	// of bb mcp --tools).
 	Tools string
+	// ToolNames lists the MCP tools of a profile, for the clients whose
+	// entry names the tools it allows without asking (bb passes bb mcp's
+	// own list; install does not link the MCP server).
+	ToolNames func(profile string) []string
 }
+
+// The MCP tool profiles of bb mcp --tools (internal/mcp's ProfileAll and
+// ProfileCore, which a test of internal/cli/bb holds equal).
+const (
+	ToolsAll  = "all"
+	ToolsCore = "core"
+)
 
 // Env is what one install computes: the project, the command clients
 // run, and the files it touches (edited in memory until committed).
@@ -247,7 +258,7 @@ func (ie *Env) mcpEntry(cl Client) orderedMap {
 	if ie.opts.Agent != "" {
 		args = append(args, "--agent", ie.opts.Agent)
 	}
-	if ie.opts.Tools == bbmcp.ProfileCore {
+	if ie.opts.Tools == ToolsCore {
 		args = append(args, "--tools", "core")
 	}
 	if cl.OpenCodeMCP {
@@ -257,8 +268,10 @@ func (ie *Env) mcpEntry(cl Client) orderedMap {
 	e := map[string]any{"command": ie.exe, "args": args}
 	if cl.AlwaysAllow {
 		var names []any
-		for _, n := range bbmcp.ToolNames(ie.opts.Tools) {
-			names = append(names, n)
+		if ie.opts.ToolNames != nil {
+			for _, n := range ie.opts.ToolNames(ie.opts.Tools) {
+				names = append(names, n)
+			}
 		}
 		e["alwaysAllow"] = names
 	}

@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blackboard-hub/bb/internal/testkit"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 // bbBin is the real bb binary, built once for this package's tests.

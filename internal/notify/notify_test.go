@@ -145,7 +145,7 @@ func TestRunDelivers(t *testing.T) {
 	go func() { done <- n.Run(ctx) }()
 	wait := func(count int) []Payload {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			mu.Lock()
 			if len(got) >= count {
 				out := append([]Payload(nil), got...)

@@ -94,10 +94,13 @@ func TestClientThroughShell(t *testing.T) {
 }
 
 // TestCrossPlatformVet type-checks this package for the platforms the
-// clients run on, whose process tables only their own build reads.
+// clients run on, whose process tables only their own build reads. Each
+// platform needs its own standard library built, minutes on a cold cache,
+// so it runs only when asked: BB_TEST_CROSS=1 (set by .ci/run after it has
+// built every binary for those platforms, when the cache is warm).
 func TestCrossPlatformVet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
+	if os.Getenv("BB_TEST_CROSS") != "1" {
+		t.Skip("vets for darwin and windows only with BB_TEST_CROSS=1 (each builds its own standard library; .ci/run sets it)")
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {

@@ -12,10 +12,13 @@ import (
 // (overview.Attention) with the escalated blocker marked and its waiting
 // minutes, a blocker from another process shown without a reload, a
 // handoff that escalates while the page is open, and Accept from the
-// panel clearing the item (stored as the person's ack).
+// panel clearing the item (stored as the person's ack). The service's
+// clock stands still until the test moves it past the handoff's
+// escalation, so "not escalated yet" holds however slow the machine is.
 func TestBrowserNeedsAPerson(t *testing.T) {
-	e := newEnv(t)
-	now := time.Now().UTC()
+	now := time.Now().UTC().Truncate(time.Second)
+	clock := &stepClock{t: now}
+	e := newEnv(t, withStepClock(clock))
 	at := func(d time.Duration) []string { return []string{"BB_NOW=" + now.Add(d).Format(time.RFC3339)} }
 	run(t, e.dir, "agent", "register", "--name", "ada-human", "--role", "human")
 	run(t, e.dir, "agent", "register", "--name", "amber-otter", "--role", "worker")
@@ -28,15 +31,13 @@ func TestBrowserNeedsAPerson(t *testing.T) {
 		}
 	}
 	send(at(-20*time.Minute), "cobalt-harbor", "ada-human", "bb-7", "BLOCKED", "Timeout unit?")
-	send(at(-15*time.Minute+20*time.Second), "amber-otter", "ada-human", "bb-8", "HANDOFF", "Parser ready for review")
+	send(at(-15*time.Minute+5*time.Second), "amber-otter", "ada-human", "bb-8", "HANDOFF", "Parser ready for review")
 	send(at(-time.Minute), "amber-otter", "cobalt-harbor", "bb-9", "HANDOFF", "Lexer for cobalt")
 
 	bctx, ctx := browser(t, 1400, 900)
 	step := stepper(t, bctx, ctx)
 	base := e.http.URL
-	step("sign in as ada-human", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`#name`)),
-		chromedp.SetValue(chromedp.CSS(`#name`), "ada-human"), chromedp.Click(chromedp.CSS(`.whoami button`)))
-	time.Sleep(time.Second)
+	signIn(t, bctx, ctx, base, "ada-human")
 	step("reload", chromedp.Navigate(base+"/"))
 	need := func(subject string) string {
 		return `[...document.querySelectorAll('#needs li.need')].find(li => li.innerText.includes('` + subject + `'))`
@@ -51,12 +52,14 @@ func TestBrowserNeedsAPerson(t *testing.T) {
 	step("mark this page load", chromedp.Evaluate[chromedp.Void](`window.__bbNoReload = 7`))
 
 	// Another process raises a blocker: it shows without a reload.
-	send(nil, "amber-otter", "ada-human", "bb-8", "BLOCKED", "Which port?")
+	send(at(0), "amber-otter", "ada-human", "bb-8", "BLOCKED", "Which port?")
 	waitJS(t, bctx, ctx, "live blocker", need("Which port?")+`?.innerText.includes('amber-otter is blocked on ada-human') && window.__bbNoReload === 7`)
 
 	// The handoff escalates while the page is open, with nothing else
-	// happening on the board: the panel reads the list again when it is due.
-	deadline := time.Now().Add(90 * time.Second)
+	// happening on the board: the panel reads the list again when it is due
+	// (and again each time it finds it not yet crossed).
+	clock.advance(10 * time.Second)
+	deadline := time.Now().Add(90 * time.Second) // a hang guard, not a measure
 	for !evalJS[bool](t, ctx, `!!`+need("Parser ready for review")+`?.classList.contains('escalated') && window.__bbNoReload === 7`) {
 		if time.Now().After(deadline) {
 			shot(t, bctx, "failure")

@@ -58,6 +58,16 @@ func browser(t *testing.T, width, height int) (context.Context, context.Context)
 	return bctx, ctx
 }
 
+// signIn takes the name on the dashboard and waits for the page to reload
+// itself with it (the name is a cookie; the answer is HX-Refresh).
+func signIn(t *testing.T, bctx, ctx context.Context, base, name string) {
+	t.Helper()
+	stepper(t, bctx, ctx)("sign in as "+name, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`#name`)),
+		chromedp.Evaluate[chromedp.Void](`window.__bbSwitching = 1`),
+		chromedp.SetValue(chromedp.CSS(`#name`), name), chromedp.Click(chromedp.CSS(`.whoami button`)))
+	waitJS(t, bctx, ctx, "the page reloaded as "+name, `!window.__bbSwitching && document.getElementById('name')?.value === '`+name+`'`)
+}
+
 // stepper returns step: run the actions on the tab, or take a screenshot
 // and fail the test naming what was being done.
 func stepper(t *testing.T, bctx, ctx context.Context) func(what string, actions ...chromedp.Action[chromedp.Void]) {
@@ -73,7 +83,7 @@ func stepper(t *testing.T, bctx, ctx context.Context) func(what string, actions 
 // js runs a script that must return true within a few seconds.
 func waitJS(t *testing.T, bctx, ctx context.Context, what, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a hang guard on a loaded machine, not a measure
 	for {
 		wctx, cancel := context.WithDeadline(ctx, deadline)
 		err := chromedp.Do(wctx, chromedp.Poll[chromedp.Void](expr))
@@ -146,14 +156,7 @@ func TestBrowserDashboard(t *testing.T) {
 	bctx, ctx := browser(t, 1400, 900)
 	step := stepper(t, bctx, ctx)
 	base := e.http.URL
-	step("sign in as ada-human",
-		chromedp.Navigate(base+"/"),
-		chromedp.WaitVisible(chromedp.CSS(`#name`)),
-		chromedp.SetValue(chromedp.CSS(`#name`), "ada-human"),
-		chromedp.Click(chromedp.CSS(`.whoami button`)),
-	)
-	// The name is a cookie; the page reloads itself (HX-Refresh).
-	time.Sleep(time.Second)
+	signIn(t, bctx, ctx, base, "ada-human")
 	step("reload", chromedp.Navigate(base+"/"))
 	waitJS(t, bctx, ctx, "signed in", `document.querySelector('.composer button')?.innerText.includes('ada-human')`)
 
@@ -426,9 +429,7 @@ func TestBrowserStepIn(t *testing.T) {
 	bctx, ctx := browser(t, 1400, 900)
 	step := stepper(t, bctx, ctx)
 	base := e.http.URL
-	step("sign in as ada-human", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`#name`)),
-		chromedp.SetValue(chromedp.CSS(`#name`), "ada-human"), chromedp.Click(chromedp.CSS(`.whoami button`)))
-	time.Sleep(time.Second)
+	signIn(t, bctx, ctx, base, "ada-human")
 	step("reload", chromedp.Navigate(base+"/?session=bead:bb-1"))
 	waitJS(t, bctx, ctx, "step-in offered on bob-1's reservation", `document.querySelector('.composer button')?.innerText.includes('ada-human') && document.querySelectorAll('.act-reassign').length === 1 && document.getElementById('live').dataset.state === 'on'`)
 	shot(t, bctx, "stepin-before")

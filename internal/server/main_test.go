@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,6 +58,32 @@ func withDir(dir string) opt { return func(c *envConfig) { c.dir = dir } }
 // withClock fixes the service's clock (what BB_NOW does for a CLI process).
 func withClock(t time.Time) opt {
 	return func(c *envConfig) { c.clock = hub.FixedClock{T: t} }
+}
+
+// stepClock is a service clock that stands still until the test moves it,
+// so a rule that falls due in time (an escalation) does so when the test
+// says, not when a loaded machine gets there.
+type stepClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t.UTC()
+}
+
+// advance moves the clock on by d.
+func (c *stepClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// withStepClock gives the service the test's clock.
+func withStepClock(c *stepClock) opt {
+	return func(cfg *envConfig) { cfg.clock = c }
 }
 
 // openBoard opens the board of project dir.

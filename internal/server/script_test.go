@@ -65,7 +65,7 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	url := "http://127.0.0.1:" + ts.Getenv("PORT") + args[1]
 	var resp *http.Response
 	var err error
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := time.Now().Add(60 * time.Second); ; {
 		var body io.Reader
 		if len(args) == 3 {
 			body = strings.NewReader(args[2])

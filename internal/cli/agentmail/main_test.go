@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blackboard-hub/bb/internal/testkit"
 	_ "modernc.org/sqlite"
+
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 // The binaries under test, built once by TestMain.

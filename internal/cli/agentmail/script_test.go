@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/blackboard-hub/bb/internal/testkit"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/blackboard-hub/bb/internal/testkit"
 )
 
 // TestScripts runs testdata/script/agentmail/*.txtar against the built

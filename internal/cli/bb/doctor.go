@@ -169,7 +169,7 @@ func (a *app) doctor(ctx context.Context, global bool) *doctorReport {
 		if global {
 			base = a.env.Getenv("HOME")
 		}
-		ie := install.New(o, base, a.env.Exe, a.env.Getenv)
+		ie := newInstall(o, base, a.env.Exe, a.env.Getenv)
 		for _, cl := range install.Clients() {
 			w, err := ie.Inspect(cl)
 			name := "client " + cl.Name

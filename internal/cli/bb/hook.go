@@ -296,12 +296,15 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			if hookio.Context(client, event, "x") != nil {
 				// The client adds this event's context to the model's
 				// (Claude Code): the mail new since the last delivery
-				// comes with the edit, and its PostToolUse is not run.
+				// comes with the edit, and its PostToolUse is not run. An
+				// escalation told here is worded here too: it is marked
+				// told by this delivery.
 				sd, err := svc.DeliverToSession(ctx, sin)
-				if err != nil || sd.Delivery.Text == "" {
+				text := deliveryText(sd.Delivery)
+				if err != nil || text == "" {
 					return hookReply{note: note}, err
 				}
-				return hookReply{sort: replyContext, text: sd.Delivery.Text, note: note}, nil
+				return hookReply{sort: replyContext, text: text, note: note}, nil
 			}
 			return hookReply{note: note}, nil
 		}
@@ -349,10 +352,11 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			return hookReply{}, nil
 		}
 		d, err := svc.DeliverNew(ctx, id)
-		if err != nil || d.Text == "" {
+		text := deliveryText(d)
+		if err != nil || text == "" {
 			return hookReply{}, err
 		}
-		return hookReply{sort: replyContext, text: d.Text}, nil
+		return hookReply{sort: replyContext, text: text}, nil
 	case hookio.KindStop:
 		if !set.StopReminder || in.StopActive {
 			return hookReply{}, nil

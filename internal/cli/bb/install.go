@@ -258,7 +258,7 @@ func (a *app) newInstallEnv(o install.Options, installing bool) (*install.Env, e
 		if home == "" {
 			return nil, hub.Errorf(hub.CodeInvalidInput, "HOME is not set: cannot find the global configuration")
 		}
-		return install.New(o, home, a.env.Exe, a.env.Getenv), nil
+		return newInstall(o, home, a.env.Exe, a.env.Getenv), nil
 	}
 	root, err := a.findProject()
 	if err != nil {
@@ -275,7 +275,14 @@ func (a *app) newInstallEnv(o install.Options, installing bool) (*install.Env, e
 			return nil, err
 		}
 	}
-	return install.New(o, root, a.env.Exe, a.env.Getenv), nil
+	return newInstall(o, root, a.env.Exe, a.env.Getenv), nil
+}
+
+// newInstall is install.New with bb mcp's tool lists, which the entries of
+// some clients name (install does not link the MCP server).
+func newInstall(o install.Options, base, exe string, getenv func(string) string) *install.Env {
+	o.ToolNames = bbmcp.ToolNames
+	return install.New(o, base, exe, getenv)
 }
 
 // wantGuard decides whether bb install also installs the git guard: --guard,

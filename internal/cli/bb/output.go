@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"io"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/termtext"
 	"github.com/blackboard-hub/bb/internal/view"
 )

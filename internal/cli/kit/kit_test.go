@@ -8,8 +8,9 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/spf13/cobra"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 func TestDocument(t *testing.T) {

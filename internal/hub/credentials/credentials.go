@@ -7,10 +7,11 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"github.com/blackboard-hub/bb/internal/hub"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 
 	"github.com/google/uuid"
 )

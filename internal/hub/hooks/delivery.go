@@ -232,8 +232,11 @@ func (s *Service) briefMail(ctx context.Context, tx hub.Tx, b *strings.Builder, 
 
 // DeliverNew returns what reached the agent since its last delivery: mail
 // addressed to it and urgent broadcasts it has not read, each delivered
-// once (recorded per recipient). Nothing new, or delivery turned off
-// (hooks.delivery off) → empty Text, nothing written.
+// once (recorded per recipient), and the escalations of what the agent
+// sent that fell due since (Escalations), each marked told by this call:
+// a surface words both, or the escalation is lost. Nothing new and
+// nothing due, or delivery turned off (hooks.delivery off) → empty Text,
+// no Escalations, nothing written.
 func (s *Service) DeliverNew(ctx context.Context, agent string) (Delivery, error) {
 	return s.deliverNew(ctx, agent, "")
 }

@@ -3,9 +3,10 @@ package housekeeping
 import (
 	"context"
 	"fmt"
-	"github.com/blackboard-hub/bb/internal/hub"
 	"slices"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // ClearInput selects what `bb clear` removes.

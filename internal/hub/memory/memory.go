@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/blackboard-hub/bb/internal/hub"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // ValidateScope checks a scope and its scope id: global has none, the

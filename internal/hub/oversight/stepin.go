@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/google/uuid"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // StepInInput is a person releasing, or handing to another agent, a

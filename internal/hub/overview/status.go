@@ -2,8 +2,9 @@ package overview
 
 import (
 	"context"
-	"github.com/blackboard-hub/bb/internal/hub"
 	"time"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // CoordStatus is `bb agent status`.

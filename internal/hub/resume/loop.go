@@ -3,6 +3,7 @@ package resume
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 

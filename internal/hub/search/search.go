@@ -2,13 +2,14 @@ package search
 
 import (
 	"context"
-	"github.com/blackboard-hub/bb/internal/hub"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 const (

@@ -75,6 +75,7 @@ type serveProc struct {
 	url    string
 	cmd    *exec.Cmd
 	stderr *syncBuffer
+	stdout io.Reader
 	exited chan struct{}
 	err    error // Wait's result, once exited is closed
 }
@@ -82,6 +83,15 @@ type serveProc struct {
 // startServe starts `bb serve --json` on a free port in dir and waits
 // (up to wait) for the line that says where it listens.
 func startServe(t *testing.T, dir string, env []string, wait time.Duration, args ...string) *serveProc {
+	t.Helper()
+	p := launchServe(t, dir, env, args...)
+	p.awaitURL(t, wait)
+	return p
+}
+
+// launchServe starts `bb serve --json` on a free port in dir and returns
+// at once; awaitURL waits for the line that says where it listens.
+func launchServe(t *testing.T, dir string, env []string, args ...string) *serveProc {
 	t.Helper()
 	cmd := exec.Command(bb(), append([]string{"--dir", dir, "--json", "serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = env
@@ -91,6 +101,7 @@ func startServe(t *testing.T, dir string, env []string, wait time.Duration, args
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.stdout = out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +117,14 @@ func startServe(t *testing.T, dir string, env []string, wait time.Duration, args
 			t.Logf("bb serve stderr:\n%s", p.stderr.String())
 		}
 	})
+	return p
+}
+
+// awaitURL waits (up to wait) for the line of bb serve that says where it
+// listens.
+func (p *serveProc) awaitURL(t *testing.T, wait time.Duration) {
+	t.Helper()
+	out := p.stdout
 	var env0 struct {
 		OK   bool `json:"ok"`
 		Data struct {
@@ -124,7 +143,17 @@ func startServe(t *testing.T, dir string, env []string, wait time.Duration, args
 	}
 	go func() { _, _ = io.Copy(io.Discard, out) }()
 	p.url = strings.TrimRight(env0.Data.URL, "/")
-	return p
+}
+
+// waitUntil waits for cond, failing after limit (a hang guard, not a
+// measure).
+func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, limit)
+		}
+	}
 }
 
 // stop sends sig and waits for the exit (failing after limit); it returns

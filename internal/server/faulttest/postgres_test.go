@@ -23,21 +23,15 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	dir := t.TempDir()
 	env := baseEnv(dir, "BB_DATABASE_URL="+pg.URL())
 
-	// Started while PostgreSQL is down: it waits, then serves.
+	// Started while PostgreSQL is down: it says it waits (PostgreSQL
+	// comes back only then, however slow the machine), then serves.
 	pg.Stop(t)
-	started := make(chan *serveProc, 1)
-	go func() { started <- startServe(t, dir, env, 60*time.Second, "--wait-db", "60s") }()
-	time.Sleep(1500 * time.Millisecond)
+	srv := launchServe(t, dir, env, "--wait-db", "60s")
+	waitUntil(t, 50*time.Second, "bb serve saying it waits for the database", func() bool {
+		return strings.Contains(srv.stderr.String(), "waiting up to 1m0s for the database")
+	})
 	pg.Start(t)
-	var srv *serveProc
-	select {
-	case srv = <-started:
-	case <-time.After(70 * time.Second):
-		t.Fatal("bb serve did not start once PostgreSQL was back")
-	}
-	if !strings.Contains(srv.stderr.String(), "waiting up to 1m0s for the database") {
-		t.Errorf("bb serve did not say it waits for the database:\n%s", srv.stderr.String())
-	}
+	srv.awaitURL(t, 70*time.Second)
 
 	d := newDriver(srv.url, 8, true)
 	d.reads = true
@@ -47,8 +41,14 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	d.waitAcked(t, 100, 30*time.Second, "before the restart")
 
+	// Down until bb serve has seen it (logged the outage, answered 503).
 	pg.Stop(t)
-	time.Sleep(time.Second)
+	waitUntil(t, 30*time.Second, "the outage seen", func() bool {
+		d.out.mu.Lock()
+		n := d.out.status503
+		d.out.mu.Unlock()
+		return n > 0 && strings.Contains(srv.stderr.String(), "database unavailable")
+	})
 	pg.Start(t)
 	before := d.out.ackedCount()
 	d.waitAcked(t, before+100, 30*time.Second, "after the restart")

@@ -37,18 +37,17 @@ func TestSIGTERMUnderLoadAnswersEveryCommittedPost(t *testing.T) {
 	if code != 0 {
 		t.Errorf("bb serve exited %d after SIGTERM, want 0", code)
 	}
-	// Nothing holds the drain up to its limit: the stream is closed at
-	// once and posts take milliseconds.
-	if took > 5*time.Second {
-		t.Errorf("bb serve took %s to stop", took)
-	}
+	// Nothing holds the drain up to its limit (the stream is closed at
+	// once and posts take milliseconds): bb serve says so on stderr below
+	// ("every request answered", not "stopped after the drain limit"),
+	// which a loaded machine cannot make true or false by being slow.
 	for name, end := range map[string]chan error{"event stream": streamEnd, "MCP stream": mcpEnd} {
 		select {
 		case err := <-end:
 			if !errors.Is(err, io.EOF) {
 				t.Errorf("%s ended with %v, want a clean end of stream", name, err)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second): // a hang guard, not a measure
 			t.Errorf("%s still open after the server exited", name)
 		}
 	}

@@ -64,7 +64,7 @@ func (fl *follower) stop(t *testing.T) []int64 {
 // little longer (a duplicate would arrive meanwhile), and stops it.
 func (fl *follower) until(t *testing.T, n int) []int64 {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); len(fl.seen()) < n && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(60 * time.Second); len(fl.seen()) < n && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(200 * time.Millisecond)

@@ -123,7 +123,7 @@ func (tm *term) waitFor(re string) time.Duration {
 	tm.t.Helper()
 	rx := regexp.MustCompile(re)
 	start := time.Now()
-	for deadline := start.Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := start.Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if rx.MatchString(tm.screen(false)) {
 			return time.Since(start)
 		}
@@ -317,7 +317,7 @@ func TestTopRemote(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
 			break

@@ -46,8 +46,8 @@ func TestEventsFollow(t *testing.T) {
 				t.Fatalf("not a JSON line: %q", l)
 			}
 			return m
-		case <-time.After(10 * time.Second):
-			t.Fatal("no event within 10s")
+		case <-time.After(60 * time.Second):
+			t.Fatal("no event within 60s")
 		}
 		return nil
 	}
@@ -74,7 +74,7 @@ func TestEventsFollow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("follower exit after interrupt: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		t.Fatal("follower did not stop on interrupt")
 	}

@@ -56,7 +56,7 @@ func TestNotifyWebhook(t *testing.T) {
 	defer srv.Close()
 	received := func(n int) []string {
 		t.Helper()
-		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			mu.Lock()
 			if len(ids) >= n {
 				out := append([]string(nil), ids...)

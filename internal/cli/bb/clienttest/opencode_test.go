@@ -345,7 +345,7 @@ func (oc *openCodeServer) stop(t *testing.T) {
 		_ = oc.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-oc.done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(60 * time.Second):
 			t.Logf("opencode serve did not stop on SIGTERM; killed")
 			_ = oc.cmd.Process.Kill()
 			<-oc.done

@@ -141,7 +141,7 @@ func TestTwoServersOneOrderUnderKill(t *testing.T) {
 	if len(want) < 20 {
 		t.Fatalf("only %d events written; the test needs traffic on both servers", len(want))
 	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if len(fb[0].get()) >= len(want) && len(fb[1].get()) >= len(want) {
 			break
 		}
