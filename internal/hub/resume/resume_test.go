@@ -121,9 +121,9 @@ func FuzzParsePushInput(f *testing.F) {
 // depth").
 func TestPushJSONErrorsInTheBoardsWords(t *testing.T) {
 	for doc, want := range map[string]string{
-		`nol`:                                 `invalid JSON input: this is not valid JSON at line 1, column 2 (near "ol")`,
-		"{\n  \"event\": {\"kind\": x}}":       `invalid JSON input: this is not valid JSON at line 2, column 21 (near "x}}")`,
-		strings.Repeat("[", 20000):            "invalid JSON input: the document nests arrays and objects too deeply, at line 1, column 10001",
+		`nol`:                                `invalid JSON input: this is not valid JSON at line 1, column 2 (near "ol")`,
+		"{\n  \"event\": {\"kind\": x}}":     `invalid JSON input: this is not valid JSON at line 2, column 21 (near "x}}")`,
+		strings.Repeat("[", 20000):           "invalid JSON input: the document nests arrays and objects too deeply, at line 1, column 10001",
 		`{"event":{"kind":"k","message":"m"`: "invalid JSON input: the document ends too early",
 	} {
 		_, err := ParsePushInput([]byte(doc))
