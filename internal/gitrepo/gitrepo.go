@@ -108,6 +108,13 @@ func At(d string) (Repo, bool, error) {
 func TopAt(d string) (Repo, bool, error) {
 	p := filepath.Join(d, ".git")
 	fi, err := os.Lstat(p)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// git follows a .git symbolic link: to a directory, or to a
+		// .git file (anything else is refused when read).
+		if t, serr := os.Stat(p); serr == nil {
+			fi = t
+		}
+	}
 	switch {
 	case err == nil && fi.IsDir():
 		r := Repo{Kind: Main, Top: d, GitDir: p, CommonDir: p, MainTop: d}
@@ -129,9 +136,9 @@ func TopAt(d string) (Repo, bool, error) {
 
 // fromGitFile reads a .git file ("gitdir: <path>") at top.
 func fromGitFile(top, p string) (Repo, error) {
-	b, err := os.ReadFile(p)
+	b, err := readBounded(p, MaxLineFile, false)
 	if err != nil {
-		return Repo{}, &Error{Dir: top, Msg: fmt.Sprintf("cannot read %s: %v", p, unwrapPath(err))}
+		return Repo{}, layoutErr(top, p, MaxLineFile, err)
 	}
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	rest, ok := strings.CutPrefix(strings.TrimRight(string(line), "\r"), "gitdir:")
@@ -148,7 +155,7 @@ func fromGitFile(top, p string) (Repo, error) {
 		return Repo{}, &Error{Dir: top, Msg: fmt.Sprintf("%s points to %s, which does not exist (was the main work tree moved or deleted?); run 'git worktree repair' in the main work tree, or pass --dir/BB_DIR naming the board's project", p, gitDir)}
 	}
 	common := gitDir
-	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if c, err := readBounded(filepath.Join(gitDir, "commondir"), MaxLineFile, false); err == nil {
 		cd := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(cd) {
 			cd = filepath.Join(gitDir, cd)
@@ -158,7 +165,7 @@ func fromGitFile(top, p string) (Repo, error) {
 			return Repo{}, &Error{Dir: top, Msg: fmt.Sprintf("the repository of the work tree %s (%s) does not exist; run 'git worktree repair' in the main work tree, or pass --dir/BB_DIR naming the board's project", top, common)}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return Repo{}, &Error{Dir: top, Msg: fmt.Sprintf("cannot read %s: %v", filepath.Join(gitDir, "commondir"), unwrapPath(err))}
+		return Repo{}, layoutErr(top, filepath.Join(gitDir, "commondir"), MaxLineFile, err)
 	}
 	r := Repo{Kind: Linked, Top: top, GitDir: gitDir, CommonDir: common}
 	if common == gitDir {
@@ -201,12 +208,11 @@ func mainTop(common string) string {
 // readCore reads core.bare and core.worktree from a git config file (the
 // [core] section only; includes are not followed).
 func readCore(p string) (bare bool, worktree string) {
-	f, err := os.Open(p)
+	b, err := readBounded(p, MaxConfig, true)
 	if err != nil {
 		return false, ""
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	inCore := false
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())
@@ -290,7 +296,7 @@ func FromEnv(getenv func(string) string, dir string) (Repo, bool, error) {
 	}
 	top = filepath.Clean(top)
 	common := gd
-	if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+	if c, err := readBounded(filepath.Join(gd, "commondir"), MaxLineFile, false); err == nil {
 		cd := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(cd) {
 			cd = filepath.Join(gd, cd)
@@ -337,7 +343,7 @@ func (r Repo) Branch() string {
 	if r.GitDir == "" {
 		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	b, err := readBounded(filepath.Join(r.GitDir, "HEAD"), MaxLineFile, false)
 	if err != nil {
 		return ""
 	}

@@ -31,7 +31,7 @@ func ID(ctx context.Context, r Repo) string {
 		return ""
 	}
 	p := filepath.Join(r.CommonDir, idFile)
-	if b, err := os.ReadFile(p); err == nil {
+	if b, err := readBounded(p, MaxLineFile, false); err == nil {
 		if id := strings.TrimSpace(string(b)); id != "" {
 			return id
 		}

@@ -293,7 +293,7 @@ func (s *Service) postTx(ctx context.Context, tx Tx, p postFields) (Message, err
 		m.ThreadID = parent.ThreadID
 		m.BeadID = parent.BeadID
 	}
-	if err := tx.InsertMessage(ctx, &m); err != nil {
+	if err := StoreMessage(ctx, tx, &m); err != nil {
 		return Message{}, err
 	}
 	e := s.Event(EventMessagePosted, in.From, map[string]any{"id": m.Seq, "uuid": m.UUID, "priority": m.Priority, "tags": m.Tags})

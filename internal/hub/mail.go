@@ -262,7 +262,7 @@ func (s *Service) sendMailTx(ctx context.Context, tx Tx, in SendInput, plan send
 		Priority: plan.priority, CreatedAt: s.Now(), ReplyTo: parent,
 	}
 	m.Intent = intentOf(&m, in, plan.urgency)
-	if err := tx.InsertMessage(ctx, &m); err != nil {
+	if err := StoreMessage(ctx, tx, &m); err != nil {
 		return MailItem{}, err
 	}
 	if err := tx.AppendEvent(ctx, s.mailEvent(&m, plan.urgency)); err != nil {

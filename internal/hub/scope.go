@@ -40,13 +40,41 @@ const (
 // foldCase reports whether scopes are compared case-insensitively (Windows).
 var foldCase = runtime.GOOS == "windows"
 
+// backslashSeparates reports whether '\' separates path elements, as on
+// Windows; elsewhere it is a character a file name may hold (seed 001
+// §5.1 normalizes the platform's separators to '/', as path.resolve does).
+const backslashSeparates = runtime.GOOS == "windows"
+
+// slashed is p with the platform's separators as '/'.
+func slashed(p string) string {
+	if backslashSeparates {
+		return strings.ReplaceAll(p, `\`, "/")
+	}
+	return p
+}
+
+// unexpanded reports why a relative scope looks like a path the shell was
+// meant to expand and did not (it was quoted): a leading "~" or "~user", or an
+// element beginning with "$NAME" or "${". "" when it does not.
+func unexpanded(s string) string {
+	first, _, _ := strings.Cut(s, "/")
+	if strings.HasPrefix(first, "~") {
+		return "it begins with " + first + ", which bb does not expand: give the path itself (e.g. $HOME/... unquoted, or relative to the work tree)"
+	}
+	for el := range strings.SplitSeq(s, "/") {
+		if len(el) > 1 && el[0] == '$' && (el[1] == '{' || el[1] == '_' || (el[1] >= 'A' && el[1] <= 'Z') || (el[1] >= 'a' && el[1] <= 'z')) {
+			return "it holds " + el + ", a variable bb does not expand: let the shell expand it (no quotes), or give the path itself"
+		}
+	}
+	return ""
+}
+
 // CanonicalPath turns an absolute or relative OS path into the canonical
 // slash form: relative paths resolve against wd (like path.resolve), '\' is
 // a separator, "." and ".." are resolved lexically, the trailing slash is
 // removed (except for the root), and Windows paths are lowercased.
 func CanonicalPath(wd, p string) string {
-	p = strings.ReplaceAll(p, `\`, "/")
-	wd = strings.ReplaceAll(wd, `\`, "/")
+	p, wd = slashed(p), slashed(wd)
 	vol := ""
 	if foldCase {
 		// Keep a drive letter ("c:") in front of the path.
@@ -81,7 +109,12 @@ func CanonicalScope(root, wd, raw string) (Scope, error) {
 		return Scope{}, FieldErr(CodeInvalidArgs, "scope", "invalid scope: at most %d bytes of UTF-8 text without control characters", MaxScopeLen)
 	}
 	var sc Scope
-	norm := strings.ReplaceAll(s, `\`, "/")
+	norm := slashed(s)
+	if why := unexpanded(norm); why != "" && !strings.HasPrefix(norm, "/") && !isDrivePath(norm) {
+		// A relative scope is typed; an absolute one is a path a client
+		// or a shell already expanded, whatever its names hold.
+		return Scope{}, FieldErr(CodeInvalidArgs, "scope", "invalid scope %q: %s", raw, why)
+	}
 	if norm == "*" || strings.HasSuffix(norm, "/*") {
 		sc.Wildcard = true
 		norm = strings.TrimSuffix(norm, "*")
@@ -124,7 +157,7 @@ func relativeTo(r, p string) string {
 // work tree ("src/a.go", as git names them): separators, "." and "..",
 // case folding. ok is false when it is absolute or leaves the work tree.
 func RelativeScope(rel string) (string, bool) {
-	n := strings.ReplaceAll(rel, `\`, "/")
+	n := slashed(rel)
 	if n == "" || strings.HasPrefix(n, "/") || isDrivePath(n) {
 		return "", false
 	}

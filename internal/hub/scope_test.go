@@ -67,7 +67,12 @@ func TestCanonicalScope(t *testing.T) {
 		{"/proj/src", "/proj/a", "a", false, "a"},
 		{"/proj", "*", ".", true, "*"},
 		{"/proj", ".", ".", false, "."},
-		{"/proj", `src\win\file.go`, "src/win/file.go", false, "src/win/file.go"},
+		// '\' separates on Windows only; elsewhere a name may hold it
+		// (issue 38 item 10: it was rewritten to '/').
+		{"/proj", `src\win\file.go`, map[bool]string{true: "src/win/file.go", false: `src\win\file.go`}[backslashSeparates], false, map[bool]string{true: "src/win/file.go", false: `src\win\file.go`}[backslashSeparates]},
+		// A name that only looks like a variable, inside the path, is a name.
+		{"/proj", "out/Foo$Bar.class", "out/Foo$Bar.class", false, "out/Foo$Bar.class"},
+		{"/proj", "/proj/$HOME/x", "$HOME/x", false, "$HOME/x"},
 	} {
 		s, err := CanonicalScope(root, c.wd, c.raw)
 		if err != nil {
@@ -127,7 +132,7 @@ func TestRelativeScopes(t *testing.T) {
 	for _, c := range []struct {
 		in, want string
 		ok       bool
-	}{{"src/a.go", "src/a.go", true}, {"./src//a.go", "src/a.go", true}, {"../x", "", false}, {"/x", "", false}, {`src\b.go`, "src/b.go", true}} {
+	}{{"src/a.go", "src/a.go", true}, {"./src//a.go", "src/a.go", true}, {"../x", "", false}, {"/x", "", false}, {`src\b.go`, map[bool]string{true: "src/b.go", false: `src\b.go`}[backslashSeparates], true}} {
 		got, ok := RelativeScope(c.in)
 		if ok != c.ok || (ok && got != c.want) {
 			t.Errorf("RelativeScope(%q) = %q %v", c.in, got, ok)
@@ -238,4 +243,20 @@ func FuzzScope(f *testing.F) {
 			t.Fatalf("Ancestors and DescendantRange disagree on %q above %q", sa.Path, sb.Path)
 		}
 	})
+}
+
+// A scope the shell was meant to expand and did not (it was quoted) is
+// refused, naming why, instead of reserved literally (issue 38 item 10).
+func TestUnexpandedScopesAreRefused(t *testing.T) {
+	for _, raw := range []string{"~", "~/x", "~ana/src", "$HOME/x", "${HOME}/x", "src/$DIR/a.go", "$_x"} {
+		_, err := CanonicalScope("/proj", "/proj", raw)
+		if err == nil || !IsCode(err, CodeInvalidArgs) || !strings.Contains(err.Error(), "expand") {
+			t.Errorf("%q: %v, want INVALID_ARGS saying it was not expanded", raw, err)
+		}
+	}
+	for _, raw := range []string{"src/~backup", "a$", "$", "src/$1", "x/~"} {
+		if _, err := CanonicalScope("/proj", "/proj", raw); err != nil {
+			t.Errorf("%q: %v, want a scope", raw, err)
+		}
+	}
 }

@@ -182,7 +182,10 @@ type Message struct {
 	RequiresAck bool
 	// Intent is what the sender wants from the recipient (HANDOFF,
 	// BLOCKED); nil for other messages.
-	Intent    *Intent
+	Intent *Intent
+	// SpokenBy is whose words the message is (SpeakerOf its sender when
+	// it was stored).
+	SpokenBy  Speaker
 	CreatedAt time.Time
 }
 

@@ -139,6 +139,12 @@ func New(api API, o Options) *Notifier {
 	if o.Client == nil {
 		o.Client = &http.Client{Timeout: 10 * time.Second}
 	}
+	// A webhook never follows a redirect: a 302 or 303 would turn the
+	// POST into a GET without its body, a 307 or 308 would send the item
+	// to another host. A 3xx is a failed delivery naming where it points.
+	c := *o.Client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	o.Client = &c
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
@@ -430,6 +436,9 @@ func (n *Notifier) postOnce(ctx context.Context, url string, body []byte) error 
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
+	if resp.StatusCode/100 == 3 {
+		return fmt.Errorf("HTTP %d, a redirect to %q: webhooks do not follow redirects; set the webhook to the final URL", resp.StatusCode, resp.Header.Get("Location"))
+	}
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("HTTP %d", resp.StatusCode)
 	}

@@ -1,9 +1,11 @@
 package server_test
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/credentials"
 
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -16,6 +18,10 @@ import (
 func TestBrowserSignIn(t *testing.T) {
 	e := newEnv(t, withToken("operator-0123456789abcdef"))
 	nc, err := e.svc.CreateCredential(context.Background(), credentials.Input{Agent: "mallory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ana, err := e.svc.CreateCredential(context.Background(), credentials.Input{Agent: "ana", Role: hub.AccessOverseer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +48,21 @@ func TestBrowserSignIn(t *testing.T) {
 	e.ok(req{method: "POST", path: "/api/v1/status", body: `{"task":"honest work","status":"coding"}`}, nil)
 	step("mallory's conversation", chromedp.Navigate(e.http.URL+"/?session=agent:mallory"))
 	waitJS(t, bctx, ctx, "the credential shown", `[...document.querySelectorAll('.timeline .credential')].some(x => x.innerText === 'via mallory')`)
+	// A link with another credential (issue 38 item 6), even one whose
+	// path names another host: the browser stays on this server and asks;
+	// "stay" keeps mallory, "sign in" switches.
+	host := strings.TrimPrefix(e.http.URL, "http://")
+	step("a link with ana's token", chromedp.Navigate(e.http.URL+"//evil.example/?token="+ana.Token), chromedp.WaitVisible(chromedp.CSS(`#switch-current`)))
+	waitJS(t, bctx, ctx, "asked on this server", `location.host === '`+host+`' && document.querySelector('#switch-current').innerText.includes('mallory')`)
+	step("stay", chromedp.Click(chromedp.CSS(`#switch-no`)))
+	waitJS(t, bctx, ctx, "stayed on this server", `location.host === '`+host+`' && location.pathname === '/evil.example/'`)
+	step("the dashboard", chromedp.Navigate(e.http.URL+"/"))
+	waitJS(t, bctx, ctx, "still mallory", `document.querySelector('#viewer')?.innerText === 'mallory'`)
+	step("the link again", chromedp.Navigate(e.http.URL+"//evil.example/?token="+ana.Token), chromedp.WaitVisible(chromedp.CSS(`#switch-yes`)))
+	step("sign in with it", chromedp.Click(chromedp.CSS(`#switch-yes`)))
+	waitJS(t, bctx, ctx, "went on, on this server", `location.host === '`+host+`' && location.pathname === '/evil.example/'`)
+	step("the dashboard", chromedp.Navigate(e.http.URL+"/"))
+	waitJS(t, bctx, ctx, "ana now", `document.querySelector('#viewer')?.innerText === 'ana'`)
 	step("sign out", chromedp.Click(chromedp.CSS(`.whoami button`)), chromedp.WaitVisible(chromedp.CSS(`#token`)))
 
 	step("a token-less loopback server", chromedp.Navigate(local.http.URL+"/"))

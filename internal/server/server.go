@@ -282,13 +282,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if q := r.URL.Query().Get("token"); q != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
-			if _, err := s.principal(r.Context(), q); err == nil {
-				setTokenCookie(w, r, q)
-				u := *r.URL
-				qs := u.Query()
-				qs.Del("token")
-				u.RawQuery = qs.Encode()
-				http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			if s.linkSignIn(w, r, q) {
 				return
 			}
 		}

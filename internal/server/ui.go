@@ -278,14 +278,21 @@ func (u *ui) render(w http.ResponseWriter, name string, d *pageData) {
 		http.Error(w, "cannot render the page", http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
+	pageHeaders(w.Header())
+	_, _ = w.Write(buf.Bytes())
+}
+
+// pageHeaders are the headers of every HTML page the server answers (the
+// dashboard's and the sign-in pages): never cached, never framed, no
+// referrer (a sign-in link carries a credential), scripts and styles of
+// this origin only.
+func pageHeaders(h http.Header) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
-	_, _ = w.Write(buf.Bytes())
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'")
 }
 
 // fail answers an htmx request with an error line it shows in place.

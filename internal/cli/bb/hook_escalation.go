@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/voice"
 )
 
 // deliveryText is what a hook injects for a delivery: the new mail, then
@@ -31,7 +32,7 @@ func escalationText(agent string, es []hooks.Escalation) string {
 			about = " on " + e.BeadID
 		}
 		fmt.Fprintf(&b, "- your %s to %s%s: %s — you have waited %d minutes on %s (the board escalates after %d).\n",
-			e.Category, on, about, e.Subject, e.WaitingMinutes, on, e.EscalateAfter)
+			e.Category, on, about, voice.Inline(e.Subject, 120), e.WaitingMinutes, on, e.EscalateAfter)
 		fmt.Fprintf(&b, "  To ask again: bb agent send --from %s --to %s --bead %s --category INFO --priority high --subject \"...\" --body \"...\"\n",
 			agent, to, e.BeadID)
 	}

@@ -368,7 +368,7 @@ func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (hub.Mail
 		if in.ReplyTo != nil {
 			m.ReplyTo = *in.ReplyTo
 		}
-		if err := tx.InsertMessage(ctx, &m); err != nil {
+		if err := hub.StoreMessage(ctx, tx, &m); err != nil {
 			return hub.MailRow{}, err
 		}
 		if err := tx.TouchAgent(ctx, in.From, now); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/voice"
 )
 
 // Delivery limits: what one hook injects stays short (tokens are the
@@ -17,7 +18,6 @@ const (
 	deliverLimit      = 20
 	briefAgentsLimit  = 10
 	briefHoldsLimit   = 15
-	deliverBodyChars  = 400
 	briefSubjectChars = 120
 )
 
@@ -28,10 +28,29 @@ type Delivery struct {
 	Text    string `json:"text"`
 	// Delivered lists the message ids recorded as delivered by this call.
 	Delivered []string `json:"delivered"`
+	// From says, for each delivered message in Text's order, who sent it
+	// and whose words it is (Text words it with voice).
+	From []Sender `json:"from,omitempty"`
 	// Escalations are the agent's own HANDOFF and BLOCKED messages that
 	// escalated unaccepted since its last delivery (escalation.go), each
 	// told once; the hook surface words them after Text.
 	Escalations []Escalation `json:"escalations,omitempty"`
+}
+
+// Sender is who sent one delivered message and whose words it is.
+type Sender struct {
+	MessageID string      `json:"message_id"`
+	Agent     string      `json:"agent"`
+	Speaker   hub.Speaker `json:"speaker"`
+}
+
+// sendersOf lists who sent ms.
+func sendersOf(ms []hub.Message) []Sender {
+	out := make([]Sender, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, Sender{MessageID: m.UUID, Agent: m.From, Speaker: hub.SpeakerOrAgent(m.SpokenBy)})
+	}
+	return out
 }
 
 // SessionBrief is the session-start delivery: who the agent is, who else
@@ -83,7 +102,7 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		if err := markEscalationsTold(ctx, tx, agent, es, now); err != nil {
 			return Delivery{}, err
 		}
-		d := Delivery{AgentID: agent, Text: b.String(), Delivered: hub.MessageIDs(unread), Escalations: es}
+		d := Delivery{AgentID: agent, Text: b.String(), Delivered: hub.MessageIDs(unread), From: sendersOf(unread), Escalations: es}
 		if len(unread) > 0 {
 			if err := s.recordDelivery(ctx, tx, agent, ViaSessionStart, unread); err != nil {
 				return Delivery{}, err
@@ -132,22 +151,27 @@ func (s *Service) briefOthers(ctx context.Context, tx hub.Tx, b *strings.Builder
 }
 
 // peerLine is one active agent in the brief: its id, branch and what the
-// board shows it doing.
+// board shows it doing. What agents wrote themselves (a task's title, a
+// status) is quoted (voice.Inline): the line is the board's.
 func peerLine(a hub.Agent, w *hub.Work) string {
-	line := a.ID
+	line := voice.Name(a.ID)
 	if a.Where.Branch != "" {
-		line += " (branch " + a.Where.Branch + ")"
+		line += " (branch " + voice.Name(a.Where.Branch) + ")"
 	}
 	switch {
 	case w != nil && w.Task != nil:
-		line += ": " + hub.Preview(w.Task.Title, 80) + " (" + w.Task.Handle + ")"
+		line += ": task " + voice.Name(w.Task.Handle) + " " + voice.Inline(w.Task.Title, 80)
 		if n := len(w.Reservations); n > 0 {
-			line += fmt.Sprintf(", reserves %s", strings.Join(w.Reservations[:min(n, 3)], ", "))
+			rs := make([]string, 0, 3)
+			for _, r := range w.Reservations[:min(n, 3)] {
+				rs = append(rs, voice.Name(r))
+			}
+			line += fmt.Sprintf(", reserves %s", strings.Join(rs, ", "))
 		}
 	case a.CurrentTask != "":
-		line += ": " + hub.Preview(a.CurrentTask, 80)
+		line += ": working on " + voice.Inline(a.CurrentTask, 80)
 	case a.Status != "" && a.Status != "idle":
-		line += ": " + a.Status
+		line += ": status " + voice.Inline(a.Status, 40)
 	}
 	return line
 }
@@ -167,7 +191,7 @@ func (s *Service) briefHolds(ctx context.Context, tx hub.Tx, b *strings.Builder,
 		if owner == me.ID {
 			owner = "you"
 		}
-		hl = append(hl, fmt.Sprintf("%s (%s until %s, bead %s)", s.DisplayScope(r), owner, hub.ClockText(r.ExpiresAt), r.BeadID))
+		hl = append(hl, fmt.Sprintf("%s (%s until %s, bead %s)", voice.Name(s.DisplayScope(r)), voice.Name(owner), hub.ClockText(r.ExpiresAt), voice.Name(r.BeadID)))
 	}
 	if len(hl) > 0 {
 		fmt.Fprintf(b, "Reserved files: %s. Edits to files another active agent holds are refused; ask the holder.\n", strings.Join(hl, "; "))
@@ -181,8 +205,8 @@ func briefFocus(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agen
 	agent := me.ID
 	if me.FocusTaskID != "" {
 		if t, err := tx.GetTask(ctx, me.FocusTaskID); err == nil && t != nil {
-			fmt.Fprintf(b, "Your focus task: %s %q (%s, id %s); when done: %s.\n",
-				hub.TaskHandle(t.ID), hub.Preview(t.Title, 100), t.Status, t.ID, say(ActCompleteTask, "agent", agent, "task", hub.TaskHandle(t.ID)))
+			fmt.Fprintf(b, "Your focus task: %s %s (%s, id %s); when done: %s.\n",
+				hub.TaskHandle(t.ID), voice.Inline(t.Title, 100), t.Status, t.ID, say(ActCompleteTask, "agent", agent, "task", hub.TaskHandle(t.ID)))
 		}
 	} else if ids, err := tx.InProgressTasksOwnedBy(ctx, agent, 3); err == nil && len(ids) > 0 {
 		fmt.Fprintf(b, "Your in-progress tasks: %s.\n", strings.Join(ids, ", "))
@@ -219,7 +243,7 @@ func (s *Service) briefMail(ctx context.Context, tx hub.Tx, b *strings.Builder, 
 	if len(unread) == 0 {
 		b.WriteString("No unread mail for you.\n")
 	} else {
-		fmt.Fprintf(b, "Unread mail for you (%d):\n", len(unread))
+		fmt.Fprintf(b, "Unread mail for you (%d). %s\n", len(unread), voice.Legend)
 		if err := s.writeMail(ctx, tx, b, agent, unread); err != nil {
 			return nil, err
 		}
@@ -377,11 +401,11 @@ func (s *Service) deliver(ctx context.Context, agent string, via DeliveryVia, on
 		}
 		sortDeliveries(ms)
 		var b strings.Builder
-		fmt.Fprintf(&b, "[Blackboard] New for %s (%d):\n", agent, len(ms))
+		fmt.Fprintf(&b, "[Blackboard] New for %s (%d). %s\n", agent, len(ms), voice.Legend)
 		if err := s.writeMail(ctx, tx, &b, agent, ms); err != nil {
 			return Delivery{}, err
 		}
-		d.Text = b.String()
+		d.Text, d.From = b.String(), sendersOf(ms)
 		if err := tx.MarkDelivered(ctx, agent, d.Delivered, s.Now(), string(via)); err != nil {
 			return Delivery{}, err
 		}
@@ -424,57 +448,54 @@ func sortDeliveries(ms []hub.Message) {
 	})
 }
 
-// writeMail renders messages for an agent's context, one short block each,
-// with the intent of handoffs and blockers and the command that answers.
+// writeMail renders messages for an agent's context, one short block
+// each: who wrote it and whose words they are, the words fenced as that
+// speaker's (voice), the intent of a handoff or blocker among them (the
+// sender's words, never the board's instruction), then the board's own
+// command that answers.
 func (s *Service) writeMail(ctx context.Context, tx hub.Tx, b *strings.Builder, agent string, ms []hub.Message) error {
 	for _, m := range ms {
-		kind := hub.CategoryOr(&m)
-		if m.IsBroadcast() {
-			kind = "broadcast " + kind
-		}
-		head := fmt.Sprintf("- %s from %s", kind, m.From)
-		var tags []string
-		if m.BeadID != "" {
-			tags = append(tags, "bead "+m.BeadID)
-		}
-		if m.Priority == hub.PriorityHigh || m.Priority == hub.PriorityCritical {
-			tags = append(tags, "priority "+string(m.Priority))
-		}
-		next, urgency, err := s.intentOf(ctx, tx, &m)
+		it, err := s.mailItem(ctx, tx, agent, &m)
 		if err != nil {
 			return err
 		}
-		if urgency != "" {
-			tags = append(tags, "urgency "+urgency)
-		}
-		if len(tags) > 0 {
-			head += " (" + strings.Join(tags, ", ") + ")"
-		}
-		subject := hub.Preview(m.Subject, briefSubjectChars)
-		if subject == "" {
-			subject = hub.Preview(m.Body, briefSubjectChars)
-		}
-		fmt.Fprintf(b, "%s: %s\n", head, subject)
-		if body := hub.Preview(strings.TrimSpace(m.Body), deliverBodyChars); body != "" && body != subject {
-			fmt.Fprintf(b, "  %s\n", strings.ReplaceAll(body, "\n", "\n  "))
-		}
-		switch m.Category {
-		case hub.CategoryHandoff:
-			if next != "" {
-				fmt.Fprintf(b, "  Next action: %s\n", next)
-			}
-		case hub.CategoryBlocked:
-			if next != "" {
-				fmt.Fprintf(b, "  Requested action: %s\n", next)
-			}
-		}
-		if m.RequiresAck {
-			fmt.Fprintf(b, "  Acknowledge: %s\n", say(ActAck, "agent", agent, "message", m.UUID))
-		} else if !m.IsBroadcast() {
-			fmt.Fprintf(b, "  Reply: %s\n", say(ActReply, "agent", agent, "message", hub.ShortID(m.UUID)))
-		}
+		voice.WriteItem(b, it)
 	}
 	return nil
+}
+
+// mailItem is the delivery item of m for agent.
+func (s *Service) mailItem(ctx context.Context, tx hub.Tx, agent string, m *hub.Message) (voice.Item, error) {
+	kind := hub.CategoryOr(m)
+	if m.IsBroadcast() {
+		kind = "broadcast " + kind
+	}
+	it := voice.Item{Kind: kind, From: m.From, Speaker: m.SpokenBy, Subject: m.Subject, Body: strings.TrimSpace(m.Body)}
+	if m.BeadID != "" {
+		it.Tags = append(it.Tags, "bead "+voice.Name(m.BeadID))
+	}
+	if m.Priority == hub.PriorityHigh || m.Priority == hub.PriorityCritical {
+		it.Tags = append(it.Tags, "priority "+string(m.Priority))
+	}
+	next, urgency, err := s.intentOf(ctx, tx, m)
+	if err != nil {
+		return voice.Item{}, err
+	}
+	if urgency != "" {
+		it.Tags = append(it.Tags, "urgency "+voice.Name(urgency))
+	}
+	switch m.Category {
+	case hub.CategoryHandoff:
+		it.Asks = append(it.Asks, voice.Ask{Label: "the next action it proposes", Text: next})
+	case hub.CategoryBlocked:
+		it.Asks = append(it.Asks, voice.Ask{Label: "the action it requests", Text: next})
+	}
+	if m.RequiresAck {
+		it.Steps = append(it.Steps, "Acknowledge: "+say(ActAck, "agent", agent, "message", m.UUID))
+	} else if !m.IsBroadcast() {
+		it.Steps = append(it.Steps, "Reply: "+say(ActReply, "agent", agent, "message", hub.ShortID(m.UUID)))
+	}
+	return it, nil
 }
 
 func orDefault(v, d string) string {

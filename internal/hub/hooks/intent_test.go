@@ -57,7 +57,7 @@ func TestDeliveryReadsTheStoredIntent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Next action: run the parser tests", "Requested action: pick a schema", "urgency high"} {
+	for _, want := range []string{"  > the next action it proposes: run the parser tests\n", "  > the action it requests: pick a schema\n", "urgency high"} {
 		if !strings.Contains(d.Text, want) {
 			t.Errorf("delivery lacks %q:\n%s", want, d.Text)
 		}

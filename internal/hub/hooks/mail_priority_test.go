@@ -95,7 +95,7 @@ func TestDeliverPriorityFirst(t *testing.T) {
 		}
 		last = i
 	}
-	if !strings.Contains(d.Text, "(bead bd, priority critical): s-critical-info") {
+	if !strings.Contains(d.Text, "(bead bd, priority critical), wrote:\n  > s-critical-info\n") {
 		t.Errorf("the priority is shown with the mail:\n%s", d.Text)
 	}
 }

@@ -181,7 +181,7 @@ func (s *Service) reassignTx(ctx context.Context, tx hub.Tx, in StepInInput, sc 
 	// The new holder is told by mail, so that its hook delivers the news
 	// with the next prompt.
 	m := reassignMail(in, r, note, given.ExpiresAt, now)
-	if err := tx.InsertMessage(ctx, &m); err != nil {
+	if err := hub.StoreMessage(ctx, tx, &m); err != nil {
 		return nil, err
 	}
 	note.payload["message_id"] = m.UUID
@@ -221,7 +221,7 @@ func reassignMail(in StepInInput, r hub.Reservation, note stepInNote, exp, now t
 		Subject: fmt.Sprintf("%s is yours: reassigned from %s", note.shown, in.Holder),
 		Body: fmt.Sprintf("%s reassigned the reservation of %s from %s (%s) to you; it is yours until %s: renew it before then, or release it when done.",
 			in.Person, note.shown, in.Holder, note.why, hub.ClockText(exp)),
-		Priority: hub.PriorityNormal, CreatedAt: now}
+		Priority: hub.PriorityNormal, CreatedAt: now, SpokenBy: hub.SpeakerBoard}
 	if r.BeadID != "" {
 		m.ThreadID = "bead:" + r.BeadID
 	}

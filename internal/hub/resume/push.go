@@ -115,7 +115,7 @@ func ParsePushInput(b []byte) (PushInput, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&in); err != nil {
-		return PushInput{}, hub.FieldErr(hub.CodeInvalidInput, "json", "invalid JSON input: %s", jsonErrText(err))
+		return PushInput{}, hub.FieldErr(hub.CodeInvalidInput, "json", "invalid JSON input: %s", jsonErrText(err, b))
 	}
 	if dec.More() {
 		return PushInput{}, hub.FieldErr(hub.CodeInvalidInput, "json", "invalid JSON input: unexpected data after the JSON object")
@@ -151,10 +151,11 @@ func ParsePushInput(b []byte) (PushInput, error) {
 	return in, nil
 }
 
-// jsonErrText words a JSON decoding error for a person or a model: which
-// field has the wrong kind of value, or where the syntax breaks; never the
-// decoder's own text (Go type and struct names).
-func jsonErrText(err error) string {
+// jsonErrText words a JSON decoding error of doc for a person or a model:
+// which field has the wrong kind of value, or where the syntax breaks (line,
+// column and the text there); never the decoder's own text (Go type and
+// struct names, "invalid character 'o' in literal null").
+func jsonErrText(err error, doc []byte) string {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
@@ -175,11 +176,34 @@ func jsonErrText(err error) string {
 		}
 		return fmt.Sprintf("the document must be %s, not %s %s", what, article, given)
 	case errors.As(err, &se):
-		return fmt.Sprintf("%s (at byte %d)", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
+		at := syntaxPlace(doc, se.Offset)
+		if strings.Contains(se.Error(), "max depth") {
+			return "the document nests arrays and objects too deeply, " + at
+		}
+		if se.Offset >= int64(len(bytes.TrimRight(doc, " \t\r\n"))) {
+			return "the document ends too early"
+		}
+		return "this is not valid JSON " + at
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "the document ends too early"
 	}
 	return "not a JSON object of the push format"
+}
+
+// syntaxPlace says where byte offset off (1-based, as the decoder counts:
+// the byte it stopped at) lies in doc: line, column and the text there.
+func syntaxPlace(doc []byte, off int64) string {
+	i := int(min(max(off-1, 0), int64(len(doc))))
+	line := 1 + bytes.Count(doc[:i], []byte("\n"))
+	col := 1 + utf8.RuneCount(doc[bytes.LastIndexByte(doc[:i], '\n')+1:i])
+	near := doc[i:]
+	if len(near) > 20 {
+		near = near[:20]
+		for len(near) > 0 && !utf8.Valid(near) {
+			near = near[:len(near)-1]
+		}
+	}
+	return fmt.Sprintf("at line %d, column %d (near %q)", line, col, string(near))
 }
 
 // jsonKind names the JSON value a Go kind decodes from.
@@ -224,7 +248,7 @@ func pushMemoryInput(m PushMemory) (memory.Input, error) {
 	raw := bytes.TrimSpace(m.Value)
 	if len(raw) > 0 && raw[0] == '"' {
 		if err := json.Unmarshal(raw, &in.Value); err != nil {
-			return in, fmt.Errorf("invalid value: %s", jsonErrText(err))
+			return in, fmt.Errorf("invalid value: %s", jsonErrText(err, raw))
 		}
 	} else if len(raw) > 0 && string(raw) != "null" {
 		in.Value = string(raw)

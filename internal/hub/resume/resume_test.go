@@ -73,7 +73,7 @@ func FuzzParsePushInput(f *testing.F) {
 		`{"task_id":"t","event":{"kind":"k","message":"m"}}`,
 		`{"memories":[{"key":"k","value":{"x":[1,2]},"scope":"task","scope_id":"t","expires_at":"2026-01-01T00:00:00Z"}]}`,
 		`{"task_id":"t","artifacts":[{"file_path":"a","content_type":"text/plain"}],"task_status":{"status":"blocked","summary":"s"}}`,
-		`{}`, `[]`, `null`, `{"event":null}`, `{"event":{"kind":"k","message":"m","metadata":"x"}}`,
+		`{}`, `[]`, `null`, `nol`, `[[[[`, `{"event":{"kind":x}}`, `{"event":null}`, `{"event":{"kind":"k","message":"m","metadata":"x"}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -82,6 +82,9 @@ func FuzzParsePushInput(f *testing.F) {
 		if err != nil {
 			if !hub.IsCode(err, hub.CodeInvalidInput) {
 				t.Fatalf("unexpected code %s: %v", hub.CodeOf(err), err)
+			}
+			if m := err.Error(); strings.Contains(m, "invalid character") || strings.Contains(m, "max depth") || strings.Contains(m, "json: ") {
+				t.Fatalf("the decoder's words reached the user: %v", err)
 			}
 			return
 		}
@@ -111,4 +114,24 @@ func FuzzParsePushInput(f *testing.F) {
 			t.Fatalf("round trip differs:\n%s\n%s", re, re2)
 		}
 	})
+}
+
+// bb push answers bad JSON in the board's words (issue 38 item 10), never
+// the decoder's ("invalid character 'o' in literal null", "exceeded max
+// depth").
+func TestPushJSONErrorsInTheBoardsWords(t *testing.T) {
+	for doc, want := range map[string]string{
+		`nol`:                                `invalid JSON input: this is not valid JSON at line 1, column 2 (near "ol")`,
+		"{\n  \"event\": {\"kind\": x}}":     `invalid JSON input: this is not valid JSON at line 2, column 21 (near "x}}")`,
+		strings.Repeat("[", 20000):           "invalid JSON input: the document nests arrays and objects too deeply, at line 1, column 10001",
+		`{"event":{"kind":"k","message":"m"`: "invalid JSON input: the document ends too early",
+	} {
+		_, err := ParsePushInput([]byte(doc))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%.40q: %v, want %q", doc, err, want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "invalid character") || strings.Contains(err.Error(), "max depth") || strings.Contains(err.Error(), "literal")) {
+			t.Errorf("%.40q: the decoder's words reached the user: %v", doc, err)
+		}
+	}
 }

@@ -14,7 +14,7 @@ import (
 
 const messageCols = `m.id, m.sender, m.recipient, m.subject, m.body, m.refs, m.reply_to, m.type, m.ttl_hours,
 	m.created, m.read_at, m.acked_at, m.seq, m.tags, m.priority, m.bb_refs, m.category, m.thread_id,
-	m.bead_id, m.requires_ack, m.intent, p.seq`
+	m.bead_id, m.requires_ack, m.intent, m.spoken_by, p.seq`
 
 const messageFrom = ` FROM messages m LEFT JOIN messages p ON p.id = m.reply_to`
 
@@ -22,13 +22,14 @@ func scanMessage(sc interface{ Scan(...any) error }) (*hub.Message, error) {
 	var m hub.Message
 	var refs, replyTo, readAt, ackedAt sql.NullString
 	var ttl, seq, parentSeq sql.NullInt64
-	var created, tags, prio, bbRefs, intent string
+	var created, tags, prio, bbRefs, intent, spoken string
 	var reqAck int
 	if err := sc.Scan(&m.UUID, &m.From, &m.To, &m.Subject, &m.Body, &refs, &replyTo, &m.Type, &ttl,
 		&created, &readAt, &ackedAt, &seq, &tags, &prio, &bbRefs, &m.Category, &m.ThreadID,
-		&m.BeadID, &reqAck, &intent, &parentSeq); err != nil {
+		&m.BeadID, &reqAck, &intent, &spoken, &parentSeq); err != nil {
 		return nil, err
 	}
+	m.SpokenBy = hub.SpeakerOrAgent(hub.Speaker(spoken))
 	if refs.Valid {
 		s := refs.String
 		m.MailRefs = &s
@@ -115,11 +116,11 @@ func (t *tx) InsertMessage(ctx context.Context, m *hub.Message) error {
 	// indexed_by_writer = 1 tells the search index trigger that this
 	// store indexes the message itself at commit (indexMessages).
 	err := t.execBlind(ctx, `INSERT INTO messages (id, sender, recipient, subject, body, refs, reply_to, type, ttl_hours,
-		created, read_at, acked_at, seq, tags, priority, bb_refs, category, thread_id, bead_id, requires_ack, intent, indexed_by_writer)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created, read_at, acked_at, seq, tags, priority, bb_refs, category, thread_id, bead_id, requires_ack, intent, spoken_by, indexed_by_writer)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.UUID, m.From, m.To, m.Subject, m.Body, mailRefs, replyTo, m.Type, ttl,
 		ts(m.CreatedAt), nullTS(m.ReadAt), nullTS(m.AckedAt), m.Seq, string(tags), string(m.Priority), string(refs),
-		m.Category, m.ThreadID, m.BeadID, b2i(m.RequiresAck), intent, b2i(t.d.IndexMessagesAtCommit))
+		m.Category, m.ThreadID, m.BeadID, b2i(m.RequiresAck), intent, string(hub.SpeakerOrAgent(m.SpokenBy)), b2i(t.d.IndexMessagesAtCommit))
 	if err != nil {
 		return err
 	}

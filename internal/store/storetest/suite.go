@@ -30,6 +30,7 @@ func groups() []group {
 	return []group{
 		{"Agents", testAgents},
 		{"Messages", testMessages},
+		{"Speaker", testSpeaker},
 		{"Receipts", testReceipts},
 		{"Inbox", testInbox},
 		{"Artifacts", testArtifacts},

@@ -150,6 +150,9 @@ func TestClaudeCode(t *testing.T) {
 	}
 	if !strings.Contains(reqs[0].Body, "MAIL-7f3") {
 		t.Errorf("A's mail did not reach B's next prompt")
+	} else if !markedAsPeer(reqs[0].Body, idA, "MAIL-7f3 I am on a.go") {
+		t.Errorf("A's mail reached B's model without the mark of another agent's words, fenced")
+		dump(t, "claude-B-marked", reqs[0].Body)
 	}
 	if strings.Contains(reqs[0].Body, "MIDMAIL-9c1") || !strings.Contains(reqs[1].Body, "MIDMAIL-9c1") {
 		t.Errorf("the mail sent mid-turn did not arrive right after B's next tool call")

@@ -76,7 +76,7 @@ func TestClaudeCode(t *testing.T) {
 	out, _ = p.hook(t, nil, "claude", "PostToolUse", post)
 	text := str(out, "hookSpecificOutput.additionalContext")
 	if str(out, "hookSpecificOutput.hookEventName") != "PostToolUse" || !strings.Contains(text, "HANDOFF from other-agent") ||
-		!strings.Contains(text, "Next action: run the parser tests") || !strings.Contains(text, "bb agent ack --agent "+me) {
+		!strings.Contains(text, "  > the next action it proposes: run the parser tests\n") || !strings.Contains(text, "bb agent ack --agent "+me) {
 		t.Fatalf("PostToolUse delivery: %v", out)
 	}
 	if out, _ := p.hook(t, nil, "claude", "UserPromptSubmit", prompt); out != nil {

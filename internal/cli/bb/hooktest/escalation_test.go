@@ -27,7 +27,7 @@ func TestEscalationReachesTheSender(t *testing.T) {
 	}
 	s.env = at("08:16:30")
 	got := s.prompt(t)
-	for _, want := range []string{"[Blackboard] Escalated (1)", "your HANDOFF to dana on bb-2: parser ready",
+	for _, want := range []string{"[Blackboard] Escalated (1)", "your HANDOFF to dana on bb-2: \"parser ready\"",
 		"you have waited 16 minutes on dana (the board escalates after 15)",
 		"bb agent send --from " + carol + " --to dana --bead bb-2 --category INFO --priority high"} {
 		if !strings.Contains(got, want) {
