@@ -119,6 +119,9 @@ type Admin interface {
 	// the one the board serves (the first it heard): WRONG_REPOSITORY when
 	// they differ.
 	ClaimRepository(ctx context.Context, id string) (string, error)
+	// ResetRepository forgets the repository the board serves (the
+	// operator's: bb repository reset).
+	ResetRepository(ctx context.Context) (RepositoryReset, error)
 }
 
 var (

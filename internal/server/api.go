@@ -82,6 +82,10 @@ type handler func(c *call) (any, error)
 func (s *Server) api(command string, h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c := &call{w: w, r: r, ctx: r.Context(), commandName: command}
+		if err := s.checkRepository(r); err != nil {
+			writeRPCError(w, command, err) // 409, as on RPC
+			return
+		}
 		c.agent = strings.TrimSpace(r.Header.Get(AgentHeader))
 		if c.agent == "" {
 			c.agent = r.URL.Query().Get("as")

@@ -322,6 +322,13 @@ func (c *Client) ClaimRepository(ctx context.Context, id string) (string, error)
 	return r0, err
 }
 
+// ResetRepository calls ResetRepository on the server.
+func (c *Client) ResetRepository(ctx context.Context) (hub.RepositoryReset, error) {
+	var r0 hub.RepositoryReset
+	err := c.call(ctx, "ResetRepository", []any{}, []any{&r0})
+	return r0, err
+}
+
 // InitSession calls InitSession on the server.
 func (c *Client) InitSession(ctx context.Context, in hooks.InitInput) (hooks.InitResult, error) {
 	var r0 hooks.InitResult
