@@ -153,18 +153,17 @@ func Acting(ctx context.Context) string {
 	return p.Agent
 }
 
-// MemoryAccess is what writing memory of scope needs: the global memory
-// (every agent's brief shows it) needs the operator; another agent's
-// memory needs the operator too. An agent's own, project and task memory
-// need no more than an agent.
-func MemoryAccess(agent, scope, scopeID string) Op {
-	switch {
-	case scope == "global" || scope == "":
-		return Needs(AccessOperator, "writing the global memory")
-	case scope == "agent" && scopeID != "" && scopeID != agent:
-		return Needs(AccessOperator, "writing another agent's memory")
+// MemoryTarget is memory of scope and scopeID in the authority table:
+// an agent's memory is its agent's, the global memory is a thing of its
+// own (written by the operator only), project and task memory is nobody's.
+func MemoryTarget(verb Verb, scope, scopeID string) Target {
+	switch scope {
+	case ScopeGlobal, "":
+		return Target{Thing: ThingGlobalMemory, Verb: verb, Name: "the global memory"}
+	case ScopeAgent:
+		return Target{Thing: ThingMemory, Verb: verb, Owner: scopeID, Name: "agent memory"}
 	}
-	return Op{}
+	return Target{Thing: ThingMemory, Verb: verb, Name: scope + " memory " + scopeID}
 }
 
 // CredentialIsPerson reports whether ctx's credential is an overseer's or

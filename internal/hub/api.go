@@ -34,6 +34,11 @@ type Identity interface {
 	ShowAgent(ctx context.Context, id string) (AgentInfo, error)
 	ListAgentInfos(ctx context.Context, q AgentQuery) ([]AgentInfo, error)
 	CheckIn(ctx context.Context, agent string) (Notices, error)
+	// ReadCheckIn is CheckIn for a read: the notices without the writes,
+	// and whether a write is owed (CheckInAgents).
+	ReadCheckIn(ctx context.Context, agent string) (Notices, bool, error)
+	// CheckInAgents makes many agents' check-ins in one write.
+	CheckInAgents(ctx context.Context, agents []string) error
 	InboxCounts(ctx context.Context, agent string) (Notices, error)
 	SetStatus(ctx context.Context, agent string, u StatusUpdate) (Agent, error)
 	ClearStatus(ctx context.Context, agent string) (Agent, error)
@@ -119,6 +124,9 @@ type Admin interface {
 	// the one the board serves (the first it heard): WRONG_REPOSITORY when
 	// they differ.
 	ClaimRepository(ctx context.Context, id string) (string, error)
+	// ResetRepository forgets the repository the board serves (the
+	// operator's: bb repository reset).
+	ResetRepository(ctx context.Context) (RepositoryReset, error)
 }
 
 var (

@@ -58,6 +58,9 @@ func (s *Service) ClaimTask(ctx context.Context, in ClaimInput) (TaskResult, err
 			case !in.TakeoverStale:
 				return TaskReply{}, FieldErr(CodeConflict, "id", "task %s is in progress, owned by %s, who is %s: retry with {takeover_stale} to take it over", t.ID, t.Owner, p)
 			}
+			if err := s.AuthorizeTaskTx(ctx, tx, a, t, VerbTakeover); err != nil {
+				return TaskReply{}, err
+			}
 			takeover = &Agent{ID: t.Owner}
 			if owner != nil {
 				takeover = owner

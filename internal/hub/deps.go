@@ -83,6 +83,9 @@ func (s *Service) AddTaskDep(ctx context.Context, agent, id, dep string) (DepRes
 		if err != nil {
 			return DepResult{}, err
 		}
+		if err := s.AuthorizeTaskTx(ctx, tx, a, t, VerbDepend); err != nil {
+			return DepResult{}, err
+		}
 		d, err := FindTask(ctx, tx, "depends_on", dep)
 		if err != nil {
 			return DepResult{}, err
@@ -134,6 +137,9 @@ func (s *Service) RemoveTaskDep(ctx context.Context, agent, id, dep string) (Dep
 		}
 		t, err := MustTask(ctx, tx, id)
 		if err != nil {
+			return DepResult{}, err
+		}
+		if err := s.AuthorizeTaskTx(ctx, tx, a, t, VerbDepend); err != nil {
 			return DepResult{}, err
 		}
 		id = t.ID

@@ -19,6 +19,7 @@ var EventTypes = sortedTypes(
 	KindTaskCreated, KindTaskStatus, KindTaskPriorityChanged, KindTaskClosed, KindAgentFocus,
 	KindTaskDepAdded, KindTaskDepRemoved, KindTaskDeleted, KindTaskAssigned, KindTaskTakeover,
 	KindMemoryUpserted, KindMemoryDelete, KindMemoryGC, KindArtifactAdded, KindReasoning, KindLoopRun,
+	EventAuthorityOverride, EventRepositoryClaimed, EventRepositoryReset,
 )
 
 func sortedTypes(ts ...string) []string {

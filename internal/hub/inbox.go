@@ -147,6 +147,69 @@ func (s *Service) CheckIn(ctx context.Context, agent string) (Notices, error) {
 	})
 }
 
+// ReadCheckIn is the check-in of an identified read without its writes:
+// the notices CheckIn would give, from one read transaction, and whether
+// CheckIn still owes a write (the agent was not seen within
+// MailTouchInterval, its notices were not given yet, or its read cursor
+// moves). A server answering reads replies at once with these notices and
+// hands an owed check-in to CheckInAgents, batched with others, so that a
+// read never waits for the write path.
+func (s *Service) ReadCheckIn(ctx context.Context, agent string) (Notices, bool, error) {
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return Notices{}, false, err
+	}
+	if err := s.CheckBoardAgent(ctx, agent); err != nil {
+		return Notices{}, false, err
+	}
+	type peek struct {
+		n    Notices
+		owed bool
+	}
+	now := s.Now()
+	p, err := Read(ctx, s, func(tx Tx) (peek, error) {
+		n, mark, c, err := CountNotices(ctx, tx, agent)
+		if err != nil {
+			return peek{}, err
+		}
+		given := c.Mark == mark
+		if !given {
+			n.Changed = !n.Empty()
+		}
+		return peek{n, !given || cursorBehind(c) || c.LastSeen.IsZero() || now.Sub(c.LastSeen) >= MailTouchInterval}, nil
+	})
+	return p.n, p.owed, err
+}
+
+// CheckInAgents makes the check-ins of agents in one write transaction:
+// for each, what CheckIn records (its last_seen, its notices given).
+func (s *Service) CheckInAgents(ctx context.Context, agents []string) error {
+	for _, a := range agents {
+		if err := Allow(ctx, Act(a)); err != nil {
+			return err
+		}
+	}
+	if len(agents) == 0 {
+		return nil
+	}
+	ctx = context.WithValue(ctx, checkInKey{}, (*CheckInSlot)(nil))
+	_, err := Write(ctx, s, SideEffectRead{}, func(tx Tx) (struct{}, error) {
+		now := s.Now()
+		for _, a := range agents {
+			if !s.boardAgentTx(ctx, tx, a) {
+				continue
+			}
+			if err := tx.TouchAgent(ctx, a, now); err != nil {
+				return struct{}{}, err
+			}
+			if _, err := s.giveNotices(ctx, tx, a); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
 // CheckInSlot receives the check-in a command's own write transaction made
 // for its caller (WithCheckIn).
 type CheckInSlot struct {

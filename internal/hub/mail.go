@@ -455,6 +455,10 @@ func (s *Service) ReadMail(ctx context.Context, agent, id string) (MailItem, err
 	if err := Allow(ctx, Act(agent)); err != nil {
 		return MailItem{}, err
 	}
+	o, err := Authorize(ctx, Target{Thing: ThingMail, Verb: VerbRead, Owner: agent, Name: "the mail"})
+	if err != nil {
+		return MailItem{}, err
+	}
 	if err := ValidateAgentRef("agent", agent); err != nil {
 		return MailItem{}, err
 	}
@@ -462,6 +466,9 @@ func (s *Service) ReadMail(ctx context.Context, agent, id string) (MailItem, err
 		return MailItem{}, err
 	}
 	return Write(ctx, s, []string{agent, id}, func(tx Tx) (MailItem, error) {
+		if err := s.OverrideEventTx(ctx, tx, o, agent); err != nil {
+			return MailItem{}, err
+		}
 		return s.readMailTx(ctx, tx, agent, id)
 	})
 }
@@ -470,6 +477,13 @@ func (s *Service) ReadMail(ctx context.Context, agent, id string) (MailItem, err
 // (what a surface showing a page of mail with "mark read" does); each is
 // read as by ReadMail, in the order given.
 func (s *Service) ReadMailMany(ctx context.Context, agent string, ids []string) ([]MailItem, error) {
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return nil, err
+	}
+	o, err := Authorize(ctx, Target{Thing: ThingMail, Verb: VerbRead, Owner: agent, Name: "the mail"})
+	if err != nil {
+		return nil, err
+	}
 	if err := ValidateAgentRef("agent", agent); err != nil {
 		return nil, err
 	}
@@ -479,6 +493,9 @@ func (s *Service) ReadMailMany(ctx context.Context, agent string, ids []string) 
 		}
 	}
 	return Write(ctx, s, append([]string{agent}, ids...), func(tx Tx) ([]MailItem, error) {
+		if err := s.OverrideEventTx(ctx, tx, o, agent); err != nil {
+			return nil, err
+		}
 		out := make([]MailItem, 0, len(ids))
 		for _, id := range ids {
 			it, err := s.readMailTx(ctx, tx, agent, id)

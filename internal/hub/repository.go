@@ -44,12 +44,21 @@ const CodeWrongRepository Code = "WRONG_REPOSITORY"
 // MaxRepoIDLen bounds a repository fingerprint.
 const MaxRepoIDLen = 200
 
+// Events of the repository claim.
+const (
+	EventRepositoryClaimed = "repository.claimed"
+	EventRepositoryReset   = "repository.reset"
+)
+
 // ClaimRepository checks that a checkout of the repository id (its
 // fingerprint: the root commit; "" when the checkout cannot tell, e.g. no
 // commit yet or no git) may use this board: the first id the board hears
-// becomes the repository it serves; any other id is refused with
-// WRONG_REPOSITORY, since its paths would silently mix with another
-// repository's. It returns the board's id.
+// from the operator, or from the local board (the first bb serve in a
+// checkout), becomes the repository it serves (repository.claimed); any
+// other id is refused with WRONG_REPOSITORY, since its paths would
+// silently mix with another repository's. Another credential's id on an
+// unclaimed board is accepted without claiming it. It returns the board's
+// id.
 func (s *Service) ClaimRepository(ctx context.Context, id string) (string, error) {
 	if id == "" {
 		rec, err := Read(ctx, s, func(tx Tx) (RepositoryRecord, error) { return tx.GetRepository(ctx) })
@@ -74,12 +83,24 @@ func (s *Service) ClaimRepository(ctx context.Context, id string) (string, error
 			board).With(Action{Do: ActUnshallow})
 	}
 	if rec.RepoID == "" {
+		if !May(ctx, Target{Thing: ThingRepository, Verb: VerbClaim, Name: "the board"}) {
+			// The claim is the operator's (or the first bb serve in a
+			// checkout, which has no credential): a checkout reaching an
+			// unclaimed board with another credential is served, and
+			// fixes nothing for good.
+			return "", nil
+		}
 		err = s.Store.Write(ctx, func(tx Tx) error {
 			if rec, err = tx.GetRepository(ctx); err != nil || rec.RepoID != "" {
 				return err
 			}
 			rec.RepoID = id
-			return tx.PutRepository(ctx, rec)
+			if err := tx.PutRepository(ctx, rec); err != nil {
+				return err
+			}
+			e := s.Event(EventRepositoryClaimed, Acting(ctx), map[string]string{"repository": id})
+			e.Message = fmt.Sprintf("the board now serves the repository whose first commit is %s", short(id))
+			return tx.AppendEvent(ctx, e)
 		})
 		if err != nil {
 			return "", err
@@ -98,4 +119,41 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// RepositoryReset is what ResetRepository did.
+type RepositoryReset struct {
+	// Was is the repository the board served ("" when it served none).
+	Was string `json:"was"`
+	// EventID is the repository.reset event (0 when there was nothing to
+	// reset).
+	EventID int64 `json:"event_id,omitempty"`
+}
+
+// ResetRepository forgets the repository the board serves (the
+// operator's, by the authority table): the next claim makes the board its
+// checkout's again. A board that serves none is left as it is.
+func (s *Service) ResetRepository(ctx context.Context) (RepositoryReset, error) {
+	if _, err := Authorize(ctx, Target{Thing: ThingRepository, Verb: VerbReset, Name: "the board"}); err != nil {
+		return RepositoryReset{}, err
+	}
+	var out RepositoryReset
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		rec, err := tx.GetRepository(ctx)
+		if err != nil || rec.RepoID == "" {
+			return err
+		}
+		out.Was, rec.RepoID = rec.RepoID, ""
+		if err := tx.PutRepository(ctx, rec); err != nil {
+			return err
+		}
+		e := s.Event(EventRepositoryReset, Acting(ctx), map[string]string{"was": out.Was})
+		e.Message = fmt.Sprintf("the board no longer serves the repository whose first commit is %s: the next checkout to claim it does", short(out.Was))
+		if err := tx.AppendEvent(ctx, e); err != nil {
+			return err
+		}
+		out.EventID = e.Seq
+		return nil
+	})
+	return out, err
 }

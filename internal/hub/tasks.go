@@ -327,6 +327,9 @@ func (s *Service) SetTaskStatus(ctx context.Context, agent, id, status string) (
 		if err != nil {
 			return TaskReply{}, err
 		}
+		if err := s.AuthorizeTaskTx(ctx, tx, a, t, StatusVerb(status)); err != nil {
+			return TaskReply{}, err
+		}
 		reason := ""
 		if status == TaskBlocked {
 			reason = t.BlockedReason
@@ -341,6 +344,9 @@ func (s *Service) SetTaskPriority(ctx context.Context, agent, id string, priorit
 	return s.taskMutation(ctx, agent, []any{id, priority}, func(tx Tx, a *Agent, now time.Time) (TaskReply, error) {
 		t, err := MustTask(ctx, tx, id)
 		if err != nil {
+			return TaskReply{}, err
+		}
+		if err := s.AuthorizeTaskTx(ctx, tx, a, t, VerbPriority); err != nil {
 			return TaskReply{}, err
 		}
 		t.Priority = priority
@@ -360,6 +366,9 @@ func (s *Service) BeginTask(ctx context.Context, agent, id string) (TaskResult, 
 	return s.taskMutation(ctx, agent, id, func(tx Tx, a *Agent, now time.Time) (TaskReply, error) {
 		t, err := MustTask(ctx, tx, id)
 		if err != nil {
+			return TaskReply{}, err
+		}
+		if err := s.AuthorizeTaskTx(ctx, tx, a, t, VerbBegin); err != nil {
 			return TaskReply{}, err
 		}
 		return s.beginTx(ctx, tx, a, t, now)
@@ -438,6 +447,9 @@ func (s *Service) CompleteTask(ctx context.Context, agent string, in CloseInput)
 		if err != nil {
 			return TaskReply{}, err
 		}
+		if err := s.AuthorizeTaskTx(ctx, tx, a, t, StatusVerb(status)); err != nil {
+			return TaskReply{}, err
+		}
 		return s.CloseTaskTx(ctx, tx, a, t, status, in, now)
 	})
 }
@@ -474,6 +486,49 @@ func (s *Service) CloseTaskTx(ctx context.Context, tx Tx, a *Agent, t *Task, sta
 	return rep, err
 }
 
+// StatusVerb is the authority table's verb for moving a task to status.
+func StatusVerb(status string) Verb {
+	switch status {
+	case TaskCompleted:
+		return VerbComplete
+	case TaskBlocked:
+		return VerbBlock
+	}
+	return VerbStatus
+}
+
+// TaskOwnerTx is whose task t is for verb in the authority table: its
+// owner; for beginning it, its owner only while it is in progress (a task
+// nobody is working on is anyone's to take up); for deleting a task nobody
+// owns, the agent that created it (its task_created event; "" when the
+// timeline no longer holds it).
+func TaskOwnerTx(ctx context.Context, tx Tx, t *Task, verb Verb) (string, error) {
+	switch {
+	case verb == VerbBegin && t.Status != TaskInProgress:
+		return "", nil
+	case verb == VerbDelete && t.Owner == "":
+		evs, err := tx.ListEvents(ctx, EventFilter{Types: []string{KindTaskCreated}, TaskID: t.ID, Limit: 1})
+		if err != nil || len(evs) == 0 {
+			return "", err
+		}
+		return evs[0].Agent, nil
+	}
+	return t.Owner, nil
+}
+
+// AuthorizeTaskTx applies the authority table to a (the acting agent)
+// doing verb to t, recording a person's override of another agent's task.
+func (s *Service) AuthorizeTaskTx(ctx context.Context, tx Tx, a *Agent, t *Task, verb Verb) error {
+	if _, ok := PrincipalFrom(ctx); !ok {
+		return nil // the local board: no lookup for a rule that allows all
+	}
+	owner, err := TaskOwnerTx(ctx, tx, t, verb)
+	if err != nil {
+		return err
+	}
+	return s.AuthorizeTx(ctx, tx, Target{Thing: ThingTask, Verb: verb, Owner: owner, Name: "task " + t.ID}, a.ID)
+}
+
 // DeleteResult is the reply of DeleteTask.
 type DeleteResult struct {
 	TaskID  string `json:"task_id"`
@@ -500,10 +555,8 @@ func (s *Service) DeleteTask(ctx context.Context, agent, id string) (DeleteResul
 			return DeleteResult{}, err
 		}
 		id := t.ID
-		if t.Owner != "" && t.Owner != agent {
-			if err := Allow(ctx, Needs(AccessOverseer, "deleting a task another agent owns")); err != nil {
-				return DeleteResult{}, err
-			}
+		if err := s.AuthorizeTaskTx(ctx, tx, a, t, VerbDelete); err != nil {
+			return DeleteResult{}, err
 		}
 		dependents, err := tx.TaskDependents(ctx, id)
 		if err != nil {

@@ -26,6 +26,15 @@ func (s *Service) ReportWhere(ctx context.Context, agent string, w Where) error 
 	if err := ValidateStoredAgentID(agent); err != nil {
 		return err
 	}
+	// Where an agent works is its own to say (every view and edit denial
+	// sends others there): the operator alone may say it for another.
+	if err := Allow(ctx, Act(agent)); err != nil {
+		return err
+	}
+	o, err := Authorize(ctx, Target{Thing: ThingLocation, Verb: VerbWrite, Owner: agent, Name: "the location"})
+	if err != nil {
+		return err
+	}
 	if CleanWhere(w).IsZero() {
 		return nil
 	}
@@ -33,5 +42,10 @@ func (s *Service) ReportWhere(ctx context.Context, agent string, w Where) error 
 	if err != nil || cur == nil || cur.Where == CleanWhere(w) {
 		return err
 	}
-	return s.Store.Write(ctx, func(tx Tx) error { return SetWhereTx(ctx, tx, agent, w) })
+	return s.Store.Write(ctx, func(tx Tx) error {
+		if err := SetWhereTx(ctx, tx, agent, w); err != nil {
+			return err
+		}
+		return s.OverrideEventTx(ctx, tx, o, agent)
+	})
 }

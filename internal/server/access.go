@@ -113,12 +113,19 @@ func (s *Server) revoked(id string) {
 	}
 }
 
-// watchRevocations follows the timeline for revoked credentials until ctx
-// ends (a revocation made by another process is seen when the feed polls).
+// watchRevocations follows the timeline for revoked credentials and for
+// changes of the repository claim until ctx ends (a change made by another
+// process is seen when the feed polls): a revoked credential is forgotten,
+// and a claimed or reset repository makes the fingerprints accepted so far
+// checked again.
 func (s *Server) watchRevocations(ctx context.Context) {
-	in := hub.FollowInput{Filter: hub.EventFilter{Types: []string{hub.EventCredentialRevoked}}}
+	in := hub.FollowInput{Filter: hub.EventFilter{Types: []string{hub.EventCredentialRevoked, hub.EventRepositoryClaimed, hub.EventRepositoryReset}}}
 	for ctx.Err() == nil {
 		_ = s.svc.Follow(ctx, in, func(e hub.Event) error {
+			if e.Type != hub.EventCredentialRevoked {
+				s.repos.Clear()
+				return nil
+			}
 			var p struct {
 				ID string `json:"id"`
 			}

@@ -83,6 +83,10 @@ type handler func(c *call) (any, error)
 func (s *Server) api(command string, h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c := &call{w: w, r: r, ctx: r.Context(), commandName: command}
+		if err := s.checkRepository(r); err != nil {
+			writeRPCError(w, command, err) // 409, as on RPC
+			return
+		}
 		c.agent = strings.TrimSpace(r.Header.Get(AgentHeader))
 		if c.agent == "" {
 			c.agent = r.URL.Query().Get("as")
@@ -118,12 +122,30 @@ func (s *Server) api(command string, h handler) http.HandlerFunc {
 			return
 		}
 		if c.explicit && !c.checkedIn {
-			if n, err := s.svc.CheckIn(r.Context(), c.agent); err == nil {
-				c.notices = &n
-			}
+			c.notices = s.checkIn(r, c.agent)
 		}
 		writeOK(w, command, data, c.notices)
 	}
+}
+
+// checkIn is the identified caller's check-in after its request: a
+// write's own; a read's notices come from a read, and the heartbeat it owes
+// is batched (heartbeats), so that a read never waits for the write path.
+func (s *Server) checkIn(r *http.Request, agent string) *hub.Notices {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if n, err := s.svc.CheckIn(r.Context(), agent); err == nil {
+			return &n
+		}
+		return nil
+	}
+	n, owed, err := s.svc.ReadCheckIn(r.Context(), agent)
+	if err != nil {
+		return nil
+	}
+	if owed {
+		s.beats.owe(r.Context(), agent)
+	}
+	return &n
 }
 
 func (c *call) q(name string) string { return c.r.URL.Query().Get(name) }

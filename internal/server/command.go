@@ -53,6 +53,10 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if err := s.checkRepository(r); err != nil {
+		writeRPCError(w, b.Args[0], err) // 409, as on RPC
+		return
+	}
 	agent := strings.TrimSpace(r.Header.Get(AgentHeader))
 	if agent == "" {
 		agent = r.URL.Query().Get("as")

@@ -86,6 +86,8 @@ type Server struct {
 	stopStreams context.CancelFunc
 	// repos are the repository fingerprints already accepted (rpc.go).
 	repos sync.Map
+	// beats batches the check-ins identified reads owe (heartbeats.go).
+	beats *heartbeats
 }
 
 // New builds a server; Run starts its background work and listener.
@@ -110,6 +112,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, svc: cfg.Service, backend: info.Backend, log: lg}
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
 	s.posts = newCommitter(cfg.Service)
+	s.beats = newHeartbeats(cfg.Service)
 	s.access = newAccess()
 	ui, err := newUI(s)
 	if err != nil {
@@ -160,6 +163,7 @@ func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
 // until ctx ends. Run calls it; tests using Handler directly call it too.
 func (s *Server) Start(ctx context.Context) {
 	s.posts.start(ctx, committers(s.backend))
+	s.beats.start(ctx)
 	go s.watchRevocations(ctx)
 }
 

@@ -348,11 +348,7 @@ func (u *ui) post(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, res.Err)
 		return
 	}
-	if err := u.conversationData(r, d); err != nil {
-		u.fail(w, err)
-		return
-	}
-	u.render(w, "timeline", d)
+	u.timeline(w, r, d)
 }
 
 // receipt marks a message seen (read) or accepted (ack) by the person.
@@ -365,14 +361,11 @@ func (u *ui) receipt(ack bool) http.HandlerFunc {
 		} else {
 			err = u.s.markRead(r.Context(), d.Viewer, r.PathValue("id"))
 		}
-		if err == nil {
-			err = u.conversationData(r, d)
-		}
 		if err != nil {
 			u.fail(w, err)
 			return
 		}
-		u.render(w, "timeline", d)
+		u.timeline(w, r, d)
 	}
 }
 

@@ -102,11 +102,7 @@ func (u *ui) needsAccept(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, err)
 		return
 	}
-	if err := u.needsData(r, d); err != nil {
-		u.fail(w, err)
-		return
-	}
-	u.render(w, "needs", d)
+	u.written(w, r, d, "needs", u.needsData)
 }
 
 // needWords is one item in the dashboard's words: who waits on whom.

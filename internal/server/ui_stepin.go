@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 	"github.com/blackboard-hub/bb/internal/view"
 )
@@ -108,7 +109,7 @@ func (u *ui) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.PostForm.Get("ack") == "1" {
 		if err := u.s.ack(r.Context(), d.Viewer, r.PathValue("id")); err != nil {
-			u.fail(w, err)
+			u.kept(w, "the answer was sent, but the blocker could not be accepted: "+hub.MessageOf(err))
 			return
 		}
 	}
@@ -149,20 +150,34 @@ func (u *ui) stepIn(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, err)
 		return
 	}
-	if err := u.agentsData(r, d); err != nil {
-		u.fail(w, err)
-		return
-	}
-	u.render(w, "agents", d)
+	u.written(w, r, d, "agents", u.agentsData)
 }
 
 // timeline answers a write with the refreshed timeline of the session.
 func (u *ui) timeline(w http.ResponseWriter, r *http.Request, d *pageData) {
-	if err := u.conversationData(r, d); err != nil {
-		u.fail(w, err)
+	u.written(w, r, d, "timeline", u.conversationData)
+}
+
+// written answers a write that was stored: the refreshed fragment name
+// (filled by load), or, when that cannot be shown, a line saying that the
+// write was kept — never an error status, so that the person does not
+// send it again.
+func (u *ui) written(w http.ResponseWriter, r *http.Request, d *pageData, name string, load func(*http.Request, *pageData) error) {
+	if err := load(r, d); err != nil {
+		u.kept(w, "the view could not be refreshed: "+hub.MessageOf(err))
 		return
 	}
-	u.render(w, "timeline", d)
+	u.render(w, name, d)
+}
+
+// kept tells the person that their write was stored although what should
+// follow it (why) did not happen.
+func (u *ui) kept(w http.ResponseWriter, why string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("HX-Retarget", "#flash")
+	w.Header().Set("HX-Reswap", "innerHTML")
+	w.WriteHeader(http.StatusOK)
+	_ = u.tmpl.ExecuteTemplate(w, "flash", "Saved; "+why+". Reload the page to see it.")
 }
 
 // subjectOf is the first line of a message, cut to 80 characters.
@@ -208,7 +223,8 @@ func statusWord(s string) string {
 func baseName(p string) string { return filepath.Base(p) }
 
 // delivered asks the core which of the unread direct messages shown (not
-// addressed to the viewer) a hook has delivered to their recipient.
+// addressed to the viewer) a hook has delivered to their recipient, for
+// the recipients whose receipts the viewer may see.
 func (u *ui) delivered(r *http.Request, items []overview.TimelineItem, viewer string) (map[string]time.Time, error) {
 	byTo := map[string][]string{}
 	for _, it := range items {
@@ -218,6 +234,9 @@ func (u *ui) delivered(r *http.Request, items []overview.TimelineItem, viewer st
 	}
 	out := map[string]time.Time{}
 	for to, ids := range byTo {
+		if !hub.May(r.Context(), hooks.DeliveryTarget(to)) {
+			continue // not the viewer's to see: left out, not a refused page
+		}
 		rs, err := u.s.svc.DeliveredTo(r.Context(), to, ids)
 		if err != nil {
 			return nil, err

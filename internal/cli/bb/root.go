@@ -305,7 +305,7 @@ func (a *app) topCommands() []topCommand {
 		{"migrate", a.migrateCmd, false},
 		{"task", a.taskCmd, true}, {"memory", a.memoryCmd, true}, {"resume", a.resumeCmd, true}, {"push", a.pushCmd, true},
 		{"serve", a.serveCmd, false},
-		{"hook", a.hookCmd, false}, {"config", a.configCmd, false}, {"token", a.tokenCmd, true},
+		{"hook", a.hookCmd, false}, {"config", a.configCmd, false}, {"token", a.tokenCmd, true}, {"repository", a.repositoryCmd, true},
 		{"top", a.topCmd, false}, {"notify", a.notifyCmd, false}, {"version", a.versionCmd, false}, {"man", a.manCmd, false},
 	}
 }

@@ -549,10 +549,16 @@ type DeliveryReceipt struct {
 	DeliveredAt time.Time `json:"delivered_at"`
 }
 
+// DeliveryTarget is the delivery receipts of agent's mail in the
+// authority table (a person may see them; another agent may not).
+func DeliveryTarget(agent string) hub.Target {
+	return hub.Target{Thing: hub.ThingDelivery, Verb: hub.VerbRead, Owner: agent, Name: "the delivery receipts"}
+}
+
 // DeliveredTo returns, for those of the messages that a hook delivered to
 // agent's context, when it happened (messages never delivered are absent).
 func (s *Service) DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]DeliveryReceipt, error) {
-	if err := hub.Allow(ctx, hub.Act(agent)); err != nil {
+	if _, err := hub.Authorize(ctx, DeliveryTarget(agent)); err != nil {
 		return nil, err
 	}
 	if err := hub.ValidateStoredAgentID(agent); err != nil {

@@ -10,7 +10,8 @@ import (
 
 // ListAllMemory lists the unexpired entries of every scope (and every
 // scope id), newest first, at most MaxMemoryList of them: what a person
-// asking "what is remembered here?" wants to see, wherever an agent put it.
+// asking "what is remembered here?" wants to see, wherever an agent put it
+// (without the agent memory the authority table keeps from its caller).
 func (s *Service) ListAllMemory(ctx context.Context) ([]hub.Memory, error) {
 	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.Memory, error) {
 		now := s.Now()
@@ -20,7 +21,13 @@ func (s *Service) ListAllMemory(ctx context.Context) ([]hub.Memory, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, ms...)
+			for _, m := range ms {
+				// Another agent's memory its viewer may not read is
+				// left out.
+				if hub.May(ctx, hub.MemoryTarget(hub.VerbRead, m.Scope, m.ScopeID)) {
+					out = append(out, m)
+				}
+			}
 		}
 		slices.SortStableFunc(out, func(a, b hub.Memory) int {
 			if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {

@@ -178,6 +178,11 @@ func memoryEventIDs(scope, scopeID string) (taskID, projectID string) {
 
 // UpsertTx writes one entry and its memory_upserted event.
 func (s *Service) UpsertTx(ctx context.Context, tx hub.Tx, a *hub.Agent, in Input, now time.Time) (WriteResult, error) {
+	// Every write of memory (bb memory set, vybe push) goes through the
+	// authority table here.
+	if err := s.AuthorizeTx(ctx, tx, hub.MemoryTarget(hub.VerbWrite, in.Scope, in.ScopeID), a.ID); err != nil {
+		return WriteResult{}, err
+	}
 	var err error
 	if in.ScopeID, err = memoryScopeID(ctx, tx, in.Scope, in.ScopeID); err != nil {
 		return WriteResult{}, err
@@ -211,8 +216,11 @@ func (s *Service) SetMemory(ctx context.Context, agent string, in Input) (WriteR
 	if err := ValidateInput(&in); err != nil {
 		return WriteResult{}, err
 	}
-	if err := hub.Allow(ctx, hub.Act(agent), hub.MemoryAccess(agent, in.Scope, in.ScopeID)); err != nil {
+	if err := hub.Allow(ctx, hub.Act(agent)); err != nil {
 		return WriteResult{}, err
+	}
+	if _, err := hub.Authorize(ctx, hub.MemoryTarget(hub.VerbWrite, in.Scope, in.ScopeID)); err != nil {
+		return WriteResult{}, err // refused before the transaction; UpsertTx records an override
 	}
 	return hub.Write(ctx, s.Service, []any{agent, in}, func(tx hub.Tx) (WriteResult, error) {
 		now := s.Now()
@@ -235,6 +243,9 @@ func (s *Service) GetMemory(ctx context.Context, scope, scopeID, key string) (hu
 		return hub.Memory{}, hub.FieldErr(hub.CodeInvalidInput, "key", "memory key is required")
 	}
 	if err := ValidateScope(scope, scopeID); err != nil {
+		return hub.Memory{}, err
+	}
+	if _, err := hub.Authorize(ctx, hub.MemoryTarget(hub.VerbRead, scope, scopeID)); err != nil {
 		return hub.Memory{}, err
 	}
 	return hub.Read(ctx, s.Service, func(tx hub.Tx) (hub.Memory, error) {
@@ -262,6 +273,9 @@ func (s *Service) ListMemory(ctx context.Context, scope, scopeID string) ([]hub.
 	if err := ValidateScope(scope, scopeID); err != nil {
 		return nil, err
 	}
+	if _, err := hub.Authorize(ctx, hub.MemoryTarget(hub.VerbRead, scope, scopeID)); err != nil {
+		return nil, err
+	}
 	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.Memory, error) {
 		scopeID, err := memoryScopeID(ctx, tx, scope, scopeID)
 		if err != nil {
@@ -277,7 +291,11 @@ func (s *Service) DeleteMemory(ctx context.Context, agent, scope, scopeID, key s
 		return WriteResult{}, err
 	}
 	scope = normalizeScope(scope)
-	if err := hub.Allow(ctx, hub.Act(agent), hub.MemoryAccess(agent, scope, scopeID)); err != nil {
+	if err := hub.Allow(ctx, hub.Act(agent)); err != nil {
+		return WriteResult{}, err
+	}
+	o, err := hub.Authorize(ctx, hub.MemoryTarget(hub.VerbWrite, scope, scopeID))
+	if err != nil {
 		return WriteResult{}, err
 	}
 	if key == "" {
@@ -290,6 +308,9 @@ func (s *Service) DeleteMemory(ctx context.Context, agent, scope, scopeID, key s
 		now := s.Now()
 		a, err := s.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
+			return WriteResult{}, err
+		}
+		if err := s.OverrideEventTx(ctx, tx, o, agent); err != nil {
 			return WriteResult{}, err
 		}
 		scopeID, err := memoryScopeID(ctx, tx, scope, scopeID)

@@ -421,6 +421,9 @@ func (s *Service) pushStatusTx(ctx context.Context, tx hub.Tx, a *hub.Agent, tas
 	if task == nil {
 		return nil, hub.TaskNotFound(taskID)
 	}
+	if err := s.AuthorizeTaskTx(ctx, tx, a, task, hub.StatusVerb(st.Status)); err != nil {
+		return nil, err
+	}
 	res := &PushStatusResult{TaskID: task.ID, Status: st.Status}
 	if st.Status != hub.TaskCompleted && st.Status != hub.TaskBlocked {
 		id, err := s.SetTaskStatusTx(ctx, tx, a, task, st.Status, "", now)

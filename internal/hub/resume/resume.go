@@ -239,6 +239,9 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 		if err != nil {
 			return ResumeResult{}, err
 		}
+		if err := s.AuthorizeTx(ctx, tx, hub.Target{Thing: hub.ThingBrief, Verb: hub.VerbWrite, Owner: in.Agent, Name: "the resume cursor"}, in.Agent); err != nil {
+			return ResumeResult{}, err
+		}
 		if in.Focus != "" {
 			focus, err := hub.ResolveID(ctx, tx, "tasks", "focus", in.Focus)
 			if err != nil {
@@ -309,6 +312,9 @@ func (s *Service) PeekOwnResume(ctx context.Context, agent, projectDir string) (
 
 func (s *Service) peekResume(ctx context.Context, agent, projectDir string, ownInProgress bool) (PeekResult, error) {
 	if err := hub.ValidateStoredAgentID(agent); err != nil {
+		return PeekResult{}, err
+	}
+	if _, err := hub.Authorize(ctx, hub.Target{Thing: hub.ThingBrief, Verb: hub.VerbRead, Owner: agent, Name: "the resume brief"}); err != nil {
 		return PeekResult{}, err
 	}
 	return hub.Read(ctx, s.Service, func(tx hub.Tx) (PeekResult, error) {

@@ -174,6 +174,9 @@ func (s *Service) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	res := Result{Query: q.Text, Hits: make([]Hit, 0, len(rows))}
 	for _, r := range rows {
+		if r.Kind == hub.SearchMemory && !hub.May(ctx, hub.MemoryTarget(hub.VerbRead, r.Scope, r.ScopeID)) {
+			continue // another agent's memory: not this caller's to read
+		}
 		h := Hit{Kind: r.Kind, ID: r.Key, Title: r.Title, Agent: r.Agent, To: r.To, At: r.At, Score: r.Score}
 		body := r.Body
 		switch r.Kind {

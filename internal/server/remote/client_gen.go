@@ -64,6 +64,20 @@ func (c *Client) CheckIn(ctx context.Context, agent string) (hub.Notices, error)
 	return r0, err
 }
 
+// ReadCheckIn calls ReadCheckIn on the server.
+func (c *Client) ReadCheckIn(ctx context.Context, agent string) (hub.Notices, bool, error) {
+	var r0 hub.Notices
+	var r1 bool
+	err := c.call(ctx, "ReadCheckIn", []any{agent}, []any{&r0, &r1})
+	return r0, r1, err
+}
+
+// CheckInAgents calls CheckInAgents on the server.
+func (c *Client) CheckInAgents(ctx context.Context, agents []string) error {
+	err := c.call(ctx, "CheckInAgents", []any{agents}, []any{})
+	return err
+}
+
 // InboxCounts calls InboxCounts on the server.
 func (c *Client) InboxCounts(ctx context.Context, agent string) (hub.Notices, error) {
 	var r0 hub.Notices
@@ -319,6 +333,13 @@ func (c *Client) SetConfig(ctx context.Context, agent string, key string, value 
 func (c *Client) ClaimRepository(ctx context.Context, id string) (string, error) {
 	var r0 string
 	err := c.call(ctx, "ClaimRepository", []any{id}, []any{&r0})
+	return r0, err
+}
+
+// ResetRepository calls ResetRepository on the server.
+func (c *Client) ResetRepository(ctx context.Context) (hub.RepositoryReset, error) {
+	var r0 hub.RepositoryReset
+	err := c.call(ctx, "ResetRepository", []any{}, []any{&r0})
 	return r0, err
 }
 
