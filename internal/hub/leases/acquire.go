@@ -66,11 +66,11 @@ func (s *Service) acquireTx(ctx context.Context, tx Tx, in AcquireInput, kind Ki
 			return out, nil
 		}
 	}
-	if in.Capacity > 0 && in.Capacity != rec.Capacity {
+	if c := in.Capacity; c != nil && *c != rec.Capacity {
 		if len(holders) > 0 {
-			return out, hub.FieldErr(hub.CodeInvalidArgs, "capacity", "%s has {field} %d and is held: it changes to %d once no one holds it", in.Name, rec.Capacity, in.Capacity)
+			return out, hub.FieldErr(hub.CodeInvalidArgs, "capacity", "%s has {field} %d and is held: it changes to %d once no one holds it", in.Name, rec.Capacity, *c)
 		}
-		rec.Capacity = in.Capacity
+		rec.Capacity = *c
 	}
 	g := Lease{ID: uuid.NewString(), Name: in.Name, Kind: kind, Agent: in.Agent, Worktree: in.Worktree, Host: s.hostOf(in),
 		Session: in.Session, State: StateActive, AcquiredAt: now, ExpiresAt: exp}

@@ -44,10 +44,10 @@ func checkAcquire(in AcquireInput) (Kind, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	if in.Capacity < 0 || in.Capacity > MaxCapacity {
-		return "", 0, hub.FieldErr(hub.CodeInvalidArgs, "capacity", "{field} must be between 1 and %d, got %d", MaxCapacity, in.Capacity)
+	if c := in.Capacity; c != nil && (*c < 1 || *c > MaxCapacity) {
+		return "", 0, hub.FieldErr(hub.CodeInvalidArgs, "capacity", "{field} must be between 1 and %d, got %d", MaxCapacity, *c)
 	}
-	if in.Capacity > 1 && kind != KindLock {
+	if in.Capacity != nil && *in.Capacity > 1 && kind != KindLock {
 		return "", 0, hub.FieldErr(hub.CodeInvalidArgs, "capacity", "{field} is for locks and slots: every holder of %s gets its own %s", in.Name, kind)
 	}
 	ttl, err := checkTTL(in.TTLMinutes)

@@ -94,9 +94,9 @@ type AcquireInput struct {
 	// Name is the lease ("build", "deploy:staging", "port:web",
 	// "name:db").
 	Name string `json:"name"`
-	// Capacity is how many may hold a lock at once (0: the lease's
+	// Capacity is how many may hold a lock at once (nil: the lease's
 	// current capacity, 1 for a new one).
-	Capacity int `json:"capacity,omitempty"`
+	Capacity *int `json:"capacity,omitempty"`
 	// TTLMinutes is nil for DefaultTTL.
 	TTLMinutes *int `json:"ttl_minutes,omitempty"`
 	// Wait queues the caller for at most this long (0: no wait).
