@@ -98,4 +98,3 @@ func ParseSessionLeases(v string) ([]SessionLease, error) {
 	}
 	return out, nil
 }
-

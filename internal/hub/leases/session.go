@@ -64,4 +64,3 @@ func EnvLines(ls []Lease) []string {
 	}
 	return out
 }
-

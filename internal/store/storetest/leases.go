@@ -83,7 +83,6 @@ func (f *leaseFixture) eventTypes(prefix string) []string {
 	return out
 }
 
-
 func testLeases(t *testing.T, open Opener) {
 	t.Run("ExclusiveLockFencing", func(t *testing.T) {
 		f := newLeases(t, open, "ann", "bob")
@@ -399,4 +398,3 @@ func testLeases(t *testing.T, open Opener) {
 		}
 	})
 }
-
