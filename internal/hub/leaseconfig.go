@@ -78,20 +78,20 @@ var sessionLabel = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 func ParseSessionLeases(v string) ([]SessionLease, error) {
 	words := strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
 	if len(words) > MaxSessionLeases {
-		return nil, FieldErr(CodeInvalidInput, "session", "{field} names %d leases: at most %d", len(words), MaxSessionLeases)
+		return nil, FieldErr(CodeInvalidInput, "session_leases", "{field} names %d leases: at most %d", len(words), MaxSessionLeases)
 	}
 	out := []SessionLease{}
 	seen := map[string]bool{}
 	for _, w := range words {
 		kind, label, ok := strings.Cut(w, ":")
 		if !ok || kind != "port" && kind != "name" {
-			return nil, FieldErr(CodeInvalidInput, "session", "{field}: %q must be port:<label> or name:<label>", w)
+			return nil, FieldErr(CodeInvalidInput, "session_leases", "{field}: %q must be port:<label> or name:<label>", w)
 		}
 		if !sessionLabel.MatchString(label) {
-			return nil, FieldErr(CodeInvalidInput, "session", "{field}: the label of %q must be 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit", w)
+			return nil, FieldErr(CodeInvalidInput, "session_leases", "{field}: the label of %q must be 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit", w)
 		}
 		if seen[w] {
-			return nil, FieldErr(CodeInvalidInput, "session", "{field} names %s twice", w)
+			return nil, FieldErr(CodeInvalidInput, "session_leases", "{field} names %s twice", w)
 		}
 		seen[w] = true
 		out = append(out, SessionLease{Kind: kind, Label: label})

@@ -37,10 +37,12 @@ type attempt struct {
 // (LEASE_CONFLICT, or LEASE_STALE_FOUND when a takeover would do).
 func (s *Service) acquireTx(ctx context.Context, tx Tx, in AcquireInput, kind Kind, ttl, stale int, waitUntil time.Time) (attempt, error) {
 	var out attempt
-	if _, err := hub.RequireAgent(ctx, tx, in.Agent, hub.CodeAgentNotFound, "agent"); err != nil {
+	now := s.kernel.Now()
+	// Asking for a lease is a sign of life: a new agent is recorded, a
+	// known one refreshed (a holder's liveness decides takeovers).
+	if err := tx.TouchAgent(ctx, in.Agent, now); err != nil {
 		return out, err
 	}
-	now := s.kernel.Now()
 	rec, err := tx.LeaseRecord(ctx, in.Name)
 	if err != nil {
 		return out, err
@@ -183,12 +185,12 @@ func refusal(name string, capacity int, holders, stale []Holder, waiting int) er
 		queue = fmt.Sprintf("; %d waiting before you", waiting)
 	}
 	if len(stale) > 0 && len(holders) >= capacity {
-		return hub.FieldErr(CodeLeaseStaleFound, "name", "%s is held by %s, stale or offline%s: take it over with takeover_stale, or wait", name, strings.Join(who, ", "), queue)
+		return hub.FieldErr(CodeLeaseStaleFound, "lease", "%s is held by %s, stale or offline%s: take it over with takeover_stale, or wait", name, strings.Join(who, ", "), queue)
 	}
 	if len(holders) < capacity {
-		return hub.FieldErr(CodeLeaseConflict, "name", "%s has a free slot, promised to the %d waiting before you: wait for your turn", name, waiting)
+		return hub.FieldErr(CodeLeaseConflict, "lease", "%s has a free slot, promised to the %d waiting before you: wait for your turn", name, waiting)
 	}
-	return hub.FieldErr(CodeLeaseConflict, "name", "%s: %s held by %s%s", name, slots, strings.Join(who, ", "), queue)
+	return hub.FieldErr(CodeLeaseConflict, "lease", "%s: %s held by %s%s", name, slots, strings.Join(who, ", "), queue)
 }
 
 // queueTx gives the caller its place in the queue of in.Name (the next

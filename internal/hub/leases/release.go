@@ -53,9 +53,6 @@ func (s *Service) ReleaseLease(ctx context.Context, in ReleaseInput) (ReleaseRes
 
 func (s *Service) releaseTx(ctx context.Context, tx Tx, in ReleaseInput, holder string, kind Kind, stale int) (ReleaseResult, error) {
 	var out ReleaseResult
-	if _, err := hub.RequireAgent(ctx, tx, in.Agent, hub.CodeAgentNotFound, "agent"); err != nil {
-		return out, err
-	}
 	now := s.kernel.Now()
 	rows, err := tx.ActiveHolders(ctx, HolderFilter{Name: in.Name})
 	if err != nil {
@@ -68,9 +65,9 @@ func (s *Service) releaseTx(ctx context.Context, tx Tx, in ReleaseInput, holder 
 	i := slices.IndexFunc(hs, func(h Holder) bool { return h.Agent == holder })
 	if i < 0 {
 		if holder == in.Agent && len(hs) > 0 {
-			return out, hub.FieldErr(hub.CodeReleaseForbidden, "name", "%s is held by %s, not %s: only its holder, or a person once its holder is stale, may release it", in.Name, hs[0].Agent, in.Agent)
+			return out, hub.FieldErr(hub.CodeReleaseForbidden, "lease", "%s is held by %s, not %s: only its holder, or a person once its holder is stale, may release it", in.Name, hs[0].Agent, in.Agent)
 		}
-		return out, hub.FieldErr(CodeLeaseNotFound, "name", "%s holds no active lease %s", holder, in.Name)
+		return out, hub.FieldErr(CodeLeaseNotFound, "lease", "%s holds no active lease %s", holder, in.Name)
 	}
 	h := hs[i]
 	if holder != in.Agent || in.To != "" {
@@ -156,7 +153,7 @@ func (s *Service) RenewLease(ctx context.Context, in RenewInput) (Lease, error) 
 			return Lease{}, err
 		}
 		if len(rows) == 0 {
-			return Lease{}, hub.FieldErr(CodeLeaseNotFound, "name", "%s holds no active lease %s: acquire it again", in.Agent, in.Name)
+			return Lease{}, hub.FieldErr(CodeLeaseNotFound, "lease", "%s holds no active lease %s: acquire it again", in.Agent, in.Name)
 		}
 		l := rows[0]
 		l.ExpiresAt = s.kernel.Now().Add(time.Duration(ttl) * time.Minute)

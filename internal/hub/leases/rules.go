@@ -19,18 +19,18 @@ var nameGrammar = regexp.MustCompile(`^[a-z0-9][a-z0-9._:-]*$`)
 func ValidateName(name string) (Kind, error) {
 	switch {
 	case name == "":
-		return "", hub.FieldErr(hub.CodeInvalidArgs, "name", "{field} cannot be empty")
+		return "", hub.FieldErr(hub.CodeInvalidArgs, "lease", "{field} cannot be empty")
 	case len(name) > MaxNameLen:
-		return "", hub.FieldErr(hub.CodeInvalidArgs, "name", "{field} is %d bytes long: at most %d", len(name), MaxNameLen)
+		return "", hub.FieldErr(hub.CodeInvalidArgs, "lease", "{field} is %d bytes long: at most %d", len(name), MaxNameLen)
 	case !nameGrammar.MatchString(name):
-		return "", hub.FieldErr(hub.CodeInvalidArgs, "name", "{field} %q may hold only a-z, 0-9, '.', '_', ':' and '-', starting with a letter or digit (a lease is not a path: reserve files with bb agent reserve)", name)
+		return "", hub.FieldErr(hub.CodeInvalidArgs, "lease", "{field} %q may hold only a-z, 0-9, '.', '_', ':' and '-', starting with a letter or digit (a lease is not a path: reserve files with bb agent reserve)", name)
 	}
 	prefix, label, ok := strings.Cut(name, ":")
 	if !ok || prefix != string(KindPort) && prefix != string(KindName) {
 		return KindLock, nil
 	}
 	if _, err := hub.ParseSessionLeases(name); err != nil || label == "" {
-		return "", hub.FieldErr(hub.CodeInvalidArgs, "name", "{field} %q: after %s: comes a label of 1 to 32 of a-z, 0-9, _ and -", name, prefix)
+		return "", hub.FieldErr(hub.CodeInvalidArgs, "lease", "{field} %q: after %s: comes a label of 1 to 32 of a-z, 0-9, _ and -", name, prefix)
 	}
 	return Kind(prefix), nil
 }

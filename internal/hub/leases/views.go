@@ -62,7 +62,7 @@ func (s *Service) LeaseStatus(ctx context.Context, name string) (Status, error) 
 		return Status{}, err
 	}
 	if len(ss) == 0 {
-		return Status{}, hub.FieldErr(CodeLeaseNotFound, "name", "no lease %s was ever granted", name)
+		return Status{}, hub.FieldErr(CodeLeaseNotFound, "lease", "no lease %s was ever granted", name)
 	}
 	return ss[0], nil
 }
