@@ -19,6 +19,18 @@ var EventTypes = sortedTypes(
 	KindTaskCreated, KindTaskStatus, KindTaskPriorityChanged, KindTaskClosed, KindAgentFocus,
 	KindTaskDepAdded, KindTaskDepRemoved, KindTaskDeleted, KindTaskAssigned, KindTaskTakeover,
 	KindMemoryUpserted, KindMemoryDelete, KindMemoryGC, KindArtifactAdded, KindReasoning, KindLoopRun,
+	EventLeaseAcquired, EventLeaseReleased, EventLeaseExpired, EventLeaseTakenOver, EventLeaseQueued, EventLeaseUnqueued,
+)
+
+// Event types of the leases (internal/hub/leases records them; listed
+// here so that the timeline's filters know them).
+const (
+	EventLeaseAcquired  = "lease.acquired"
+	EventLeaseReleased  = "lease.released"
+	EventLeaseExpired   = "lease.expired"
+	EventLeaseTakenOver = "lease.taken_over"
+	EventLeaseQueued    = "lease.queued"
+	EventLeaseUnqueued  = "lease.unqueued"
 )
 
 func sortedTypes(ts ...string) []string {

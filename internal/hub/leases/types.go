@@ -31,12 +31,12 @@ const (
 
 // Event types of the timeline (docs/events.md).
 const (
-	EventAcquired  = "lease.acquired"
-	EventReleased  = "lease.released"
-	EventExpired   = "lease.expired"
-	EventTakenOver = "lease.taken_over"
-	EventQueued    = "lease.queued"
-	EventUnqueued  = "lease.unqueued"
+	EventAcquired  = hub.EventLeaseAcquired
+	EventReleased  = hub.EventLeaseReleased
+	EventExpired   = hub.EventLeaseExpired
+	EventTakenOver = hub.EventLeaseTakenOver
+	EventQueued    = hub.EventLeaseQueued
+	EventUnqueued  = hub.EventLeaseUnqueued
 )
 
 // Codes of the leases' refusals (HTTP: 409 and 404 by their names).

@@ -86,19 +86,35 @@ func (s *Service) waitFor(ctx context.Context, in AcquireInput, kind Kind, ttl, 
 		return Grant{}, err
 	}
 	noIdem := hub.SideEffectRead{} // a wait's outcome is never replayed
+	try := true
+	var a attempt
 	for {
 		left := time.Until(deadline)
-		a, err := write(ctx, s, noIdem, func(tx Tx) (attempt, error) {
-			return s.acquireTx(ctx, tx, in, kind, ttl, stale, s.kernel.Now().Add(left))
-		})
-		if err != nil {
-			s.leaveQueue(ctx, in)
-			return Grant{}, err
+		var err error
+		if !try {
+			// Woken: a read says whether a write could grant now, so that
+			// a release wakes many waiters but only those it may serve
+			// write.
+			try, a, err = s.worthTrying(ctx, in, a, stale)
+			if err != nil {
+				s.leaveQueue(ctx, in)
+				return Grant{}, err
+			}
 		}
-		if a.Grant != nil {
-			a.Grant.Waited = time.Since(start).Round(time.Millisecond)
-			return *a.Grant, nil
+		if try {
+			a, err = write(ctx, s, noIdem, func(tx Tx) (attempt, error) {
+				return s.acquireTx(ctx, tx, in, kind, ttl, stale, s.kernel.Now().Add(left))
+			})
+			if err != nil {
+				s.leaveQueue(ctx, in)
+				return Grant{}, err
+			}
+			if a.Grant != nil {
+				a.Grant.Waited = time.Since(start).Round(time.Millisecond)
+				return *a.Grant, nil
+			}
 		}
+		try = false
 		retry := min(left, safetyRetry)
 		if !a.Next.IsZero() {
 			retry = min(retry, max(a.Next.Sub(s.kernel.Now()), time.Millisecond))
@@ -112,6 +128,7 @@ func (s *Service) waitFor(ctx context.Context, in AcquireInput, kind Kind, ttl, 
 		case <-wake:
 			timer.Stop()
 		case <-timer.C:
+			try = true // a holder's time ran out, or the safety retry
 		}
 		if !time.Now().Before(deadline) {
 			s.leaveQueue(ctx, in)
@@ -144,4 +161,55 @@ func (s *Service) leaveQueue(ctx context.Context, in AcquireInput) {
 		}
 		return false, nil
 	})
+}
+
+// worthTrying reads whether a write could grant in.Name to the waiter
+// now: a grant ended (expired, holder evicted) that a write would end,
+// a free slot with no live waiter ahead, or a stale holder to take over
+// (TakeoverStale). Otherwise it returns the waiter's place and the next
+// time a holder's state may change by itself.
+func (s *Service) worthTrying(ctx context.Context, in AcquireInput, last attempt, stale int) (bool, attempt, error) {
+	type verdict struct {
+		try bool
+		a   attempt
+	}
+	v, err := read(ctx, s, func(tx Tx) (verdict, error) {
+		now := s.kernel.Now()
+		rec, err := tx.LeaseRecord(ctx, in.Name)
+		if err != nil || rec == nil {
+			return verdict{try: true}, err
+		}
+		rows, err := tx.ActiveHolders(ctx, HolderFilter{Name: in.Name})
+		if err != nil {
+			return verdict{}, err
+		}
+		hs, err := s.withLiveness(ctx, tx, rows, now, stale)
+		if err != nil {
+			return verdict{}, err
+		}
+		for _, h := range hs {
+			if h.Expired || h.evicted || h.Takeover && in.TakeoverStale {
+				return verdict{try: true}, nil
+			}
+		}
+		ws, err := s.liveWaiters(ctx, tx, in.Name, now)
+		if err != nil {
+			return verdict{}, err
+		}
+		ahead := 0
+		for _, w := range ws {
+			if w.Agent == in.Agent {
+				break
+			}
+			ahead++
+		}
+		if ahead == len(ws) {
+			return verdict{try: true}, nil // not in the queue (any more)
+		}
+		return verdict{try: rec.Capacity-len(hs) > ahead, a: attempt{Position: ahead, Next: nextChange(hs, now)}}, nil
+	})
+	if err != nil {
+		return false, last, err
+	}
+	return v.try, v.a, nil
 }
