@@ -23,6 +23,11 @@ func (s *Service) AcquireSessionLeases(ctx context.Context, in SessionInput) ([]
 	if err != nil {
 		return nil, err
 	}
+	// Most boards declare none: a read says so without a write.
+	declared, err := read(ctx, s, func(tx Tx) (string, error) { return s.setting(ctx, tx, hub.ConfigLeasesSession) })
+	if err != nil || declared == "" {
+		return []Lease{}, err
+	}
 	ttl := SessionTTL
 	return write(ctx, s, in, func(tx Tx) ([]Lease, error) {
 		v, err := s.setting(ctx, tx, hub.ConfigLeasesSession)
