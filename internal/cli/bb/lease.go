@@ -113,6 +113,16 @@ the fencing number of a lock.`,
 				return err
 			}
 			g, err := svc.AcquireLease(cmd.Context(), in)
+			// A port granted by a bb serve on another host was not probed
+			// here: one in use on this host is given back for another.
+			for tries := 0; err == nil && g.Lease.Kind == leases.KindPort && !g.Probed && tries < maxPortTries; tries++ {
+				p := portOf(g.Lease.Value)
+				if portFree(p) {
+					break
+				}
+				in.Avoid = append(in.Avoid, p)
+				g, err = svc.AcquireLease(cmd.Context(), in)
+			}
 			if err != nil {
 				return err
 			}
@@ -147,6 +157,18 @@ the fencing number of a lock.`,
 	f.BoolVar(&in.TakeoverStale, "takeover-stale", false, "take the lease over from a stale or offline holder")
 	return c
 }
+
+// maxPortTries bounds the ports a caller on another host than its bb
+// serve gives back because it found them in use.
+const maxPortTries = 20
+
+func portOf(v string) int {
+	p, _ := strconv.Atoi(v)
+	return p
+}
+
+// portFree binds port on this host and releases it.
+func portFree(port int) bool { return leases.OSMachine{}.PortFree(port) }
 
 // leaseWhere is the work tree and host a lease is acquired from: ports
 // are per host, so the host is always named (through bb serve, the

@@ -55,6 +55,17 @@ func (s *Service) acquireTx(ctx context.Context, tx Tx, in AcquireInput, kind Ki
 		return out, err
 	}
 	exp := now.Add(time.Duration(ttl) * time.Minute)
+	for i, h := range holders {
+		if h.Agent == in.Agent && kind == KindPort && h.Host == s.hostOf(in) && slices.Contains(in.Avoid, portOf(h.Value)) {
+			// The caller found its port in use on its host: it gives
+			// that one up for another.
+			if _, err := s.endTx(ctx, tx, h, StateReleased, in.Agent, now); err != nil {
+				return out, err
+			}
+			holders = slices.Delete(slices.Clone(holders), i, i+1)
+			break
+		}
+	}
 	for _, h := range holders {
 		if h.Agent == in.Agent && (kind == KindLock || h.Host == s.hostOf(in)) {
 			g, err := s.renewTx(ctx, tx, h.Lease, exp, in)

@@ -269,6 +269,12 @@ func testLeases(t *testing.T, open Opener) {
 		if other.Lease.Value != "41002" || other.Probed {
 			t.Fatalf("on another host: %+v", other)
 		}
+		// There, port 41002 turns out to be in use: cid gives it back for
+		// another, under a new fence.
+		moved := f.acquire(leases.AcquireInput{Agent: "cid", Name: "port:web", Host: "far", Avoid: []int{41002}})
+		if moved.Lease.Value == "41002" || moved.Renewed || moved.Lease.Fence <= other.Lease.Fence {
+			t.Fatalf("a port found in use is exchanged: %+v", moved)
+		}
 		_, err = f.l.ReleaseLease(f.Ctx, leases.ReleaseInput{Agent: "bob", Name: "port:web"})
 		Ok(t, err)
 		c := f.acquire(leases.AcquireInput{Agent: "cid", Name: "port:api"})
