@@ -187,9 +187,9 @@ func refusal(name string, capacity int, holders, stale []Holder, waiting int) er
 	for i, h := range holders {
 		who[i] = fmt.Sprintf("%s (%s, fence %d, until %s)", h.Agent, h.Presence, h.Fence, hub.ClockText(h.ExpiresAt))
 	}
-	slots := "it"
+	slots := "is"
 	if capacity > 1 {
-		slots = fmt.Sprintf("all %d slots", capacity)
+		slots = fmt.Sprintf("has all %d slots", capacity)
 	}
 	queue := ""
 	if waiting > 0 {
@@ -201,7 +201,7 @@ func refusal(name string, capacity int, holders, stale []Holder, waiting int) er
 	if len(holders) < capacity {
 		return hub.FieldErr(CodeLeaseConflict, "lease", "%s has a free slot, promised to the %d waiting before you: wait for your turn", name, waiting)
 	}
-	return hub.FieldErr(CodeLeaseConflict, "lease", "%s: %s held by %s%s", name, slots, strings.Join(who, ", "), queue)
+	return hub.FieldErr(CodeLeaseConflict, "lease", "%s %s held by %s%s", name, slots, strings.Join(who, ", "), queue)
 }
 
 // queueTx gives the caller its place in the queue of in.Name (the next
@@ -369,7 +369,7 @@ func (s *Service) endTx(ctx context.Context, tx Tx, h Holder, state, by string, 
 		e.Message = fmt.Sprintf("%s's %s expired (fence %d): %s", l.Agent, l.Name, l.Fence, why)
 	case StateTakenOver:
 		p["taken_by"] = by
-		e.Message = fmt.Sprintf("%s took %s over from %s (%s; fence %d)", by, l.Name, l.Agent, h.Presence, l.Fence)
+		e.Message = fmt.Sprintf("%s took %s over from %s (%s; its fence %d ended)", by, l.Name, l.Agent, h.Presence, l.Fence)
 	default:
 		e.Message = fmt.Sprintf("%s released %s (fence %d)", actor, l.Name, l.Fence)
 		if actor != l.Agent {
