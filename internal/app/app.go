@@ -23,6 +23,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub/credentials"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
+	"github.com/blackboard-hub/bb/internal/hub/leases"
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 	"github.com/blackboard-hub/bb/internal/hub/oversight"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
@@ -49,6 +50,7 @@ type API interface {
 	credentials.API
 	housekeeping.API
 	oversight.API
+	leases.API
 }
 
 // The parts of Service, named for what they are.
@@ -64,6 +66,7 @@ type (
 	credentialsApp  = credentials.Service
 	housekeepingApp = housekeeping.Service
 	oversightApp    = oversight.Service
+	leasesApp       = leases.Service
 )
 
 // Service is the local board: the kernel with its applications.
@@ -79,13 +82,15 @@ type Service struct {
 	*credentialsApp
 	*housekeepingApp
 	*oversightApp
+	*leasesApp
 }
 
 // New composes the applications over the kernel k.
 func New(k *hub.Service) *Service {
 	return &Service{kernel: k, hookApp: hooks.New(k), agentMailApp: agentmail.New(k), overviewApp: overview.New(k),
 		resumeApp: resume.New(k), memoryApp: memory.New(k), searchApp: search.New(k), artifactsApp: artifacts.New(k),
-		credentialsApp: credentials.New(k), housekeepingApp: housekeeping.New(k), oversightApp: oversight.New(k)}
+		credentialsApp: credentials.New(k), housekeepingApp: housekeeping.New(k), oversightApp: oversight.New(k),
+		leasesApp: leases.New(k)}
 }
 
 // Kernel is the core under the applications (for internal/boot, which

@@ -137,11 +137,11 @@ var surfaceRoles = map[string][]string{
 	"internal/cli/bb":        {"app.API"},
 	"internal/cli/vybe":      {"hub.Admin", "hub.Identity", "memory.API", "hub.Tasks", "resume.API"},
 	"internal/cli/agentmail": {"hub.Admin", "hub.Identity", "agentmail.API"},
-	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API", "overview.API", "artifacts.API", "oversight.API"},
+	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API", "overview.API", "artifacts.API", "oversight.API", "leases.API"},
 	"internal/server":        {"app.API"},
 	"internal/server/remote": {"app.API"},
 	"internal/notify":        {"hub.Admin", "hub.Timeline", "overview.API"},
-	"internal/tui":           {"hub.Admin", "hub.Identity", "hub.Messages", "hub.Mail", "hub.Reservations", "hub.Tasks", "hub.Timeline", "overview.API", "search.API", "oversight.API"},
+	"internal/tui":           {"hub.Admin", "hub.Identity", "hub.Messages", "hub.Mail", "hub.Reservations", "hub.Tasks", "hub.Timeline", "overview.API", "search.API", "oversight.API", "leases.API"},
 	"internal/view":          {},
 	"internal/install":       {}, // writes clients' files; names no role
 	"internal/hookio":        {}, // clients' hook payloads and replies

@@ -50,6 +50,10 @@ var configKeys = []struct {
 		func(v string) bool { return v == ModeBlock || v == ModeWarn || v == ModeOff }},
 	{ConfigEscalateAfter, "BB_ESCALATE_AFTER", "15", "minutes a HANDOFF or BLOCKED may wait unaccepted before it is escalated (1..1440)",
 		func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 && n <= 1440 }},
+	{ConfigLeasesPortRange, "BB_LEASES_PORT_RANGE", DefaultPortRange, "TCP ports bb lease hands out, lo-hi (1024..65535)",
+		func(v string) bool { return checkConfig(ConfigLeasesPortRange, v) == nil }},
+	{ConfigLeasesSession, "BB_LEASES_SESSION", "", "leases every session gets at its start: port:<name> and name:<name>, space-separated",
+		func(v string) bool { return checkConfig(ConfigLeasesSession, v) == nil }},
 }
 
 func isOnOff(v string) bool { return v == "on" || v == "off" }
@@ -102,6 +106,11 @@ func (s *Service) SetConfig(ctx context.Context, agent, key, value string) (Conf
 		known = append(known, k.Key)
 		if k.Key != key {
 			continue
+		}
+		if value != "" {
+			if err := checkConfig(key, value); err != nil {
+				return ConfigEntry{}, err
+			}
 		}
 		if value != "" && !k.Valid(value) {
 			return ConfigEntry{}, FieldErr(CodeInvalidInput, "value", "invalid value %q for %s: %s", value, key, k.Help)

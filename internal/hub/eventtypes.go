@@ -20,6 +20,27 @@ var EventTypes = sortedTypes(
 	KindTaskDepAdded, KindTaskDepRemoved, KindTaskDeleted, KindTaskAssigned, KindTaskTakeover,
 	KindMemoryUpserted, KindMemoryDelete, KindMemoryGC, KindArtifactAdded, KindReasoning, KindLoopRun,
 	EventAuthorityOverride, EventRepositoryClaimed, EventRepositoryReset,
+	EventLeaseAcquired, EventLeaseReleased, EventLeaseExpired, EventLeaseTakenOver, EventLeaseQueued, EventLeaseUnqueued,
+	EventMailDelivered, EventSessionWaiting,
+)
+
+// Event types of delivery between turns (internal/hub/hooks records them):
+// what reached an agent's context and how, and an idle session's waiter
+// armed.
+const (
+	EventMailDelivered  = "mail.delivered"
+	EventSessionWaiting = "session.waiting"
+)
+
+// Event types of the leases (internal/hub/leases records them; listed
+// here so that the timeline's filters know them).
+const (
+	EventLeaseAcquired  = "lease.acquired"
+	EventLeaseReleased  = "lease.released"
+	EventLeaseExpired   = "lease.expired"
+	EventLeaseTakenOver = "lease.taken_over"
+	EventLeaseQueued    = "lease.queued"
+	EventLeaseUnqueued  = "lease.unqueued"
 )
 
 func sortedTypes(ts ...string) []string {

@@ -6,6 +6,7 @@
 package mcp
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/leases"
 	"github.com/blackboard-hub/bb/internal/hub/oversight"
 
 	"github.com/blackboard-hub/bb/internal/hub/artifacts"
@@ -64,6 +65,7 @@ type Roles interface {
 	overview.API
 	artifacts.API
 	oversight.API
+	leases.API
 }
 
 // Options configure a server.
@@ -158,6 +160,7 @@ func New(svc Roles, opts Options) (*Server, error) {
 	s.addMemoryTools()
 	s.addSearchTools()
 	s.addEventTools()
+	s.addLeaseTools()
 	return s, nil
 }
 

@@ -480,15 +480,16 @@ func modelVisible(t *testing.T, profile string) ([]*sdk.Tool, int) {
 func approxTokens(bytes int) int { return (bytes + 3) / 4 }
 
 // TestToolsListIsCheap bounds what the tool definitions cost a model's
-// context: ≤ 1.2k tokens for the core profile, ≤ 2.6k for all tools (2.5k
-// until bb_wait, 74 tokens, joined them).
+// context: ≤ 1.2k tokens for the core profile, ≤ 2.9k for all tools (2.5k
+// until bb_wait, 74 tokens, and the three lease tools, about 260, joined
+// them).
 func TestToolsListIsCheap(t *testing.T) {
 	all, allBytes := modelVisible(t, ProfileAll)
 	core, coreBytes := modelVisible(t, ProfileCore)
 	t.Logf("model-visible tools/list: all = %d tools, %d bytes ≈ %d tokens; core = %d tools, %d bytes ≈ %d tokens",
 		len(all), allBytes, approxTokens(allBytes), len(core), coreBytes, approxTokens(coreBytes))
-	if approxTokens(allBytes) > 2600 {
-		t.Errorf("all tools: ≈%d tokens, budget 2.6k", approxTokens(allBytes))
+	if approxTokens(allBytes) > 2900 {
+		t.Errorf("all tools: ≈%d tokens, budget 2.9k", approxTokens(allBytes))
 	}
 	if approxTokens(coreBytes) > 1200 {
 		t.Errorf("core tools: ≈%d tokens, budget 1.2k", approxTokens(coreBytes))
@@ -498,7 +499,7 @@ func TestToolsListIsCheap(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	want := []string{"bb_ack", "bb_check_scope", "bb_events", "bb_find_refs", "bb_get_status", "bb_identify", "bb_inbox",
-		"bb_list_artifacts", "bb_memory_get", "bb_memory_set", "bb_post_message", "bb_read_messages", "bb_register_artifact",
+		"bb_lease_acquire", "bb_lease_list", "bb_lease_release", "bb_list_artifacts", "bb_memory_get", "bb_memory_set", "bb_post_message", "bb_read_messages", "bb_register_artifact",
 		"bb_release", "bb_reserve", "bb_resume", "bb_search", "bb_send_mail", "bb_set_status", "bb_summary", "bb_task_begin",
 		"bb_task_complete", "bb_task_create", "bb_task_list", "bb_wait"}
 	slices.Sort(names)

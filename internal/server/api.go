@@ -45,6 +45,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/v1/wait", s.api("agent wait", s.wait))
 	m.HandleFunc("GET /api/v1/info", s.api("info", s.info))
 	m.HandleFunc("POST /api/v1/command", s.command)
+	s.leaseRoutes()
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", hub.Errorf(hub.CodeNotFound, "no API endpoint %s %s (see docs/serve.md)", r.Method, r.URL.Path), http.StatusNotFound)
 	})

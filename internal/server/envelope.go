@@ -32,7 +32,8 @@ func StatusOf(c hub.Code) int {
 	case c == hub.CodeForbidden || strings.HasSuffix(s, "_FORBIDDEN"):
 		return http.StatusForbidden
 	case strings.Contains(s, "CONFLICT"), strings.Contains(s, "COLLISION"), strings.HasPrefix(s, "DUPLICATE_"),
-		c == hub.CodeReservationStaleFound, c == hub.CodeAdoptionRejected, c == hub.CodeAgentActive, c == hub.CodeSchemaTooNew, c == hub.CodeWrongRepository:
+		c == hub.CodeReservationStaleFound, c == hub.CodeAdoptionRejected, c == hub.CodeAgentActive, c == hub.CodeSchemaTooNew, c == hub.CodeWrongRepository,
+		s == "LEASE_STALE_FOUND", s == "LEASE_PORTS_EXHAUSTED":
 		return http.StatusConflict
 	default:
 		return http.StatusBadRequest

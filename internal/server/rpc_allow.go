@@ -74,6 +74,16 @@ func rpcRules() map[string]rpcRule {
 		"CheckEdit":      agent,
 		"ActiveOverlaps": agent,
 		"StepIn":         overseer,
+		// Leases (a person's step-in inside ReleaseLease is refused by the
+		// core to any credential below overseer).
+		"AcquireLease":         agent,
+		"ReleaseLease":         agent,
+		"RenewLease":           agent,
+		"CheckLease":           agent,
+		"LeaseStatus":          agent,
+		"ListLeases":           agent,
+		"AcquireSessionLeases": agent,
+		"ReleaseAgentLeases":   agent,
 		// Tasks.
 		"CreateTask":        agent,
 		"GetTask":           agent,

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/leases"
+
 	"github.com/blackboard-hub/bb/internal/hub/search"
 
 	"bytes"
@@ -135,6 +137,10 @@ type pageData struct {
 	Root             string
 	Backend          string
 	Reserv           []reservationRow
+	// Leases held or waited for (the Leases panel), and each agent's
+	// as its card names them.
+	Leases      []leases.Status
+	AgentLeases map[string][]string
 	// Query is the search box's text; Results its answer (the search view).
 	Query   string
 	Results *search.Result
@@ -193,8 +199,23 @@ func (u *ui) agentsData(r *http.Request, d *pageData) error {
 		return err
 	}
 	d.Sessions = ss
-	d.Reserv, err = u.s.reservations(r.Context(), ss.Agents)
-	return err
+	if d.Reserv, err = u.s.reservations(r.Context(), ss.Agents); err != nil {
+		return err
+	}
+	if d.Leases, err = u.s.svc.ListLeases(r.Context(), leases.ListFilter{}); err != nil {
+		return err
+	}
+	d.AgentLeases = map[string][]string{}
+	for _, st := range d.Leases {
+		for _, h := range st.Holders {
+			name := h.Name
+			if h.Value != "" {
+				name += " = " + h.Value
+			}
+			d.AgentLeases[h.Agent] = append(d.AgentLeases[h.Agent], name)
+		}
+	}
+	return nil
 }
 
 func (u *ui) feedData(r *http.Request, d *pageData) error {

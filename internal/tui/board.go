@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/leases"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
@@ -25,6 +26,7 @@ const (
 	secAttention = iota
 	secAgents
 	secReservations
+	secLeases
 	secTasks
 	secTimeline
 	nSections
@@ -73,6 +75,7 @@ func newBoard(ctx context.Context, api API, viewer, wd string, st styles, keys k
 	b.secs[secAttention] = section{title: "Needs attention", empty: "nothing waits for a person"}
 	b.secs[secAgents] = section{title: "Agents", empty: "no agents yet"}
 	b.secs[secReservations] = section{title: "Reservations", empty: "no file is reserved"}
+	b.secs[secLeases] = section{title: "Leases", empty: "no port, lock or slot is held"}
 	b.secs[secTasks] = section{title: "Tasks", empty: "no open tasks"}
 	b.secs[secTimeline] = section{title: "Timeline", empty: "nothing happened yet"}
 	b.loading = true
@@ -448,6 +451,12 @@ func (b *board) rebuild() {
 	for _, r := range s.reservations {
 		held[r.AgentID] = append(held[r.AgentID], b.api.DisplayScope(r))
 	}
+	leased := map[string][]string{}
+	for _, l := range s.leases {
+		for _, h := range l.Holders {
+			leased[h.Agent] = append(leased[h.Agent], leaseText(h.Lease))
+		}
+	}
 	rows, b.agentIDs = nil, b.agentIDs[:0]
 	presence := map[string]hub.Presence{}
 	for _, a := range s.agents {
@@ -466,6 +475,9 @@ func (b *board) rebuild() {
 		if h := held[a.ID]; len(h) > 0 {
 			doing += " · holds " + strings.Join(h, ", ")
 		}
+		if l := leased[a.ID]; len(l) > 0 {
+			doing += " · leases " + strings.Join(l, ", ")
+		}
 		text := fmt.Sprintf("%-8s %-16s %-9s %s · %s", a.Presence, a.ID, a.Status, doing, ago(s.now, a.LastSeen))
 		rows = append(rows, newRow(text).in(presenceStyle(st, a.Presence)))
 	}
@@ -482,6 +494,21 @@ func (b *board) rebuild() {
 		rows = append(rows, newRow(text).in(presenceStyle(st, p)))
 	}
 	b.secs[secReservations].setRows(rows)
+
+	rows = nil
+	for _, l := range s.leases {
+		for _, h := range l.Holders {
+			if !keep(f, h.Agent) {
+				continue
+			}
+			text := fmt.Sprintf("%-28s %-16s %-8s fence %d · until %s", leaseText(h.Lease), h.Agent, h.Presence, h.Fence, h.ExpiresAt.Local().Format("15:04"))
+			rows = append(rows, newRow(text).in(presenceStyle(st, h.Presence)))
+		}
+		if n := len(l.Waiters); n > 0 {
+			rows = append(rows, newRow(fmt.Sprintf("%-28s %d waiting", l.Name, n)).in(st.Bad))
+		}
+	}
+	b.secs[secLeases].setRows(rows)
 
 	rows = nil
 	for _, t := range s.tasks {
@@ -580,7 +607,7 @@ func (b *board) layout() {
 		}
 	}
 	body := max(b.height-1-footer, 0)
-	caps := [nSections]int{7, 8, 5, 6, 0}
+	caps := [nSections]int{7, 8, 5, 4, 6, 0}
 	var h [nSections]int
 	left := body
 	for i := range b.secs {
@@ -638,4 +665,12 @@ func (b *board) View() string {
 		out.WriteString(b.help.ShortHelpView(b.keys.ShortHelp()))
 	}
 	return out.String()
+}
+
+// leaseText names a lease as bb top shows it: port:web=41017, build.
+func leaseText(l leases.Lease) string {
+	if l.Value != "" {
+		return l.Name + "=" + l.Value
+	}
+	return l.Name
 }

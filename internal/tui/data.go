@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/leases"
+
 	"cmp"
 	"context"
 	"slices"
@@ -30,6 +32,7 @@ type snapshot struct {
 	agents       []hub.AgentView
 	attention    []overview.AttentionItem
 	reservations []hub.Reservation
+	leases       []leases.Status
 	tasks        []hub.Task
 	events       []hub.Event
 }
@@ -60,6 +63,9 @@ func load(ctx context.Context, api API) snapshotMsg {
 	slices.SortStableFunc(s.reservations, func(a, b hub.Reservation) int {
 		return cmp.Or(strings.Compare(a.Scope, b.Scope), strings.Compare(a.AgentID, b.AgentID))
 	})
+	if s.leases, err = api.ListLeases(ctx, leases.ListFilter{}); err != nil {
+		return snapshotMsg{err: err}
+	}
 	if s.tasks, err = api.ListTasks(ctx, hub.TaskFilter{Limit: taskLimit, Priority: -1}); err != nil {
 		return snapshotMsg{err: err}
 	}

@@ -15,6 +15,8 @@
 package tui
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/leases"
+
 	"github.com/blackboard-hub/bb/internal/hub/oversight"
 
 	"github.com/blackboard-hub/bb/internal/hub/search"
@@ -44,6 +46,7 @@ type API interface {
 	overview.API
 	search.API
 	oversight.API
+	leases.API
 }
 
 // Options configure one run of the view.

@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/leases"
+
 	"github.com/blackboard-hub/bb/internal/hub/oversight"
 
 	"github.com/blackboard-hub/bb/internal/hub/overview"
@@ -247,14 +249,21 @@ func (a *app) agentStatusCmd() *cobra.Command {
 			for _, m := range st.Unacked {
 				unacked = append(unacked, mailView(m))
 			}
+			held, err := svc.ListLeases(cmd.Context(), leases.ListFilter{Agent: agent})
+			if err != nil {
+				return err
+			}
 			data := map[string]any{
 				"bead_id": bead, "agent_id": agent,
-				"reservations": res, "unacked_messages": unacked,
+				"reservations": res, "unacked_messages": unacked, "leases": held,
 				"summary":  map[string]any{"reservations": st.ReservationsBy, "messages": st.MessagesBy},
 				"inbox":    st.Inbox,
 				"timeline": eventViews(st.Timeline),
 			}
-			return a.reply(cmd, data, func(w io.Writer) { printCoordStatus(w, svc, a.when(), st) })
+			return a.reply(cmd, data, func(w io.Writer) {
+				printCoordStatus(w, svc, a.when(), st)
+				a.printLeases(w, held)
+			})
 		},
 	}
 	c.Flags().StringVar(&bead, "bead", "", "only this bead")

@@ -11,9 +11,6 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 )
 
-// defaultWait is bb agent wait's --timeout when none is given.
-const defaultWait = 10 * time.Minute
-
 // waitJSON is bb agent wait's --json data.
 type waitJSON struct {
 	AgentID   string   `json:"agent_id"`

@@ -16,6 +16,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hookio"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/leases"
 	"github.com/blackboard-hub/bb/internal/procid"
 	"github.com/blackboard-hub/bb/internal/shellquote"
 	"github.com/blackboard-hub/bb/internal/termtext"
@@ -316,10 +317,11 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 	id := sess.AgentID
 	switch kind {
 	case hookio.KindStart:
-		a.exportIdentity(id, svc.Root())
-		note := ""
+		held, leaseNote := a.sessionLeases(ctx, svc, id, in.SessionID, sin.Where)
+		a.exportIdentity(id, svc.Root(), held)
+		note := leaseNote
 		if sess.Adopted != nil {
-			note = fmt.Sprintf("this session resumed %s (%s)", id, sess.Adopted.Evidence)
+			note = strings.TrimSpace(fmt.Sprintf("this session resumed %s (%s) %s", id, sess.Adopted.Evidence, leaseNote))
 		}
 		if !set.Delivery {
 			return hookReply{note: note}, nil
@@ -332,14 +334,14 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			if err != nil {
 				return hookReply{note: note}, err
 			}
-			text := fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", id, filepath.ToSlash(svc.Root())) + deliveryText(d)
+			text := fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", id, filepath.ToSlash(svc.Root())) + leasesBrief(ctx, svc, id, held) + deliveryText(d)
 			return hookReply{sort: replyContext, text: text, note: note}, nil
 		}
 		d, err := svc.SessionBrief(ctx, id)
 		if err != nil {
 			return hookReply{note: note}, err
 		}
-		text := deliveryText(d)
+		text := deliveryText(d) + leasesBrief(ctx, svc, id, held)
 		if sess.Adopted != nil {
 			text = strings.Replace(text, "\n", fmt.Sprintf("\nThis session resumed %s's work: %s.\n", id, sess.Adopted.Evidence), 1)
 		}
@@ -376,7 +378,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 // commands the agent runs, where the client documents a way: Claude Code
 // sources $CLAUDE_ENV_FILE (written by SessionStart hooks) before each Bash
 // command (https://code.claude.com/docs/en/hooks, SessionStart).
-func (a *app) exportIdentity(id, root string) {
+func (a *app) exportIdentity(id, root string, held []leases.Lease) {
 	p := strings.TrimSpace(a.env.Getenv("CLAUDE_ENV_FILE"))
 	if p == "" {
 		return
@@ -387,6 +389,11 @@ func (a *app) exportIdentity(id, root string) {
 		return
 	}
 	defer f.Close()
+	// The session's leases (bb config leases.session) too: BB_PORT_WEB=…
+	for _, kv := range leases.EnvLines(held) {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(f, "export %s=%s\n", k, shellquote.Quote(v))
+	}
 	if a.remote() {
 		// The board is the server's: its directory means nothing here.
 		fmt.Fprintf(f, "export BB_AGENT_ID=%s\n", shellquote.Quote(id))

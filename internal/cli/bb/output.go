@@ -222,8 +222,15 @@ func actionWords(a hub.Action) string {
 // flagName names the field of a core error as the bb flag that sets it:
 // the one mapping from domain fields to bb's vocabulary.
 func flagName(field string) string {
-	if field == "ttl_minutes" {
+	switch field {
+	case "ttl_minutes":
 		return "--ttl"
+	case "lease":
+		return "the lease name"
+	case "port_range":
+		return hub.ConfigLeasesPortRange
+	case "session_leases":
+		return hub.ConfigLeasesSession
 	}
 	return view.FlagName(field)
 }

@@ -1,6 +1,8 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/leases"
+
 	"fmt"
 	"io"
 	"strings"
@@ -36,7 +38,18 @@ offline).`,
 			if err != nil {
 				return err
 			}
-			return a.reply(cmd, agentLiveViews(agents), func(w io.Writer) { printAgents(w, agents) })
+			// The leases held (bb lease) follow the agents in the table;
+			// --json keeps the list of agents it always was.
+			var held []leases.Status
+			if !a.g.json {
+				if held, err = svc.ListLeases(cmd.Context(), leases.ListFilter{}); err != nil {
+					return err
+				}
+			}
+			return a.reply(cmd, agentLiveViews(agents), func(w io.Writer) {
+				printAgents(w, agents)
+				a.printLeases(w, held)
+			})
 		},
 	}
 	c.AddCommand(a.statusSetCmd(), a.statusGetCmd(), a.statusClearCmd())
@@ -179,4 +192,16 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-3]) + "..."
+}
+
+// printLeases is the leases part of bb status and bb agent status:
+// nothing when none is held or waited for.
+func (a *app) printLeases(w io.Writer, ss []leases.Status) {
+	if len(ss) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Leases: %d\n", len(ss))
+	for _, st := range ss {
+		fmt.Fprintf(w, "  %s\n", a.leaseLine(st))
+	}
 }

@@ -37,12 +37,12 @@ const (
 
 // EventMailDelivered records what reached an agent's context, how and
 // when (the timeline's "who heard what").
-const EventMailDelivered = "mail.delivered"
+const EventMailDelivered = hub.EventMailDelivered
 
 // EventSessionWaiting records that a session's waiter is armed: the
 // session is idle and will be woken by what arrives. A newer waiter of
 // the same session supersedes the older one (one waiter per session).
-const EventSessionWaiting = "session.waiting"
+const EventSessionWaiting = hub.EventSessionWaiting
 
 // Limits of a wait.
 const (

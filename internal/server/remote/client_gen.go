@@ -12,6 +12,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub/credentials"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
+	"github.com/blackboard-hub/bb/internal/hub/leases"
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 	"github.com/blackboard-hub/bb/internal/hub/oversight"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
@@ -704,5 +705,61 @@ func (c *Client) Export(ctx context.Context) (housekeeping.Export, error) {
 func (c *Client) StepIn(ctx context.Context, in oversight.StepInInput) (oversight.StepInResult, error) {
 	var r0 oversight.StepInResult
 	err := c.call(ctx, "StepIn", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// AcquireLease calls AcquireLease on the server.
+func (c *Client) AcquireLease(ctx context.Context, in leases.AcquireInput) (leases.Grant, error) {
+	var r0 leases.Grant
+	err := c.call(ctx, "AcquireLease", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// ReleaseLease calls ReleaseLease on the server.
+func (c *Client) ReleaseLease(ctx context.Context, in leases.ReleaseInput) (leases.ReleaseResult, error) {
+	var r0 leases.ReleaseResult
+	err := c.call(ctx, "ReleaseLease", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// RenewLease calls RenewLease on the server.
+func (c *Client) RenewLease(ctx context.Context, in leases.RenewInput) (leases.Lease, error) {
+	var r0 leases.Lease
+	err := c.call(ctx, "RenewLease", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// CheckLease calls CheckLease on the server.
+func (c *Client) CheckLease(ctx context.Context, agent string, name string, fence int64) (leases.CheckResult, error) {
+	var r0 leases.CheckResult
+	err := c.call(ctx, "CheckLease", []any{agent, name, fence}, []any{&r0})
+	return r0, err
+}
+
+// LeaseStatus calls LeaseStatus on the server.
+func (c *Client) LeaseStatus(ctx context.Context, name string) (leases.Status, error) {
+	var r0 leases.Status
+	err := c.call(ctx, "LeaseStatus", []any{name}, []any{&r0})
+	return r0, err
+}
+
+// ListLeases calls ListLeases on the server.
+func (c *Client) ListLeases(ctx context.Context, f leases.ListFilter) ([]leases.Status, error) {
+	var r0 []leases.Status
+	err := c.call(ctx, "ListLeases", []any{f}, []any{&r0})
+	return r0, err
+}
+
+// AcquireSessionLeases calls AcquireSessionLeases on the server.
+func (c *Client) AcquireSessionLeases(ctx context.Context, in leases.SessionInput) ([]leases.Lease, error) {
+	var r0 []leases.Lease
+	err := c.call(ctx, "AcquireSessionLeases", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// ReleaseAgentLeases calls ReleaseAgentLeases on the server.
+func (c *Client) ReleaseAgentLeases(ctx context.Context, agent string) ([]leases.Lease, error) {
+	var r0 []leases.Lease
+	err := c.call(ctx, "ReleaseAgentLeases", []any{agent}, []any{&r0})
 	return r0, err
 }

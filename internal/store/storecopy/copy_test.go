@@ -113,6 +113,7 @@ func dump(t *testing.T, st *sqlstore.DB) map[string]string {
 		{"board_config", "key"}, {"hook_sessions", "client, session_id"}, {"mail_deliveries", "message_id, agent"},
 		{"repository", "id"}, {"branch_edits", "agent_id, branch, path"},
 		{"credentials", "id"}, {"attention_notified", "channel, item_id"},
+		{"leases", "name"}, {"lease_holders", "id"}, {"lease_waiters", "name, agent"},
 	} {
 		rows, err := st.SQL().Query(`SELECT * FROM ` + tb.name + ` ORDER BY ` + tb.order)
 		if err != nil {

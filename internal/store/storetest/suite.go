@@ -42,6 +42,7 @@ func groups() []group {
 		{"Transactions", testTransactions},
 		{"Search", testSearch},
 		{"SearchIndex", testSearchIndex},
+		{"Leases", testLeases},
 	}
 }
 

@@ -202,6 +202,12 @@ func TestTopShowsAndActs(t *testing.T) {
 	took := tm.waitFor(`hello from another process`)
 	t.Logf("a post by another process was on screen %v after the post returned (%v after it started)", took, time.Since(posted))
 
+	// Another process takes a port lease: its Leases section and carol's
+	// row show it.
+	bb(t, dir, now, "--as", "carol", "lease", "acquire", "--port", "web")
+	tm.waitFor(`Leases \(1\)`)
+	tm.waitFor(`carol +idle +— · leases port:web=\d+`)
+
 	// r answers the selected BLOCKED (the newest item) on its bead.
 	tm.keys("r")
 	tm.waitFor(`Answer carol about bb-2`)
