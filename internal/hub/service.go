@@ -62,6 +62,15 @@ type IdemKey struct {
 
 type idemCtxKey struct{}
 
+type replayCtxKey struct{}
+
+// OnReplay has Write call fn whenever it answers a mutation of ctx with
+// the stored reply of an earlier request (an idempotent replay): bb
+// serve counts them.
+func OnReplay(ctx context.Context, fn func()) context.Context {
+	return context.WithValue(ctx, replayCtxKey{}, fn)
+}
+
 // WithIdempotency attaches a request id to ctx: the next mutation made with
 // ctx stores its reply under the key, and a retry returns that reply
 // unchanged without doing the work again. The request id is checked first
@@ -178,6 +187,9 @@ func Write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, e
 	}
 	var rep *errReplay
 	if errors.As(err, &rep) {
+		if fn, ok := ctx.Value(replayCtxKey{}).(func()); ok {
+			fn()
+		}
 		var zero T
 		if err := json.Unmarshal(rep.reply, &zero); err != nil {
 			return zero, Internal("decode stored reply", err)

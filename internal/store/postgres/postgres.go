@@ -75,6 +75,7 @@ func Dialect() sqlstore.Dialect {
 		// first means one connection per process waits on the lock, and
 		// a hand-off between goroutines costs no server round trip.
 		QueueWritesInProcess: true,
+		Schema:               schema,
 	}
 }
 
@@ -245,6 +246,15 @@ func connectErr(ctx context.Context, loc string, err error) error {
 	}
 	return &hub.Error{Code: hub.CodeIOReadFailed,
 		Message: fmt.Sprintf("cannot connect to PostgreSQL at %s: %s", loc, shortErr(err)), Err: err}
+}
+
+// schema reads the applied and newest schema versions.
+func schema(ctx context.Context, db *sql.DB) (applied, latest int, err error) {
+	if latest, err = sqlstore.LatestMigration(migrationFS, "migrations"); err != nil {
+		return 0, 0, err
+	}
+	applied, err = SchemaVersion(ctx, db)
+	return applied, latest, err
 }
 
 // SchemaVersion reads the applied schema version (0 for a fresh database).
