@@ -48,6 +48,9 @@ var configKeys = []struct {
 	{ConfigHooksStop, "BB_HOOKS_STOP_REMINDER", "on", "remind at the end of a turn about idle reservations and acks owed: on or off", isOnOff},
 	{ConfigHooksMergeCheck, "BB_HOOKS_MERGE_CHECK", ModeWarn, "before an edit, a file another active agent changed on an unmerged branch: warn, block or off",
 		func(v string) bool { return v == ModeBlock || v == ModeWarn || v == ModeOff }},
+	{ConfigRetentionEvents, "BB_RETENTION_EVENTS", RetainForever, "how long the timeline (bb events) is kept: a duration such as 90d, more than zero, or forever; bb serve removes older events in small batches", validRetention},
+	{ConfigRetentionReceipts, "BB_RETENTION_RECEIPTS", RetainForever, "how long a delivery record of mail its recipient has read or acked is kept: a duration such as 30d, or forever", validRetention},
+	{ConfigRetentionNotifications, "BB_RETENTION_NOTIFICATIONS", "30d", "how long a notifier remembers what it told each channel (bb notify, --webhook): a duration such as 30d, or forever", validRetention},
 	{ConfigEscalateAfter, "BB_ESCALATE_AFTER", "15", "minutes a HANDOFF or BLOCKED may wait unaccepted before it is escalated (1..1440)",
 		func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 && n <= 1440 }},
 }

@@ -128,7 +128,8 @@ func fingerprint(command string, req any) (string, error) {
 func Write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, error)) (T, error) {
 	var out T
 	k, idem := IdemFrom(ctx)
-	if _, ok := req.(SideEffectRead); ok {
+	switch req.(type) {
+	case SideEffectRead, Maintenance:
 		idem = false
 	}
 	var fp string
@@ -227,6 +228,12 @@ func (s *Service) Event(typ, agent string, payload any) *Event {
 // agents offline, mail read, purges expired mail): it is never replayed,
 // whatever request id its context carries.
 type SideEffectRead struct{}
+
+// Maintenance is the req of a write the board does to itself in many
+// small transactions (retention's batches): never idempotent, since each
+// batch is a new one even under the request id of the command that
+// started them.
+type Maintenance struct{}
 
 // ErrReadOnlyBoard is wrapped by the error a store gives for a write to a
 // board that cannot be written (a read-only file or file system).

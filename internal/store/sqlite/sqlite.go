@@ -31,6 +31,9 @@ type Migration = sqlstore.Migration
 // Migrations returns the embedded migrations in order.
 func Migrations() ([]Migration, error) { return sqlstore.LoadMigrations(migrationFS, "migrations") }
 
+// LatestVersion is the newest schema version this binary has.
+func LatestVersion() (int, error) { return sqlstore.LatestMigration(migrationFS, "migrations") }
+
 // Dialect is the SQLite flavour of sqlstore.
 func Dialect() sqlstore.Dialect {
 	return sqlstore.Dialect{
