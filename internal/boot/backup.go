@@ -244,15 +244,42 @@ func tableNames(ctx context.Context, db *sql.DB) ([]string, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	var all []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
 			return nil, err
 		}
+		all = append(all, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// The shadow tables of a virtual table (the search index) are its own.
+	vt, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'`)
+	if err != nil {
+		return nil, err
+	}
+	defer vt.Close()
+	var virtual []string
+	for vt.Next() {
+		var n string
+		if err := vt.Scan(&n); err != nil {
+			return nil, err
+		}
+		virtual = append(virtual, n+"_")
+	}
+	out := all[:0]
+next:
+	for _, n := range all {
+		for _, v := range virtual {
+			if strings.HasPrefix(n, v) {
+				continue next
+			}
+		}
 		out = append(out, n)
 	}
-	return out, rows.Err()
+	return out, vt.Err()
 }
 
 func firstLine(err error) string {
