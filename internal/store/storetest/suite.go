@@ -41,6 +41,7 @@ func groups() []group {
 		{"Transactions", testTransactions},
 		{"Search", testSearch},
 		{"SearchIndex", testSearchIndex},
+		{"Retention", testRetention},
 	}
 }
 
