@@ -67,6 +67,9 @@ type Config struct {
 	// answers DATABASE_UNAVAILABLE until it is back, a board whose files
 	// were deleted or replaced under it is reopened.
 	LongLived bool
+	// ApplicationName names a PostgreSQL board's connections
+	// (ServeApplicationName for bb serve).
+	ApplicationName string
 	// Log, for a LongLived process, hears once about each outage of the
 	// database (with its cause) and once about its end, and about every
 	// reopen (nil: discarded).
@@ -154,7 +157,7 @@ func openStore(ctx context.Context, c Config) (*sqlstore.DB, error) {
 			return nil, hub.FieldErr(hub.CodeInvalidInput, "database-url",
 				"unsupported database URL %q: use postgres://user:password@host:port/dbname", postgres.Redact(c.DatabaseURL))
 		}
-		return postgres.Open(ctx, c.DatabaseURL)
+		return postgres.OpenWith(ctx, c.DatabaseURL, postgres.Options{ApplicationName: c.ApplicationName})
 	}
 	o := sqlite.Options{Create: c.Create, InitEmpty: c.InitEmpty, BusyTimeoutMS: c.BusyTimeoutMS}
 	if c.LongLived {

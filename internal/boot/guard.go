@@ -380,6 +380,14 @@ func (g *guarded) WatchCommits(ctx context.Context, wake func(), live func(bool)
 	return st.WatchCommits(ctx, wake, live)
 }
 
+// CheckSchema implements hub.SchemaChecker.
+func (g *guarded) CheckSchema(ctx context.Context) error {
+	g.mu.RLock()
+	st := g.st
+	g.mu.RUnlock()
+	return st.CheckSchema(ctx)
+}
+
 func (g *guarded) Backend() string {
 	g.mu.RLock()
 	defer g.mu.RUnlock()

@@ -162,3 +162,20 @@ func (s *Service) Info(ctx context.Context) (Info, error) {
 	}
 	return Info{ProjectDir: s.ProjectRoot, Backend: s.Store.Backend(), LastEventSeq: seq}, nil
 }
+
+// SchemaChecker is a store that can tell whether its database answers
+// with the schema this binary expects (bb serve's /readyz).
+type SchemaChecker interface {
+	CheckSchema(ctx context.Context) error
+}
+
+// Ready reports whether the board can serve: the database answers and its
+// schema is the one this binary migrated it to. Nil when ready; otherwise
+// the reason (DATABASE_UNAVAILABLE, SCHEMA_TOO_NEW...).
+func (s *Service) Ready(ctx context.Context) error {
+	if c, ok := s.Store.(SchemaChecker); ok {
+		return c.CheckSchema(ctx)
+	}
+	_, err := s.LatestEventSeq(ctx)
+	return err
+}

@@ -76,6 +76,11 @@ const (
 // (bb serve, bb mcp) reconnect by themselves.
 const CodeDatabaseUnavailable Code = "DATABASE_UNAVAILABLE"
 
+// CodeRateLimited says a credential spent its request budget on bb serve
+// (fair use): nothing was done; the same call may be retried after the
+// reply's Retry-After seconds.
+const CodeRateLimited Code = "RATE_LIMITED"
+
 // Error is the typed error every core operation returns. Message is written
 // for the user: one line, naming the field and the limit where relevant.
 type Error struct {

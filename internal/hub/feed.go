@@ -78,9 +78,18 @@ func (s *Service) Follow(ctx context.Context, in FollowInput, emit func(Event) e
 		}
 	}
 	// replay delivers the stored events in (sent, upTo], at most limit of
-	// them (0: all), then moves sent to upTo.
+	// them (0: all), then moves sent to upTo. When retention removed some
+	// of them, the follower is told first and resumes at the oldest kept.
 	replay := func(upTo int64, limit int) error {
 		n := 0
+		if through, err := s.expiredFrom(ctx, sent); err != nil {
+			return err
+		} else if through > 0 {
+			if err := emit(s.cursorExpired(sent, through)); err != nil {
+				return err
+			}
+			sent = through
+		}
 	pages:
 		for sent < upTo {
 			q := f

@@ -62,6 +62,15 @@ type IdemKey struct {
 
 type idemCtxKey struct{}
 
+type replayCtxKey struct{}
+
+// OnReplay has Write call fn whenever it answers a mutation of ctx with
+// the stored reply of an earlier request (an idempotent replay): bb
+// serve counts them.
+func OnReplay(ctx context.Context, fn func()) context.Context {
+	return context.WithValue(ctx, replayCtxKey{}, fn)
+}
+
 // WithIdempotency attaches a request id to ctx: the next mutation made with
 // ctx stores its reply under the key, and a retry returns that reply
 // unchanged without doing the work again. The request id is checked first
@@ -119,7 +128,8 @@ func fingerprint(command string, req any) (string, error) {
 func Write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, error)) (T, error) {
 	var out T
 	k, idem := IdemFrom(ctx)
-	if _, ok := req.(SideEffectRead); ok {
+	switch req.(type) {
+	case SideEffectRead, Maintenance:
 		idem = false
 	}
 	var fp string
@@ -178,6 +188,9 @@ func Write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, e
 	}
 	var rep *errReplay
 	if errors.As(err, &rep) {
+		if fn, ok := ctx.Value(replayCtxKey{}).(func()); ok {
+			fn()
+		}
 		var zero T
 		if err := json.Unmarshal(rep.reply, &zero); err != nil {
 			return zero, Internal("decode stored reply", err)
@@ -215,6 +228,12 @@ func (s *Service) Event(typ, agent string, payload any) *Event {
 // agents offline, mail read, purges expired mail): it is never replayed,
 // whatever request id its context carries.
 type SideEffectRead struct{}
+
+// Maintenance is the req of a write the board does to itself in many
+// small transactions (retention's batches): never idempotent, since each
+// batch is a new one even under the request id of the command that
+// started them.
+type Maintenance struct{}
 
 // ErrReadOnlyBoard is wrapped by the error a store gives for a write to a
 // board that cannot be written (a read-only file or file system).

@@ -41,6 +41,23 @@ type Tx interface {
 	NotifyTx
 	SearchTx
 	CredentialTx
+	RetentionTx
+}
+
+// RetentionTx forgets old rows, at most limit per call, so that a write
+// transaction never holds the write lock long (housekeeping.Retain).
+type RetentionTx interface {
+	// RemoveEventsBefore removes the oldest events, in seq order, while
+	// each is older than cutoff (never past the first newer one): it
+	// returns how many and the highest seq removed (0: none).
+	RemoveEventsBefore(ctx context.Context, cutoff time.Time, limit int) (removed, through int64, err error)
+	// RemoveReceiptsBefore removes delivery records older than cutoff of
+	// messages their recipient has read or acked since.
+	RemoveReceiptsBefore(ctx context.Context, cutoff time.Time, limit int) (int64, error)
+	// CountEventsBefore counts the events created before cutoff.
+	CountEventsBefore(ctx context.Context, cutoff time.Time) (int64, error)
+	// RemoveNotifiedBefore removes a notifier's records sent before cutoff.
+	RemoveNotifiedBefore(ctx context.Context, cutoff time.Time, limit int) (int64, error)
 }
 
 // AgentTx reads and writes the agents table.

@@ -87,6 +87,9 @@ type Options struct {
 	Client *http.Client
 	// Log receives one line per delivery dropped.
 	Log io.Writer
+	// Delivered, when set, hears the outcome of every webhook delivery
+	// (after its retries): bb serve counts them in its metrics.
+	Delivered func(ok bool)
 }
 
 // Notifier delivers attention items to webhooks.
@@ -387,9 +390,15 @@ func (n *Notifier) send(ctx context.Context) {
 				if err := n.post(ctx, url, body); err != nil {
 					if ctx.Err() == nil {
 						fmt.Fprintf(n.o.Log, "bb notify: dropped %s for %s after %d attempts: %v\n", p.ID, url, n.o.Attempts, err)
+						if n.o.Delivered != nil {
+							n.o.Delivered(false)
+						}
 					}
 				} else {
 					n.record(ctx, c, p.ID)
+					if n.o.Delivered != nil {
+						n.o.Delivered(true)
+					}
 				}
 			}
 		}

@@ -23,7 +23,7 @@ const AgentHeader = "X-BB-Agent"
 const RequestIDHeader = "Idempotency-Key"
 
 func (s *Server) routes() {
-	m := s.mux
+	m := s.rmux
 	m.HandleFunc("GET /api/v1/status", s.api("status", s.getBoard))
 	m.HandleFunc("POST /api/v1/status", s.api("status set", s.setStatus))
 	m.HandleFunc("POST /api/v1/status/clear", s.api("status clear", s.clearStatus))
@@ -46,6 +46,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/v1/info", s.api("info", s.info))
 	m.HandleFunc("POST /api/v1/command", s.command)
 	s.leaseRoutes()
+	m.HandleFunc("GET /api/v1/openapi.json", s.openAPI)
+	m.Handle("GET "+MetricsPath, s.metricsHandler())
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", hub.Errorf(hub.CodeNotFound, "no API endpoint %s %s (see docs/serve.md)", r.Method, r.URL.Path), http.StatusNotFound)
 	})

@@ -21,6 +21,8 @@ func StatusOf(c hub.Code) int {
 	switch {
 	case c == hub.CodeUnauthorized:
 		return http.StatusUnauthorized
+	case c == hub.CodeRateLimited:
+		return http.StatusTooManyRequests
 	case c == hub.CodeInternal || strings.HasPrefix(s, "IO_"):
 		return http.StatusInternalServerError
 	case c == hub.CodeDatabaseBusy, c == hub.CodeDatabaseUnavailable:
@@ -75,6 +77,9 @@ func writeError(w http.ResponseWriter, command string, err error, status int) {
 	}
 	if s := retryAfter(he.Code); s != "" {
 		w.Header().Set("Retry-After", s)
+	}
+	if rec, ok := w.(*recorder); ok {
+		rec.code = he.Code
 	}
 	writeJSON(w, status, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(he.Code), Message: he.Render(jsonName), Field: fieldName(he.Field)}})
 }

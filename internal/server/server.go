@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/app"
@@ -60,6 +61,17 @@ type Config struct {
 	// Drain bounds how long a stopping server waits for the requests in
 	// progress (0: DefaultDrain).
 	Drain time.Duration
+	// RequestLog writes one Log line per request (request id, credential,
+	// role, method, route, status, duration); never a token or a body.
+	RequestLog bool
+	// MetricsAddr, when set, serves /metrics without a credential on a
+	// listener of its own (else /metrics is the operator's, on Addr).
+	MetricsAddr string
+	// Rate and Burst are each credential's request budget (fair use):
+	// Rate requests per second, Burst at once (0: DefaultRate and
+	// DefaultBurst; a negative Rate turns the budget off).
+	Rate  float64
+	Burst int
 }
 
 // DefaultDrain is how long a stopping server lets the requests in progress
@@ -77,6 +89,13 @@ type Server struct {
 	access  *access
 	ui      *ui
 	mux     *http.ServeMux
+	rmux    *routeMux
+	metrics *metrics
+	fair    *fairUse
+	reqIDs  *requestIDs
+	// stopping is set when the server starts to stop: /readyz says so, so
+	// a load balancer sends new requests elsewhere.
+	stopping atomic.Bool
 	// rpcs are the app.API methods callable over /api/v1/rpc/.
 	rpcs map[string]rpcMethod
 	// streams ends when the server starts to stop: event streams (SSE,
@@ -88,6 +107,8 @@ type Server struct {
 	repos sync.Map
 	// beats batches the check-ins identified reads owe (heartbeats.go).
 	beats *heartbeats
+	// metricsLn is --metrics-addr's listener (Run opens it).
+	metricsLn net.Listener
 }
 
 // New builds a server; Run starts its background work and listener.
@@ -120,8 +141,14 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ui = ui
 	s.rpcs = rpcMethods()
+	s.metrics = newMetrics(s)
+	s.fair = newFairUse(cfg.Rate, cfg.Burst)
+	s.reqIDs = newRequestIDs()
 	s.mux = http.NewServeMux()
+	s.rmux = &routeMux{s: s, mux: s.mux}
 	s.routes()
+	// The probes are answered by observe, before the credential check.
+	s.rmux.patterns = append(s.rmux.patterns, "GET "+HealthPath, "GET "+ReadyPath)
 	return s, nil
 }
 
@@ -157,7 +184,7 @@ func isLoopbackHost(host string) bool {
 }
 
 // Handler is the full HTTP handler (auth included), for tests and embedding.
-func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
+func (s *Server) Handler() http.Handler { return s.observe(s.guard(s.mux)) }
 
 // Start runs the background goroutine (the group committer of posts)
 // until ctx ends. Run calls it; tests using Handler directly call it too.
@@ -186,6 +213,14 @@ func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
 	if err != nil {
 		return &hub.Error{Code: hub.CodeInvalidInput, Field: "addr", Message: fmt.Sprintf("cannot listen on %s: %v", s.cfg.Addr, unwrapAll(err)), Err: err}
 	}
+	if s.cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", s.cfg.MetricsAddr)
+		if err != nil {
+			_ = ln.Close()
+			return &hub.Error{Code: hub.CodeInvalidInput, Field: "metrics_addr", Message: fmt.Sprintf("cannot listen on --metrics-addr %s: %v", s.cfg.MetricsAddr, unwrapAll(err)), Err: err}
+		}
+		s.metricsLn = mln
+	}
 	return s.Serve(ctx, ln, ready)
 }
 
@@ -212,6 +247,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, ready func(addr str
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	hs.RegisterOnShutdown(s.stopStreams)
+	var ms *http.Server
+	if s.metricsLn != nil {
+		ms = &http.Server{Handler: s.MetricsHandler(), ReadHeaderTimeout: readHeaderTimeout, WriteTimeout: writeTimeout,
+			ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+		go func() { _ = ms.Serve(s.metricsLn) }()
+		defer func() { _ = ms.Close() }()
+	}
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -223,6 +265,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, ready func(addr str
 		return err
 	case <-ctx.Done():
 	}
+	s.stopping.Store(true)
 	drain := s.cfg.Drain
 	if drain <= 0 {
 		drain = DefaultDrain

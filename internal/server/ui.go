@@ -76,7 +76,7 @@ func newUI(s *Server) (*ui, error) {
 	return &ui{s: s, tmpl: t, files: http.StripPrefix("/static/", http.FileServerFS(static))}, nil
 }
 
-func (u *ui) routes(m *http.ServeMux) {
+func (u *ui) routes(m router) {
 	m.HandleFunc("GET /{$}", u.page)
 	m.HandleFunc(loginPath, u.s.login)
 	m.Handle("GET /static/", u.static())

@@ -19,15 +19,23 @@ import (
 )
 
 func (a *app) clearCmd() *cobra.Command {
-	var before string
+	var before, eventsBefore string
 	var resetOffline, artifacts, confirm bool
 	c := &cobra.Command{
 		Use:   "clear",
-		Short: "Bulk cleanup: old messages, offline agents, artifacts",
-		Long: `Delete messages older than a duration, agents that are offline, and/or
-every registered artifact. Shows what it will delete first. Without
---confirm it asks on a terminal and deletes nothing otherwise.`,
+		Short: "Bulk cleanup: old messages, old events, offline agents, artifacts",
+		Long: `Delete messages older than a duration, timeline events older than a
+duration, agents that are offline, and/or every registered artifact. Shows
+what it will delete first. Without --confirm it asks on a terminal and
+deletes nothing otherwise.
+
+--events-before removes events in transactions of 500, oldest first, as
+the board's retention.events setting does in bb serve (bb config set
+retention.events 90d): agents keep writing meanwhile. A follower of the
+event stream whose cursor is older is told ("timeline.cursor_expired") and
+resumes at the oldest event kept.`,
 		Example: `  bb clear --messages-before 2d --confirm
+  bb clear --events-before 90d --confirm
   bb clear --reset-offline --artifacts --confirm`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -43,6 +51,16 @@ every registered artifact. Shows what it will delete first. Without
 				}
 				in.MessagesBefore = d
 			}
+			if cmd.Flags().Changed("events-before") {
+				d, err := hub.ParseDuration(eventsBefore)
+				if err != nil {
+					return err
+				}
+				if d <= 0 {
+					return hub.FieldErr(hub.CodeInvalidInput, "events-before", "duration must be greater than zero")
+				}
+				in.EventsBefore = d
+			}
 			svc, err := a.service(cmd.Context())
 			if err != nil {
 				return err
@@ -57,11 +75,11 @@ every registered artifact. Shows what it will delete first. Without
 			if !confirm {
 				if a.g.json || !a.env.IsTerminal {
 					return a.reply(cmd, map[string]any{"cleared": false, "would_delete": plan, "hint": "run again with --confirm"}, func(w io.Writer) {
-						printPlan(w, plan, before)
+						printPlan(w, plan, before, eventsBefore)
 						fmt.Fprintln(w, "Nothing deleted: run again with --confirm.")
 					})
 				}
-				printPlan(termtext.Writer{W: a.env.Stdout}, plan, before)
+				printPlan(termtext.Writer{W: a.env.Stdout}, plan, before, eventsBefore)
 				fmt.Fprint(a.env.Stdout, "Proceed? [y/N] ")
 				ans, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
 				if s := strings.ToLower(strings.TrimSpace(ans)); s != "y" && s != "yes" {
@@ -83,21 +101,28 @@ every registered artifact. Shows what it will delete first. Without
 				if in.Artifacts {
 					fmt.Fprintf(w, "Cleared %d artifacts\n", done.Artifacts)
 				}
+				if in.EventsBefore > 0 {
+					fmt.Fprintf(w, "Deleted %d events\n", done.Events)
+				}
 			})
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&before, "messages-before", "", "delete messages older than this (10m, 1h, 2d, 1w)")
+	f.StringVar(&eventsBefore, "events-before", "", "delete timeline events older than this (90d, 2w), in small batches")
 	f.BoolVar(&resetOffline, "reset-offline", false, "delete agents that are offline")
 	f.BoolVar(&artifacts, "artifacts", false, "delete every registered artifact")
 	f.BoolVar(&confirm, "confirm", false, "do it without asking")
 	return c
 }
 
-func printPlan(w io.Writer, p housekeeping.ClearPlan, before string) {
+func printPlan(w io.Writer, p housekeeping.ClearPlan, before, eventsBefore string) {
 	fmt.Fprintln(w, "The following actions will be performed:")
 	if p.Messages > 0 {
 		fmt.Fprintf(w, "  • Delete %d messages before %s\n", p.Messages, before)
+	}
+	if p.Events > 0 {
+		fmt.Fprintf(w, "  • Delete %d events older than %s\n", p.Events, eventsBefore)
 	}
 	if p.OfflineAgents > 0 {
 		fmt.Fprintf(w, "  • Delete %d offline agents\n", p.OfflineAgents)
@@ -111,9 +136,15 @@ func (a *app) exportCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "export",
 		Short: "Dump the whole board as JSON (agents, messages, artifacts, events)",
-		Long: `Print the whole board as one JSON document on stdout, oldest first:
-{exported_at, project_dir, agents, messages, artifacts, events}. This is a
-file format, not a reply: --json does not wrap it.`,
+		Long: `Print the board's conversation as one JSON document on stdout, oldest
+first: {exported_at, project_dir, agents, messages, artifacts, events,
+left_out}. This is a file format, not a reply: --json does not wrap it.
+
+It is a readable record, not a backup: it leaves out tasks, memory,
+reservations, credentials, hook sessions, delivery and read records, board
+settings and idempotency keys (listed in "left_out"), and there is no
+import. For a complete, restorable copy use bb backup <file> and
+bb restore <file>.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			svc, err := a.service(cmd.Context())
@@ -132,6 +163,7 @@ file format, not a reply: --json does not wrap it.`,
 				"exported_at": x.ExportedAt.Format(time.RFC3339Nano), "project_dir": svc.Root(),
 				"agents": agents, "messages": messageViews(x.Messages), "artifacts": artifactViews(x.Artifacts),
 				"events": eventViews(x.Events),
+				"left_out": housekeeping.ExportLeftOut(), "complete_copy": "bb backup <file>",
 			})
 			a.checkIn(cmd.Context())
 			return nil

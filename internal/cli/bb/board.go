@@ -229,6 +229,14 @@ func (a *app) localService(ctx context.Context) (core.API, error) {
 	}
 	cfg.Clock, cfg.Env, cfg.ProcessExits, cfg.BusyTimeoutMS = clock, a.env.Getenv, a.env.ProcessExits, a.busyTimeoutMS
 	cfg.LongLived = a.longLived
+	if a.serving {
+		cfg.ApplicationName = boot.ServeApplicationName
+		release, err := boot.HoldServing(cfg)
+		if err != nil {
+			return nil, err
+		}
+		a.releaseServing = release
+	}
 	if a.longLived {
 		// Outages of the database and recoveries, once each, on stderr.
 		cfg.Log = a.logger()

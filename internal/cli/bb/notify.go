@@ -109,7 +109,7 @@ func checkWebhooks(hooks []string) error {
 
 // startNotify runs bb notify's engine beside bb serve (--webhook) until
 // the returned stop is called; stop waits for it to end.
-func (a *app) startNotify(ctx context.Context, svc notify.API, hooks []string, dashboard string) (stop func()) {
+func (a *app) startNotify(ctx context.Context, svc notify.API, hooks []string, dashboard string, delivered func(ok bool)) (stop func()) {
 	if len(hooks) == 0 {
 		return func() {}
 	}
@@ -117,7 +117,7 @@ func (a *app) startNotify(ctx context.Context, svc notify.API, hooks []string, d
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := notify.New(svc, notify.Options{Webhooks: hooks, Dashboard: dashboard, Log: a.env.Stderr}).Run(ctx); err != nil {
+		if err := notify.New(svc, notify.Options{Webhooks: hooks, Dashboard: dashboard, Log: a.env.Stderr, Delivered: delivered}).Run(ctx); err != nil {
 			fmt.Fprintf(a.env.Stderr, "bb serve: webhooks stopped: %s\n", hub.WordsOf(err, hub.Vocabulary{}))
 		}
 	}()

@@ -134,6 +134,12 @@ type app struct {
 	// longLived is set by the commands that serve many calls from one
 	// process (bb serve, bb mcp): see boot.Config.LongLived.
 	longLived bool
+	// logFormat is bb serve's --log-format (text or json).
+	logFormat string
+	// serving: this process is a bb serve (its board connections say so,
+	// and bb restore sees it); releaseServing ends that mark.
+	serving        bool
+	releaseServing func()
 	// checkedIn receives the check-in the command's own write made
 	// (hub.WithCheckIn); nil for the commands that never check in.
 	checkedIn *hub.CheckInSlot
@@ -179,6 +185,9 @@ func newApp(env Env) *app {
 func (a *app) close() {
 	if a.closeFn != nil {
 		a.closeFn()
+	}
+	if a.releaseServing != nil {
+		a.releaseServing()
 	}
 }
 
@@ -302,7 +311,7 @@ func (a *app) topCommands() []topCommand {
 		{"install", a.installCmd, false}, {"uninstall", a.uninstallCmd, false}, {"doctor", a.doctorCmd, false}, {"guard", a.guardCmd, false}, {"demo", a.demoCmd, false}, {"env", a.envCmd, false},
 		{"mcp", a.mcpCmd, false},
 		{"agent", a.agentCmd, true},
-		{"migrate", a.migrateCmd, false},
+		{"migrate", a.migrateCmd, false}, {"backup", a.backupCmd, false}, {"restore", a.restoreCmd, false},
 		{"task", a.taskCmd, true}, {"memory", a.memoryCmd, true}, {"lease", a.leaseCmd, true}, {"resume", a.resumeCmd, true}, {"push", a.pushCmd, true},
 		{"serve", a.serveCmd, false},
 		{"hook", a.hookCmd, false}, {"config", a.configCmd, false}, {"token", a.tokenCmd, true}, {"repository", a.repositoryCmd, true},

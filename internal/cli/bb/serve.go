@@ -30,6 +30,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var addr, token string
 	var waitDB time.Duration
 	var webhooks []string
+	var o serveOptions
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the board over HTTP: JSON API, live events, the Sessions dashboard",
@@ -51,10 +52,20 @@ waited for, up to --wait-db, with a message on stderr. While it runs, an
 unreachable database answers 503 DATABASE_UNAVAILABLE (with Retry-After)
 and the server reconnects by itself. SIGINT or SIGTERM stop it gracefully:
 no new connections, event streams closed, requests in progress answered
-(at most 10 s), exit 0. See docs/serve.md.`,
+(at most 10 s), exit 0. See docs/serve.md.
+
+Operating it for a team (docs/ops.md): /healthz and /readyz answer probes
+without a credential; /metrics is Prometheus' text format (the operator's,
+or on --metrics-addr without a credential); --log-format json writes one
+JSON line per request; each credential may send --rate requests per second
+(--burst at once) before it gets 429 RATE_LIMITED with Retry-After; every
+--retention-every it forgets what the board's retention.* settings say
+(bb config), in small batches.`,
 		Example: `  bb serve
   bb serve --addr 0.0.0.0:7777 --token "$(openssl rand -hex 16)"
-  curl -s localhost:7777/api/v1/status`,
+  bb serve --log-format json --metrics-addr 127.0.0.1:9777
+  curl -s localhost:7777/api/v1/status
+  curl -s localhost:7777/readyz`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if token == "" {
@@ -66,7 +77,11 @@ no new connections, event streams closed, requests in progress answered
 			if err := checkWebhooks(webhooks); err != nil {
 				return err
 			}
-			a.longLived = true
+			if err := o.check(); err != nil {
+				return err
+			}
+			a.logFormat = o.logFormat
+			a.longLived, a.serving = true, true
 			svc, err := a.waitService(cmd.Context(), waitDB)
 			if err != nil {
 				return err
@@ -83,8 +98,8 @@ no new connections, event streams closed, requests in progress answered
 					}
 				}
 			}
-			defer a.startNotify(cmd.Context(), svc, webhooks, "http://"+addr+"/")()
-			return a.runServer(cmd.Context(), svc, addr, token)
+			o.addr, o.token, o.webhooks = addr, token, webhooks
+			return a.runServer(cmd.Context(), svc, o)
 		},
 	}
 	c.Flags().StringArrayVar(&webhooks, "webhook", nil, "POST what needs a person to this URL, as bb notify does (repeatable; docs/terminal.md)")
@@ -92,7 +107,47 @@ no new connections, event streams closed, requests in progress answered
 	c.Flags().StringVar(&addr, "addr", server.DefaultAddr, "host:port to listen on (non-loopback needs --token)")
 	c.Flags().StringVar(&token, "token", "", "require this bearer token on every request (default $BB_TOKEN)")
 	c.Flags().DurationVar(&waitDB, "wait-db", time.Minute, "at start, how long to wait for a database server that cannot be reached (0: do not wait)")
+	c.Flags().StringVar(&o.logFormat, "log-format", "text", "log lines on stderr: text or json (log/slog); one per request and per background job")
+	c.Flags().StringVar(&o.metricsAddr, "metrics-addr", "", "also serve /metrics on this host:port, without a credential (for a Prometheus scraper)")
+	c.Flags().Float64Var(&o.rate, "rate", server.DefaultRate, "requests per second each credential may send (fair use; a negative value turns the budget off)")
+	c.Flags().IntVar(&o.burst, "burst", server.DefaultBurst, "requests a credential may send at once before --rate applies")
+	c.Flags().DurationVar(&o.retentionEvery, "retention-every", 10*time.Minute, "how often to apply the board's retention.* settings (0: never; bb clear --events-before does it by hand)")
 	return c
+}
+
+// serveOptions are bb serve's settings beyond its address and token.
+type serveOptions struct {
+	addr, token    string
+	webhooks       []string
+	logFormat      string
+	metricsAddr    string
+	rate           float64
+	burst          int
+	retentionEvery time.Duration
+}
+
+// check refuses settings that cannot work, before anything starts.
+func (o *serveOptions) check() error {
+	switch o.logFormat {
+	case "", "text", "json":
+	default:
+		return hub.FieldErr(hub.CodeInvalidInput, "log-format", "--log-format %q: expected text or json", o.logFormat)
+	}
+	if o.metricsAddr != "" {
+		if _, _, err := net.SplitHostPort(o.metricsAddr); err != nil {
+			return hub.FieldErr(hub.CodeInvalidInput, "metrics-addr", "invalid --metrics-addr %q: expected host:port such as 127.0.0.1:9777", o.metricsAddr)
+		}
+	}
+	if o.burst < 1 {
+		return hub.FieldErr(hub.CodeInvalidInput, "burst", "--burst must be at least 1, got %d", o.burst)
+	}
+	if o.rate == 0 {
+		return hub.FieldErr(hub.CodeInvalidInput, "rate", "--rate 0 would refuse every request: give requests per second (a negative value turns the budget off)")
+	}
+	if o.retentionEvery < 0 {
+		return hub.FieldErr(hub.CodeInvalidInput, "retention-every", "--retention-every must not be negative")
+	}
+	return nil
 }
 
 // waitService opens the board; a database that cannot be reached
@@ -308,16 +363,18 @@ func (a *app) serveDir(ctx context.Context, dir, addr string) error {
 		return err
 	}
 	a.g.dir = dir
-	a.longLived = true
+	a.longLived, a.serving = true, true
 	svc, err := a.localService(ctx)
 	if err != nil {
 		return err
 	}
-	return a.runServer(ctx, svc, addr, "")
+	return a.runServer(ctx, svc, serveOptions{addr: addr, rate: server.DefaultRate, burst: server.DefaultBurst})
 }
 
 // runServer runs bb serve over svc until ctx ends, printing where it listens.
-func (a *app) runServer(ctx context.Context, svc core.API, addr, token string) error {
+func (a *app) runServer(ctx context.Context, svc core.API, o serveOptions) error {
+	addr, token := o.addr, o.token
+	a.logFormat = o.logFormat
 	lg := a.logger()
 	ms, err := bbmcp.New(svc, bbmcp.Options{Version: Version})
 	if err != nil {
@@ -325,10 +382,13 @@ func (a *app) runServer(ctx context.Context, svc core.API, addr, token string) e
 	}
 	mcpHandler := ms.HTTPHandler(bbmcp.HTTPOptions{SessionTimeout: 30 * time.Minute})
 	srv, err := server.New(server.Config{Service: svc, Addr: addr, Token: token, Log: lg, MCP: mcpHandler,
-		Commands: a.commandRunner(svc), CommandNames: a.remoteCommands()})
+		Commands: a.commandRunner(svc), CommandNames: a.remoteCommands(),
+		RequestLog: true, MetricsAddr: o.metricsAddr, Rate: o.rate, Burst: o.burst})
 	if err != nil {
 		return err
 	}
+	defer a.startNotify(ctx, svc, o.webhooks, "http://"+addr+"/", srv.WebhookDelivered)()
+	defer a.startRetention(ctx, svc, srv, lg, o.retentionEvery)()
 	return srv.Run(ctx, func(bound string) {
 		url := "http://" + bound + "/"
 		if a.g.json {
@@ -337,6 +397,9 @@ func (a *app) runServer(ctx context.Context, svc core.API, addr, token string) e
 			return
 		}
 		fmt.Fprintf(a.env.Stdout, "Blackboard is serving %s\n  dashboard  %s\n  API        %sapi/v1/\n  events     %sapi/v1/events/stream\n  MCP        %smcp\n", svc.Root(), url, url, url, url)
+		if o.metricsAddr != "" {
+			fmt.Fprintf(a.env.Stdout, "  metrics    http://%s/metrics\n", o.metricsAddr)
+		}
 		if token != "" {
 			fmt.Fprintf(a.env.Stdout, "  auth       Authorization: Bearer <token> (browser: open %s?token=<token> once)\n", url)
 		}
@@ -350,6 +413,9 @@ func (a *app) logger() *slog.Logger {
 	lvl := slog.LevelInfo
 	if a.g.quiet {
 		lvl = slog.LevelWarn
+	}
+	if a.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(a.env.Stderr, &slog.HandlerOptions{Level: lvl}))
 	}
 	return slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: lvl}))
 }

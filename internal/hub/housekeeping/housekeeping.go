@@ -12,6 +12,9 @@ import (
 // ClearInput selects what `bb clear` removes.
 type ClearInput struct {
 	MessagesBefore time.Duration // 0 = keep messages
+	// EventsBefore removes timeline events older than this (0: keep),
+	// in small batches, as retention.events does.
+	EventsBefore time.Duration
 	ResetOffline   bool
 	Artifacts      bool
 	Agent          string
@@ -22,10 +25,13 @@ type ClearPlan struct {
 	Messages      int64 `json:"messages"`
 	OfflineAgents int64 `json:"offline_agents"`
 	Artifacts     int64 `json:"artifacts"`
+	Events        int64 `json:"events"`
 }
 
 // Empty reports whether nothing would be removed.
-func (p ClearPlan) Empty() bool { return p.Messages == 0 && p.OfflineAgents == 0 && p.Artifacts == 0 }
+func (p ClearPlan) Empty() bool {
+	return p.Messages == 0 && p.OfflineAgents == 0 && p.Artifacts == 0 && p.Events == 0
+}
 
 func (s *Service) clearCounts(ctx context.Context, tx hub.Tx, in ClearInput, now time.Time) (ClearPlan, error) {
 	var p ClearPlan
@@ -55,6 +61,11 @@ func (s *Service) clearCounts(ctx context.Context, tx hub.Tx, in ClearInput, now
 			return p, err
 		}
 	}
+	if in.EventsBefore > 0 {
+		if p.Events, err = tx.CountEventsBefore(ctx, now.Add(-in.EventsBefore)); err != nil {
+			return p, err
+		}
+	}
 	return p, nil
 }
 
@@ -75,9 +86,20 @@ func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
 	if in.MessagesBefore < 0 {
 		return ClearPlan{}, hub.FieldErr(hub.CodeInvalidInput, "messages-before", "duration must not be negative")
 	}
+	if in.EventsBefore < 0 {
+		return ClearPlan{}, hub.FieldErr(hub.CodeInvalidInput, "events-before", "duration must not be negative")
+	}
 	stale, err := s.StaleMinutes()
 	if err != nil {
 		return ClearPlan{}, err
+	}
+	var events RetainReport
+	if in.EventsBefore > 0 {
+		// First, in batches of their own: the events older than the
+		// cutoff, never holding the write lock long.
+		if err := s.removeEvents(ctx, s.Now().Add(-in.EventsBefore), 0, &events); err != nil {
+			return ClearPlan{}, err
+		}
 	}
 	return hub.Write(ctx, s.Service, in, func(tx hub.Tx) (ClearPlan, error) {
 		now := s.Now()
@@ -101,11 +123,12 @@ func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
 				return done, err
 			}
 		}
+		done.Events = events.Events
 		if done.Empty() {
 			return done, nil
 		}
 		e := s.Event(hub.EventBoardCleared, in.Agent, done)
-		e.Message = fmt.Sprintf("cleared %d messages, %d offline agents, %d artifacts", done.Messages, done.OfflineAgents, done.Artifacts)
+		e.Message = fmt.Sprintf("cleared %d messages, %d offline agents, %d artifacts, %d events", done.Messages, done.OfflineAgents, done.Artifacts, done.Events)
 		return done, tx.AppendEvent(ctx, e)
 	})
 }
@@ -141,4 +164,11 @@ func (s *Service) Export(ctx context.Context) (Export, error) {
 		x.Events, err = tx.ListEvents(ctx, hub.EventFilter{})
 		return x, err
 	})
+}
+
+// ExportLeftOut names what Export leaves out (bb export says so in its
+// document): bb backup copies all of it.
+func ExportLeftOut() []string {
+	return []string{"tasks", "task_deps", "memory", "reservations", "credentials", "hook_sessions", "mail_deliveries",
+		"broadcast_receipts", "board_config", "idempotency", "repository"}
 }

@@ -75,6 +75,7 @@ func Dialect() sqlstore.Dialect {
 		// first means one connection per process waits on the lock, and
 		// a hand-off between goroutines costs no server round trip.
 		QueueWritesInProcess: true,
+		Schema:               schema,
 	}
 }
 
@@ -179,6 +180,9 @@ func Redact(raw string) string {
 type Options struct {
 	// MaxConns caps the pool (default 16).
 	MaxConns int
+	// ApplicationName names the connections in pg_stat_activity (unless
+	// the URL names them itself).
+	ApplicationName string
 }
 
 // Open connects to the database at rawURL (postgres://…), applies the
@@ -199,6 +203,12 @@ func OpenWith(ctx context.Context, rawURL string, o Options) (*sqlstore.DB, erro
 	}
 	if o.MaxConns <= 0 {
 		o.MaxConns = 16
+	}
+	if o.ApplicationName != "" && cfg.RuntimeParams["application_name"] == "" {
+		if cfg.RuntimeParams == nil {
+			cfg.RuntimeParams = map[string]string{}
+		}
+		cfg.RuntimeParams["application_name"] = o.ApplicationName
 	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(o.MaxConns)
@@ -245,6 +255,15 @@ func connectErr(ctx context.Context, loc string, err error) error {
 	}
 	return &hub.Error{Code: hub.CodeIOReadFailed,
 		Message: fmt.Sprintf("cannot connect to PostgreSQL at %s: %s", loc, shortErr(err)), Err: err}
+}
+
+// schema reads the applied and newest schema versions.
+func schema(ctx context.Context, db *sql.DB) (applied, latest int, err error) {
+	if latest, err = sqlstore.LatestMigration(migrationFS, "migrations"); err != nil {
+		return 0, 0, err
+	}
+	applied, err = SchemaVersion(ctx, db)
+	return applied, latest, err
 }
 
 // SchemaVersion reads the applied schema version (0 for a fresh database).
@@ -356,4 +375,21 @@ func applyMigration(ctx context.Context, conn *sql.Conn, m Migration) (err error
 		return hub.Internal("commit migration "+m.Name, err)
 	}
 	return nil
+}
+
+// CountApplication counts the other connections to rawURL's database whose
+// application_name is name (bb restore: the bb serve processes).
+func CountApplication(ctx context.Context, rawURL, name string) (int, error) {
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return 0, hub.FieldErr(hub.CodeInvalidInput, "database-url", "invalid database URL %s: %s", Redact(rawURL), shortErr(err))
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	var n int
+	err = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND pid <> pg_backend_pid()`, name).Scan(&n)
+	if err != nil {
+		return 0, connectErr(ctx, Redact(rawURL), err)
+	}
+	return n, nil
 }

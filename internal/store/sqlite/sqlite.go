@@ -31,6 +31,9 @@ type Migration = sqlstore.Migration
 // Migrations returns the embedded migrations in order.
 func Migrations() ([]Migration, error) { return sqlstore.LoadMigrations(migrationFS, "migrations") }
 
+// LatestVersion is the newest schema version this binary has.
+func LatestVersion() (int, error) { return sqlstore.LatestMigration(migrationFS, "migrations") }
+
 // Dialect is the SQLite flavour of sqlstore.
 func Dialect() sqlstore.Dialect {
 	return sqlstore.Dialect{
@@ -51,7 +54,17 @@ func Dialect() sqlstore.Dialect {
 		// SQLite's busy handler, which made 50 concurrent posts cost ~3x
 		// the CPU of 50 sequential ones (BENCHMARKS.md, MCP pipelining).
 		QueueWritesInProcess: true,
+		Schema:               schema,
 	}
+}
+
+// schema reads the applied (PRAGMA user_version) and newest schema versions.
+func schema(ctx context.Context, db *sql.DB) (applied, latest int, err error) {
+	if latest, err = sqlstore.LatestMigration(migrationFS, "migrations"); err != nil {
+		return 0, 0, err
+	}
+	err = db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&applied)
+	return applied, latest, err
 }
 
 // IsBusy reports SQLITE_BUSY / SQLITE_LOCKED.

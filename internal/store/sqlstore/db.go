@@ -99,6 +99,9 @@ type Dialect struct {
 	// queues the statements whose answer nobody reads and sends them with
 	// the next one that needs an answer, or with COMMIT.
 	Pipeline func(ctx context.Context, c *sql.Conn, stmts []Stmt, rows func(i int, scan func(dest ...any) error) error) (int64, error)
+	// Schema, when set, reads the database's applied schema version and
+	// the newest one this binary has (bb serve's /readyz).
+	Schema func(ctx context.Context, db *sql.DB) (applied, latest int, err error)
 }
 
 // DB is a hub.Store over a *sql.DB.
@@ -629,4 +632,27 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// CheckSchema reports whether the database answers with the schema this
+// binary migrated it to: SCHEMA_TOO_NEW when a newer bb migrated it since,
+// an internal error when it is behind (nothing migrated it), the store's
+// error when it does not answer.
+func (s *DB) CheckSchema(ctx context.Context) error {
+	// A read first: its failure is classified as every read's is
+	// (DATABASE_UNAVAILABLE, DATABASE_BUSY...).
+	if err := s.Read(ctx, func(tx hub.Tx) error { _, err := tx.LastEventSeq(ctx); return err }); err != nil || s.dialect.Schema == nil {
+		return err
+	}
+	applied, latest, err := s.dialect.Schema(ctx, s.db)
+	if err != nil {
+		return hub.Internal("read the schema version", err)
+	}
+	switch {
+	case applied > latest:
+		return hub.Errorf(hub.CodeSchemaTooNew, "database schema version %d is newer than this server supports (%d): a newer bb migrated it; upgrade this server", applied, latest)
+	case applied < latest:
+		return hub.Errorf(hub.CodeInternal, "database schema version %d is older than this server's (%d): restart the server to migrate it", applied, latest)
+	}
+	return nil
 }

@@ -43,6 +43,7 @@ func groups() []group {
 		{"Search", testSearch},
 		{"SearchIndex", testSearchIndex},
 		{"Leases", testLeases},
+		{"Retention", testRetention},
 	}
 }
 
