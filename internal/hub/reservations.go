@@ -217,7 +217,7 @@ func (s *Service) reserveRefusal(in ReserveInput, outcome, shown string, others 
 		d := others[0]
 		why := "its owner is " + string(d.Liveness)
 		if d.Expired {
-			why = "it expired at " + FormatTime(d.Reservation.ExpiresAt)
+			why = "it expired " + DurationText(s.Now().Sub(d.Reservation.ExpiresAt)) + " ago"
 		}
 		return FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.Reservation.AgentID, s.DisplayScope(d.Reservation), why)
 	}
@@ -271,7 +271,8 @@ func (s *Service) reservedEvent(in ReserveInput, shown string, out ReserveResult
 	e := s.Event(typ, in.Agent, map[string]any{"reservation_id": out.Reservation.ID, "scope": shown,
 		"expires_at": FormatTime(exp), "ttl_minutes": ttl, "taken_over": taken})
 	e.BeadID, e.Scope = in.BeadID, shown
-	e.Message = fmt.Sprintf("%s %s %s until %s", in.Agent, verb, shown, ClockText(exp))
+	// How long, not until when: a stored text names no clock or zone.
+	e.Message = fmt.Sprintf("%s %s %s for %s", in.Agent, verb, shown, DurationText(time.Duration(ttl)*time.Minute))
 	if len(taken) > 0 {
 		e.Message += fmt.Sprintf(" (took over %d stale reservation%s)", len(taken), map[bool]string{true: "", false: "s"}[len(taken) == 1])
 	}

@@ -155,14 +155,14 @@ func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput
 				who += " " + w
 			}
 			if h.Blocking {
-				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, until %s, bead %s); ask for it: %s",
-					pc.Path, who, h.Scope, hub.FormatTime(h.ExpiresAt), h.BeadID,
+				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, for %s more, bead %s); ask for it: %s",
+					pc.Path, who, h.Scope, hub.DurationText(h.ExpiresAt.Sub(now)), h.BeadID,
 					say(ActAskRelease, "from", orDefault(in.Agent, "<you>"), "to", h.AgentID, "bead", h.BeadID, "scope", h.Scope, "path", pc.Path)))
 				continue
 			}
 			why := "its owner is " + h.Liveness
 			if h.Expired {
-				why = "it expired at " + hub.FormatTime(h.ExpiresAt)
+				why = "it expired " + hub.DurationText(now.Sub(h.ExpiresAt)) + " ago"
 			}
 			stale = append(stale, fmt.Sprintf("%s was reserved by %s (scope %s) but %s: it may be taken over", pc.Path, who, h.Scope, why))
 		}
