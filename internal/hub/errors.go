@@ -136,6 +136,10 @@ const (
 	ActOwnBoard = "own_board"
 	// ActUnshallow: fetch the whole history of a shallow clone.
 	ActUnshallow = "unshallow"
+	// ActAskRelease: Args["from"] (the acting agent when absent) asks
+	// Args["to"] for the reservation of Args["scope"] on the bead
+	// Args["bead"], to work on Args["path"].
+	ActAskRelease = "ask_release"
 )
 
 // ActionWords words an action in a surface's syntax; "" falls back to the
@@ -164,6 +168,8 @@ func PlainAction(a Action) string {
 		return "Use the board of this repository instead"
 	case ActUnshallow:
 		return "Fetch the whole history first: git fetch --unshallow"
+	case ActAskRelease:
+		return fmt.Sprintf("send %s a BLOCKED message asking for %s", a.Args["to"], a.Args["scope"])
 	}
 	return strings.ReplaceAll(a.Do, "_", " ")
 }

@@ -14,7 +14,7 @@ var EventTypes = sortedTypes(
 	EventBoardCleared, EventBoardInitialized,
 	EventHandoff, EventBlocked, EventIncursion, EventResume,
 	EventAgentRegistered, EventAgentUpdated, EventMailSent, EventMailRead,
-	EventMailAcked, EventReservationCreated, EventReservationRenewed, EventReservationRelease, EventReservationReassigned,
+	EventMailAcked, EventReservationCreated, EventReservationRenewed, EventReservationRelease, EventReservationReassigned, EventReservationConflict,
 	EventMailSent, EventMailRead, EventMailAcked, EventMailExpired,
 	KindTaskCreated, KindTaskStatus, KindTaskPriorityChanged, KindTaskClosed, KindAgentFocus,
 	KindTaskDepAdded, KindTaskDepRemoved, KindTaskDeleted, KindTaskAssigned, KindTaskTakeover,

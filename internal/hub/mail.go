@@ -611,8 +611,8 @@ type ReplyInput struct {
 	// Message is the id, or a unique handle, of the message answered.
 	Message string
 	Body    string
-	// Category is "" for the fitting one: DECISION to a BLOCKED message,
-	// INFO otherwise.
+	// Category is "" for the fitting one: DECISION to another's BLOCKED
+	// message, INFO otherwise (ReplyTo).
 	Category string
 	Priority string
 }
@@ -650,17 +650,26 @@ func (s *Service) ReplyMail(ctx context.Context, in ReplyInput) (MailItem, error
 	if err != nil {
 		return MailItem{}, err
 	}
+	return s.SendMail(ctx, ReplyTo(&parent, in.Agent, in.Body, in.Category, in.Priority))
+}
+
+// ReplyTo is the mail that agent's reply to parent sends: to its other
+// party (its sender; its recipient when agent sent it), on its thread and
+// work item, linked to it, with the fitting category when category is "":
+// a DECISION answers another's BLOCKED; a follow-up on one's own message,
+// or any other reply, is INFO. Every surface's reply and a person's answer
+// (oversight) send this.
+func ReplyTo(parent *Message, agent, body, category, priority string) SendInput {
 	to := parent.From
-	if parent.From == in.Agent { // following up on one's own message
+	if parent.From == agent { // following up on one's own message
 		to = parent.To
 	}
 	if to == Broadcast {
 		to = BroadcastName
 	}
-	category := in.Category
 	if category == "" {
 		category = CategoryInfo
-		if parent.Category == CategoryBlocked {
+		if parent.Category == CategoryBlocked && parent.From != agent {
 			category = CategoryDecision
 		}
 	}
@@ -682,6 +691,6 @@ func (s *Service) ReplyMail(ctx context.Context, in ReplyInput) (MailItem, error
 		r := []rune(subject)
 		subject = string(r[:len(r)-1])
 	}
-	return s.SendMail(ctx, SendInput{From: in.Agent, To: to, BeadID: bead, Category: category, Subject: subject, Body: in.Body,
-		ThreadID: parent.ThreadID, ReplyTo: parent.UUID, Priority: in.Priority})
+	return SendInput{From: agent, To: to, BeadID: bead, Category: category, Subject: subject, Body: body,
+		ThreadID: parent.ThreadID, ReplyTo: parent.UUID, Priority: priority}
 }

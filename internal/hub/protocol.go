@@ -32,6 +32,10 @@ const (
 	EventReservationCreated = "reservation.created"
 	EventReservationRenewed = "reservation.renewed"
 	EventReservationRelease = "reservation.released"
+	// EventReservationConflict is an attempt refused because another
+	// agent holds an overlapping scope (a reserve, an edit or a commit
+	// that did not happen): the timeline shows it, nobody is paged.
+	EventReservationConflict = "reservation.conflict"
 )
 
 // ProtocolEnvelope is the stable JSON contract of seed 001 §6.1. It is the

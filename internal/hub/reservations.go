@@ -15,8 +15,9 @@ const (
 	DefaultReserveTTL = 120
 	MinReserveTTL     = 5
 	MaxReserveTTL     = 1440
-	// MaxOverlapRows bounds the rows one conflict check reads; maxIncursions
-	// bounds the INCURSION events one attempt records.
+	// MaxOverlapRows bounds the rows one conflict check reads; MaxIncursions
+	// bounds the INCURSION or reservation.conflict events one attempt
+	// records.
 	MaxOverlapRows = 1000
 	MaxIncursions  = 20
 )
@@ -40,7 +41,10 @@ type ReserveResult struct {
 	Renewed bool
 	// TakenOver lists the stale reservations archived as expired.
 	TakenOver []Reservation
-	// Incursions are the protocol events recorded by this attempt.
+	// Incursions are the INCURSION events recorded by this attempt:
+	// always none, since a reserve attempt enters nobody's reservation (a
+	// refused one records reservation.conflict events, a takeover archives
+	// the stale reservation first). Kept for the reply's shape.
 	Incursions []Event
 }
 
@@ -66,9 +70,11 @@ type OverlapDecision struct {
 // reservation that overlaps exactly or partially: unexpired with an active
 // owner is RESERVATION_CONFLICT; expired, or owned by a stale or evicted
 // agent, is RESERVATION_STALE_FOUND unless TakeoverStale, which archives it
-// as expired. Re-reserving one's own exact scope renews it. Every attempt
-// that overlaps another agent's reservation records an INCURSION event —
-// committed even when the reserve itself is refused.
+// as expired. Re-reserving one's own exact scope renews it. A refused
+// attempt records what it was, a reservation.conflict event per
+// overlapping reservation (committed although the reserve is refused):
+// visible in the timeline, never paging a person. Nothing of it is an
+// INCURSION, which is an edit or commit inside another's reservation.
 func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, error) {
 	if err := Allow(ctx, Act(in.Agent)); err != nil {
 		return ReserveResult{}, err
@@ -101,14 +107,14 @@ func (s *Service) Reserve(ctx context.Context, in ReserveInput) (ReserveResult, 
 		Wildcard, Takeover   bool
 		TTL                  int
 	}{in.Agent, sc.Path, in.BeadID, sc.Wildcard, in.TakeoverStale, ttl}
-	// A refusal (conflict, stale found) still commits its INCURSION events.
+	// A refusal (conflict, stale found) still commits its conflict events.
 	return Write(ctx, s, req, func(tx Tx) (ReserveResult, error) { return s.ReserveTx(ctx, tx, in, sc, ttl, stale) })
 }
 
 // ReserveTx is Reserve inside the caller's write transaction, for a scope
 // already canonical and a TTL already checked (the edit check reserves
 // every free file of one edit in one transaction). A refusal returns its
-// error after appending the INCURSION events (commitRefusal).
+// error after appending the reservation.conflict events (commitRefusal).
 func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scope, ttl, stale int) (ReserveResult, error) {
 	shown := sc.Display(s.ProjectRoot)
 	var out ReserveResult
@@ -127,10 +133,11 @@ func (s *Service) ReserveTx(ctx context.Context, tx Tx, in ReserveInput, sc Scop
 		return out, err
 	}
 	outcome := reserveOutcome(dec.Others, in.TakeoverStale)
-	if out.Incursions, err = s.appendIncursionsTx(ctx, tx, in, sc, shown, dec.Others, outcome); err != nil {
-		return out, err
-	}
-	if refusal := s.reserveRefusal(outcome, shown, dec.Others); refusal != nil {
+	out.Incursions = []Event{}
+	if refusal := s.reserveRefusal(in, outcome, shown, dec.Others); refusal != nil {
+		if err := s.appendConflictsTx(ctx, tx, in, sc, shown, dec.Others, outcome); err != nil {
+			return out, err
+		}
 		return out, commitRefusal(refusal)
 	}
 	if out.TakenOver, err = archiveTakenOver(ctx, tx, dec.Others, now); err != nil {
@@ -159,44 +166,58 @@ func reserveOutcome(others []OverlapDecision, takeover bool) string {
 	return "takeover"
 }
 
-// appendIncursionsTx records one INCURSION per overlapping reservation (at
-// most MaxIncursions) and returns them.
-func (s *Service) appendIncursionsTx(ctx context.Context, tx Tx, in ReserveInput, sc Scope, shown string, others []OverlapDecision, outcome string) ([]Event, error) {
-	var evs []Event
+// appendConflictsTx records one reservation.conflict per overlapping
+// reservation of a refused attempt (at most MaxIncursions).
+func (s *Service) appendConflictsTx(ctx context.Context, tx Tx, in ReserveInput, sc Scope, shown string, others []OverlapDecision, outcome string) error {
 	for i, d := range others {
 		if i == MaxIncursions {
 			break
 		}
-		e := s.IncursionEvent(in, sc, shown, d, outcome)
-		if err := tx.AppendEvent(ctx, e); err != nil {
-			return evs, err
+		if err := tx.AppendEvent(ctx, s.OverlapEvent(in, sc, shown, d, outcome, false)); err != nil {
+			return err
 		}
-		evs = append(evs, *e)
 	}
-	return evs, nil
+	return nil
 }
 
 // reserveRefusal words the refusal of a conflict (naming at most three
 // active holders) or of stale holders found without a takeover; nil for
 // a takeover.
-func (s *Service) reserveRefusal(outcome, shown string, others []OverlapDecision) error {
+func (s *Service) reserveRefusal(in ReserveInput, outcome, shown string, others []OverlapDecision) error {
 	switch outcome {
 	case "conflict":
 		var b []string
-		for _, d := range others {
-			if d.Blocking {
-				b = append(b, fmt.Sprintf("%s holds %s (%s overlap, expires %s)", d.Reservation.AgentID, s.DisplayScope(d.Reservation), d.Kind, FormatTime(d.Reservation.ExpiresAt)))
+		var first *OverlapDecision
+		for i, d := range others {
+			if !d.Blocking {
+				continue
 			}
+			if first == nil {
+				first = &others[i]
+			}
+			who := d.Reservation.AgentID
+			if w := d.Where.Describe(); w != "" {
+				who += " (" + w + ")"
+			}
+			held := s.DisplayScope(d.Reservation)
+			b = append(b, fmt.Sprintf("%s holds %s (%s overlap, for %s more, bead %s)", who, held, d.Kind,
+				DurationText(d.Reservation.ExpiresAt.Sub(s.Now())), orNone(d.Reservation.BeadID)))
 			if len(b) == 3 {
 				break
 			}
 		}
-		return FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s", shown, strings.Join(b, "; "))
+		r := first.Reservation
+		bead := in.BeadID
+		if bead == "" {
+			bead = r.BeadID
+		}
+		ask := Action{Do: ActAskRelease, Args: map[string]string{"from": in.Agent, "to": r.AgentID, "bead": bead, "scope": s.DisplayScope(r), "path": shown}}
+		return FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s. Ask for it: {do}; or choose a disjoint scope, or wait for it to expire", shown, strings.Join(b, "; ")).With(ask)
 	case "stale_found":
 		d := others[0]
 		why := "its owner is " + string(d.Liveness)
 		if d.Expired {
-			why = "it expired at " + FormatTime(d.Reservation.ExpiresAt)
+			why = "it expired " + DurationText(s.Now().Sub(d.Reservation.ExpiresAt)) + " ago"
 		}
 		return FieldErr(CodeReservationStaleFound, "scope", "cannot reserve %s: %s holds %s but %s; retry with {takeover_stale} to take it over", shown, d.Reservation.AgentID, s.DisplayScope(d.Reservation), why)
 	}
@@ -250,7 +271,8 @@ func (s *Service) reservedEvent(in ReserveInput, shown string, out ReserveResult
 	e := s.Event(typ, in.Agent, map[string]any{"reservation_id": out.Reservation.ID, "scope": shown,
 		"expires_at": FormatTime(exp), "ttl_minutes": ttl, "taken_over": taken})
 	e.BeadID, e.Scope = in.BeadID, shown
-	e.Message = fmt.Sprintf("%s %s %s until %s", in.Agent, verb, shown, ClockText(exp))
+	// How long, not until when: a stored text names no clock or zone.
+	e.Message = fmt.Sprintf("%s %s %s for %s", in.Agent, verb, shown, DurationText(time.Duration(ttl)*time.Minute))
 	if len(taken) > 0 {
 		e.Message += fmt.Sprintf(" (took over %d stale reservation%s)", len(taken), map[bool]string{true: "", false: "s"}[len(taken) == 1])
 	}
@@ -259,7 +281,48 @@ func (s *Service) reservedEvent(in ReserveInput, shown string, out ReserveResult
 
 func ClockText(t time.Time) string { return t.UTC().Format("15:04 UTC") }
 
+// DurationText is a span of time for people, in its two largest units
+// ("1h58m", "12m", "3d4h", "under a minute"): how a core message says how
+// long something lasts without naming a clock or a time zone.
+func DurationText(d time.Duration) string {
+	if d < time.Minute {
+		return "under a minute"
+	}
+	m := int(d / time.Minute)
+	switch {
+	case m < 60:
+		return fmt.Sprintf("%dm", m)
+	case m < 24*60:
+		if m%60 == 0 {
+			return fmt.Sprintf("%dh", m/60)
+		}
+		return fmt.Sprintf("%dh%02dm", m/60, m%60)
+	}
+	if h := (m / 60) % 24; h != 0 {
+		return fmt.Sprintf("%dd%dh", m/(24*60), h)
+	}
+	return fmt.Sprintf("%dd", m/(24*60))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// IncursionEvent is the INCURSION of an edit or commit that went ahead
+// inside d's reservation (seed 001 §6.2's payload).
 func (s *Service) IncursionEvent(in ReserveInput, sc Scope, shown string, d OverlapDecision, outcome string) *Event {
+	return s.OverlapEvent(in, sc, shown, d, outcome, true)
+}
+
+// OverlapEvent is the timeline's record of an attempt on a scope that
+// overlaps d's reservation: an INCURSION when the edit or commit went
+// ahead inside it (entered), else reservation.conflict (a reserve, edit
+// or commit refused: nothing happened inside the reservation), with the
+// same payload as a plain event.
+func (s *Service) OverlapEvent(in ReserveInput, sc Scope, shown string, d OverlapDecision, outcome string, entered bool) *Event {
 	ownerScope := s.DisplayScope(d.Reservation)
 	var hint string
 	switch outcome {
@@ -277,11 +340,18 @@ func (s *Service) IncursionEvent(in ReserveInput, sc Scope, shown string, d Over
 	default:
 		hint = fmt.Sprintf("taken over (takeover_stale): %s's reservation of %s was archived as expired", d.Reservation.AgentID, ownerScope)
 	}
-	msg := fmt.Sprintf("%s → %s: %s overlap on %s (%s holds %s, %s)", in.Agent, d.Reservation.AgentID, d.Kind, shown, d.Reservation.AgentID, ownerScope, outcome)
-	return s.ProtocolEvent(EventIncursion, in.BeadID, in.Agent, d.Reservation.AgentID, shown, IncursionPayload{
+	p := IncursionPayload{
 		IncursionKind: string(d.Kind), OwnerAgent: d.Reservation.AgentID, IncomingAgent: in.Agent, OwnerLiveness: string(d.Liveness),
 		ResolutionHint: hint, Outcome: outcome, ReservationID: d.Reservation.ID, OwnerScope: ownerScope, OwnerExpired: d.Expired,
-	}, msg)
+	}
+	if !entered {
+		msg := fmt.Sprintf("%s was refused %s: %s holds %s (%s overlap)", in.Agent, shown, d.Reservation.AgentID, ownerScope, d.Kind)
+		e := s.Event(EventReservationConflict, in.Agent, p)
+		e.ToAgent, e.BeadID, e.Scope, e.Message = d.Reservation.AgentID, in.BeadID, shown, msg
+		return e
+	}
+	msg := fmt.Sprintf("%s edited %s inside %s's reservation of %s (%s overlap)", in.Agent, shown, d.Reservation.AgentID, ownerScope, d.Kind)
+	return s.ProtocolEvent(EventIncursion, in.BeadID, in.Agent, d.Reservation.AgentID, shown, p, msg)
 }
 
 // Release ends the agent's active reservation of exactly this scope. Only

@@ -120,9 +120,13 @@ func TestReservationTools(t *testing.T) {
 	if !strings.Contains(msg, "alice") {
 		t.Fatalf("conflict must name the holder: %q", msg)
 	}
-	// alice is told about the incursion.
-	if r := callTool(t, a, "bb_get_status", nil); !strings.Contains(text(r), "incursion on your reservations (bb_events)") {
-		t.Fatalf("incursion notice: %q", text(r))
+	// A refused reserve entered nothing: alice is not told of an
+	// incursion; the conflict is in the timeline.
+	if r := callTool(t, a, "bb_get_status", nil); strings.Contains(text(r), "incursion") {
+		t.Fatalf("a refused reserve is no incursion: %q", text(r))
+	}
+	if evs, _ := svc.Events(t.Context(), hub.EventQuery{Types: []string{hub.EventReservationConflict}}); len(evs.Events) != 1 {
+		t.Fatalf("the refused reserve is one conflict: %+v", evs.Events)
 	}
 	fail(t, b, "bb_release", map[string]any{"scope": "src/parser/*"}, hub.CodeReleaseForbidden)
 	fail(t, b, "bb_release", map[string]any{"scope": "nothing/here"}, hub.CodeReservationNotFound)

@@ -57,6 +57,18 @@ type Payload struct {
 	// BeadID is the work item it is about ("" when none).
 	BeadID  string `json:"bead_id"`
 	Subject string `json:"subject"`
+	// Asked is what is asked of the one it waits on (a BLOCKED's
+	// requested action, a HANDOFF's next action, a blocked agent's
+	// blockers); Urgency a BLOCKED's (low, medium, high); Files the files
+	// concerned; Task the task it is about (id, handle, title), if any.
+	Asked   string       `json:"asked"`
+	Urgency string       `json:"urgency"`
+	Files   []string     `json:"files"`
+	Task    *hub.TaskRef `json:"task"`
+	// Choices are what a person may do about it (accept, answer, nudge,
+	// step_in: the dashboard's and bb top's actions), as the board's
+	// person sees them.
+	Choices []string `json:"choices"`
 	// Text is one line for a chat message: who waits on whom, for what,
 	// for how long.
 	Text           string    `json:"text"`
@@ -268,7 +280,14 @@ func (n *Notifier) cannotRecord(ctx context.Context, err error) {
 
 func (n *Notifier) payload(id string, it overview.AttentionItem, after int) Payload {
 	p := Payload{ID: id, Type: it.Kind, Escalated: strings.HasSuffix(id, ":escalated"), Agent: it.Agent, To: it.To, BeadID: it.BeadID,
-		Subject: it.Subject, WaitingMinutes: it.WaitingMinutes, At: it.At, Board: n.api.Root(), Link: n.o.Dashboard}
+		Subject: it.Subject, Asked: it.Asked, Urgency: it.Urgency, Files: it.Files, Task: it.Task,
+		// Choices of a person who is neither side of the item (the
+		// overseer the notice reaches).
+		Choices:        it.Choices(""),
+		WaitingMinutes: it.WaitingMinutes, At: it.At, Board: n.api.Root(), Link: n.o.Dashboard}
+	if p.Files == nil {
+		p.Files = []string{}
+	}
 	p.Text = Text(p, after)
 	return p
 }
@@ -280,8 +299,24 @@ func Text(p Payload, escalateAfter int) string {
 		on = "everyone"
 	}
 	about := ""
-	if p.BeadID != "" {
+	switch {
+	case p.Task != nil:
+		about = " on " + p.Task.Handle + " (" + p.Task.Title + ")"
+	case p.BeadID != "":
 		about = " on " + p.BeadID
+	}
+	asked := ""
+	if p.Asked != "" {
+		asked = ". Asks: " + p.Asked
+		if p.Type == overview.AttentionHandoff {
+			asked = ". Next: " + p.Asked
+		}
+		if p.Urgency != "" {
+			asked += " (urgency " + p.Urgency + ")"
+		}
+	}
+	if len(p.Files) > 0 {
+		asked += ". Files: " + strings.Join(p.Files, ", ")
 	}
 	switch p.Type {
 	case overview.AttentionHandoff, overview.AttentionBlocked:
@@ -289,17 +324,17 @@ func Text(p Payload, escalateAfter int) string {
 		if p.Type == overview.AttentionBlocked {
 			verb = "is blocked on"
 		}
-		s := fmt.Sprintf("%s %s %s%s: %s", p.Agent, verb, on, about, p.Subject)
+		s := fmt.Sprintf("%s %s %s%s: %s%s", p.Agent, verb, on, about, p.Subject, asked)
 		if p.Escalated {
 			s = fmt.Sprintf("ESCALATED: %s (waiting %d minutes, nobody accepted it within %d)", s, p.WaitingMinutes, escalateAfter)
 		}
 		return s
 	case overview.AttentionStuck:
-		return fmt.Sprintf("%s is blocked%s: %s", p.Agent, about, p.Subject)
+		return fmt.Sprintf("%s is blocked%s: %s%s", p.Agent, about, p.Subject, asked)
 	case overview.AttentionCritical:
 		return fmt.Sprintf("critical from %s%s: %s", p.Agent, about, p.Subject)
 	case overview.AttentionIncursion:
-		return fmt.Sprintf("%s edited inside %s's reservation%s: %s", p.Agent, on, about, p.Subject)
+		return fmt.Sprintf("%s edited inside %s's reservation%s: %s%s", p.Agent, on, about, p.Subject, asked)
 	}
 	return p.Agent + ": " + p.Subject
 }

@@ -99,8 +99,13 @@ func TestEscalationOnce(t *testing.T) {
 	if len(got) != 1 || !got[0].Escalated || got[0].ID != "blocked:"+m.UUID+":escalated" || got[0].WaitingMinutes != 10 {
 		t.Fatalf("after 10 minutes: %+v", got)
 	}
-	if want := "ESCALATED: carol is blocked on dana on bb-2: need the schema (waiting 10 minutes, nobody accepted it within 10)"; got[0].Text != want {
+	if want := "ESCALATED: carol is blocked on dana on bb-2: need the schema. Asks: Answer carol on thread bead:bb-2 and acknowledge (urgency medium) (waiting 10 minutes, nobody accepted it within 10)"; got[0].Text != want {
 		t.Errorf("text %q, want %q", got[0].Text, want)
+	}
+	// The body says what is asked and what a person may do about it.
+	if p := got[0]; p.Asked != "Answer carol on thread bead:bb-2 and acknowledge" || p.Urgency != "medium" || p.Files == nil ||
+		strings.Join(p.Choices, ",") != "nudge,step_in" {
+		t.Errorf("payload: %+v", p)
 	}
 	if _, err := svc.AckMail(ctx, "dana", m.UUID); err != nil {
 		t.Fatal(err)

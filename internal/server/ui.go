@@ -57,6 +57,10 @@ func newUI(s *Server) (*ui, error) {
 		"isTo":      func(m *hub.Message, who string) bool { return m.To == who },
 		"need":      needWords,
 		"canAccept": canAccept,
+		"choices":   choices,
+		"asked":     askedWords,
+		"short":     hub.ShortID,
+		"list":      func(s ...string) []string { return s },
 		"attnLabel": attentionLabel,
 		"attnHref":  attentionHref,
 		"deliveredAt": func(d map[string]time.Time, id string) *time.Time {
@@ -99,6 +103,8 @@ func (u *ui) routes(m router) {
 	m.HandleFunc("POST /ui/stepin", u.stepIn)
 	m.HandleFunc("GET /ui/needs", u.fragment("needs", u.needsData))
 	m.HandleFunc("POST /ui/needs/ack/{id}", u.needsAccept)
+	m.HandleFunc("POST /ui/needs/answer", u.needsAnswer)
+	m.HandleFunc("POST /ui/needs/nudge", u.needsNudge)
 }
 
 func (u *ui) static() http.Handler {
@@ -157,6 +163,8 @@ type pageData struct {
 	// Hide hides stale and offline agents; Tab is the phone tab shown.
 	Hide bool
 	Tab  string
+	// MaxText is the board's limit on a message's text, the composer's.
+	MaxText int
 }
 
 // reservationRow is one active reservation shown on the dashboard.
@@ -184,7 +192,7 @@ func (u *ui) base(r *http.Request) *pageData {
 	}
 	d := &pageData{Viewer: u.viewer(r), Session: q.Get("session"), Query: strings.TrimSpace(q.Get("q")),
 		Hide: q.Get("hide") == "stale", Tab: tab,
-		Root: u.s.svc.Root(), Backend: u.s.backend}
+		Root: u.s.svc.Root(), Backend: u.s.backend, MaxText: hub.MaxMessageLen}
 	if p, ok := hub.PrincipalFrom(r.Context()); ok {
 		d.Fixed, d.Credential, d.Role = hub.Acting(r.Context()) != "", p.Credential, string(p.Role)
 	} else {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/hub/oversight"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
@@ -102,7 +103,63 @@ func (u *ui) needsAccept(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, err)
 		return
 	}
+	u.needsPanel(w, r, d)
+}
+
+// needsAnswer answers an item of the panel (the form's message, or the
+// blocked agent and its work item; step_in=1 steps in between two agents)
+// and answers with the refreshed panel.
+func (u *ui) needsAnswer(w http.ResponseWriter, r *http.Request) {
+	if err := u.form(w, r); err != nil {
+		u.fail(w, err)
+		return
+	}
+	d := u.base(r)
+	f := r.PostForm
+	in := oversight.AnswerInput{Message: f.Get("message"), Agent: f.Get("agent"), BeadID: f.Get("bead"), StepIn: f.Get("step_in") == "1"}
+	if err := u.answerAs(r, d.Viewer, in); err != nil {
+		u.fail(w, err)
+		return
+	}
+	u.needsPanel(w, r, d)
+}
+
+// needsNudge reminds the agent an item waits on, as the person.
+func (u *ui) needsNudge(w http.ResponseWriter, r *http.Request) {
+	if err := u.form(w, r); err != nil {
+		u.fail(w, err)
+		return
+	}
+	d := u.base(r)
+	f := r.PostForm
+	if err := u.ensureHuman(r, d.Viewer); err != nil {
+		u.fail(w, err)
+		return
+	}
+	if _, err := u.s.svc.CheckIn(r.Context(), d.Viewer); err != nil {
+		u.fail(w, err)
+		return
+	}
+	in := oversight.NudgeInput{Person: d.Viewer, Message: f.Get("message"), Agent: f.Get("agent"), BeadID: f.Get("bead"), Subject: f.Get("subject")}
+	if _, err := u.s.svc.Nudge(r.Context(), in); err != nil {
+		u.fail(w, err)
+		return
+	}
+	u.needsPanel(w, r, d)
+}
+
+// needsPanel answers a write from the panel with the refreshed panel.
+func (u *ui) needsPanel(w http.ResponseWriter, r *http.Request, d *pageData) {
 	u.written(w, r, d, "needs", u.needsData)
+}
+
+// choices are the person's choices on an item, as the core decides them.
+func choices(it overview.AttentionItem, viewer string) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range it.Choices(viewer) {
+		out[c] = true
+	}
+	return out
 }
 
 // needWords is one item in the dashboard's words: who waits on whom.
@@ -126,9 +183,27 @@ func needWords(it overview.AttentionItem) string {
 	return it.Agent
 }
 
+// askedWords is what an item asks, in the dashboard's words: the request
+// and its urgency ("" when nothing is asked).
+func askedWords(it overview.AttentionItem) string {
+	if it.Asked == "" {
+		return ""
+	}
+	verb := "Asks"
+	if it.Kind == overview.AttentionHandoff {
+		verb = "Next"
+	} else if it.Kind == overview.AttentionStuck {
+		verb = "Blocked by"
+	}
+	s := verb + ": " + it.Asked
+	if it.Urgency != "" {
+		s += " (urgency " + it.Urgency + ")"
+	}
+	return s
+}
+
 // canAccept is true when the person may accept the item from the panel: a
 // HANDOFF or BLOCKED addressed to them or to everyone.
 func canAccept(it overview.AttentionItem, viewer string) bool {
-	return (it.Kind == overview.AttentionHandoff || it.Kind == overview.AttentionBlocked) && it.MessageID != "" &&
-		(it.To == viewer || it.To == "")
+	return it.MessageID != "" && slices.Contains(it.Choices(viewer), overview.ChoiceAccept)
 }

@@ -77,9 +77,11 @@ func (u *ui) send(w http.ResponseWriter, r *http.Request) {
 	u.timeline(w, r, d)
 }
 
-// answer replies to a blocker (BLOCKED) with a DECISION to the agent that
-// asked, on the same work item, and accepts the blocker when it was
-// addressed to the person.
+// answer is the conversation's Answer (and Reply) on a message: the
+// core's one meaning of answering (oversight.Answer): a reply to its
+// sender on its thread, a DECISION to a blocker, and the message accepted
+// when it waited on the person; with step_in=1, a blocker between two
+// agents answered and accepted for its recipient.
 func (u *ui) answer(w http.ResponseWriter, r *http.Request) {
 	if err := u.form(w, r); err != nil {
 		u.fail(w, err)
@@ -87,33 +89,27 @@ func (u *ui) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	d := u.base(r)
 	d.Session = r.PostForm.Get("session")
-	content := strings.TrimSpace(r.PostForm.Get("content"))
-	if content == "" {
-		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "content", "Write the answer first."))
-		return
-	}
-	// A reply: recipient, thread, work item and the fitting category
-	// (DECISION to a blocker) come from the message, linked to it.
-	in := hub.ReplyInput{Agent: d.Viewer, Message: r.PathValue("id"), Body: content, Category: r.PostForm.Get("kind")}
-	if err := u.ensureHuman(r, in.Agent); err != nil {
+	if err := u.answerAs(r, d.Viewer, oversight.AnswerInput{Message: r.PathValue("id"), StepIn: r.PostForm.Get("step_in") == "1"}); err != nil {
 		u.fail(w, err)
 		return
-	}
-	if _, err := u.s.svc.CheckIn(r.Context(), in.Agent); err != nil {
-		u.fail(w, err)
-		return
-	}
-	if _, err := u.s.svc.ReplyMail(r.Context(), in); err != nil {
-		u.fail(w, err)
-		return
-	}
-	if r.PostForm.Get("ack") == "1" {
-		if err := u.s.ack(r.Context(), d.Viewer, r.PathValue("id")); err != nil {
-			u.kept(w, "the answer was sent, but the blocker could not be accepted: "+hub.MessageOf(err))
-			return
-		}
 	}
 	u.timeline(w, r, d)
+}
+
+// answerAs runs the person's answer in (its body from the form's content).
+func (u *ui) answerAs(r *http.Request, viewer string, in oversight.AnswerInput) error {
+	in.Person, in.Body = viewer, strings.TrimSpace(r.PostForm.Get("content"))
+	if in.Body == "" {
+		return hub.FieldErr(hub.CodeInvalidArgs, "content", "Write the answer first.")
+	}
+	if err := u.ensureHuman(r, viewer); err != nil {
+		return err
+	}
+	if _, err := u.s.svc.CheckIn(r.Context(), viewer); err != nil {
+		return err
+	}
+	_, err := u.s.svc.Answer(r.Context(), in)
+	return err
 }
 
 func (u *ui) mail(r *http.Request, in hub.SendInput) error {

@@ -214,7 +214,11 @@ func (b *board) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Accept):
 		return b.accept()
 	case key.Matches(msg, k.Answer):
-		return b.answer()
+		return b.answer(false)
+	case key.Matches(msg, k.StepIn):
+		return b.answer(true)
+	case key.Matches(msg, k.Nudge):
+		return b.nudge()
 	case key.Matches(msg, k.Msg):
 		return b.message()
 	case key.Matches(msg, k.Release):
@@ -253,6 +257,10 @@ func (b *board) accept() tea.Cmd {
 		b.setStatus("select a HANDOFF or BLOCKED in Needs attention (tab, ↑↓) to accept it", nil)
 		return nil
 	}
+	if !slices.Contains(b.attItems[i].Choices(b.viewer), overview.ChoiceAccept) {
+		b.setStatus(fmt.Sprintf("it waits on %s, not on you: this item offers %s", b.attItems[i].To, choiceWords(b.attItems[i].Choices(b.viewer))), nil)
+		return nil
+	}
 	it := b.attItems[i]
 	return b.act(func(ctx context.Context) (string, error) {
 		if _, err := b.api.AckMail(ctx, b.viewer, it.MessageID); err != nil {
@@ -262,29 +270,79 @@ func (b *board) accept() tea.Cmd {
 	})
 }
 
-// answer replies to the selected attention item: on its bead to the agent
-// that raised it, or under the post it is about.
-func (b *board) answer() tea.Cmd {
+// answer is the core's one answer to the selected attention item
+// (oversight.Answer, as the dashboard's Answer): a reply to who raised it
+// on its thread, a DECISION to a blocker, and accepted when it waits on
+// the person; stepIn answers one between two agents and accepts it for
+// its recipient. The item's choices (overview) say which fits.
+func (b *board) answer(stepIn bool) tea.Cmd {
 	i := b.selected(secAttention)
 	if i < 0 {
 		b.setStatus("select an item in Needs attention (tab, ↑↓) to answer it", nil)
 		return nil
 	}
 	it := b.attItems[i]
-	if it.BeadID == "" && it.Seq > 0 && it.Kind == overview.AttentionCritical {
-		b.prompt = newPrompt(b.st, fmt.Sprintf("Reply to #%d of %s", it.Seq, it.Agent), "", func(text string) tea.Cmd {
-			return b.act(func(ctx context.Context) (string, error) {
-				m, err := b.api.Post(ctx, hub.PostInput{From: b.viewer, Content: text, ReplyTo: it.Seq})
-				if err != nil {
-					return "", err
-				}
-				return fmt.Sprintf("replied to #%d (message #%d)", it.Seq, m.Seq), nil
-			})
-		})
+	want := overview.ChoiceAnswer
+	if stepIn {
+		want = overview.ChoiceStepIn
+	}
+	if !slices.Contains(it.Choices(b.viewer), want) {
+		b.setStatus(fmt.Sprintf("this item offers %s", choiceWords(it.Choices(b.viewer))), nil)
 		return nil
 	}
-	b.promptMail("Answer", it.Agent, it.BeadID, "Re: "+it.Subject)
+	label := fmt.Sprintf("Answer %s", it.Agent)
+	if stepIn {
+		label = fmt.Sprintf("Answer %s in place of %s (accepted for %s)", it.Agent, it.To, it.To)
+	}
+	b.prompt = newPrompt(b.st, label, "", func(text string) tea.Cmd {
+		return b.act(func(ctx context.Context) (string, error) {
+			res, err := b.api.Answer(ctx, oversight.AnswerInput{Person: b.viewer, Message: it.MessageID, Agent: it.Agent, BeadID: it.BeadID, Body: text, StepIn: stepIn})
+			if err != nil {
+				return "", err
+			}
+			switch {
+			case res.For != "":
+				return fmt.Sprintf("answered %s and accepted it for %s", it.Agent, res.For), nil
+			case res.Accepted:
+				return fmt.Sprintf("answered %s and accepted the %s", it.Agent, strings.ToUpper(it.Kind)), nil
+			}
+			return fmt.Sprintf("answered %s", it.Agent), nil
+		})
+	})
 	return nil
+}
+
+// nudge reminds the agent the selected item waits on, as the person.
+func (b *board) nudge() tea.Cmd {
+	i := b.selected(secAttention)
+	if i < 0 {
+		b.setStatus("select an item in Needs attention (tab, ↑↓) to nudge who it waits on", nil)
+		return nil
+	}
+	it := b.attItems[i]
+	if !slices.Contains(it.Choices(b.viewer), overview.ChoiceNudge) {
+		b.setStatus(fmt.Sprintf("this item offers %s", choiceWords(it.Choices(b.viewer))), nil)
+		return nil
+	}
+	return b.act(func(ctx context.Context) (string, error) {
+		if _, err := b.api.Nudge(ctx, oversight.NudgeInput{Person: b.viewer, Message: it.MessageID, Agent: it.WaitsOn(), BeadID: it.BeadID, Subject: it.Subject}); err != nil {
+			return "", err
+		}
+		return "nudged " + it.WaitsOn(), nil
+	})
+}
+
+// choiceWords names the choices by their keys.
+func choiceWords(cs []string) string {
+	keys := map[string]string{overview.ChoiceAccept: "a accept", overview.ChoiceAnswer: "r answer", overview.ChoiceNudge: "n nudge", overview.ChoiceStepIn: "s step in"}
+	var out []string
+	for _, c := range cs {
+		out = append(out, keys[c])
+	}
+	if len(out) == 0 {
+		return "nothing for you to do"
+	}
+	return strings.Join(out, ", ")
 }
 
 // message writes to the agent of the selected row of any section.
@@ -438,7 +496,20 @@ func (b *board) rebuild() {
 		if it.Escalated {
 			wait = "ESCALATED " + wait
 		}
-		text := fmt.Sprintf("%-9s %-18s %-5s %s  %s", strings.ToUpper(it.Kind), who, wait, orDash(it.BeadID), it.Subject)
+		about := orDash(it.BeadID)
+		if it.Task != nil {
+			about = it.Task.Handle
+		}
+		text := fmt.Sprintf("%-9s %-18s %-5s %s  %s", strings.ToUpper(it.Kind), who, wait, about, it.Subject)
+		if it.Asked != "" {
+			text += " — " + it.Asked
+		}
+		if it.Urgency != "" {
+			text += " (urgency " + it.Urgency + ")"
+		}
+		if len(it.Files) > 0 {
+			text += " · " + strings.Join(it.Files, ", ")
+		}
 		r := newRow(text).in(st.Warn)
 		if it.Escalated || it.Kind == overview.AttentionBlocked || it.Kind == overview.AttentionCritical || it.Kind == overview.AttentionStuck {
 			r = r.in(st.Bad)
@@ -515,7 +586,7 @@ func (b *board) rebuild() {
 		if t.Status == "completed" || !keep(f, t.Owner) {
 			continue
 		}
-		text := fmt.Sprintf("%-11s P%-2d %-14s %s · %s", t.Status, t.Priority, orDash(t.Owner), t.Title, t.ID)
+		text := fmt.Sprintf("%-11s P%-2d %-14s %s  %s", t.Status, t.Priority, orDash(t.Owner), hub.TaskHandle(t.ID), t.Title)
 		r := newRow(text)
 		if t.Status == "blocked" {
 			r = r.in(st.Bad)

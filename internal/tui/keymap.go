@@ -7,6 +7,7 @@ type keyMap struct {
 	Quit, Help             key.Binding
 	Next, Prev, Up, Down   key.Binding
 	Accept, Answer, Msg    key.Binding
+	Nudge, StepIn          key.Binding
 	Release, Reassign      key.Binding
 	Search, Filter, Cancel key.Binding
 	Submit                 key.Binding
@@ -25,6 +26,8 @@ func defaultKeyMap() keyMap {
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
 		Accept:   b([]string{"a"}, "a", "accept handoff/blocker"),
 		Answer:   b([]string{"r"}, "r", "answer"),
+		Nudge:    b([]string{"n"}, "n", "nudge"),
+		StepIn:   b([]string{"s"}, "s", "step in"),
 		Msg:      b([]string{"m"}, "m", "message agent"),
 		Release:  b([]string{"x"}, "x", "release reservation"),
 		Reassign: b([]string{"g"}, "g", "reassign reservation"),
@@ -44,7 +47,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Next, k.Prev, k.Up, k.Down},
-		{k.Accept, k.Answer, k.Msg, k.Release, k.Reassign},
+		{k.Accept, k.Answer, k.Nudge, k.StepIn, k.Msg, k.Release, k.Reassign},
 		{k.Search, k.Filter, k.Cancel, k.Quit},
 	}
 }

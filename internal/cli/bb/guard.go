@@ -541,7 +541,7 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	for len(rels) > 0 {
 		batch := rels[:min(len(rels), guardCheckBatch)]
 		rels = rels[len(batch):]
-		chk, err := api.CheckPaths(ctx, hooks.PathCheckInput{Agent: agent, Wd: wdCheck, Paths: batch, RecordIncursions: true,
+		chk, err := api.CheckPaths(ctx, hooks.PathCheckInput{Agent: agent, Wd: wdCheck, Paths: batch, RecordIncursions: true, Mode: res.Mode,
 			Committed: stage == "commit", Where: where})
 		if err != nil {
 			return note("%s; check skipped", hub.MessageOf(err))

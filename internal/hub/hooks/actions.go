@@ -18,7 +18,7 @@ const (
 	ActReply = "reply"
 	// ActAskRelease: Args["from"] asks Args["to"] for the reservation of
 	// Args["scope"] on the bead Args["bead"], to edit Args["path"].
-	ActAskRelease = "ask_release"
+	ActAskRelease = hub.ActAskRelease
 	// ActCoordinate: Args["from"] tells Args["to"] that it is about to edit
 	// Args["path"], changed on the branch Args["branch"].
 	ActCoordinate = "coordinate"

@@ -23,10 +23,14 @@ type PathCheckInput struct {
 	Agent string
 	Wd    string
 	Paths []string
-	// RecordIncursions appends an INCURSION event for every overlap with
-	// another agent's reservation (the git guard sets it; the edit check
-	// records them itself).
+	// RecordIncursions records every overlap with another agent's
+	// reservation (the git guard sets it; the edit check records them
+	// itself): an INCURSION when the paths go ahead, a
+	// reservation.conflict when Mode is block and the check refuses them.
 	RecordIncursions bool
+	// Mode is the mode the caller enforces the check in (block, warn):
+	// in block mode a blocking result refuses the paths.
+	Mode string
 	// Committed says that Agent is committing the paths on Where's
 	// branch (the git guard's commit check): when nothing refuses them,
 	// they are recorded for the merge-aware check as the edit check
@@ -106,7 +110,8 @@ func (s *Service) CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckR
 	}
 	return res, s.Store.Write(ctx, func(tx hub.Tx) error {
 		if in.RecordIncursions {
-			if err := s.recordIncursionsTx(ctx, tx, in.Agent, "", res, ""); err != nil {
+			entered := !res.Blocking || in.Mode == hub.ModeWarn
+			if err := s.recordIncursionsTx(ctx, tx, in.Agent, "", res, "", entered); err != nil {
 				return err
 			}
 		}
@@ -150,14 +155,14 @@ func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput
 				who += " " + w
 			}
 			if h.Blocking {
-				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, until %s, bead %s); ask for it: %s",
-					pc.Path, who, h.Scope, hub.FormatTime(h.ExpiresAt), h.BeadID,
+				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, for %s more, bead %s); ask for it: %s",
+					pc.Path, who, h.Scope, hub.DurationText(h.ExpiresAt.Sub(now)), h.BeadID,
 					say(ActAskRelease, "from", orDefault(in.Agent, "<you>"), "to", h.AgentID, "bead", h.BeadID, "scope", h.Scope, "path", pc.Path)))
 				continue
 			}
 			why := "its owner is " + h.Liveness
 			if h.Expired {
-				why = "it expired at " + hub.FormatTime(h.ExpiresAt)
+				why = "it expired " + hub.DurationText(now.Sub(h.ExpiresAt)) + " ago"
 			}
 			stale = append(stale, fmt.Sprintf("%s was reserved by %s (scope %s) but %s: it may be taken over", pc.Path, who, h.Scope, why))
 		}
@@ -173,19 +178,20 @@ func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput
 	return res, nil
 }
 
-// recordIncursions appends the INCURSION events of res in a write of its
-// own (the git guard's check).
-func (s *Service) recordIncursions(ctx context.Context, agent, bead string, res PathCheckResult, outcome string) error {
+// recordIncursions appends the events of res's overlaps in a write of its
+// own (the edit check's refusal or warning).
+func (s *Service) recordIncursions(ctx context.Context, agent, bead string, res PathCheckResult, outcome string, entered bool) error {
 	if agent == "" {
 		return nil
 	}
-	return s.Store.Write(ctx, func(tx hub.Tx) error { return s.recordIncursionsTx(ctx, tx, agent, bead, res, outcome) })
+	return s.Store.Write(ctx, func(tx hub.Tx) error { return s.recordIncursionsTx(ctx, tx, agent, bead, res, outcome, entered) })
 }
 
-// recordIncursionsTx appends one INCURSION event per overlapping holder of
-// res's decisions (at most MaxIncursions), as a reserve attempt would,
-// naming the reservation each decision was made on.
-func (s *Service) recordIncursionsTx(ctx context.Context, tx hub.Tx, agent, bead string, res PathCheckResult, outcome string) error {
+// recordIncursionsTx appends one event per overlapping holder of res's
+// decisions (at most MaxIncursions), naming the reservation each decision
+// was made on: an INCURSION when the edit or commit went ahead inside it
+// (entered), a reservation.conflict when it was refused.
+func (s *Service) recordIncursionsTx(ctx context.Context, tx hub.Tx, agent, bead string, res PathCheckResult, outcome string, entered bool) error {
 	if agent == "" {
 		return nil
 	}
@@ -203,7 +209,7 @@ func (s *Service) recordIncursionsTx(ctx context.Context, tx hub.Tx, agent, bead
 					out = "stale_found"
 				}
 			}
-			e := s.IncursionEvent(hub.ReserveInput{Agent: agent, BeadID: bead}, pc.scope, pc.Path, o, out)
+			e := s.OverlapEvent(hub.ReserveInput{Agent: agent, BeadID: bead}, pc.scope, pc.Path, o, out, entered)
 			if err := tx.AppendEvent(ctx, e); err != nil {
 				return err
 			}
@@ -440,7 +446,9 @@ func (s *Service) decideEdit(ctx context.Context, q editQuery, sn editSnap) (Edi
 	}
 	bead := orDefault(sn.bead, "edit")
 	if sn.check.Blocking {
-		if err := s.recordIncursions(ctx, q.agent, bead, sn.check, ""); err != nil {
+		// Refused in block mode (a conflict), gone ahead in warn mode (an
+		// incursion).
+		if err := s.recordIncursions(ctx, q.agent, bead, sn.check, "", sn.set.Mode != hub.ModeBlock); err != nil {
 			return d, err
 		}
 		d.refuse(sn.set.Mode == hub.ModeBlock, sn.check.Reason, "Warning (hooks.mode warn): "+sn.check.Reason)
@@ -511,7 +519,7 @@ func (s *Service) editWrites(ctx context.Context, q editQuery, sn editSnap, bead
 	record := q.where.Branch != "" && sn.set.MergeCheck != hub.ModeOff && len(todo) > 0
 	err = s.Store.Write(ctx, func(tx hub.Tx) error {
 		if !sn.set.AutoReserve {
-			return s.recordIncursionsTx(ctx, tx, q.agent, bead, sn.check, "")
+			return s.recordIncursionsTx(ctx, tx, q.agent, bead, sn.check, "", true)
 		}
 		now := s.Now()
 		var paths []string

@@ -93,7 +93,7 @@ func TestCheckEditAutoReserveOff(t *testing.T) {
 		t.Fatalf("stale holder, auto-reserve off: %+v, %d writes", d, cs.Writes)
 	}
 	evs := incursions(t, svc)
-	if len(evs) != 1 || !strings.Contains(evs[0].Message, "stale_found") {
+	if len(evs) != 1 || evs[0].Message != "cobalt-willow edited src/x.go inside coral-yak's reservation of src/x.go (exact overlap)" {
 		t.Fatalf("incursions: %+v", evs)
 	}
 	cs.Writes = 0
@@ -129,7 +129,7 @@ func TestCheckEditRenewsHalfExpired(t *testing.T) {
 	}
 	limit := 10
 	evs, err := svc.Events(context.Background(), hub.EventQuery{Types: []string{hub.EventReservationRenewed}, Limit: &limit})
-	if err != nil || len(evs.Events) != 1 || evs.Events[0].BeadID != "edit" || evs.Events[0].Message != a+" renewed src/x.go until 10:24 UTC" {
+	if err != nil || len(evs.Events) != 1 || evs.Events[0].BeadID != "edit" || evs.Events[0].Message != a+" renewed src/x.go for 15m" {
 		t.Fatalf("renewal: %+v %v", evs, err)
 	}
 	reserve(t, svc, a, "lib/*", 5)

@@ -71,10 +71,16 @@ func TestCheckPathsAndEdit(t *testing.T) {
 	if d.Decision != hooks.EditAllow || !strings.Contains(d.Note, "taken over") {
 		t.Fatalf("stale holder: %+v", d)
 	}
+	// The refused edit is a conflict (nothing was written inside a's
+	// reservation); the takeover archived a's reservation before the
+	// edit: no INCURSION either.
 	limit := 10
-	evs, _ := svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventIncursion}, Limit: &limit})
-	if len(evs.Events) < 2 {
-		t.Fatalf("every overlap records an INCURSION: %d", len(evs.Events))
+	evs, _ := svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventReservationConflict}, Limit: &limit})
+	if len(evs.Events) != 1 || evs.Events[0].Agent != b || evs.Events[0].ToAgent != a {
+		t.Fatalf("the refused edit is one conflict: %+v", evs.Events)
+	}
+	if evs, _ = svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventIncursion}, Limit: &limit}); len(evs.Events) != 0 {
+		t.Fatalf("no edit went ahead inside another's reservation: %+v", evs.Events)
 	}
 }
 

@@ -2,8 +2,10 @@
 // a person (an agent registered with the role hub.RolePerson, or a
 // credential with the overseer's rights) releases another agent's
 // reservation, or hands it to another agent, once its holder is past the
-// takeover threshold (hub.TakeoverAllowed). The dashboard, bb top and bb
-// agent release --as-person use it.
+// takeover threshold (hub.TakeoverAllowed); and a person answers what
+// needs them, nudges the agent it waits on, or steps in on mail between
+// two agents (answer.go). The dashboard, bb top and bb agent release
+// --as-person use it.
 //
 // It is built over the kernel (*hub.Service), which keeps the
 // reservations and the rules for overlapping scopes; internal/app
@@ -27,6 +29,10 @@ func New(k *hub.Service) *Service { return &Service{Service: k} }
 // API is the oversight's role.
 type API interface {
 	StepIn(ctx context.Context, in StepInInput) (StepInResult, error)
+	// Answer and Nudge are a person acting on an item that needs them
+	// (answer.go): the one meaning of "answer" on every surface.
+	Answer(ctx context.Context, in AnswerInput) (AnswerResult, error)
+	Nudge(ctx context.Context, in NudgeInput) (hub.MailItem, error)
 }
 
 var _ API = (*Service)(nil)

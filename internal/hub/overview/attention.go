@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -56,6 +57,82 @@ type AttentionItem struct {
 	// for the board's attention.escalate_after minutes or more: Agent
 	// waits on To for WaitingMinutes.
 	Escalated bool `json:"escalated"`
+	// Asked is what the item asks of the one it waits on: a BLOCKED's
+	// requested action, a HANDOFF's next action, a blocked agent's
+	// blockers; "" when nothing is asked (a critical post, an incursion).
+	Asked string `json:"asked"`
+	// Urgency is a BLOCKED's urgency (low, medium, high); "" otherwise.
+	Urgency string `json:"urgency"`
+	// Files are the files concerned, as scopes relative to the work
+	// tree: the scopes a BLOCKED's sender was refused because its
+	// recipient holds them (what it waits for), the files a HANDOFF's
+	// sender or a blocked agent holds for the work item, the scope an
+	// incursion edited. Never null.
+	Files []string `json:"files"`
+	// Task is the task the item is about (a BeadID naming a task, a
+	// blocked agent's focus task), by id, handle and title; nil when the
+	// work item is no task.
+	Task *hub.TaskRef `json:"task,omitempty"`
+}
+
+// The person's choices on an item (AttentionItem.Choices): the same on
+// every surface (the dashboard's buttons, bb top's keys, the notifier's
+// payload), each an operation of the core (oversight).
+const (
+	// ChoiceAccept acknowledges a HANDOFF or BLOCKED that waits on the
+	// person (addressed to them or to everyone).
+	ChoiceAccept = "accept"
+	// ChoiceAnswer replies to who raised the item, on its thread and
+	// work item (a DECISION to a BLOCKED); when the item waits on the
+	// person it accepts it too: an answered blocker is off the list. To
+	// a blocked agent, a message on its task; to a critical post, a reply.
+	ChoiceAnswer = "answer"
+	// ChoiceNudge reminds the agent the item waits on (an incursion: the
+	// agent that edited) of what is asked, by mail from the person.
+	ChoiceNudge = "nudge"
+	// ChoiceStepIn answers an item between two agents in the place of
+	// the one it waits on: the answer goes to who raised it and the item
+	// is accepted for its recipient, recorded as the person's doing.
+	ChoiceStepIn = "step_in"
+)
+
+// Choices are what person may do about the item: accept and answer what
+// waits on them; nudge or step in on a HANDOFF or BLOCKED between two
+// agents (their ack is not the person's to give); nudge the recipient of
+// their own request; answer a blocked agent or a critical message; nudge
+// the agent of an incursion.
+func (it AttentionItem) Choices(person string) []string {
+	switch it.Kind {
+	case AttentionHandoff, AttentionBlocked:
+		switch {
+		case it.To == "" || it.To == person:
+			return []string{ChoiceAccept, ChoiceAnswer}
+		case it.Agent == person:
+			return []string{ChoiceNudge}
+		}
+		return []string{ChoiceNudge, ChoiceStepIn}
+	case AttentionStuck, AttentionCritical:
+		if it.Agent == person {
+			return []string{}
+		}
+		return []string{ChoiceAnswer}
+	case AttentionIncursion:
+		if it.Agent == person {
+			return []string{}
+		}
+		return []string{ChoiceNudge}
+	}
+	return []string{}
+}
+
+// WaitsOn is the agent a nudge reminds: the recipient of a HANDOFF or
+// BLOCKED, the agent of an incursion (who edited) or of a blocked status;
+// "" for a broadcast.
+func (it AttentionItem) WaitsOn() string {
+	if it.Kind == AttentionHandoff || it.Kind == AttentionBlocked {
+		return it.To
+	}
+	return it.Agent
 }
 
 // ID names the item for as long as it waits, the same on every read: a
@@ -169,8 +246,12 @@ func (s *Service) Attention(ctx context.Context, f AttentionFilter) (Attention, 
 			// Blocked since its status became "blocked": one stretch is
 			// one item (one id) however often the agent restates it.
 			since := cmp.Or(a.StatusSince, a.UpdatedAt)
-			add(AttentionItem{Kind: AttentionStuck, At: since, Agent: a.ID, Subject: subject,
-				BeadID: a.FocusTaskID, WaitingMinutes: minutesSince(now, since)})
+			it := AttentionItem{Kind: AttentionStuck, At: since, Agent: a.ID, Subject: subject,
+				BeadID: a.FocusTaskID, WaitingMinutes: minutesSince(now, since), Files: []string{}}
+			if a.Blockers != nil {
+				it.Asked = *a.Blockers
+			}
+			add(it)
 		}
 		since := now.Add(-AttentionWindow)
 		crit, err := tx.ListMessages(ctx, hub.MessageFilter{Since: since, Priorities: []hub.Priority{hub.PriorityCritical}, Limit: attentionMax})
@@ -193,8 +274,19 @@ func (s *Service) Attention(ctx context.Context, f AttentionFilter) (Attention, 
 			if e.CreatedAt.Before(since) {
 				break
 			}
+			files := []string{}
+			if e.Scope != "" {
+				files = append(files, e.Scope)
+			}
 			add(AttentionItem{Kind: AttentionIncursion, At: e.CreatedAt, Agent: e.Agent, To: e.ToAgent,
-				BeadID: e.BeadID, Subject: cmp.Or(e.Message, e.Scope), Seq: e.Seq, WaitingMinutes: minutesSince(now, e.CreatedAt)})
+				BeadID: e.BeadID, Subject: cmp.Or(e.Message, e.Scope), Seq: e.Seq, WaitingMinutes: minutesSince(now, e.CreatedAt), Files: files})
+		}
+		slices.SortStableFunc(out.Items, func(a, b AttentionItem) int { return b.At.Compare(a.At) })
+		if f.Limit > 0 && len(out.Items) > f.Limit {
+			out.Items = out.Items[:f.Limit]
+		}
+		if err := s.concerned(ctx, tx, out.Items, since); err != nil {
+			return err
 		}
 		out.LastEventSeq, err = tx.LastEventSeq(ctx)
 		return err
@@ -202,11 +294,61 @@ func (s *Service) Attention(ctx context.Context, f AttentionFilter) (Attention, 
 	if err != nil {
 		return Attention{}, err
 	}
-	slices.SortStableFunc(out.Items, func(a, b AttentionItem) int { return b.At.Compare(a.At) })
-	if f.Limit > 0 && len(out.Items) > f.Limit {
-		out.Items = out.Items[:f.Limit]
-	}
 	return out, nil
+}
+
+// concernedMax bounds the files named per item.
+const concernedMax = 5
+
+// concerned fills each item's Task and Files: what it is about, so that a
+// person sees what is asked without guessing (a BLOCKED that says "Need
+// src/main.go" names the file its sender was refused).
+func (s *Service) concerned(ctx context.Context, tx hub.Tx, items []AttentionItem, since time.Time) error {
+	tasks := map[string]*hub.TaskRef{}
+	for i := range items {
+		it := &items[i]
+		if id := it.BeadID; strings.HasPrefix(id, "task_") {
+			ref, seen := tasks[id]
+			if !seen {
+				t, err := tx.GetTask(ctx, id)
+				if err != nil {
+					return err
+				}
+				if t != nil {
+					r := hub.RefOf(*t)
+					ref = &r
+				}
+				tasks[id] = ref
+			}
+			it.Task = ref
+		}
+		switch it.Kind {
+		case AttentionBlocked:
+			// The scopes its sender was refused since it began waiting's
+			// window, held by the one it waits on.
+			evs, err := tx.ListEvents(ctx, hub.EventFilter{Types: []string{hub.EventReservationConflict}, Agent: it.Agent, Limit: 20, Desc: true})
+			if err != nil {
+				return err
+			}
+			for _, e := range evs {
+				if e.CreatedAt.Before(since) {
+					break
+				}
+				if e.Agent == it.Agent && (it.To == "" || e.ToAgent == it.To) && e.Scope != "" && !slices.Contains(it.Files, e.Scope) && len(it.Files) < concernedMax {
+					it.Files = append(it.Files, e.Scope)
+				}
+			}
+		case AttentionHandoff, AttentionStuck:
+			rs, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: it.Agent, BeadID: it.BeadID, States: []string{hub.ResActive}, Limit: concernedMax})
+			if err != nil {
+				return err
+			}
+			for _, r := range rs {
+				it.Files = append(it.Files, s.DisplayScope(r))
+			}
+		}
+	}
+	return nil
 }
 
 // read runs fn in one consistent read of the board.
@@ -224,8 +366,13 @@ func messageItem(kind string, m hub.Message, now time.Time) AttentionItem {
 	if m.IsBroadcast() {
 		to = ""
 	}
-	return AttentionItem{Kind: kind, At: m.CreatedAt, Agent: m.From, To: to, BeadID: m.BeadID, Subject: subject,
-		MessageID: m.UUID, Seq: m.Seq, WaitingMinutes: minutesSince(now, m.CreatedAt)}
+	it := AttentionItem{Kind: kind, At: m.CreatedAt, Agent: m.From, To: to, BeadID: m.BeadID, Subject: subject,
+		MessageID: m.UUID, Seq: m.Seq, WaitingMinutes: minutesSince(now, m.CreatedAt), Files: []string{}}
+	if in := m.Intent; in != nil {
+		it.Asked = cmp.Or(in.RequestedAction, in.NextAction)
+		it.Urgency = in.Urgency
+	}
+	return it
 }
 
 func minutesSince(now, t time.Time) int {

@@ -708,6 +708,20 @@ func (c *Client) StepIn(ctx context.Context, in oversight.StepInInput) (oversigh
 	return r0, err
 }
 
+// Answer calls Answer on the server.
+func (c *Client) Answer(ctx context.Context, in oversight.AnswerInput) (oversight.AnswerResult, error) {
+	var r0 oversight.AnswerResult
+	err := c.call(ctx, "Answer", []any{in}, []any{&r0})
+	return r0, err
+}
+
+// Nudge calls Nudge on the server.
+func (c *Client) Nudge(ctx context.Context, in oversight.NudgeInput) (hub.MailItem, error) {
+	var r0 hub.MailItem
+	err := c.call(ctx, "Nudge", []any{in}, []any{&r0})
+	return r0, err
+}
+
 // AcquireLease calls AcquireLease on the server.
 func (c *Client) AcquireLease(ctx context.Context, in leases.AcquireInput) (leases.Grant, error) {
 	var r0 leases.Grant

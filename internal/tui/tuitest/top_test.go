@@ -208,23 +208,32 @@ func TestTopShowsAndActs(t *testing.T) {
 	tm.waitFor(`Leases \(1\)`)
 	tm.waitFor(`carol +idle +— · leases port:web=\d+`)
 
-	// r answers the selected BLOCKED (the newest item) on its bead.
+	// The BLOCKED row says what carol asks of dana, and its urgency.
+	if scr := tm.screen(false); !strings.Contains(scr, "need the schema — Answer") {
+		t.Errorf("the BLOCKED row lacks what is asked:\n%s", scr)
+	}
+	// r is the core's one answer (as the dashboard's Answer): a DECISION
+	// to carol on its thread, and the blocker accepted (it waited on dana).
 	tm.keys("r")
-	tm.waitFor(`Answer carol about bb-2`)
+	tm.waitFor(`Answer carol`)
 	tm.text("use schema v2")
 	tm.keys("Enter")
-	tm.waitFor(`sent to carol about bb-2`)
+	tm.waitFor(`answered carol and accepted the BLOCKED`)
+	tm.waitFor(`Needs attention \(1\)`)
 	if got := inboxBodies(t, dir, "carol"); !strings.Contains(got, "use schema v2") {
 		t.Errorf("carol's inbox after r: %q", got)
 	}
+	if out := bb(t, dir, now, "agent", "inbox", "--agent", "carol"); !strings.Contains(out, "DECISION") {
+		t.Errorf("the answer to a blocker is a DECISION: %s", out)
+	}
 
-	// a accepts the HANDOFF (one down): it leaves Needs attention.
-	tm.keys("j", "a")
+	// a accepts the HANDOFF: it leaves Needs attention.
+	tm.keys("a")
 	tm.waitFor(`accepted the HANDOFF from bob-1`)
-	tm.waitFor(`Needs attention \(1\)`)
+	tm.waitFor(`nothing waits for a person`)
 	st := jsonData(t, dir, "agent", "status").(map[string]any)["summary"].(map[string]any)["messages"].(map[string]any)
-	if st["acked"].(float64) != 1 {
-		t.Errorf("after a: %v messages acked, want 1", st["acked"])
+	if st["acked"].(float64) != 2 {
+		t.Errorf("after r and a: %v messages acked, want 2", st["acked"])
 	}
 
 	// f filters by agent (typed), m messages the selected agent.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -154,9 +155,13 @@ func TestReserveRace(t *testing.T) {
 	if c := b.count(`SELECT COUNT(*) FROM reservations WHERE state = 'active' AND scope LIKE 'lib%'`); c != 1 {
 		t.Fatalf("%d active rows under lib", c)
 	}
-	// Each loser recorded its INCURSION.
-	if c := b.count(`SELECT COUNT(*) FROM events WHERE type = 'INCURSION'`); c != 2*(n-1) {
-		t.Fatalf("%d INCURSION events, want %d", c, 2*(n-1))
+	// Each loser recorded its conflict; none is an INCURSION (nothing
+	// entered a reservation).
+	if c := b.count(`SELECT COUNT(*) FROM events WHERE type = 'reservation.conflict'`); c != 2*(n-1) {
+		t.Fatalf("%d reservation.conflict events, want %d", c, 2*(n-1))
+	}
+	if c := b.count(`SELECT COUNT(*) FROM events WHERE type = 'INCURSION'`); c != 0 {
+		t.Fatalf("%d INCURSION events, want none", c)
 	}
 }
 
@@ -233,7 +238,16 @@ func TestProtocolEnvelopes(t *testing.T) {
 	b.ok("agent", "register", "--name", "amber-otter", "--role", "r")
 	b.ok("agent", "register", "--name", "cobalt-harbor", "--role", "r")
 	b.ok("agent", "reserve", "--agent", "amber-otter", "--scope", "src/*", "--bead", "bb-1")
-	b.run("agent", "reserve", "--agent", "cobalt-harbor", "--scope", "src/x.go", "--bead", "bb-2")
+	// An edit that goes ahead inside amber-otter's reservation (the edit
+	// hook in warn mode) is the INCURSION.
+	b.ok("config", "set", "hooks.mode", "warn")
+	hook := exec.Command(bbPath(), "hook", "claude", "PreToolUse", "--dir", b.dir)
+	hook.Dir, hook.Env = b.dir, append(append([]string{}, b.env...), "BB_AGENT_ID=cobalt-harbor")
+	hook.Stdin = strings.NewReader(`{"session_id":"s-c","hook_event_name":"PreToolUse","tool_name":"Edit","tool_use_id":"t1","cwd":` +
+		strconv.Quote(b.dir) + `,"tool_input":{"file_path":` + strconv.Quote(filepath.Join(b.dir, "src", "x.go")) + `,"old_string":"a","new_string":"b"}}`)
+	if out, errb, code := testkit.Run(t, hook); code != 0 || !strings.Contains(out+errb, "hooks.mode warn") {
+		t.Fatalf("the edit in warn mode: exit %d\n%s%s", code, out, errb)
+	}
 	b.ok("agent", "send", "--from", "amber-otter", "--to", "cobalt-harbor", "--bead", "bb-1", "--category", "HANDOFF", "--subject", "s", "--body", "b")
 	b.ok("agent", "send", "--from", "cobalt-harbor", "--to", "broadcast", "--bead", "bb-2", "--category", "BLOCKED", "--subject", "s", "--body", "b")
 	b.exec(`INSERT INTO tasks (id, title, status, owner, created_at, updated_at) VALUES ('t-1', 't', 'in_progress', 'cobalt-harbor', 'x', 'x')`)

@@ -76,16 +76,20 @@ func TestTwoClaudeSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	reason := s2.edit(t, "src/a.go")
-	for _, want := range []string{a1, "src/a.go", "until", "bead", "bb agent send --from " + a2 + " --to " + a1} {
+	for _, want := range []string{a1, "src/a.go", " more, bead", "bead", "bb agent send --from " + a2 + " --to " + a1} {
 		if !strings.Contains(reason, want) {
 			t.Fatalf("denial %q lacks %q", reason, want)
 		}
 	}
-	// The overlap is on the timeline as an INCURSION.
+	// The refused edit is on the timeline as a conflict, not an INCURSION
+	// (nothing was written inside the reservation).
 	var ev map[string]any
-	_ = json.Unmarshal([]byte(p.bb(t, nil, "events", "--json", "--type", "INCURSION")), &ev)
-	if b, _ := json.Marshal(ev); !strings.Contains(string(b), a2+" → "+a1) {
-		t.Fatalf("no INCURSION %s → %s: %s", a2, a1, b)
+	_ = json.Unmarshal([]byte(p.bb(t, nil, "events", "--json", "--type", "reservation.conflict")), &ev)
+	if b, _ := json.Marshal(ev); !strings.Contains(string(b), a2+" was refused src/a.go: "+a1+" holds src/a.go") {
+		t.Fatalf("no conflict %s → %s: %s", a2, a1, b)
+	}
+	if out := p.bb(t, nil, "events", "--json", "--type", "INCURSION"); strings.Contains(out, `"type": "INCURSION"`) {
+		t.Fatalf("a refused edit recorded an INCURSION: %s", out)
 	}
 
 	// Session 2 asks (as its shell would, with the id the brief gave it).
