@@ -140,6 +140,7 @@ var surfaceRoles = map[string][]string{
 	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API", "overview.API", "artifacts.API", "oversight.API", "leases.API"},
 	"internal/server":        {"app.API"},
 	"internal/server/remote": {"app.API"},
+	"internal/server/wire":   {}, // header names both sides write
 	"internal/notify":        {"hub.Admin", "hub.Timeline", "overview.API"},
 	"internal/tui":           {"hub.Admin", "hub.Identity", "hub.Messages", "hub.Mail", "hub.Reservations", "hub.Tasks", "hub.Timeline", "overview.API", "search.API", "oversight.API", "leases.API"},
 	"internal/view":          {},

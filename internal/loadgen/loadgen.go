@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/blackboard-hub/bb/internal/server"
+	"github.com/blackboard-hub/bb/internal/server/wire"
 )
 
 // Config drives Run, the load generator behind `bb serve bench`.
@@ -168,7 +168,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				body := fmt.Sprintf(`{"content":"load %d %d","tags":["load"]}`, c, t0.UnixNano())
 				r, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/v1/messages", strings.NewReader(body))
 				r.Header.Set("Content-Type", "application/json")
-				r.Header.Set(server.AgentHeader, agent)
+				r.Header.Set(wire.AgentHeader, agent)
 				auth(r)
 				resp, err := hc.Do(r)
 				if err != nil {
@@ -187,7 +187,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 					t1 := time.Now()
 					r, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/v1/messages?limit=20", nil)
 					if cfg.IdentifiedReads {
-						r.Header.Set(server.AgentHeader, agent)
+						r.Header.Set(wire.AgentHeader, agent)
 					}
 					auth(r)
 					resp, err := hc.Do(r)

@@ -20,12 +20,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/server/wire"
 )
 
 // AgentHeader pins a streamable HTTP session's identity when it starts (on
 // the initialize request); the query parameter agent does the same for
 // clients that cannot set headers.
-const AgentHeader = "X-BB-Agent"
+const AgentHeader = wire.AgentHeader
 
 // HTTPOptions configure HTTPHandler.
 type HTTPOptions struct {

@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/server/wire"
 	"github.com/blackboard-hub/bb/internal/view"
 )
 
 // AgentHeader names the acting agent of an API request (like bb --as).
 // The ?as= query parameter does the same.
-const AgentHeader = "X-BB-Agent"
+const AgentHeader = wire.AgentHeader
 
 // RequestIDHeader makes a mutation idempotent (like --request-id).
 const RequestIDHeader = "Idempotency-Key"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/server/remote"
+	"github.com/blackboard-hub/bb/internal/server/wire"
 	"github.com/blackboard-hub/bb/internal/view"
 )
 
@@ -26,9 +26,9 @@ import (
 // Headers of an RPC call.
 const (
 	// RPCAgentHeader names the agent an idempotent call is made for.
-	RPCAgentHeader = "X-BB-Idempotency-Agent"
+	RPCAgentHeader = wire.IdempotencyAgentHeader
 	// RPCCommandHeader names the command of an idempotent call.
-	RPCCommandHeader = "X-BB-Idempotency-Command"
+	RPCCommandHeader = wire.IdempotencyCommandHeader
 )
 
 var (
@@ -158,11 +158,11 @@ func writeRPCError(w http.ResponseWriter, method string, err error) {
 }
 
 // checkRepository refuses a call from a checkout of another repository
-// than the board's (the client's fingerprint in remote.RepositoryHeader;
+// than the board's (the client's fingerprint in wire.RepositoryHeader;
 // none: not checked). An accepted fingerprint is remembered, so the board
 // is read once per fingerprint, not once per call.
 func (s *Server) checkRepository(r *http.Request) error {
-	id := r.Header.Get(remote.RepositoryHeader)
+	id := r.Header.Get(wire.RepositoryHeader)
 	if id == "" {
 		return nil
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/server/wire"
 )
 
 // Client talks to one bb serve.
@@ -35,7 +36,7 @@ type Client struct {
 }
 
 // RepositoryHeader carries the caller's repository fingerprint.
-const RepositoryHeader = "X-BB-Repository"
+const RepositoryHeader = wire.RepositoryHeader
 
 // SetRepository sets the fingerprint of the repository the caller works
 // in ("" when it cannot tell): the server refuses calls from a checkout of
@@ -110,8 +111,8 @@ func (c *Client) call(ctx context.Context, method string, args []any, outs []any
 	r.Header.Set("Content-Type", "application/json")
 	if k, ok := hub.IdemFrom(ctx); ok {
 		r.Header.Set("Idempotency-Key", k.RequestID)
-		r.Header.Set("X-BB-Idempotency-Agent", k.Agent)
-		r.Header.Set("X-BB-Idempotency-Command", k.Command)
+		r.Header.Set(wire.IdempotencyAgentHeader, k.Agent)
+		r.Header.Set(wire.IdempotencyCommandHeader, k.Command)
 	}
 	c.auth(r)
 	resp, err := c.hc.Do(r)

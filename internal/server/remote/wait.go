@@ -11,6 +11,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/server/wire"
 )
 
 // Wait waits on the server (POST /api/v1/wait): the server blocks on its
@@ -37,7 +38,7 @@ func (c *Client) Wait(ctx context.Context, in hooks.WaitInput, progress func(hoo
 	}
 	r.Header.Set("Content-Type", "application/json")
 	if in.Agent != "" {
-		r.Header.Set("X-BB-Agent", in.Agent)
+		r.Header.Set(wire.AgentHeader, in.Agent)
 	}
 	c.auth(r)
 	if progress != nil && in.Timeout > 0 {
