@@ -164,7 +164,7 @@ func TestEscalationToldAtEveryHookPath(t *testing.T) {
 			out := fire("08:16:30", e)
 			got := str(out, c.text)
 			if c.tells {
-				if !strings.Contains(got, told) || !strings.Contains(got, "your HANDOFF to dana on bb-2: parser ready") {
+				if !strings.Contains(got, told) || !strings.Contains(got, "your HANDOFF to dana on bb-2: \"parser ready\"") {
 					t.Fatalf("%s at 16 minutes does not tell the escalation: %v", e.name, out)
 				}
 				if again := str(fire("08:17:00", e), c.text); strings.Contains(again, "Escalated") {
