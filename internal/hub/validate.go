@@ -345,3 +345,39 @@ func EventLimit(given *int) (int, error) {
 	}
 	return *given, nil
 }
+
+// GivenPriority checks a priority a caller gave explicitly (a flag on the
+// command line): unlike an absent one, which defaults to normal, an empty
+// one is a mistake (an unset shell variable) and is refused.
+func GivenPriority(s string) error {
+	if s == "" {
+		return FieldErr(CodeInvalidInput, "priority", "{field} cannot be empty: expected one of low, normal, high, critical")
+	}
+	_, err := ParsePriority(s)
+	return err
+}
+
+// GivenMessageNumber checks a message number a caller gave explicitly
+// (--reply-to 0 names no message: the first is 1).
+func GivenMessageNumber(field string, n int64) error {
+	if n < 1 {
+		return FieldErr(CodeInvalidInput, field, "{field} must be a message number (1 or more), got %d", n)
+	}
+	return nil
+}
+
+// NameList reads a comma-separated list a caller gave (event types):
+// blanks around names and empty entries are dropped; a list that names
+// nothing (",,", "") is refused.
+func NameList(field, s string) ([]string, error) {
+	var out []string
+	for t := range strings.SplitSeq(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, FieldErr(CodeInvalidInput, field, "{field} %q names nothing: give one or more names separated by commas", s)
+	}
+	return out, nil
+}

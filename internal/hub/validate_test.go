@@ -491,3 +491,29 @@ func errorsAs(err error, target **Error) bool {
 	}
 	return ok
 }
+
+// FuzzGivenInputs: a list given for a flag is refused exactly when it
+// names nothing, and what it keeps is trimmed and non-empty; a given
+// priority or message number is refused or a valid one.
+func FuzzGivenInputs(f *testing.F) {
+	for _, s := range []string{",,", "", " ", "a", "a,,b", " INCURSION , HANDOFF ", "high", "\x00"} {
+		f.Add(s, int64(0))
+	}
+	f.Fuzz(func(t *testing.T, s string, n int64) {
+		l, err := NameList("type", s)
+		if (err != nil) != (strings.Trim(s, ", \t\n\r\v\f") == "" && strings.TrimSpace(strings.ReplaceAll(s, ",", "")) == "") {
+			t.Fatalf("NameList(%q) = %q, %v", s, l, err)
+		}
+		for _, x := range l {
+			if x == "" || x != strings.TrimSpace(x) || strings.Contains(x, ",") {
+				t.Fatalf("NameList(%q) kept %q", s, x)
+			}
+		}
+		if err := GivenPriority(s); err == nil && Priority(s).Level() < 0 {
+			t.Fatalf("GivenPriority(%q) accepted", s)
+		}
+		if err := GivenMessageNumber("reply-to", n); (err == nil) != (n >= 1) {
+			t.Fatalf("GivenMessageNumber(%d) = %v", n, err)
+		}
+	})
+}

@@ -47,9 +47,9 @@ JSON event per line.`,
 			if cmd.Flags().Changed("limit") {
 				f.Limit = &limit
 			}
-			for t := range strings.SplitSeq(typ, ",") {
-				if t = strings.TrimSpace(t); t != "" {
-					f.Types = append(f.Types, t)
+			if cmd.Flags().Changed("type") {
+				if f.Types, err = hub.NameList("type", typ); err != nil {
+					return err
 				}
 			}
 			p, err := svc.Events(cmd.Context(), f)

@@ -51,6 +51,16 @@ func (a *app) postCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("priority") {
+				if err := hub.GivenPriority(priority); err != nil {
+					return err
+				}
+			}
+			if cmd.Flags().Changed("reply-to") {
+				if err := hub.GivenMessageNumber("reply-to", replyTo); err != nil {
+					return err
+				}
+			}
 			m, err := svc.Post(cmd.Context(), hub.PostInput{From: id, Content: args[0], Tags: tags, Priority: priority, ReplyTo: replyTo, Refs: parsed})
 			if err != nil {
 				return err
