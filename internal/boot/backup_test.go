@@ -151,7 +151,10 @@ func TestBackupAndRestoreRefusals(t *testing.T) {
 		code hub.Code
 		says string
 	}{
-		{"onto the board", func() error { _, err := boot.Backup(ctx, boot.BackupInput{From: board, To: board.SQLitePath, Force: true}); return err }, hub.CodeInvalidInput, "the board itself"},
+		{"onto the board", func() error {
+			_, err := boot.Backup(ctx, boot.BackupInput{From: board, To: board.SQLitePath, Force: true})
+			return err
+		}, hub.CodeInvalidInput, "the board itself"},
 		{"missing directory", func() error {
 			_, err := boot.Backup(ctx, boot.BackupInput{From: board, To: filepath.Join(dir, "nope", "b.db")})
 			return err

@@ -141,11 +141,11 @@ type boardCollector struct {
 
 func newBoardCollector(s *Server) *boardCollector {
 	return &boardCollector{s: s,
-		dbUp: prometheus.NewDesc("bb_database_up", "1 when the board's database answered this scrape, 0 otherwise.", nil, nil),
-		agents: prometheus.NewDesc("bb_agents", "Agents on the board, by presence.", []string{"presence"}, nil),
+		dbUp:      prometheus.NewDesc("bb_database_up", "1 when the board's database answered this scrape, 0 otherwise.", nil, nil),
+		agents:    prometheus.NewDesc("bb_agents", "Agents on the board, by presence.", []string{"presence"}, nil),
 		attention: prometheus.NewDesc("bb_attention_items", "Unaccepted HANDOFF and BLOCKED messages, by kind and whether they are escalated.", []string{"kind", "escalated"}, nil),
-		tasks: prometheus.NewDesc("bb_tasks", "Tasks on the board, by status.", []string{"status"}, nil),
-		last:  prometheus.NewDesc("bb_last_event_seq", "Sequence number of the newest timeline event.", nil, nil),
+		tasks:     prometheus.NewDesc("bb_tasks", "Tasks on the board, by status.", []string{"status"}, nil),
+		last:      prometheus.NewDesc("bb_last_event_seq", "Sequence number of the newest timeline event.", nil, nil),
 	}
 }
 

@@ -272,7 +272,7 @@ func Export(x housekeeping.Export, projectDir string) map[string]any {
 	return map[string]any{
 		"exported_at": x.ExportedAt.Format(time.RFC3339Nano), "project_dir": projectDir,
 		"agents": agents, "messages": Messages(x.Messages), "artifacts": Artifacts(x.Artifacts),
-		"events": Events(x.Events),
+		"events":   Events(x.Events),
 		"left_out": housekeeping.ExportLeftOut(), "complete_copy": "bb backup <file>",
 	}
 }

@@ -162,7 +162,7 @@ bb restore <file>.`,
 			writeJSON(a.env.Stdout, map[string]any{
 				"exported_at": x.ExportedAt.Format(time.RFC3339Nano), "project_dir": svc.Root(),
 				"agents": agents, "messages": messageViews(x.Messages), "artifacts": artifactViews(x.Artifacts),
-				"events": eventViews(x.Events),
+				"events":   eventViews(x.Events),
 				"left_out": housekeeping.ExportLeftOut(), "complete_copy": "bb backup <file>",
 			})
 			a.checkIn(cmd.Context())

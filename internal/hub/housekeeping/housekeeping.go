@@ -15,9 +15,9 @@ type ClearInput struct {
 	// EventsBefore removes timeline events older than this (0: keep),
 	// in small batches, as retention.events does.
 	EventsBefore time.Duration
-	ResetOffline   bool
-	Artifacts      bool
-	Agent          string
+	ResetOffline bool
+	Artifacts    bool
+	Agent        string
 }
 
 // ClearPlan counts what ClearInput would remove.
