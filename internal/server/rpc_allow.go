@@ -84,6 +84,10 @@ func rpcRules() map[string]rpcRule {
 		"ListLeases":           agent,
 		"AcquireSessionLeases": agent,
 		"ReleaseAgentLeases":   agent,
+		// A person's answer and nudge (the core refuses a step-in by an
+		// agent's credential).
+		"Answer": agent,
+		"Nudge":  agent,
 		// Tasks.
 		"CreateTask":        agent,
 		"GetTask":           agent,

@@ -43,7 +43,7 @@ func TestNotifyDesktop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = n.Process.Signal(syscall.SIGINT); _ = n.Wait() }()
-	want := "--app-name=bb|--|Blackboard: blocked|carol is blocked on dana on bb-2: need the schema|"
+	want := "--app-name=bb|--|Blackboard: blocked|carol is blocked on dana on bb-2: need the schema. Asks: Answer carol on thread bead:bb-2 and acknowledge (urgency medium)|"
 	deadline := time.Now().Add(45 * time.Second) // a hang guard, not a measure
 	for {
 		b, _ := os.ReadFile(record)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -91,7 +92,8 @@ func TestNotifyWebhook(t *testing.T) {
 
 	p, stderr := start()
 	got := received(1)
-	if got[0] != "blocked|carol is blocked on dana on bb-2: need the schema" {
+	// The text says what is asked and its urgency.
+	if got[0] != "blocked|carol is blocked on dana on bb-2: need the schema. Asks: Answer carol on thread bead:bb-2 and acknowledge (urgency medium)" {
 		t.Errorf("first delivery %q", got[0])
 	}
 	run("--as", "carol", "post", "prod is down", "--priority", "critical")
@@ -114,7 +116,7 @@ func TestNotifyWebhook(t *testing.T) {
 	stop(p)
 	mu.Lock()
 	defer mu.Unlock()
-	if len(ids) != 3 || ids[2] != "handoff|carol hands over to dana on bb-3: yours now" {
+	if len(ids) != 3 || !strings.HasPrefix(ids[2], "handoff|carol hands over to dana on bb-3: yours now. Next: Read the handoff (message ") {
 		t.Errorf("after the restart: %q", ids)
 	}
 	if calls != 4 {
@@ -184,7 +186,7 @@ func TestServeWebhook(t *testing.T) {
 	}
 	stop := serve()
 	send("bb-9", "all yours")
-	if p := next("the first handoff"); p["type"] != "handoff" || p["link"] != "http://"+addr+"/" || p["text"] != "carol hands over to dana on bb-9: all yours" {
+	if p := next("the first handoff"); p["type"] != "handoff" || p["link"] != "http://"+addr+"/" || !strings.HasPrefix(fmt.Sprint(p["text"]), "carol hands over to dana on bb-9: all yours. Next: ") || p["asked"] == "" || fmt.Sprint(p["choices"]) != "[nudge step_in]" {
 		t.Errorf("delivery %v", p)
 	}
 	select {
@@ -202,7 +204,7 @@ func TestServeWebhook(t *testing.T) {
 	stop()
 	serve()
 	send("bb-10", "this one too")
-	if p := next("the handoff after the restart"); p["text"] != "carol hands over to dana on bb-10: this one too" {
+	if p := next("the handoff after the restart"); !strings.HasPrefix(fmt.Sprint(p["text"]), "carol hands over to dana on bb-10: this one too. Next: ") {
 		t.Errorf("after the restart: %v, want only the new handoff", p)
 	}
 	select {
