@@ -198,18 +198,33 @@ func eventNames(client string) []string {
 	return out
 }
 
-// hookEntry is the array element bb adds under hooks.<event>.
-// wakeTimeout is the timeout, in seconds, of the waiter's hook entry: the
-// waiter ends itself long before (when its session's client ends, or a
-// newer waiter takes over), so the client's limit never cuts an idle
-// session off.
+// wakeTimeout is the timeout, in seconds, of the waiter's hook entry.
+// Claude Code kills an asyncRewake hook when its timeout runs out (the
+// hook's shell command is started with it: a waiter with "timeout": 4 was
+// gone 4 s into an idle session, which was not woken: a trial
+// on 2.1.328, interactive), and without one the default hook
+// timeout applies. The waiter ends itself long before (when its
+// session's client ends, or a newer waiter takes over), so a week never
+// cuts an idle session off; it stays below the 2^31-1 ms a JavaScript
+// timer holds.
 const wakeTimeout = 7 * 24 * 3600
 
-// rewakePrefix heads what a wake puts into Claude Code's context (its
-// hook entry's rewakeMessage; without it the client's own prefix calls the
-// delivery a "Stop hook blocking error").
+// rewakePrefix heads what a wake puts into Claude Code's context: the
+// entry's rewakeMessage, the "Custom prefix for the system-reminder shown
+// to the model when an asyncRewake hook exits with code 2" (the hook
+// schema of 2.1.328, marked @internal); without it the client's own
+// prefix calls the delivery a "Stop hook blocking error from command".
+// The model reads "<system-reminder>\n<rewakeMessage> <stderr>".
 const rewakePrefix = "[Blackboard] This idle session was woken by the board:"
 
+// rewakeSummary is the entry's rewakeSummary: the "One-line summary shown
+// to the user in the terminal when an asyncRewake hook exits with code 2"
+// (2.1.328's hook schema, @internal), which the model also reads as the
+// <summary> of the wake's <task-notification>; without it, "Stop hook
+// feedback".
+const rewakeSummary = "Blackboard: new mail woke this session"
+
+// hookEntry is the array element bb adds under hooks.<event>.
 func (h *hookConfig) hookEntry(ev hookio.EventSpec, command, wake string) any {
 	switch h.Style {
 	case styleFlat:
@@ -227,8 +242,9 @@ func (h *hookConfig) hookEntry(ev hookio.EventSpec, command, wake string) any {
 		}
 		handlers := []any{orderedEntry(handler, keys...)}
 		if ev.Wakes && wake != "" {
-			w := map[string]any{"type": "command", "command": wake, "asyncRewake": true, "timeout": wakeTimeout, "rewakeMessage": rewakePrefix}
-			handlers = append(handlers, orderedEntry(w, "type", "command", "asyncRewake", "timeout", "rewakeMessage"))
+			w := map[string]any{"type": "command", "command": wake, "asyncRewake": true, "timeout": wakeTimeout,
+				"rewakeMessage": rewakePrefix, "rewakeSummary": rewakeSummary}
+			handlers = append(handlers, orderedEntry(w, "type", "command", "asyncRewake", "timeout", "rewakeMessage", "rewakeSummary"))
 		}
 		g := map[string]any{"hooks": handlers}
 		if ev.Matcher != "" {
