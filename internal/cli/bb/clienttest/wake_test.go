@@ -51,12 +51,12 @@ func TestClaudeCodeWake(t *testing.T) {
 	a := startTmux(t, tm, p, env, bin, "--permission-mode", "acceptEdits")
 	waiting := func(n int) {
 		t.Helper()
-		waitUntil(t, a, 60*time.Second, fmt.Sprintf("%d session.waiting events", n), func() bool { return countWaiting(t, p) >= n })
+		waitUntil(t, a.screen, 60*time.Second, fmt.Sprintf("%d session.waiting events", n), func() bool { return countWaiting(t, p) >= n })
 	}
 	// The SessionStart waiter is armed once the session has started.
 	waiting(1)
 	a.typeLine("[session A] [step hello] go on")
-	waitUntil(t, a, 60*time.Second, "A's first turn", func() bool { return len(stepRequests(srv, "A", "hello")) > 0 })
+	waitUntil(t, a.screen, 60*time.Second, "A's first turn", func() bool { return len(stepRequests(srv, "A", "hello")) > 0 })
 	idA := identityOf(t, srv, "A")
 	// The Stop hook's waiter takes over from the SessionStart one.
 	armed := 2
@@ -68,32 +68,12 @@ func TestClaudeCodeWake(t *testing.T) {
 	const wakes = 4
 	for i := range wakes {
 		marker := fmt.Sprintf("WAKE-%d-5e1", i)
-		seen := len(srv.Requests())
-		if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", "bob", "--to", idA, "--bead", "bb-1", "--category", "HANDOFF",
-			"--subject", "take over "+strconv.Itoa(i), "--body", marker+" please take bb-1"); err != nil {
-			t.Fatalf("bb agent send: %v\n%s%s", err, out, errOut)
-		}
-		sent := time.Now()
-		var woke modelRequest
-		waitUntil(t, a, 30*time.Second, "the wake by "+marker, func() bool {
-			for _, r := range srv.Requests()[seen:] {
-				if strings.Contains(r.Body, marker) {
-					woke = r
-					return true
-				}
-			}
-			return false
-		})
-		lat = append(lat, woke.At.Sub(sent))
-		// The issue's goal is 2 s (p99; the log below has the numbers);
-		// the bound here leaves room for a loaded machine.
-		if d := woke.At.Sub(sent); d > wakeBound {
-			t.Errorf("%s woke A %v after the send, more than %v", marker, d, wakeBound)
-		}
+		woke, d := wakeBy(t, p, srv, a.screen, idA, marker)
+		lat = append(lat, d)
 		if at, ok := lastWake(t, p); !ok {
 			t.Errorf("the board recorded no delivery by a wake for %s", marker)
 		} else {
-			bbPart = append(bbPart, at.Sub(sent))
+			bbPart = append(bbPart, at.Sub(woke.At.Add(-d)))
 		}
 		if !strings.Contains(woke.Body, "[Blackboard] This idle session was woken by the board:") {
 			t.Errorf("the woken request lacks bb's rewakeMessage")
@@ -116,7 +96,7 @@ func TestClaudeCodeWake(t *testing.T) {
 
 	// A's next typed prompt does not bring the mail again.
 	a.typeLine("[session A] [step again] go on")
-	waitUntil(t, a, 60*time.Second, "A's typed turn", func() bool { return len(stepRequests(srv, "A", "again")) > 0 })
+	waitUntil(t, a.screen, 60*time.Second, "A's typed turn", func() bool { return len(stepRequests(srv, "A", "again")) > 0 })
 	reqs := stepRequests(srv, "A", "again")
 	for i := range wakes {
 		marker := fmt.Sprintf("WAKE-%d-5e1", i)
@@ -131,7 +111,7 @@ func TestClaudeCodeWake(t *testing.T) {
 	// /exit ends the session: no waiter is left.
 	a.typeLine("/exit")
 	exited := time.Now()
-	waitUntil(t, a, 15*time.Second, "no bb hook claude wake process after /exit", func() bool { return len(wakeProcs(p)) == 0 })
+	waitUntil(t, a.screen, 15*time.Second, "no bb hook claude wake process after /exit", func() bool { return len(wakeProcs(p)) == 0 })
 	t.Logf("no waiter %v after /exit", time.Since(exited).Round(10*time.Millisecond))
 
 	// kill -9 of claude: its waiter sees its client gone and exits.
@@ -145,13 +125,102 @@ func TestClaudeCodeWake(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	waitUntil(t, b, 15*time.Second, "no bb hook claude wake process after kill -9 of claude", func() bool { return len(wakeProcs(p)) == 0 })
+	waitUntil(t, b.screen, 15*time.Second, "no bb hook claude wake process after kill -9 of claude", func() bool { return len(wakeProcs(p)) == 0 })
 	t.Logf("the waiter of a killed claude exited %v after the kill", time.Since(killed).Round(10*time.Millisecond))
+}
+
+// TestOpenCodeWake runs OpenCode's server (as TestOpenCode does) in a
+// project wired by bb install opencode: once session A's turn is over,
+// bb's plugin runs `bb hook opencode wake` for it; mail sent to A's agent
+// makes the waiter print the items, which the plugin sends into the idle
+// session (client.session.promptAsync), so A's model receives them with
+// no prompt from anyone; the next prompt does not repeat them; a second
+// mail wakes A again; when OpenCode ends, its waiter ends too.
+func TestOpenCodeWake(t *testing.T) {
+	t.Parallel()
+	bin := clientBin(t, "opencode")
+	p := newProject(t)
+	markOpenCodeSDK(t, p)
+	pl := newPlans()
+	srv := newModelServer(t, pl.script)
+	offlineOpenCode(p, srv)
+	p.run("bb", "install", "opencode")
+	p.run("bb", "agent", "register", "--name", "bob", "--role", "review")
+	oc := startOpenCodeServer(t, p, bin)
+	show := oc.stderr.String
+
+	sessionA := oc.newSession(t, "A")
+	oc.prompt(t, sessionA, "[session A] [step hello] go on")
+	idA := identityOf(t, srv, "A")
+	waitUntil(t, show, time.Minute, "waiter for A", func() bool { return countWaiting(t, p) >= 1 })
+
+	var lat []time.Duration
+	const wakes = 2
+	for i := range wakes {
+		marker := fmt.Sprintf("OCWAKE-%d-77a", i)
+		woke, d := wakeBy(t, p, srv, show, idA, marker)
+		lat = append(lat, d)
+		if n := countInChat(t, woke.Body, marker); n != 1 {
+			t.Errorf("%s is in %d messages of the woken request, want one", marker, n)
+			dump(t, "opencode-wake", woke.Body)
+		}
+		// The woken turn's idle arms the next waiter.
+		waitUntil(t, show, time.Minute, "waiter for A after the wake", func() bool { return countWaiting(t, p) >= i+2 })
+	}
+	t.Logf("OpenCode wake latency, bb agent send's return to the woken request: %v", lat)
+
+	oc.prompt(t, sessionA, "[session A] [step again] go on")
+	reqs := stepRequests(srv, "A", "again")
+	if len(reqs) == 0 {
+		t.Fatal("step again: no request")
+	}
+	for i := range wakes {
+		marker := fmt.Sprintf("OCWAKE-%d-77a", i)
+		if n := countInChat(t, reqs[0].Body, marker); n != 1 {
+			t.Errorf("%s is in %d messages of A's conversation after its next prompt, want one", marker, n)
+			dump(t, "opencode-wake-again", reqs[0].Body)
+		}
+	}
+
+	waitUntil(t, show, time.Minute, "waiter for A after its prompt", func() bool { return len(wakeProcs(p)) == 1 })
+	oc.stop(t)
+	waitUntil(t, show, 15*time.Second, "no bb hook opencode wake process after OpenCode ended", func() bool { return len(wakeProcs(p)) == 0 })
 }
 
 // wakeBound is how long a wake may take, from bb agent send's return to
 // the woken session's request.
 const wakeBound = 10 * time.Second
+
+// wakeBy sends a HANDOFF holding marker from bob to agent, and waits for
+// the model request it brings (the woken session's); it returns that
+// request and how long after bb agent send returned it arrived (at most
+// wakeBound).
+func wakeBy(t *testing.T, p *project, srv *modelServer, show func() string, agent, marker string) (modelRequest, time.Duration) {
+	t.Helper()
+	seen := len(srv.Requests())
+	if out, errOut, err := p.exec(nil, "bb", "agent", "send", "--from", "bob", "--to", agent, "--bead", "bb-1", "--category", "HANDOFF",
+		"--subject", "take over bb-1", "--body", marker+" please take bb-1"); err != nil {
+		t.Fatalf("bb agent send: %v\n%s%s", err, out, errOut)
+	}
+	sent := time.Now()
+	var woke modelRequest
+	waitUntil(t, show, 3*wakeBound, "wake by "+marker, func() bool {
+		for _, r := range srv.Requests()[seen:] {
+			if strings.Contains(r.Body, marker) {
+				woke = r
+				return true
+			}
+		}
+		return false
+	})
+	// The issue's goal is 2 s (p99; the tests log the numbers); the bound
+	// here leaves room for a loaded machine.
+	d := woke.At.Sub(sent)
+	if d > wakeBound {
+		t.Errorf("%s woke %s %v after the send, more than %v", marker, agent, d, wakeBound)
+	}
+	return woke, d
+}
 
 // tmuxBin is tmux, or skips (fails under CI).
 func tmuxBin(t *testing.T) string {
@@ -239,13 +308,13 @@ func (tp *tmuxPane) panePID() int {
 }
 
 // waitUntil polls cond until it holds or the time runs out (then fails,
-// showing the pane).
-func waitUntil(t *testing.T, tp *tmuxPane, limit time.Duration, what string, cond func() bool) {
+// showing what show returns: the client's screen or log).
+func waitUntil(t *testing.T, show func() string, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %v; the terminal shows:\n%s", what, limit, tp.screen())
+			t.Fatalf("no %s within %v; the client shows:\n%s", what, limit, show())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
