@@ -171,7 +171,7 @@ func Clients() []Client {
 		{Name: "claude", Title: "Claude Code", LocalPath: ".mcp.json", GlobalPath: ".claude.json", Server: mcpServerName, Hooks: claudeHooks,
 			WorktreeInclude: claudeHooks.Local,
 			// TestClaudeCodeWake: an interactive session is woken (2.1.328).
-			Wakes: true, WakeNote: "an idle session is woken when mail arrives (an asyncRewake hook armed at SessionStart and after every turn; not in claude -p, which ends its background hooks at exit)"},
+			Wakes: true, WakeNote: "an idle session is woken when mail arrives (an asyncRewake hook armed at SessionStart and after every turn; not in claude -p or the Agent SDK, which wait for background hooks before they exit, so no waiter starts there)"},
 		{Name: "codex", Title: "Codex CLI", TOML: true, LocalPath: filepath.Join(".codex", "config.toml"), GlobalPath: filepath.Join(".codex", "config.toml"), Server: mcpServerName, Hooks: codexHooks,
 			// Codex hooks run in the turn and wait for the hook; an outside
 			// process reaches a thread only as a client of an app-server

@@ -116,10 +116,8 @@ func TestClaudeCodeWake(t *testing.T) {
 
 	// kill -9 of claude: its waiter sees its client gone and exits.
 	b := startTmux(t, tm, p, env, bin, "--permission-mode", "acceptEdits")
-	waiting(armed + 1)
-	if len(wakeProcs(p)) == 0 {
-		t.Fatal("no waiter runs for the new session")
-	}
+	// Its SessionStart waiter runs (A's is gone: none ran before it).
+	waitUntil(t, b.screen, 60*time.Second, "waiter of the new session", func() bool { return len(wakeProcs(p)) > 0 })
 	pid := b.panePID()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
