@@ -68,6 +68,19 @@ type Client struct {
 	// the work trees it creates when .worktreeinclude at the repository
 	// root names it (worktree.go).
 	WorktreeInclude string
+	// Wakes is true when bb install wires a waiter that wakes an idle
+	// session of the client when something arrives for its agent
+	// (`bb hook <client> wake`); WakeNote says how it is woken, or why it
+	// cannot be and what happens instead (docs/hooks.md, "An idle
+	// session").
+	Wakes    bool
+	WakeNote string
+}
+
+// notWoken is the note of a client whose idle session bb cannot wake:
+// why, then what happens instead.
+func notWoken(why string) string {
+	return why + "; mail sent to an idle session waits until its next prompt"
 }
 
 // Claude Code: MCP servers in .mcp.json (project) or ~/.claude.json;
@@ -156,29 +169,46 @@ var opencodeHooks = &hookConfig{
 func Clients() []Client {
 	return []Client{
 		{Name: "claude", Title: "Claude Code", LocalPath: ".mcp.json", GlobalPath: ".claude.json", Server: mcpServerName, Hooks: claudeHooks,
-			WorktreeInclude: claudeHooks.Local},
-		{Name: "codex", Title: "Codex CLI", TOML: true, LocalPath: filepath.Join(".codex", "config.toml"), GlobalPath: filepath.Join(".codex", "config.toml"), Server: mcpServerName, Hooks: codexHooks},
-		{Name: "gemini", Title: "Gemini CLI", LocalPath: filepath.Join(".gemini", "settings.json"), GlobalPath: filepath.Join(".gemini", "settings.json"), Server: mcpServerName, Hooks: geminiHooks},
-		{Name: "cursor", Title: "Cursor", LocalPath: filepath.Join(".cursor", "mcp.json"), GlobalPath: filepath.Join(".cursor", "mcp.json"), Server: mcpServerName, Hooks: cursorHooks},
+			WorktreeInclude: claudeHooks.Local,
+			// TestClaudeCodeWake: an interactive session is woken (2.1.328).
+			Wakes: true, WakeNote: "an idle session is woken when mail arrives (an asyncRewake hook armed at SessionStart and after every turn; not in claude -p or the Agent SDK, which wait for background hooks before they exit, so no waiter starts there)"},
+		{Name: "codex", Title: "Codex CLI", TOML: true, LocalPath: filepath.Join(".codex", "config.toml"), GlobalPath: filepath.Join(".codex", "config.toml"), Server: mcpServerName, Hooks: codexHooks,
+			// Codex hooks run in the turn and wait for the hook; an outside
+			// process reaches a thread only as a client of an app-server
+			// (turn/start). docs/hooks.md has what was found on 0.169.0.
+			WakeNote: notWoken("Codex CLI cannot be woken: its hooks run only inside a turn, and bb does not drive the app-server a running codex session talks to")},
+		{Name: "gemini", Title: "Gemini CLI", LocalPath: filepath.Join(".gemini", "settings.json"), GlobalPath: filepath.Join(".gemini", "settings.json"), Server: mcpServerName, Hooks: geminiHooks,
+			// "Hooks run synchronously as part of the agent loop"
+			// (https://geminicli.com/docs/hooks); nothing runs in the
+			// background or starts a turn.
+			WakeNote: notWoken("Gemini CLI cannot be woken: its hooks run only inside a turn, none in the background")},
+		{Name: "cursor", Title: "Cursor", LocalPath: filepath.Join(".cursor", "mcp.json"), GlobalPath: filepath.Join(".cursor", "mcp.json"), Server: mcpServerName, Hooks: cursorHooks,
+			WakeNote: notWoken("Cursor cannot be woken: its hooks run only inside a turn")},
 		// Copilot CLI reads workspace MCP servers from .mcp.json or
 		// .github/mcp.json; bb takes .github/mcp.json, so Claude Code's
 		// .mcp.json entry stays Claude's. User-wide:
 		// ~/.copilot/mcp-config.json ($COPILOT_HOME). `copilot mcp --help`.
-		{Name: "copilot", Title: "GitHub Copilot CLI", LocalPath: filepath.Join(".github", "mcp.json"), GlobalPath: filepath.Join(".copilot", "mcp-config.json"), Server: mcpServerName, Hooks: copilotHooks},
-		{Name: "qwen", Title: "Qwen Code", LocalPath: filepath.Join(".qwen", "settings.json"), GlobalPath: filepath.Join(".qwen", "settings.json"), Server: mcpServerName, Hooks: qwenHooks},
+		{Name: "copilot", Title: "GitHub Copilot CLI", LocalPath: filepath.Join(".github", "mcp.json"), GlobalPath: filepath.Join(".copilot", "mcp-config.json"), Server: mcpServerName, Hooks: copilotHooks,
+			WakeNote: notWoken("GitHub Copilot CLI cannot be woken: its hooks run only inside a turn, none in the background (it reads Claude Code's hook files but not their asyncRewake)")},
+		{Name: "qwen", Title: "Qwen Code", LocalPath: filepath.Join(".qwen", "settings.json"), GlobalPath: filepath.Join(".qwen", "settings.json"), Server: mcpServerName, Hooks: qwenHooks,
+			WakeNote: notWoken("Qwen Code cannot be woken: its hooks run only inside a turn, none in the background")},
 		// OpenCode: MCP servers in the "mcp" object of opencode.json
 		// (project root) or ~/.config/opencode/opencode.json.
 		// https://opencode.ai/docs/mcp-servers and https://opencode.ai/docs/config
-		{Name: "opencode", Title: "OpenCode", LocalPath: "opencode.json", GlobalPath: filepath.Join(".config", "opencode", "opencode.json"), Server: mcpServerName, OpenCodeMCP: true, Hooks: opencodeHooks},
+		{Name: "opencode", Title: "OpenCode", LocalPath: "opencode.json", GlobalPath: filepath.Join(".config", "opencode", "opencode.json"), Server: mcpServerName, OpenCodeMCP: true, Hooks: opencodeHooks,
+			// TestOpenCodeWake (opencode-ai 1.18.33, serve mode).
+			Wakes: true, WakeNote: "an idle session is woken when mail arrives (bb's plugin runs a waiter at session.idle and sends what arrives as the session's next prompt; not in a one-shot opencode run)"},
 		// Kimi CLI reads hooks only from [[hooks]] tables of the user-wide
 		// ~/.kimi/config.toml, which would fire in every project.
 		// https://moonshotai.github.io/kimi-cli/en/customization/hooks.html
 		{Name: "kimi", Title: "Kimi CLI", LocalPath: ".mcp.json", GlobalPath: filepath.Join(".kimi", "mcp.json"), Server: mcpServerName + "-kimi",
-			NoHooks: "Kimi CLI reads hooks only from the user-wide ~/.kimi/config.toml; bb writes the MCP entry only"},
+			NoHooks:  "Kimi CLI reads hooks only from the user-wide ~/.kimi/config.toml; bb writes the MCP entry only",
+			WakeNote: notWoken("Kimi CLI cannot be woken: bb installs no hooks for it")},
 		// Kilo Code extends its agent with TypeScript plugins, not command
 		// hooks. https://kilo.ai/docs/automate/extending/plugins
 		{Name: "kilo", Title: "Kilo Code", LocalPath: filepath.Join(".kilocode", "mcp.json"), GlobalPath: filepath.Join(".kilocode", "cli", "global", "settings", "mcp_settings.json"), Server: mcpServerName, AlwaysAllow: true,
-			NoHooks: "Kilo Code has no command hooks (only TypeScript plugins); bb writes the MCP entry only"},
+			NoHooks:  "Kilo Code has no command hooks (only TypeScript plugins); bb writes the MCP entry only",
+			WakeNote: notWoken("Kilo Code cannot be woken: bb installs no hooks for it")},
 	}
 }
 
@@ -198,18 +228,33 @@ func eventNames(client string) []string {
 	return out
 }
 
-// hookEntry is the array element bb adds under hooks.<event>.
-// wakeTimeout is the timeout, in seconds, of the waiter's hook entry: the
-// waiter ends itself long before (when its session's client ends, or a
-// newer waiter takes over), so the client's limit never cuts an idle
-// session off.
+// wakeTimeout is the timeout, in seconds, of the waiter's hook entry.
+// Claude Code kills an asyncRewake hook when its timeout runs out (the
+// hook's shell command is started with it: a waiter with "timeout": 4 was
+// gone 4 s into an idle session, which was not woken: a trial
+// on 2.1.328, interactive), and without one the default hook
+// timeout applies. The waiter ends itself long before (when its
+// session's client ends, or a newer waiter takes over), so a week never
+// cuts an idle session off; it stays below the 2^31-1 ms a JavaScript
+// timer holds.
 const wakeTimeout = 7 * 24 * 3600
 
-// rewakePrefix heads what a wake puts into Claude Code's context (its
-// hook entry's rewakeMessage; without it the client's own prefix calls the
-// delivery a "Stop hook blocking error").
+// rewakePrefix heads what a wake puts into Claude Code's context: the
+// entry's rewakeMessage, the "Custom prefix for the system-reminder shown
+// to the model when an asyncRewake hook exits with code 2" (the hook
+// schema of 2.1.328, marked @internal); without it the client's own
+// prefix calls the delivery a "Stop hook blocking error from command".
+// The model reads "<system-reminder>\n<rewakeMessage> <stderr>".
 const rewakePrefix = "[Blackboard] This idle session was woken by the board:"
 
+// rewakeSummary is the entry's rewakeSummary: the "One-line summary shown
+// to the user in the terminal when an asyncRewake hook exits with code 2"
+// (2.1.328's hook schema, @internal), which the model also reads as the
+// <summary> of the wake's <task-notification>; without it, "Stop hook
+// feedback".
+const rewakeSummary = "Blackboard: new mail woke this session"
+
+// hookEntry is the array element bb adds under hooks.<event>.
 func (h *hookConfig) hookEntry(ev hookio.EventSpec, command, wake string) any {
 	switch h.Style {
 	case styleFlat:
@@ -227,8 +272,9 @@ func (h *hookConfig) hookEntry(ev hookio.EventSpec, command, wake string) any {
 		}
 		handlers := []any{orderedEntry(handler, keys...)}
 		if ev.Wakes && wake != "" {
-			w := map[string]any{"type": "command", "command": wake, "asyncRewake": true, "timeout": wakeTimeout, "rewakeMessage": rewakePrefix}
-			handlers = append(handlers, orderedEntry(w, "type", "command", "asyncRewake", "timeout", "rewakeMessage"))
+			w := map[string]any{"type": "command", "command": wake, "asyncRewake": true, "timeout": wakeTimeout,
+				"rewakeMessage": rewakePrefix, "rewakeSummary": rewakeSummary}
+			handlers = append(handlers, orderedEntry(w, "type", "command", "asyncRewake", "timeout", "rewakeMessage", "rewakeSummary"))
 		}
 		g := map[string]any{"hooks": handlers}
 		if ev.Matcher != "" {

@@ -60,9 +60,13 @@ type Result struct {
 	Hooks []string `json:"hooks"`
 	// NotCovered says what the client's hooks cannot do, or why it gets no
 	// hooks.
-	NotCovered string       `json:"not_covered,omitempty"`
-	Files      []FileChange `json:"files"`
-	Error      string       `json:"error,omitempty"`
+	NotCovered string `json:"not_covered,omitempty"`
+	// Wakes is true when an idle session of the client is woken when mail
+	// arrives (its waiter installed); WakeNote says how, or why not.
+	Wakes    bool         `json:"wakes"`
+	WakeNote string       `json:"wake_note,omitempty"`
+	Files    []FileChange `json:"files"`
+	Error    string       `json:"error,omitempty"`
 	// Warnings are things to fix for the entries to work (bb not on PATH).
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -297,7 +301,7 @@ func ourHookEntry(client string) func(string) bool {
 
 // install computes the client's files with bb's entries merged in.
 func (ie *Env) Install(cl Client) (Result, error) {
-	r := Result{Client: cl.Name, Title: cl.Title, Scope: ie.scope, Server: cl.Server, Path: ie.mcpPath(cl), Hooks: []string{}, NotCovered: cl.NoHooks}
+	r := Result{Client: cl.Name, Title: cl.Title, Scope: ie.scope, Server: cl.Server, Path: ie.mcpPath(cl), Hooks: []string{}, NotCovered: cl.NoHooks, WakeNote: cl.WakeNote}
 	var touched []*FileChange
 	mf, err := ie.file(r.Path, "mcp")
 	if err != nil {
@@ -358,6 +362,7 @@ func (ie *Env) Install(cl Client) (Result, error) {
 		}
 		r.Hooks = eventNames(cl.Name)
 		r.NotCovered = h.NotCovered
+		r.Wakes = cl.Wakes
 		if cl.WorktreeInclude != "" && !ie.opts.Global {
 			wf, err := ie.addWorktreeInclude(cl.WorktreeInclude)
 			if err != nil {
@@ -369,6 +374,7 @@ func (ie *Env) Install(cl Client) (Result, error) {
 		}
 	} else if cl.Hooks != nil {
 		r.NotCovered = "hooks not installed (--no-hooks): no per-session identity, no mail delivery into the context, no edit check"
+		r.WakeNote = notWoken(cl.Title + " is not woken: its hooks are not installed (--no-hooks)")
 	}
 	if !ie.opts.Absolute {
 		if _, err := exec.LookPath("bb"); err != nil {

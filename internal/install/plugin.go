@@ -36,7 +36,13 @@ import (
 // turn going, so the end-of-turn reminder is sent as the session's next
 // prompt; the idle that ends that turn runs bb hook with
 // stop_hook_active, as Claude Code does, and the board never gives the
-// same reminder twice in a session, so it comes once. bb recognises its file by
+// same reminder twice in a session, so it comes once. At a session.idle that
+// starts no reminder, the plugin runs `bb hook opencode wake` for the
+// session (one per session: the session's next prompt, or a newer waiter,
+// kills the older one) and sends what it prints ({"text": …}, the items,
+// recorded delivered by the wake) as the session's next prompt with
+// client.session.promptAsync: mail wakes an idle session (TestOpenCodeWake,
+// opencode-ai 1.18.33). bb recognises its file by
 // the first line and never overwrites or deletes a file that lacks it.
 
 // pluginMarker is the first line of the plugin file bb writes.
@@ -79,6 +85,7 @@ func (ie *Env) renderPlugin(client string) string {
 		"@PRE@", js(ev[hookio.KindPreTool].Name),
 		"@POST@", js(ev[hookio.KindPostTool].Name),
 		"@STOP@", js(ev[hookio.KindStop].Name),
+		"@WAKE@", js("wake"),
 	)
 	return r.Replace(pluginSource)
 }
@@ -145,22 +152,76 @@ export const Blackboard = async ({ directory, client }) => {
   const asked = new Map() // session -> the agent and model of its last prompt
   const payload = (sessionID, event, more) => ({ session_id: sessionID, cwd: directory, hook_event_name: event, ...more })
   // stop runs at the end of a session's turn: bb's reminder, when there is
-  // one, becomes the session's next prompt.
+  // one, becomes the session's next prompt. It says whether it started
+  // that turn.
   const stop = async (sessionID) => {
     const active = reminded.delete(sessionID)
-    if (failed.delete(sessionID) || oneShot || children.has(sessionID) || !client?.session?.promptAsync) return
+    if (failed.delete(sessionID) || oneShot || children.has(sessionID) || !client?.session?.promptAsync) return false
     const reply = await run(@STOP@, payload(sessionID, @STOP@, { stop_hook_active: active }))
-    if (reply?.decision !== "block" || !reply.reason) return
+    if (reply?.decision !== "block" || !reply.reason) return false
     reminded.add(sessionID)
     try {
       const res = await client.session.promptAsync({
         path: { id: sessionID },
         body: { ...asked.get(sessionID), parts: [{ type: "text", text: reply.reason }] },
       })
-      if (res?.error) reminded.delete(sessionID)
+      if (!res?.error) return true
+      reminded.delete(sessionID)
     } catch {
       reminded.delete(sessionID)
     }
+    return false
+  }
+  // The idle session's waiter: at session.idle, "bb hook opencode wake"
+  // waits on the board until something arrives for the session's agent,
+  // then prints {"text": …} (the items, recorded delivered by the wake, so
+  // the prompt hook of the turn it starts does not repeat them) and ends;
+  // the text becomes the session's next prompt. One waiter per session: a
+  // new turn or a newer waiter ends the older one (and the board ends a
+  // waiter a newer one of its session supersedes). The waiter ends itself
+  // when this OpenCode process is gone.
+  const waiters = new Map() // session -> its waiter process
+  const unwait = (sessionID) => {
+    const child = waiters.get(sessionID)
+    if (!child) return
+    waiters.delete(sessionID)
+    try {
+      child.kill()
+    } catch {}
+  }
+  const wait = (sessionID) => {
+    unwait(sessionID)
+    if (oneShot || children.has(sessionID) || !client?.session?.promptAsync) return
+    let child
+    try {
+      child = spawn(hook[0], [...hook.slice(1), @WAKE@, ...pin], { stdio: ["pipe", "pipe", "ignore"] })
+    } catch {
+      return
+    }
+    waiters.set(sessionID, child)
+    let out = ""
+    child.stdout.on("data", (chunk) => (out += chunk))
+    child.on("error", () => {
+      if (waiters.get(sessionID) === child) waiters.delete(sessionID)
+    })
+    child.on("close", async () => {
+      if (waiters.get(sessionID) === child) waiters.delete(sessionID)
+      // What a waiter printed is recorded delivered: it is sent even when
+      // a turn started meanwhile (OpenCode queues it after that turn).
+      let text = ""
+      try {
+        text = out.trim() ? JSON.parse(out).text || "" : ""
+      } catch {}
+      if (!text) return
+      try {
+        await client.session.promptAsync({
+          path: { id: sessionID },
+          body: { ...asked.get(sessionID), parts: [{ type: "text", text }] },
+        })
+      } catch {}
+    })
+    child.stdin.on("error", () => {})
+    child.stdin.end(JSON.stringify(payload(sessionID, @WAKE@)))
   }
   return {
     event: async ({ event }) => {
@@ -170,9 +231,13 @@ export const Blackboard = async ({ directory, client }) => {
         if (info.parentID) children.add(info.id)
       }
       if (event?.type === "session.error" && event.properties?.sessionID) failed.add(event.properties.sessionID)
-      if (event?.type === "session.idle" && event.properties?.sessionID) await stop(event.properties.sessionID)
+      if (event?.type === "session.idle" && event.properties?.sessionID) {
+        const id = event.properties.sessionID
+        if (!(await stop(id))) wait(id)
+      }
     },
     "chat.message": async (input, output) => {
+      unwait(input.sessionID) // a turn starts: the session is not idle
       if (input.agent || input.model) asked.set(input.sessionID, { agent: input.agent, model: input.model })
       const texts = []
       if (!started.has(input.sessionID)) {

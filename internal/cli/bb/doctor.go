@@ -242,6 +242,11 @@ func (a *app) doctorClient(ctx context.Context, ie *install.Env, cl install.Clie
 		}
 		add(name, checkOK, fmt.Sprintf("%s: entries current in %s", cl.Title, files), "")
 	}
+	// An idle session of a client bb cannot wake hears the team only at
+	// its next prompt: the person is the one who is told.
+	if !cl.Wakes && cl.WakeNote != "" {
+		add(name+" wake", checkWarn, cl.WakeNote, "")
+	}
 	// The hooks' bb runs and pins this board.
 	checked := map[string]bool{}
 	for _, ev := range slices.Sorted(maps.Keys(w.Hooks)) {

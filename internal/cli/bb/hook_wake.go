@@ -35,6 +35,20 @@ import (
 // runs (one read of the process table entry, no board read).
 const wakeAliveCheck = 2 * time.Second
 
+// headlessClaude reports whether Claude Code's CLAUDE_CODE_ENTRYPOINT,
+// which it exports to its hooks, names a headless run: "sdk-cli" for
+// claude -p, "sdk-ts"/"sdk-py" for the Agent SDK (2.1.328's own test for
+// an SDK entrypoint; the interactive client is "cli"). Such a run does not
+// exit while an asyncRewake hook still runs: with a waiter, claude -p
+// never ended (TestClaudeCode hung until killed), so none is started.
+func headlessClaude(entrypoint string) bool {
+	switch strings.TrimSpace(entrypoint) {
+	case "sdk-cli", "sdk-ts", "sdk-py":
+		return true
+	}
+	return false
+}
+
 // exitStatus ends a command with this exit status, having printed what it
 // had to.
 type exitStatus int
@@ -54,6 +68,10 @@ func (a *app) runWake(ctx context.Context, client, agent string) error {
 	}
 	if agent == "" {
 		agent = strings.TrimSpace(a.env.Getenv("BB_AGENT_ID"))
+	}
+	if client == "claude" && headlessClaude(a.env.Getenv("CLAUDE_CODE_ENTRYPOINT")) {
+		a.errorf("bb hook wake: a headless Claude Code run (claude -p or the Agent SDK) waits for its background hooks before it exits; no waiter\n")
+		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -353,6 +353,9 @@ func (a *app) printInstall(w io.Writer, results []installReply, plan, printOnly,
 			if r.NotCovered != "" {
 				fmt.Fprintf(w, "  not covered: %s\n", r.NotCovered)
 			}
+			if r.WakeNote != "" && r.Action != "cannot_install" {
+				fmt.Fprintf(w, "  idle sessions: %s\n", r.WakeNote)
+			}
 		}
 		if t := r.Trust; t != nil {
 			switch {

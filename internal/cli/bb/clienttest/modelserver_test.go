@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // modelServer is a scripted model on loopback that speaks just enough of
@@ -46,6 +47,8 @@ type modelRequest struct {
 	// Session is the client session the request belongs to, as the test
 	// named it (from a marker in the prompt; "" when none).
 	Session string
+	// At is when the request arrived.
+	At time.Time
 }
 
 // turnPart is one item of a scripted answer: text, or a tool call.
@@ -96,7 +99,7 @@ func (m *modelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.Contains(r.URL.Path, ":"):
 		api = "gemini"
 	}
-	req := modelRequest{API: api, Path: r.URL.Path, Body: string(body)}
+	req := modelRequest{API: api, Path: r.URL.Path, Body: string(body), At: time.Now()}
 	req.Session = sessionMarker(req.Body)
 	m.mu.Lock()
 	m.requests = append(m.requests, req)

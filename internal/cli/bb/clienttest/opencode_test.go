@@ -56,29 +56,11 @@ func TestOpenCode(t *testing.T) {
 	t.Parallel()
 	bin := clientBin(t, "opencode")
 	p := newProject(t)
-	// OpenCode installs its plugin SDK (@opencode-ai/plugin, with npm) into
-	// every configuration directory it reads (~/.config/opencode and the
-	// project's .opencode/), and waits for that before it loads any
-	// plugin; it skips a directory whose node_modules exists and whose
-	// package-lock.json already lists the package (opencode-ai 1.18.33,
-	// Npm.install). bb's plugin imports nothing from it, so these two
-	// directories are marked installed to keep the test offline.
-	for _, dir := range []string{filepath.Join(p.home, ".config", "opencode"), filepath.Join(p.dir, ".opencode")} {
-		p.write(filepath.Join(dir, "package-lock.json"), `{"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}`)
-		if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	markOpenCodeSDK(t, p)
 	before := snapshot(t, p.dir)
 	pl := newPlans()
 	srv := newModelServer(t, pl.script)
-	p.write(filepath.Join(p.home, "models.json"), "{}")
-	p.write(filepath.Join(p.home, ".config", "opencode", "opencode.json"), `{"$schema": "https://opencode.ai/config.json", "autoupdate": false, "share": "disabled", "snapshot": false,
-  "provider": {"scripted": {"npm": "@ai-sdk/openai-compatible", "name": "scripted", "options": {"baseURL": "`+srv.url+`/v1", "apiKey": "test"},
-    "models": {"m1": {"name": "m1", "tool_call": true}}}},
-  "model": "scripted/m1", "small_model": "scripted/m1"}`)
-	p.env = append(p.env, "OPENCODE_DISABLE_MODELS_FETCH=true", "OPENCODE_DISABLE_AUTOUPDATE=true", "OPENCODE_DISABLE_DEFAULT_PLUGINS=true",
-		"OPENCODE_DISABLE_LSP_DOWNLOAD=true", "OPENCODE_DISABLE_SHARE=true", "OPENCODE_MODELS_PATH="+filepath.Join(p.home, "models.json"))
+	offlineOpenCode(p, srv)
 	p.run("bb", "install", "opencode")
 	if out := p.run("bb", "doctor"); !strings.Contains(out, "ok    client opencode mcp") || !strings.Contains(out, "ok    client opencode ") {
 		t.Fatalf("bb doctor after bb install opencode:\n%s", out)
@@ -171,6 +153,37 @@ func TestOpenCode(t *testing.T) {
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("bb uninstall opencode left the project changed:\nbefore %v\nafter  %v", keys(before), keys(after))
 	}
+}
+
+// markOpenCodeSDK marks OpenCode's plugin SDK installed in the
+// configuration directories it reads.
+func markOpenCodeSDK(t *testing.T, p *project) {
+	// OpenCode installs its plugin SDK (@opencode-ai/plugin, with npm) into
+	// every configuration directory it reads (~/.config/opencode and the
+	// project's .opencode/), and waits for that before it loads any
+	// plugin; it skips a directory whose node_modules exists and whose
+	// package-lock.json already lists the package (opencode-ai 1.18.33,
+	// Npm.install). bb's plugin imports nothing from it, so these two
+	// directories are marked installed to keep the test offline.
+	for _, dir := range []string{filepath.Join(p.home, ".config", "opencode"), filepath.Join(p.dir, ".opencode")} {
+		p.write(filepath.Join(dir, "package-lock.json"), `{"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}`)
+		if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// offlineOpenCode points OpenCode, for p, at the model server (a
+// provider of its own in the user's configuration) and keeps it off the
+// network.
+func offlineOpenCode(p *project, srv *modelServer) {
+	p.write(filepath.Join(p.home, "models.json"), "{}")
+	p.write(filepath.Join(p.home, ".config", "opencode", "opencode.json"), `{"$schema": "https://opencode.ai/config.json", "autoupdate": false, "share": "disabled", "snapshot": false,
+  "provider": {"scripted": {"npm": "@ai-sdk/openai-compatible", "name": "scripted", "options": {"baseURL": "`+srv.url+`/v1", "apiKey": "test"},
+    "models": {"m1": {"name": "m1", "tool_call": true}}}},
+  "model": "scripted/m1", "small_model": "scripted/m1"}`)
+	p.env = append(p.env, "OPENCODE_DISABLE_MODELS_FETCH=true", "OPENCODE_DISABLE_AUTOUPDATE=true", "OPENCODE_DISABLE_DEFAULT_PLUGINS=true",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=true", "OPENCODE_DISABLE_SHARE=true", "OPENCODE_MODELS_PATH="+filepath.Join(p.home, "models.json"))
 }
 
 // lastUserText is the text of a Chat Completions request's last user
