@@ -43,11 +43,6 @@ func (s *Server) wait(c *call) (any, error) {
 		}
 		in.Agent = c.agent
 	}
-	switch in.Via {
-	case "", hooks.ViaWait, hooks.ViaWake:
-	default:
-		return nil, hub.FieldErr(hub.CodeInvalidInput, "via", "{field} must be wait or wake, not %q", b.Via)
-	}
 	// The request outlives the server's write timeout: give it its own,
 	// and end it when the server starts to stop (the client's waiter says
 	// so and stops, or waits again elsewhere).

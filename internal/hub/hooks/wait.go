@@ -172,7 +172,7 @@ func (s *Service) Wait(ctx context.Context, in WaitInput, progress func(WaitProg
 	deadline := started.Add(in.Timeout)
 	var tick <-chan time.Time
 	if progress != nil {
-		t := time.NewTicker(progressEvery(in.Timeout))
+		t := time.NewTicker(ProgressEvery(in.Timeout))
 		defer t.Stop()
 		tick = t.C
 	}
@@ -231,17 +231,19 @@ func (s *Service) Wait(ctx context.Context, in WaitInput, progress func(WaitProg
 
 var errSuperseded = hub.Errorf(hub.CodeConflict, "superseded by a newer waiter of this session")
 
-func progressEvery(timeout time.Duration) time.Duration {
+// ProgressEvery is how often a waiter's progress is told: a tenth of its
+// timeout, between 1 s and 10 s.
+func ProgressEvery(timeout time.Duration) time.Duration {
 	return min(max(timeout/10, time.Second), 10*time.Second)
 }
 
 // planWait validates in and resolves what it names: nothing is written.
 func (s *Service) planWait(ctx context.Context, in *WaitInput) (waitPlan, error) {
 	if in.Timeout <= 0 {
-		return waitPlan{}, hub.FieldErr(hub.CodeInvalidInput, "timeout", "{field} must be more than 0 (at most %s)", MaxWait)
+		return waitPlan{}, hub.FieldErr(hub.CodeInvalidInput, "timeout", "{field} must be more than 0 (at most %s)", hub.DurationText(MaxWait))
 	}
 	if in.Timeout > MaxWait {
-		return waitPlan{}, hub.FieldErr(hub.CodeInvalidInput, "timeout", "{field} %s is more than the limit of %s", in.Timeout, MaxWait)
+		return waitPlan{}, hub.FieldErr(hub.CodeInvalidInput, "timeout", "{field} %s is more than the limit of %s: wait again after it", hub.DurationText(in.Timeout), hub.DurationText(MaxWait))
 	}
 	n := 0
 	for _, c := range []string{in.ForReply, in.ForScope, in.ForTask} {
@@ -252,8 +254,12 @@ func (s *Service) planWait(ctx context.Context, in *WaitInput) (waitPlan, error)
 	if n > 1 {
 		return waitPlan{}, hub.FieldErr(hub.CodeInvalidInput, "condition", "wait for one thing at a time: a reply, a scope or a task")
 	}
-	if in.Via == "" {
+	switch in.Via {
+	case "":
 		in.Via = ViaWait
+	case ViaWait, ViaWake:
+	default:
+		return waitPlan{}, hub.FieldErr(hub.CodeInvalidInput, "via", "{field} must be wait or wake, not %q", string(in.Via))
 	}
 	var p waitPlan
 	if in.Session != nil {
@@ -327,8 +333,9 @@ func (p waitPlan) relevant(e hub.Event) bool {
 	case "scope":
 		return strings.HasPrefix(e.Type, "reservation.") || e.Type == hub.EventAgentCleared || e.Type == hub.EventBoardCleared
 	case "task":
-		return strings.HasPrefix(e.Type, "task") || strings.HasPrefix(e.Type, "task.") || e.Type == hub.KindTaskStatus ||
-			e.Type == hub.KindTaskClosed || e.Type == hub.KindTaskDepRemoved || e.Type == hub.KindTaskDeleted
+		// Every task event (task_status, task_closed, task_dependency_removed,
+		// task_deleted, …) may change whether the task is ready.
+		return strings.HasPrefix(e.Type, "task")
 	}
 	if e.Agent == p.agent && e.Type != hub.EventMailAcked {
 		return false // its own doing

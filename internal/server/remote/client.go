@@ -79,13 +79,22 @@ func (c *Client) DisplayScope(r hub.Reservation) string {
 type envelope struct {
 	OK    bool              `json:"ok"`
 	Data  []json.RawMessage `json:"data"`
-	Error *struct {
-		Code     string       `json:"code"`
-		Message  string       `json:"message"`
-		Field    string       `json:"field"`
-		Template string       `json:"template"`
-		Actions  []hub.Action `json:"actions"`
-	} `json:"error"`
+	Error *wireError        `json:"error"`
+}
+
+// wireError is a core error as the server's envelope carries it.
+type wireError struct {
+	Code     string       `json:"code"`
+	Message  string       `json:"message"`
+	Field    string       `json:"field"`
+	Template string       `json:"template"`
+	Actions  []hub.Action `json:"actions"`
+}
+
+// err is the core error again, with its template so that the caller
+// words its fields in its own vocabulary, like a local call.
+func (w *wireError) err() error {
+	return &hub.Error{Code: hub.Code(w.Code), Message: w.Message, Field: w.Field, Template: w.Template, Actions: w.Actions}
 }
 
 func (c *Client) auth(r *http.Request) {
@@ -132,7 +141,7 @@ func (c *Client) call(ctx context.Context, method string, args []any, outs []any
 		if env.Error == nil {
 			return hub.Errorf(hub.CodeInternal, "server error (HTTP %d)", resp.StatusCode)
 		}
-		return &hub.Error{Code: hub.Code(env.Error.Code), Message: env.Error.Message, Field: env.Error.Field, Template: env.Error.Template, Actions: env.Error.Actions}
+		return env.Error.err()
 	}
 	if len(env.Data) != len(outs) {
 		return hub.Errorf(hub.CodeInternal, "%s: server returned %d results, want %d (version mismatch?)", method, len(env.Data), len(outs))

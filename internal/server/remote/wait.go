@@ -46,7 +46,7 @@ func (c *Client) Wait(ctx context.Context, in hooks.WaitInput, progress func(hoo
 		pctx, stop := context.WithCancel(ctx)
 		defer stop()
 		go func() {
-			t := time.NewTicker(min(max(in.Timeout/10, time.Second), 10*time.Second))
+			t := time.NewTicker(hooks.ProgressEvery(in.Timeout))
 			defer t.Stop()
 			for {
 				select {
@@ -76,13 +76,7 @@ func (c *Client) Wait(ctx context.Context, in hooks.WaitInput, progress func(hoo
 	var env struct {
 		OK    bool             `json:"ok"`
 		Data  hooks.WaitResult `json:"data"`
-		Error *struct {
-			Code     string       `json:"code"`
-			Message  string       `json:"message"`
-			Field    string       `json:"field"`
-			Template string       `json:"template"`
-			Actions  []hub.Action `json:"actions"`
-		} `json:"error"`
+		Error *wireError       `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &env); err != nil {
 		return hooks.WaitResult{}, &hub.Error{Code: hub.CodeInternal, Message: fmt.Sprintf("unexpected reply from %s (HTTP %d)", c.base, resp.StatusCode), Err: err}
@@ -91,7 +85,7 @@ func (c *Client) Wait(ctx context.Context, in hooks.WaitInput, progress func(hoo
 		if env.Error == nil {
 			return hooks.WaitResult{}, hub.Errorf(hub.CodeInternal, "server error (HTTP %d)", resp.StatusCode)
 		}
-		return hooks.WaitResult{}, &hub.Error{Code: hub.Code(env.Error.Code), Message: env.Error.Message, Field: env.Error.Field, Template: env.Error.Template, Actions: env.Error.Actions}
+		return hooks.WaitResult{}, env.Error.err()
 	}
 	return env.Data, nil
 }
