@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/google/uuid"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // attempt is the outcome of one try at a lease inside a transaction: the

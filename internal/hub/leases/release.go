@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/google/uuid"
+
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // ReleaseLease ends a grant of in.Name. The holder ends its own
