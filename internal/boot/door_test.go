@@ -138,7 +138,7 @@ var surfaceRoles = map[string][]string{
 	"internal/cli/vybe":      {"hub.Admin", "hub.Identity", "memory.API", "hub.Tasks", "resume.API"},
 	"internal/cli/agentmail": {"hub.Admin", "hub.Identity", "agentmail.API"},
 	"internal/mcp":           {"hub.Admin", "hub.Identity", "hub.Mail", "hub.Messages", "hub.Reservations", "memory.API", "hub.Tasks", "hub.Timeline", "hooks.API", "resume.API", "search.API", "overview.API", "artifacts.API", "oversight.API", "leases.API"},
-	"internal/server":        {"app.API"},
+	"internal/server":        {"app.API", "hooks.API"}, // hooks.API: the metrics count the hook methods by name
 	"internal/server/remote": {"app.API"},
 	"internal/server/wire":   {}, // header names both sides write
 	"internal/notify":        {"hub.Admin", "hub.Timeline", "overview.API"},

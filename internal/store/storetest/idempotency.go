@@ -159,7 +159,7 @@ func testIdempotencyRequests(t *testing.T, open Opener) {
 		}
 	})
 
-	t.Run("RefusedReserveStoresNoReplyButKeepsItsIncursion", func(t *testing.T) {
+	t.Run("RefusedReserveStoresNoReplyButKeepsItsConflict", func(t *testing.T) {
 		f := New(t, open)
 		for _, id := range []string{"agent-ui-1", "agent-api-1"} {
 			_, _, err := f.Svc.RegisterAgent(f.Ctx, hub.RegisterInput{ID: id, Role: "worker"})
@@ -172,18 +172,21 @@ func testIdempotencyRequests(t *testing.T, open Opener) {
 		for i := 0; i < 2; i++ {
 			res, err := f.Svc.Reserve(ctx, in)
 			WantCode(t, err, hub.CodeReservationConflict)
-			if len(res.Incursions) != 1 {
-				t.Errorf("attempt %d: incursions %d", i, len(res.Incursions))
+			if len(res.Incursions) != 0 {
+				t.Errorf("attempt %d: a refused reserve entered nobody's reservation, yet %d incursions", i, len(res.Incursions))
 			}
 		}
-		n := 0
+		conflicts, incursions := 0, 0
 		for _, e := range f.Events() {
-			if e.Type == hub.EventIncursion {
-				n++
+			switch e.Type {
+			case hub.EventReservationConflict:
+				conflicts++
+			case hub.EventIncursion:
+				incursions++
 			}
 		}
-		if n != 2 {
-			t.Errorf("INCURSION events: %d, want one per attempt", n)
+		if conflicts != 2 || incursions != 0 {
+			t.Errorf("reservation.conflict events: %d, INCURSION: %d; want one conflict per attempt and no incursion", conflicts, incursions)
 		}
 		f.Read(func(tx hub.Tx) error {
 			rec, err := tx.GetIdempotent(f.Ctx, "agent-ui-1", "r1")

@@ -394,7 +394,13 @@ func testMessages(t *testing.T, open Opener) {
 		_, err := f.Svc.Reserve(f.Ctx, hub.ReserveInput{Agent: "agent-api-1", Scope: "src/*", BeadID: "bb-1"})
 		Ok(t, err)
 		_, err = f.Svc.Reserve(f.Ctx, hub.ReserveInput{Agent: "agent-ui-1", Scope: "src/a.go", BeadID: "bb-1"})
-		WantCode(t, err, hub.CodeReservationConflict)
+		WantCode(t, err, hub.CodeReservationConflict) // refused: a reservation.conflict, no incursion
+		// An edit that went ahead inside agent-api-1's reservation (as the
+		// edit hook records it) is the incursion the counts show.
+		f.Write(func(tx hub.Tx) error {
+			return tx.AppendEvent(f.Ctx, f.Svc.ProtocolEvent(hub.EventIncursion, "bb-1", "agent-ui-1", "agent-api-1", "src/a.go",
+				hub.IncursionPayload{OwnerAgent: "agent-api-1", IncomingAgent: "agent-ui-1"}, "agent-ui-1 edited src/a.go inside agent-api-1's reservation"))
+		})
 		_, err = f.Svc.CheckIn(f.Ctx, "agent-ui-1") // a mark to read back
 		Ok(t, err)
 		for _, agent := range []string{"agent-api-1", "agent-ui-1", "nobody"} {

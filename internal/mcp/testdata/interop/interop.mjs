@@ -99,6 +99,26 @@ await call(client, "bb_resume", {});
 await call(client, "bb_memory_set", { key: "build", value: "go build ./...", expires_in: "2h" });
 await call(client, "bb_memory_get", { key: "build" });
 await call(client, "bb_events", { limit: 10 });
+const lease = await call(client, "bb_lease_acquire", { name: "deploy:staging", ttl_minutes: 30 });
+if (!(lease?.lease?.fence >= 1)) fail("bb_lease_acquire", `no fencing number: ${JSON.stringify(lease)}`);
+const leases = await call(peer, "bb_lease_list", {});
+if (!leases?.leases?.some((l) => l.name === "deploy:staging")) fail("bb_lease_list", "the lease is not listed");
+await call(client, "bb_lease_release", { name: "deploy:staging" });
+// bb_wait: mail sent before the wait is returned at once (recorded as
+// delivered); an empty wait times out plainly, with progress notifications
+// when the call asks for them (_meta.progressToken, which the SDK sets
+// when onprogress is given).
+const info = await call(peer, "bb_send_mail", { agent: me, bead: "bd-1", category: "INFO", subject: "fyi", body: "the build is green" });
+const woke = await call(client, "bb_wait", { timeout_s: 10 });
+if (woke?.timed_out || !woke?.delivered?.includes(info?.message_id)) fail("bb_wait", `the mail was not delivered: ${JSON.stringify(woke)}`);
+const progress = [];
+try {
+  const r = await client.callTool({ name: "bb_wait", arguments: { timeout_s: 2 } }, undefined, { onprogress: (p) => progress.push(p) });
+  if (!r.structuredContent?.timed_out) fail("bb_wait timeout", r.structuredContent ?? r);
+} catch (e) {
+  fail("bb_wait timeout", `client error: ${e.message}`);
+}
+if (progress.length === 0) fail("bb_wait progress", "no progress notification in a 2 s wait");
 if (tools.some((t) => t.name === "bb_search")) await call(client, "bb_search", { query: "hello", kind: "message", limit: 5 });
 for (const t of tools) if (!called.has(t.name)) fail(t.name, "not called with valid arguments");
 
