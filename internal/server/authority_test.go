@@ -221,26 +221,45 @@ func TestAuthorityPrivateReads(t *testing.T) {
 // does, and only the operator resets it (an event records both).
 func TestAuthorityRepositoryClaim(t *testing.T) {
 	a := newAuthorityEnv(t)
-	var id string
-	a.mustRPC(&id, "bob", "ClaimRepository", "bogus")
-	a.mustRPC(&id, "ana", "ClaimRepository", "bogus")
-	if a.mustRPC(&id, "operator", "ClaimRepository", ""); id != "" {
-		t.Fatalf("an agent's fingerprint claimed the board: %q", id)
+	claimed := func() string {
+		t.Helper()
+		id, err := a.svc.ClaimRepository(context.Background(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
 	}
-	a.mustRPC(&id, "operator", "ClaimRepository", "real-root-commit")
-	if id != "real-root-commit" {
+	// ClaimRepository is not an RPC method: a client names its repository
+	// in the header of every call, which the server checks first.
+	if code, env := a.rpc("operator", "ClaimRepository", "bogus"); code != http.StatusNotFound || env.Error == nil {
+		t.Fatalf("RPC ClaimRepository: %d %+v", code, env.Error)
+	}
+	with := func(who, repo string) map[string]string {
+		tok := a.op
+		if who != "operator" {
+			tok = a.cred[who]
+		}
+		return map[string]string{"Authorization": "Bearer " + tok, "X-BB-Repository": repo}
+	}
+	a.ok(req{path: "/api/v1/status", header: with("bob", "bogus")}, nil)
+	a.ok(req{path: "/api/v1/status", header: with("ana", "bogus")}, nil)
+	if id := claimed(); id != "" {
+		t.Fatalf("an agent's or an overseer's fingerprint claimed the board: %q", id)
+	}
+	a.ok(req{path: "/api/v1/status", header: with("operator", "real-root-commit")}, nil)
+	if id := claimed(); id != "real-root-commit" {
 		t.Fatalf("the operator's claim: %q", id)
 	}
-	code, env := a.rpc("bob", "ClaimRepository", "bogus")
-	if code != http.StatusConflict || env.Error == nil || env.Error.Code != string(hub.CodeWrongRepository) {
-		t.Fatalf("another repository after the claim: %d %+v", code, env.Error)
-	}
-	// REST checks the header like RPC.
-	code, env = a.do(req{path: "/api/v1/status", header: map[string]string{"Authorization": "Bearer " + a.cred["bob"], "X-BB-Repository": "bogus"}})
+	// After the claim, another repository is refused on REST and RPC alike.
+	code, env := a.do(req{path: "/api/v1/status", header: with("bob", "bogus")})
 	if code != http.StatusConflict || env.Error == nil || env.Error.Code != string(hub.CodeWrongRepository) {
 		t.Fatalf("REST with another repository: %d %+v", code, env.Error)
 	}
-	a.ok(req{path: "/api/v1/status", header: map[string]string{"Authorization": "Bearer " + a.cred["bob"], "X-BB-Repository": "real-root-commit"}}, nil)
+	code, env = a.do(req{method: "POST", path: "/api/v1/rpc/WhoAmI", body: "[]", header: with("bob", "bogus")})
+	if code != http.StatusConflict || env.Error == nil || env.Error.Code != string(hub.CodeWrongRepository) {
+		t.Fatalf("RPC with another repository: %d %+v", code, env.Error)
+	}
+	a.ok(req{path: "/api/v1/status", header: with("bob", "real-root-commit")}, nil)
 
 	a.refused("operator", "bob", "ResetRepository")
 	a.refused("operator", "ana", "ResetRepository")
@@ -253,8 +272,7 @@ func TestAuthorityRepositoryClaim(t *testing.T) {
 	if err != nil || len(page.Events) != 2 || page.Events[1].Credential != hub.OperatorCredential {
 		t.Fatalf("claim and reset events: %v %+v", err, page.Events)
 	}
-	a.mustRPC(&id, "operator", "ClaimRepository", "")
-	if id != "" {
+	if id := claimed(); id != "" {
 		t.Fatalf("still claimed after the reset: %q", id)
 	}
 }

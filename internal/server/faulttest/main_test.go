@@ -90,10 +90,14 @@ func startServe(t *testing.T, dir string, env []string, wait time.Duration, args
 }
 
 // launchServe starts `bb serve --json` on a free port in dir and returns
-// at once; awaitURL waits for the line that says where it listens.
+// at once; awaitURL waits for the line that says where it listens. The
+// fair-use budget is off (--rate -1): these tests load the server from
+// many writers without credentials, which all share one budget, and what
+// they check is what a fault loses, not the brake on a runaway loop
+// (internal/server's fair-use tests check that).
 func launchServe(t *testing.T, dir string, env []string, args ...string) *serveProc {
 	t.Helper()
-	cmd := exec.Command(bb(), append([]string{"--dir", dir, "--json", "serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(bb(), append([]string{"--dir", dir, "--json", "serve", "--addr", "127.0.0.1:0", "--rate", "-1"}, args...)...)
 	cmd.Env = env
 	p := &serveProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
