@@ -273,7 +273,16 @@ func TestLeaseQueueInOrder(t *testing.T) {
 	holder := "holder-0"
 	for i := range n {
 		run(t, dir, []string{"BB_AGENT_ID=" + holder}, "lease", "release", "deploy")
-		got := <-done
+		var got string
+		select {
+		case got = <-done:
+		case <-time.After(3 * time.Minute):
+			// A grant that never comes fails with what the board says,
+			// not with the package's timeout.
+			show, _ := bbCmd(dir, nil, "--json", "lease", "show", "deploy").CombinedOutput()
+			ev, _ := bbCmd(dir, nil, "events", "--limit", "12").CombinedOutput()
+			t.Fatalf("grant %d: no waiter got deploy within 3 minutes of %s's release\nlease show: %s\nevents: %s", i, holder, show, ev)
+		}
 		if want := fmt.Sprintf("waiter-%02d", i); got != want {
 			t.Fatalf("grant %d went to %s, want %s (order of arrival)", i, got, want)
 		}
