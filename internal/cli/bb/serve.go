@@ -234,7 +234,9 @@ func (a *app) serveBenchCmd() *cobra.Command {
 				}
 				addr := ln.Addr().String()
 				ln.Close()
-				srv := exec.CommandContext(ctx, exe, "--dir", dir, "-q", "serve", "--addr", addr)
+				// The fair-use budget is off: a load test measures what the
+				// server can take, not the brake on one runaway client.
+				srv := exec.CommandContext(ctx, exe, "--dir", dir, "-q", "serve", "--addr", addr, "--rate", "-1")
 				if token != "" {
 					srv.Env = append(os.Environ(), "BB_TOKEN="+token)
 				}
