@@ -10,7 +10,7 @@ import (
 // variable number of placeholders would otherwise grow it without end:
 // past the bound they are prepared per call, as without a cache).
 const (
-	maxIdleConns   = 8
+	maxIdleConns   = 64
 	maxCachedStmts = 256
 )
 
