@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -271,4 +273,127 @@ func TestHundredWaiters(t *testing.T) {
 	if got := b.count(`SELECT COUNT(*) FROM events WHERE type = 'mail.delivered'`); got != n {
 		t.Errorf("%d mail.delivered events, want %d", got, n)
 	}
+}
+
+// A `bb agent wait` killed with SIGKILL while it listens loses nothing:
+// the mail sent after the kill is not recorded delivered, and the agent's
+// next prompt hook delivers it (and a wait after that has nothing).
+func TestKilledWaiterLosesNothing(t *testing.T) {
+	b := newBoard(t)
+	b.ok("agent", "register", "--name", "amber-otter", "--role", "worker")
+	b.ok("agent", "register", "--name", "cobalt-harbor", "--role", "reviewer")
+	w := b.startWait("cobalt-harbor", "--timeout", "10m")
+	untilWatching(t, []*waiter{w})
+	if err := w.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-w.done; err == nil {
+		t.Fatal("the killed waiter exited 0")
+	}
+	w.done <- nil
+	id := b.sendID("amber-otter", "cobalt-harbor", "Take over the parser")
+	if got := b.count(`SELECT COUNT(*) FROM mail_deliveries WHERE message_id = ?`, id); got != 0 {
+		t.Fatalf("the mail is recorded delivered %d times after its waiter was killed", got)
+	}
+	out := b.hook("cobalt-harbor", "UserPromptSubmit", `{"session_id":"s-kill","hook_event_name":"UserPromptSubmit","prompt":"go on"}`)
+	if !strings.Contains(out, "Take over the parser") {
+		t.Fatalf("the next prompt hook did not deliver the mail:\n%s", out)
+	}
+	rows := b.query(`SELECT agent, via FROM mail_deliveries WHERE message_id = ?`, id)
+	if len(rows) != 1 || rows[0][0] != "cobalt-harbor" || rows[0][1] == "wait" {
+		t.Fatalf("deliveries of the mail: %v, want one to cobalt-harbor by the hook", rows)
+	}
+	// Nothing is left for a wait.
+	var d waitJSON
+	if err := json.Unmarshal(decode(t, b.ok("--json", "agent", "wait", "--agent", "cobalt-harbor", "--timeout", "1s").stdout).Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if !d.TimedOut || len(d.Delivered) != 0 {
+		t.Fatalf("a wait after the hook: timed out %v, delivered %v", d.TimedOut, d.Delivered)
+	}
+}
+
+// The idle session's waiter (`bb hook claude wake`, Claude Code's
+// asyncRewake hook) killed with SIGKILL while it listens loses nothing:
+// the mail sent after the kill stays undelivered, the session's next
+// waiter wakes it with the mail (exit 2, the mail on stderr), recorded
+// delivered once by a wake, and the woken turn's prompt hook does not
+// repeat it.
+func TestKilledWakeWaiterLosesNothing(t *testing.T) {
+	b := newBoard(t)
+	b.ok("agent", "register", "--name", "amber-otter", "--role", "worker")
+	b.ok("agent", "register", "--name", "cobalt-harbor", "--role", "reviewer")
+	stop := `{"session_id":"s-wake","hook_event_name":"Stop"}`
+	startWake := func() *waiter {
+		w := &waiter{agent: "cobalt-harbor", done: make(chan error, 1)}
+		w.cmd = exec.Command(bbPath(), "hook", "claude", "wake", "--agent", "cobalt-harbor")
+		w.cmd.Dir, w.cmd.Env = b.dir, b.env
+		w.cmd.Stdin = strings.NewReader(stop)
+		w.cmd.Stdout, w.cmd.Stderr = &w.out, &w.errb
+		if err := w.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { w.done <- w.cmd.Wait() }()
+		t.Cleanup(func() {
+			_ = w.cmd.Process.Kill()
+			<-w.done
+			w.done <- nil
+		})
+		return w
+	}
+	armed := func() int64 { return b.count(`SELECT COUNT(*) FROM events WHERE type = 'session.waiting'`) }
+	w := startWake()
+	untilWatching(t, []*waiter{w})
+	// Armed: its session.waiting event is written once it listens.
+	for deadline := time.Now().Add(2 * time.Minute); armed() < 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the waiter armed no session.waiting within 2m\n%s", w.errb.String())
+		}
+	}
+	if err := w.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-w.done
+	w.done <- nil
+	id := b.sendID("amber-otter", "cobalt-harbor", "Review the parser")
+	if got := b.count(`SELECT COUNT(*) FROM mail_deliveries WHERE message_id = ?`, id); got != 0 {
+		t.Fatalf("the mail is recorded delivered %d times after its waiter was killed", got)
+	}
+	// The next turn's waiter wakes the session with it.
+	next := startWake()
+	select {
+	case err := <-next.done:
+		next.done <- err
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Fatalf("the next waiter: %v, want exit status 2\n%s", err, next.errb.String())
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the next waiter did not wake the session within 2m")
+	}
+	if !strings.Contains(next.errb.String(), "Review the parser") {
+		t.Fatalf("the wake does not carry the mail:\n%s", next.errb.String())
+	}
+	rows := b.query(`SELECT agent, via FROM mail_deliveries WHERE message_id = ?`, id)
+	if len(rows) != 1 || rows[0][0] != "cobalt-harbor" || rows[0][1] != "wake" {
+		t.Fatalf("deliveries of the mail: %v, want one to cobalt-harbor by wake", rows)
+	}
+	if out := b.hook("cobalt-harbor", "UserPromptSubmit", `{"session_id":"s-wake","hook_event_name":"UserPromptSubmit","prompt":"go on"}`); strings.Contains(out, "Review the parser") {
+		t.Fatalf("the woken turn's prompt hook repeats the mail:\n%s", out)
+	}
+}
+
+// hook runs `bb hook claude <event> --agent agent` with payload on stdin
+// and returns its stdout.
+func (b *board) hook(agent, event, payload string) string {
+	b.t.Helper()
+	cmd := exec.Command(bbPath(), "hook", "claude", event, "--agent", agent)
+	cmd.Dir, cmd.Env = b.dir, b.env
+	cmd.Stdin = strings.NewReader(payload)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		b.t.Fatalf("bb hook claude %s: %v\n%s%s", event, err, out.String(), errb.String())
+	}
+	return out.String()
 }
