@@ -300,8 +300,8 @@ func TestKilledWaiterLosesNothing(t *testing.T) {
 		t.Fatalf("the next prompt hook did not deliver the mail:\n%s", out)
 	}
 	rows := b.query(`SELECT agent, via FROM mail_deliveries WHERE message_id = ?`, id)
-	if len(rows) != 1 || rows[0][0] != "cobalt-harbor" || rows[0][1] == "wait" {
-		t.Fatalf("deliveries of the mail: %v, want one to cobalt-harbor by the hook", rows)
+	if len(rows) != 1 || rows[0][0] != "cobalt-harbor" || rows[0][1] != "prompt" {
+		t.Fatalf("deliveries of the mail: %v, want one to cobalt-harbor by the prompt hook", rows)
 	}
 	// Nothing is left for a wait.
 	var d waitJSON
