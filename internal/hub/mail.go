@@ -52,6 +52,9 @@ type MailItem struct {
 	// DeliveredAt is when a hook put the message into the recipient's
 	// context (nil: not delivered that way), a state before read and ack.
 	DeliveredAt *time.Time
+	// DeliveredVia is how it got there (DeliveryMark.How: session_start,
+	// prompt, tool, wake, wait, hook); "" when not delivered.
+	DeliveredVia string
 }
 
 // StateOf derives an agent's state of a message: acked is terminal; a
@@ -385,15 +388,15 @@ func (s *Service) Inbox(ctx context.Context, q InboxQuery) ([]MailItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		delivered, err := tx.DeliveredAt(ctx, q.Agent, MessageIDs(entryMessages(entries)))
+		delivered, err := tx.DeliveredVia(ctx, q.Agent, MessageIDs(entryMessages(entries)))
 		if err != nil {
 			return nil, err
 		}
 		out := make([]MailItem, 0, len(entries))
 		for _, e := range entries {
 			it := MailItem{Message: e.Message, State: StateOf(&e.Message, e.Receipt, cursor), ReadAt: e.Receipt.ReadAt, AckedAt: e.Receipt.AckedAt}
-			if at, ok := delivered[e.UUID]; ok {
-				it.DeliveredAt = &at
+			if d, ok := delivered[e.UUID]; ok {
+				it.DeliveredAt, it.DeliveredVia = &d.At, d.How()
 			}
 			out = append(out, it)
 		}

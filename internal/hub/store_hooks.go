@@ -74,3 +74,16 @@ type DeliveryMark struct {
 	// which.
 	Via string
 }
+
+// ViaHook is how a message reached its recipient when the board did not
+// record which hook it was (deliveries older than the record, a hook that
+// does not say).
+const ViaHook = "hook"
+
+// How is how the message arrived: Via, or ViaHook when unrecorded.
+func (m DeliveryMark) How() string {
+	if m.Via == "" {
+		return ViaHook
+	}
+	return m.Via
+}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -20,6 +21,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/server"
 
 	_ "modernc.org/sqlite"
@@ -187,13 +189,34 @@ func TestMetricsScrape(t *testing.T) {
 			t.Errorf("%s ends in _total but is a %s", name, fams[name].GetType())
 		}
 	}
-	// A waiter's gauge goes up and down with OpenStream.
-	done := e.srv.OpenStream(server.StreamWait)
-	_, body = get(t, e.http.URL+"/metrics", opsToken)
-	if got := counterWith(parseScrape(t, body)["bb_open_streams"], map[string]string{"kind": "wait"}); got != 1 {
-		t.Errorf("open waiters = %v, want 1", got)
+	// A waiter (POST /api/v1/wait) held open counts in the gauge until
+	// what it waits for arrives.
+	openWaiters := func() float64 {
+		_, body := get(t, e.http.URL+"/metrics", opsToken)
+		return counterWith(parseScrape(t, body)["bb_open_streams"], map[string]string{"kind": "wait"})
 	}
-	done()
+	waited := make(chan envelope, 1)
+	go func() {
+		_, env := e.do(req{method: "POST", path: "/api/v1/wait", agent: "alice", body: `{"timeout_s":600}`})
+		waited <- env
+	}()
+	for deadline := time.Now().Add(time.Minute); openWaiters() != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("open waiters = %v while a wait is held, want 1", openWaiters())
+		}
+	}
+	if _, _, err := e.svc.RegisterAgent(context.Background(), hub.RegisterInput{ID: "bob", Role: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.SendMail(context.Background(), hub.SendInput{From: "bob", To: "alice", BeadID: "bb-1", Category: hub.CategoryHandoff, Subject: "yours", Body: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if env := <-waited; !env.OK {
+		t.Fatalf("wait: %+v", env.Error)
+	}
+	if got := openWaiters(); got != 0 {
+		t.Errorf("open waiters = %v after the wait returned, want 0", got)
+	}
 }
 
 // A credential past its budget gets 429 RATE_LIMITED with Retry-After,

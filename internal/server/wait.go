@@ -54,6 +54,8 @@ func (s *Server) wait(c *call) (any, error) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
 	defer context.AfterFunc(s.streams, cancel)()
+	// An open waiter is a long-lived request: bb_open_streams{kind="wait"}.
+	defer s.OpenStream(StreamWait)()
 	res, err := s.svc.Wait(ctx, in, nil)
 	if err != nil && s.streams.Err() != nil {
 		return nil, hub.Unavailable("the bb server is stopping: wait again once it is back", err)

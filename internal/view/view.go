@@ -334,6 +334,10 @@ type Mail struct {
 	// DeliveredAt is when a hook put the message into the recipient's
 	// context (null: not delivered that way yet).
 	DeliveredAt *time.Time `json:"delivered_at"`
+	// DeliveredVia is how it reached the recipient's context: wake (an
+	// idle session woken), prompt, tool, wait, session_start, or hook
+	// (unrecorded); omitted when not delivered.
+	DeliveredVia string `json:"delivered_via,omitempty"`
 	// Intent: a HANDOFF's next action and who it was passed to, a BLOCKED
 	// message's requested action and urgency (omitted for other messages).
 	NextAction      string `json:"next_action,omitempty"`
@@ -346,7 +350,7 @@ type Mail struct {
 func MailOf(m hub.MailItem) Mail {
 	v := Mail{MessageID: m.UUID, InReplyTo: m.ReplyTo, ThreadID: m.ThreadID, BeadID: m.BeadID, FromAgent: m.From, ToAgent: RecipientName(m.To),
 		Category: m.Category, Priority: string(m.Priority), Subject: m.Subject, Body: m.Body, State: m.State, RequiresAck: m.RequiresAck,
-		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt, AckedAt: m.AckedAt, DeliveredAt: m.DeliveredAt}
+		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt, AckedAt: m.AckedAt, DeliveredAt: m.DeliveredAt, DeliveredVia: m.DeliveredVia}
 	if in := m.Intent; in != nil {
 		v.NextAction, v.RequestedAction, v.Urgency = in.NextAction, in.RequestedAction, in.Urgency
 	}

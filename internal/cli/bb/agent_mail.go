@@ -175,7 +175,7 @@ func (a *app) agentInboxCmd() *cobra.Command {
 						mark(w, priorityStyle(m.Priority), "["+string(m.Priority)+"]")
 					}
 					if m.DeliveredAt != nil && m.State == hub.StateUnread {
-						fmt.Fprint(w, " [delivered "+a.when().at(*m.DeliveredAt)+"]")
+						fmt.Fprint(w, " [delivered "+a.when().at(*m.DeliveredAt)+" by "+m.DeliveredVia+"]")
 					}
 					fmt.Fprintln(w)
 					fmt.Fprintf(w, "       %s\n", termtext.Line(preview(m.Subject, m.Body)))

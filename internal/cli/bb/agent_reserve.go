@@ -297,7 +297,7 @@ func printCoordStatus(w io.Writer, svc core.API, tw when, st overview.CoordStatu
 	for _, m := range st.Unacked {
 		delivered := ""
 		if m.DeliveredAt != nil {
-			delivered = " delivered " + tw.at(*m.DeliveredAt)
+			delivered = " delivered " + tw.at(*m.DeliveredAt) + " by " + m.DeliveredVia
 		}
 		fmt.Fprintf(w, "  %-8s %s → %s (%s): %s [%s]%s\n", m.Category, m.From, toName(m.To), m.BeadID, truncate(m.Subject, 60), m.UUID, delivered)
 	}

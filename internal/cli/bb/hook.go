@@ -247,6 +247,13 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		changes, note := uncommittedFiles(ctx, a.env.Getenv, orDefault(in.Cwd, svc.Root()))
 		sin.Changes, sin.ChangesKnown = changes, note == ""
 	}
+	// How what this hook delivers reached the agent (mail_deliveries.via).
+	switch kind {
+	case hookio.KindPrompt:
+		sin.Via = hooks.ViaPrompt
+	case hookio.KindPreTool, hookio.KindPostTool:
+		sin.Via = hooks.ViaTool
+	}
 	if kind == hookio.KindPrompt || kind == hookio.KindPostTool {
 		if hookio.Context(client, event, "x") == nil {
 			// No documented way to inject here: only map the session.

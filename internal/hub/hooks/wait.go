@@ -559,12 +559,7 @@ func (s *Service) recordDelivery(ctx context.Context, tx hub.Tx, agent string, v
 	return tx.AppendEvent(ctx, e)
 }
 
-func viaName(v DeliveryVia) string {
-	if v == "" {
-		return "hook"
-	}
-	return string(v)
-}
+func viaName(v DeliveryVia) string { return hub.DeliveryMark{Via: string(v)}.How() }
 
 // viaWords says how an item arrived, for the timeline's line.
 func viaWords(v DeliveryVia) string {

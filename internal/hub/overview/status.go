@@ -65,13 +65,13 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 			// direct message (a broadcast's state is per agent).
 			it := hub.MailItem{Message: m, State: hub.StateOf(&m, hub.Receipt{ReadAt: m.ReadAt, AckedAt: m.AckedAt}, 0), ReadAt: m.ReadAt, AckedAt: m.AckedAt}
 			if !m.IsBroadcast() {
-				// When a hook put it into its recipient's context.
-				at, err := tx.DeliveredAt(ctx, m.To, []string{m.UUID})
+				// When and how it reached its recipient's context.
+				at, err := tx.DeliveredVia(ctx, m.To, []string{m.UUID})
 				if err != nil {
 					return st, err
 				}
-				if t, ok := at[m.UUID]; ok {
-					it.DeliveredAt = &t
+				if d, ok := at[m.UUID]; ok {
+					it.DeliveredAt, it.DeliveredVia = &d.At, d.How()
 				}
 			}
 			st.Unacked = append(st.Unacked, it)
