@@ -245,7 +245,7 @@ func TestIdleFollowersSendNothing(t *testing.T) {
 	after := st.Stats()
 	tx, stmts := after.Transactions-before.Transactions, after.Statements-before.Statements
 	t.Logf("idle for %s with 3 followers: %d transactions, %d statements", quiet, tx, stmts)
-	// The safety poll (hub.FeedSafetyPoll, 10 s) may fall in the window
+	// The safety poll (hub.FeedSafetyPoll, 30 s) may fall in the window
 	// once: one read transaction.
 	if tx > 1 || stmts > 3 {
 		t.Errorf("idle for %s: %d transactions and %d statements, want at most the one safety poll", quiet, tx, stmts)

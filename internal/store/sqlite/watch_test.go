@@ -56,7 +56,7 @@ func TestIdleFollowersReadNothing(t *testing.T) {
 	after := st.Stats()
 	tx, stmts := after.Transactions-before.Transactions, after.Statements-before.Statements
 	t.Logf("idle for %s with 3 followers: %d transactions, %d statements", quiet, tx, stmts)
-	// At most the safety poll (hub.FeedSafetyPoll, 10 s) once.
+	// At most the safety poll (hub.FeedSafetyPoll, 30 s) once.
 	if tx > 1 {
 		t.Errorf("idle for %s: %d read transactions (%d statements), want at most the one safety poll", quiet, tx, stmts)
 	}
