@@ -44,6 +44,10 @@ const EventMailDelivered = hub.EventMailDelivered
 // the same session supersedes the older one (one waiter per session).
 const EventSessionWaiting = hub.EventSessionWaiting
 
+// EventSessionUnheard records that a session whose client cannot be woken
+// ended its turn with items waiting for its agent.
+const EventSessionUnheard = hub.EventSessionUnheard
+
 // Limits of a wait.
 const (
 	// MaxWait caps one wait: a client's waiter waits again after it.
@@ -266,7 +270,10 @@ func (s *Service) planWait(ctx context.Context, in *WaitInput) (waitPlan, error)
 		if err := validateSessionInput(*in.Session); err != nil {
 			return waitPlan{}, err
 		}
-		res, err := s.ResolveSession(ctx, *in.Session)
+		sess := *in.Session
+		sess.Idle = true // a waiter runs between turns only
+		in.Session = &sess
+		res, err := s.ResolveSession(ctx, sess)
 		if err != nil {
 			return waitPlan{}, err
 		}
