@@ -46,16 +46,16 @@ const (
 // MailItem is a message as one agent sees it: its receipt and state.
 type MailItem struct {
 	Message
+	// Wait is the sender's next step after a BLOCKED it just sent (set by
+	// SendMail only): the wait for the scope it was refused or for the
+	// answer, with its action said (Say) for each surface to word.
+	Wait string
 	State   string
 	ReadAt  *time.Time
 	AckedAt *time.Time
 	// DeliveredAt is when a hook put the message into the recipient's
 	// context (nil: not delivered that way), a state before read and ack.
 	DeliveredAt *time.Time
-	// Wait is the sender's next step after a BLOCKED it just sent (set by
-	// SendMail only): the wait for the scope it was refused or for the
-	// answer, with its action said (Say) for each surface to word.
-	Wait string
 }
 
 // StateOf derives an agent's state of a message: acked is terminal; a

@@ -567,6 +567,30 @@ func (s *Service) recordDelivery(ctx context.Context, tx hub.Tx, agent string, v
 	return tx.AppendEvent(ctx, e)
 }
 
+func viaName(v DeliveryVia) string {
+	if v == "" {
+		return "hook"
+	}
+	return string(v)
+}
+
+// viaWords says how an item arrived, for the timeline's line.
+func viaWords(v DeliveryVia) string {
+	switch v {
+	case ViaSessionStart:
+		return "the session's brief"
+	case ViaPrompt:
+		return "the prompt hook"
+	case ViaTool:
+		return "a tool call's hook"
+	case ViaWake:
+		return "a wake of its idle session"
+	case ViaWait:
+		return "a wait it asked for"
+	}
+	return "a hook"
+}
+
 // DeliveredWords says how an item reached agent's context, the same on
 // every surface that shows it (the timeline, the dashboard's receipts):
 // "delivered to bob by a wake". via is a DeliveryVia ("" or hook: a hook
@@ -594,28 +618,4 @@ func itemsWords(ms []hub.Message) string {
 		parts = append(parts, fmt.Sprintf("%s %q from %s", what, hub.Preview(cmp.Or(m.Subject, m.Body), 60), m.From))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func viaName(v DeliveryVia) string {
-	if v == "" {
-		return "hook"
-	}
-	return string(v)
-}
-
-// viaWords says how an item arrived, for the timeline's line.
-func viaWords(v DeliveryVia) string {
-	switch v {
-	case ViaSessionStart:
-		return "the session's brief"
-	case ViaPrompt:
-		return "the prompt hook"
-	case ViaTool:
-		return "a tool call's hook"
-	case ViaWake:
-		return "a wake of its idle session"
-	case ViaWait:
-		return "a wait it asked for"
-	}
-	return "a hook"
 }
