@@ -50,6 +50,7 @@ type MailItem struct {
 	// SendMail only): the wait for the scope it was refused or for the
 	// answer, with its action said (Say) for each surface to word.
 	Wait string
+
 	State   string
 	ReadAt  *time.Time
 	AckedAt *time.Time
