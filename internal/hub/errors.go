@@ -140,6 +140,10 @@ const (
 	// Args["to"] for the reservation of Args["scope"] on the bead
 	// Args["bead"], to work on Args["path"].
 	ActAskRelease = "ask_release"
+	// ActWaitFor: Args["agent"] waits, instead of polling, until
+	// Args["scope"] is free for it, or for the reply to (or the ack of)
+	// its message Args["message"].
+	ActWaitFor = "wait_for"
 )
 
 // ActionWords words an action in a surface's syntax; "" falls back to the
@@ -170,8 +174,32 @@ func PlainAction(a Action) string {
 		return "Fetch the whole history first: git fetch --unshallow"
 	case ActAskRelease:
 		return fmt.Sprintf("send %s a BLOCKED message asking for %s", a.Args["to"], a.Args["scope"])
+	case ActWaitFor:
+		if a.Args["scope"] != "" {
+			return "wait until " + a.Args["scope"] + " is free"
+		}
+		return "wait for the reply to " + a.Args["message"]
 	}
 	return strings.ReplaceAll(a.Do, "_", " ")
+}
+
+// WaitForScope is the line that names the wait for a scope another agent
+// holds, in every text that tells an agent it is refused it (the edit
+// denial, a reserve's conflict, the reply to its BLOCKED): "wait for
+// src/a.go: bb agent wait --for-scope src/a.go" in bb's words.
+func WaitForScope(agent, scope string) string {
+	return "wait for " + scope + ": " + Say(WaitForScopeAction(agent, scope))
+}
+
+// WaitForScopeAction is the action of WaitForScope.
+func WaitForScopeAction(agent, scope string) Action {
+	return Action{Do: ActWaitFor, Args: map[string]string{"agent": agent, "scope": scope}}
+}
+
+// WaitForReply is the line that names the wait for the answer to a
+// message the agent sent (the reply to its BLOCKED).
+func WaitForReply(agent, message string) string {
+	return "wait for the answer: " + Say(Action{Do: ActWaitFor, Args: map[string]string{"agent": agent, "message": message}})
 }
 
 // InlineMark encloses an action written into a text the core returns (a

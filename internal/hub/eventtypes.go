@@ -21,15 +21,16 @@ var EventTypes = sortedTypes(
 	KindMemoryUpserted, KindMemoryDelete, KindMemoryGC, KindArtifactAdded, KindReasoning, KindLoopRun,
 	EventAuthorityOverride, EventRepositoryClaimed, EventRepositoryReset,
 	EventLeaseAcquired, EventLeaseReleased, EventLeaseExpired, EventLeaseTakenOver, EventLeaseQueued, EventLeaseUnqueued,
-	EventMailDelivered, EventSessionWaiting,
+	EventMailDelivered, EventSessionWaiting, EventSessionUnheard,
 )
 
 // Event types of delivery between turns (internal/hub/hooks records them):
-// what reached an agent's context and how, and an idle session's waiter
-// armed.
+// what reached an agent's context and how, an idle session's waiter
+// armed, and a session that cannot be woken gone idle with mail unheard.
 const (
 	EventMailDelivered  = "mail.delivered"
 	EventSessionWaiting = "session.waiting"
+	EventSessionUnheard = "session.unheard"
 )
 
 // Event types of the leases (internal/hub/leases records them; listed

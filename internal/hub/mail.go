@@ -46,6 +46,11 @@ const (
 // MailItem is a message as one agent sees it: its receipt and state.
 type MailItem struct {
 	Message
+	// Wait is the sender's next step after a BLOCKED it just sent (set by
+	// SendMail only): the wait for the scope it was refused or for the
+	// answer, with its action said (Say) for each surface to word.
+	Wait string
+
 	State   string
 	ReadAt  *time.Time
 	AckedAt *time.Time
@@ -271,7 +276,37 @@ func (s *Service) sendMailTx(ctx context.Context, tx Tx, in SendInput, plan send
 	if err := tx.AppendEvent(ctx, s.mailEvent(&m, plan.urgency)); err != nil {
 		return MailItem{}, err
 	}
-	return MailItem{Message: m, State: StateUnread}, nil
+	item := MailItem{Message: m, State: StateUnread}
+	if m.Category == CategoryBlocked && !m.IsBroadcast() {
+		if item.Wait, err = s.blockedWait(ctx, tx, &m); err != nil {
+			return MailItem{}, err
+		}
+	}
+	return item, nil
+}
+
+// blockedWaitWindow is how far back a BLOCKED's sender's refusals count as
+// what it waits for.
+const blockedWaitWindow = time.Hour
+
+// blockedWait is the wait a BLOCKED's sender is told to make instead of
+// polling: for the scope its recipient holds and refused it lately (the
+// newest such refusal), else for the answer to the message.
+func (s *Service) blockedWait(ctx context.Context, tx Tx, m *Message) (string, error) {
+	evs, err := tx.ListEvents(ctx, EventFilter{Types: []string{EventReservationConflict}, Agent: m.From, Limit: 20, Desc: true})
+	if err != nil {
+		return "", err
+	}
+	since := s.Now().Add(-blockedWaitWindow)
+	for _, e := range evs {
+		if e.CreatedAt.Before(since) {
+			break
+		}
+		if e.Agent == m.From && e.ToAgent == m.To && e.Scope != "" {
+			return WaitForScope(m.From, e.Scope), nil
+		}
+	}
+	return WaitForReply(m.From, m.UUID), nil
 }
 
 // replyParent resolves the message a reply answers (an id or a unique

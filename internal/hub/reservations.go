@@ -212,7 +212,7 @@ func (s *Service) reserveRefusal(in ReserveInput, outcome, shown string, others 
 			bead = r.BeadID
 		}
 		ask := Action{Do: ActAskRelease, Args: map[string]string{"from": in.Agent, "to": r.AgentID, "bead": bead, "scope": s.DisplayScope(r), "path": shown}}
-		return FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s. Ask for it: {do}; or choose a disjoint scope, or wait for it to expire", shown, strings.Join(b, "; ")).With(ask)
+		return FieldErr(CodeReservationConflict, "scope", "cannot reserve %s: %s. Ask for it: {do}, then wait for %s: {do}; or choose a disjoint scope, or wait for it to expire", shown, strings.Join(b, "; "), shown).With(ask, WaitForScopeAction(in.Agent, shown))
 	case "stale_found":
 		d := others[0]
 		why := "its owner is " + string(d.Liveness)

@@ -73,8 +73,9 @@ func TestReserveOutcomes(t *testing.T) {
 	_, err := svc.Reserve(ctx, hub.ReserveInput{Agent: "eve", Scope: "src/x/*", BeadID: "bb-2", TakeoverStale: true})
 	var he *hub.Error
 	if !errors.As(err, &he) || he.Code != hub.CodeReservationConflict || he.Field != "scope" ||
-		he.Message != "cannot reserve src/x/*: amy holds src/x/amy.go (partial overlap, for 1h more, bead bb-1); ben holds src/x/ben.go (partial overlap, for 1h more, bead bb-1); cat holds src/x/cat.go (partial overlap, for 1h more, bead bb-1). Ask for it: send amy a BLOCKED message asking for src/x/amy.go; or choose a disjoint scope, or wait for it to expire" ||
-		len(he.Actions) != 1 || he.Actions[0].Do != hub.ActAskRelease || he.Actions[0].Args["from"] != "eve" || he.Actions[0].Args["bead"] != "bb-2" {
+		he.Message != "cannot reserve src/x/*: amy holds src/x/amy.go (partial overlap, for 1h more, bead bb-1); ben holds src/x/ben.go (partial overlap, for 1h more, bead bb-1); cat holds src/x/cat.go (partial overlap, for 1h more, bead bb-1). Ask for it: send amy a BLOCKED message asking for src/x/amy.go, then wait for src/x/*: wait until src/x/* is free; or choose a disjoint scope, or wait for it to expire" ||
+		len(he.Actions) != 2 || he.Actions[0].Do != hub.ActAskRelease || he.Actions[0].Args["from"] != "eve" || he.Actions[0].Args["bead"] != "bb-2" ||
+		he.Actions[1].Do != hub.ActWaitFor || he.Actions[1].Args["agent"] != "eve" || he.Actions[1].Args["scope"] != "src/x/*" {
 		t.Fatalf("conflict: %#v", err)
 	}
 	limit := 50

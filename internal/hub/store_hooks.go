@@ -15,6 +15,10 @@ type HookTx interface {
 	// HookSessionByPID returns the most recently seen session of client
 	// ("" = any client) whose client process is pid, or nil.
 	HookSessionByPID(ctx context.Context, client string, pid int64) (*HookSession, error)
+	// IdleHookSessions returns the sessions whose turn ended and no new
+	// turn began (IdleSince set) at or after since, the most recently
+	// idle first, at most limit.
+	IdleHookSessions(ctx context.Context, since time.Time, limit int) ([]HookSession, error)
 	// HookAgents returns the distinct agent ids that hook sessions have
 	// worked as, most recently seen first, at most limit.
 	HookAgents(ctx context.Context, limit int) ([]string, error)
@@ -63,6 +67,10 @@ type HookSession struct {
 	LastSeen  time.Time
 	// Reminded is the fingerprint of the last end-of-turn reminder given.
 	Reminded string
+	// IdleSince is when the session's turn ended (its Stop hook ran, or
+	// its waiter was armed) with no hook of a new turn since; zero while
+	// a turn runs.
+	IdleSince time.Time
 }
 
 // DeliveryMark is when and how one message reached its recipient's

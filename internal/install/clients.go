@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/blackboard-hub/bb/internal/hookio"
+	"github.com/blackboard-hub/bb/internal/hub"
 )
 
 // mcpServerName is the key of Blackboard's MCP entry in a client's config.
@@ -166,50 +167,57 @@ var opencodeHooks = &hookConfig{
 	NotCovered: "no end-of-turn reminder in a one-shot `opencode run` (it exits as soon as the turn ends; the TUI and opencode serve get it); files changed by bash are not checked before they happen (the git guard still catches them); OpenCode also reads Claude Code's files unless OPENCODE_DISABLE_CLAUDE_CODE is set",
 }
 
+// Clients are the clients bb installs for, each titled, and marked as one
+// whose idle session is woken, by the core's facts (hub.Client).
 func Clients() []Client {
-	return []Client{
-		{Name: "claude", Title: "Claude Code", LocalPath: ".mcp.json", GlobalPath: ".claude.json", Server: mcpServerName, Hooks: claudeHooks,
+	cs := []Client{
+		{Name: "claude", LocalPath: ".mcp.json", GlobalPath: ".claude.json", Server: mcpServerName, Hooks: claudeHooks,
 			WorktreeInclude: claudeHooks.Local,
 			// TestClaudeCodeWake: an interactive session is woken (2.1.328).
-			Wakes: true, WakeNote: "an idle session is woken when mail arrives (an asyncRewake hook armed at SessionStart and after every turn; not in claude -p or the Agent SDK, which wait for background hooks before they exit, so no waiter starts there)"},
-		{Name: "codex", Title: "Codex CLI", TOML: true, LocalPath: filepath.Join(".codex", "config.toml"), GlobalPath: filepath.Join(".codex", "config.toml"), Server: mcpServerName, Hooks: codexHooks,
+			WakeNote: "an idle session is woken when mail arrives (an asyncRewake hook armed at SessionStart and after every turn; not in claude -p or the Agent SDK, which wait for background hooks before they exit, so no waiter starts there)"},
+		{Name: "codex", TOML: true, LocalPath: filepath.Join(".codex", "config.toml"), GlobalPath: filepath.Join(".codex", "config.toml"), Server: mcpServerName, Hooks: codexHooks,
 			// Codex hooks run in the turn and wait for the hook; an outside
 			// process reaches a thread only as a client of an app-server
 			// (turn/start). docs/hooks.md has what was found on 0.169.0.
 			WakeNote: notWoken("Codex CLI cannot be woken: its hooks run only inside a turn, and bb does not drive the app-server a running codex session talks to")},
-		{Name: "gemini", Title: "Gemini CLI", LocalPath: filepath.Join(".gemini", "settings.json"), GlobalPath: filepath.Join(".gemini", "settings.json"), Server: mcpServerName, Hooks: geminiHooks,
+		{Name: "gemini", LocalPath: filepath.Join(".gemini", "settings.json"), GlobalPath: filepath.Join(".gemini", "settings.json"), Server: mcpServerName, Hooks: geminiHooks,
 			// "Hooks run synchronously as part of the agent loop"
 			// (https://geminicli.com/docs/hooks); nothing runs in the
 			// background or starts a turn.
 			WakeNote: notWoken("Gemini CLI cannot be woken: its hooks run only inside a turn, none in the background")},
-		{Name: "cursor", Title: "Cursor", LocalPath: filepath.Join(".cursor", "mcp.json"), GlobalPath: filepath.Join(".cursor", "mcp.json"), Server: mcpServerName, Hooks: cursorHooks,
+		{Name: "cursor", LocalPath: filepath.Join(".cursor", "mcp.json"), GlobalPath: filepath.Join(".cursor", "mcp.json"), Server: mcpServerName, Hooks: cursorHooks,
 			WakeNote: notWoken("Cursor cannot be woken: its hooks run only inside a turn")},
 		// Copilot CLI reads workspace MCP servers from .mcp.json or
 		// .github/mcp.json; bb takes .github/mcp.json, so Claude Code's
 		// .mcp.json entry stays Claude's. User-wide:
 		// ~/.copilot/mcp-config.json ($COPILOT_HOME). `copilot mcp --help`.
-		{Name: "copilot", Title: "GitHub Copilot CLI", LocalPath: filepath.Join(".github", "mcp.json"), GlobalPath: filepath.Join(".copilot", "mcp-config.json"), Server: mcpServerName, Hooks: copilotHooks,
+		{Name: "copilot", LocalPath: filepath.Join(".github", "mcp.json"), GlobalPath: filepath.Join(".copilot", "mcp-config.json"), Server: mcpServerName, Hooks: copilotHooks,
 			WakeNote: notWoken("GitHub Copilot CLI cannot be woken: its hooks run only inside a turn, none in the background (it reads Claude Code's hook files but not their asyncRewake)")},
-		{Name: "qwen", Title: "Qwen Code", LocalPath: filepath.Join(".qwen", "settings.json"), GlobalPath: filepath.Join(".qwen", "settings.json"), Server: mcpServerName, Hooks: qwenHooks,
+		{Name: "qwen", LocalPath: filepath.Join(".qwen", "settings.json"), GlobalPath: filepath.Join(".qwen", "settings.json"), Server: mcpServerName, Hooks: qwenHooks,
 			WakeNote: notWoken("Qwen Code cannot be woken: its hooks run only inside a turn, none in the background")},
 		// OpenCode: MCP servers in the "mcp" object of opencode.json
 		// (project root) or ~/.config/opencode/opencode.json.
 		// https://opencode.ai/docs/mcp-servers and https://opencode.ai/docs/config
-		{Name: "opencode", Title: "OpenCode", LocalPath: "opencode.json", GlobalPath: filepath.Join(".config", "opencode", "opencode.json"), Server: mcpServerName, OpenCodeMCP: true, Hooks: opencodeHooks,
+		{Name: "opencode", LocalPath: "opencode.json", GlobalPath: filepath.Join(".config", "opencode", "opencode.json"), Server: mcpServerName, OpenCodeMCP: true, Hooks: opencodeHooks,
 			// TestOpenCodeWake (opencode-ai 1.18.33, serve mode).
-			Wakes: true, WakeNote: "an idle session is woken when mail arrives (bb's plugin runs a waiter at session.idle and sends what arrives as the session's next prompt; not in a one-shot opencode run)"},
+			WakeNote: "an idle session is woken when mail arrives (bb's plugin runs a waiter at session.idle and sends what arrives as the session's next prompt; not in a one-shot opencode run)"},
 		// Kimi CLI reads hooks only from [[hooks]] tables of the user-wide
 		// ~/.kimi/config.toml, which would fire in every project.
 		// https://moonshotai.github.io/kimi-cli/en/customization/hooks.html
-		{Name: "kimi", Title: "Kimi CLI", LocalPath: ".mcp.json", GlobalPath: filepath.Join(".kimi", "mcp.json"), Server: mcpServerName + "-kimi",
+		{Name: "kimi", LocalPath: ".mcp.json", GlobalPath: filepath.Join(".kimi", "mcp.json"), Server: mcpServerName + "-kimi",
 			NoHooks:  "Kimi CLI reads hooks only from the user-wide ~/.kimi/config.toml; bb writes the MCP entry only",
 			WakeNote: notWoken("Kimi CLI cannot be woken: bb installs no hooks for it")},
 		// Kilo Code extends its agent with TypeScript plugins, not command
 		// hooks. https://kilo.ai/docs/automate/extending/plugins
-		{Name: "kilo", Title: "Kilo Code", LocalPath: filepath.Join(".kilocode", "mcp.json"), GlobalPath: filepath.Join(".kilocode", "cli", "global", "settings", "mcp_settings.json"), Server: mcpServerName, AlwaysAllow: true,
+		{Name: "kilo", LocalPath: filepath.Join(".kilocode", "mcp.json"), GlobalPath: filepath.Join(".kilocode", "cli", "global", "settings", "mcp_settings.json"), Server: mcpServerName, AlwaysAllow: true,
 			NoHooks:  "Kilo Code has no command hooks (only TypeScript plugins); bb writes the MCP entry only",
 			WakeNote: notWoken("Kilo Code cannot be woken: bb installs no hooks for it")},
 	}
+	for i := range cs {
+		f := hub.Client(cs[i].Name)
+		cs[i].Title, cs[i].Wakes = f.Title, f.Wakes
+	}
+	return cs
 }
 
 func ClientNames() []string {

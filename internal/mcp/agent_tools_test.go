@@ -25,6 +25,9 @@ func TestMailTools(t *testing.T) {
 		t.Fatalf("send: %v", sent)
 	}
 	id := sent["message_id"].(string)
+	if _, has := sent["wait"]; has {
+		t.Errorf("a HANDOFF names no wait: %v", sent)
+	}
 	// bb_send (earlier name) and to (earlier parameter) still work.
 	info := ok(t, a, "bb_send", map[string]any{"to": "broadcast", "bead": "task-1", "subject": "fyi", "body": "info for all"})
 	if info["category"] != "INFO" || info["to_agent"] != "broadcast" {
@@ -256,4 +259,26 @@ func TestTaskAndMemoryTools(t *testing.T) {
 	fail(t, cs, "bb_memory_get", map[string]any{"key": "nope"}, hub.CodeNotFound)
 	fail(t, cs, "bb_memory_set", map[string]any{"key": "k", "value": "v", "scope": "project"}, hub.CodeInvalidInput)
 	fail(t, cs, "bb_memory_set", map[string]any{"key": "k", "value": "v", "expires_in": "soon"}, hub.CodeInvalidInput)
+}
+
+// The reply to a BLOCKED names the wait its sender makes instead of
+// polling, in MCP's words: for the answer, or for the scope its recipient
+// refused it.
+func TestBlockedReplyNamesTheWait(t *testing.T) {
+	svc := newService(t)
+	s := newServer(t, svc, Options{})
+	a, b := connect(t, s), connect(t, s)
+	ok(t, a, "bb_identify", map[string]any{"agent": "alice"})
+	ok(t, b, "bb_identify", map[string]any{"agent": "bob"})
+	ok(t, b, "bb_inbox", nil)
+	blocked := ok(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "task-1", "category": "BLOCKED", "subject": "which schema?", "body": "v1 or v2"})
+	if want := "wait for the answer: call bb_wait with for reply:" + blocked["message_id"].(string); blocked["wait"] != want {
+		t.Errorf("BLOCKED reply wait %q, want %q", blocked["wait"], want)
+	}
+	ok(t, b, "bb_reserve", map[string]any{"scope": "src/a.go", "bead": "task-1"})
+	callTool(t, a, "bb_reserve", map[string]any{"scope": "src/a.go", "bead": "task-1"}) // refused
+	blocked = ok(t, a, "bb_send_mail", map[string]any{"agent": "bob", "bead": "task-1", "category": "BLOCKED", "subject": "release src/a.go", "body": "I need it"})
+	if want := "wait for src/a.go: call bb_wait with for scope:src/a.go"; blocked["wait"] != want {
+		t.Errorf("BLOCKED reply after a refusal: wait %q, want %q", blocked["wait"], want)
+	}
 }

@@ -51,7 +51,9 @@ func (s *Server) addMailTools() {
 				cat = hub.CategoryInfo
 			}
 			m, err := c.svc.SendMail(ctx, hub.SendInput{From: c.agent, To: in.Agent, BeadID: in.Bead, Category: cat, Subject: in.Subject, Body: in.Body, ThreadID: in.Thread, Priority: in.Priority})
-			return mailOut(m), err
+			out := mailOut(m)
+			out.Wait = hub.WordsIn(m.Wait, mcpAction)
+			return out, err
 		})
 
 	addTool(s, tool{name: "bb_inbox", needsID: true, touchFirst: true, core: true, idempotent: true,

@@ -798,6 +798,11 @@ func mcpAction(a hub.Action) string {
 		return "call bb_identify with your agent id"
 	case hub.ActHandOff:
 		return fmt.Sprintf("bb_send_mail to %s with category HANDOFF", a.Args["agent"])
+	case hub.ActWaitFor:
+		if sc := a.Args["scope"]; sc != "" {
+			return fmt.Sprintf("call bb_wait with for scope:%s", sc)
+		}
+		return fmt.Sprintf("call bb_wait with for reply:%s", a.Args["message"])
 	}
 	return ""
 }

@@ -335,6 +335,12 @@ func Text(p Payload, escalateAfter int) string {
 		return fmt.Sprintf("critical from %s%s: %s", p.Agent, about, p.Subject)
 	case overview.AttentionIncursion:
 		return fmt.Sprintf("%s edited inside %s's reservation%s: %s%s", p.Agent, on, about, p.Subject, asked)
+	case overview.AttentionUnheard:
+		s := strings.ToUpper(p.Subject[:1]) + p.Subject[1:]
+		if p.Asked != "" {
+			s += ". To do: " + p.Asked
+		}
+		return s
 	}
 	return p.Agent + ": " + p.Subject
 }

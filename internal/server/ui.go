@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
@@ -63,12 +64,14 @@ func newUI(s *Server) (*ui, error) {
 		"list":      func(s ...string) []string { return s },
 		"attnLabel": attentionLabel,
 		"attnHref":  attentionHref,
-		"deliveredAt": func(d map[string]time.Time, id string) *time.Time {
-			if t, ok := d[id]; ok {
-				return &t
+		"delivery": func(d map[string]hooks.DeliveryReceipt, id string) *hooks.DeliveryReceipt {
+			if r, ok := d[id]; ok {
+				return &r
 			}
 			return nil
 		},
+		"heard": func(to string, r *hooks.DeliveryReceipt) string { return capitalize(hooks.DeliveredWords(to, r.Via)) },
+		"clock": func(t time.Time) string { return clock(s.svc.Now(), t) },
 	}).ParseFS(assetFS, "assets/templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("dashboard templates: %w", err)
@@ -153,9 +156,9 @@ type pageData struct {
 	// Attention is what needs a person in the conversation: the core's
 	// list (overview.Attention) for its work item or agent (ui_needs.go).
 	Attention []overview.AttentionItem
-	// Delivered holds, by message id, when a hook put a direct message
-	// into its recipient's context (shown until the recipient reads it).
-	Delivered map[string]time.Time
+	// Delivered holds, by message id, when and how a direct message
+	// reached its recipient's context (a hook of a turn, a wake, a wait).
+	Delivered map[string]hooks.DeliveryReceipt
 	// Needs is what needs a person board-wide (ui_needs.go); NeedsDue the
 	// seconds until its next escalation (0: none coming).
 	Needs    *overview.Attention

@@ -78,6 +78,8 @@ func attentionLabel(kind string) string {
 		return overview.LabelIncursion
 	case overview.AttentionStuck:
 		return "Blocked"
+	case overview.AttentionUnheard:
+		return "Unheard"
 	}
 	return kind // critical
 }
@@ -179,6 +181,8 @@ func needWords(it overview.AttentionItem) string {
 		return "critical from " + it.Agent
 	case overview.AttentionIncursion:
 		return it.Agent + " edited inside " + on + "’s reservation"
+	case overview.AttentionUnheard:
+		return it.Agent + " is idle and has not heard its mail"
 	}
 	return it.Agent
 }
@@ -190,10 +194,13 @@ func askedWords(it overview.AttentionItem) string {
 		return ""
 	}
 	verb := "Asks"
-	if it.Kind == overview.AttentionHandoff {
+	switch it.Kind {
+	case overview.AttentionHandoff:
 		verb = "Next"
-	} else if it.Kind == overview.AttentionStuck {
+	case overview.AttentionStuck:
 		verb = "Blocked by"
+	case overview.AttentionUnheard:
+		verb = "To do"
 	}
 	s := verb + ": " + it.Asked
 	if it.Urgency != "" {

@@ -215,20 +215,38 @@ func statusWord(s string) string {
 	return strings.ReplaceAll(s, "_", " ")
 }
 
+// capitalize starts s with a capital letter.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// clock is when t was, as a person reads it in a timeline: the time of
+// day, with the date when it is not today.
+func clock(now, t time.Time) string {
+	t, now = t.Local(), now.Local()
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format("15:04")
+	}
+	return t.Format("Jan 2 15:04")
+}
+
 // baseName shows the project folder's name, not its full path.
 func baseName(p string) string { return filepath.Base(p) }
 
-// delivered asks the core which of the unread direct messages shown (not
-// addressed to the viewer) a hook has delivered to their recipient, for
-// the recipients whose receipts the viewer may see.
-func (u *ui) delivered(r *http.Request, items []overview.TimelineItem, viewer string) (map[string]time.Time, error) {
+// delivered asks the core which of the direct messages shown (not
+// addressed to the viewer) reached their recipient's context, when and
+// how, for the recipients whose receipts the viewer may see.
+func (u *ui) delivered(r *http.Request, items []overview.TimelineItem, viewer string) (map[string]hooks.DeliveryReceipt, error) {
 	byTo := map[string][]string{}
 	for _, it := range items {
-		if m := it.Message; m != nil && !m.IsBroadcast() && m.To != viewer && m.ReadAt == nil && m.AckedAt == nil {
+		if m := it.Message; m != nil && !m.IsBroadcast() && m.To != viewer {
 			byTo[m.To] = append(byTo[m.To], m.UUID)
 		}
 	}
-	out := map[string]time.Time{}
+	out := map[string]hooks.DeliveryReceipt{}
 	for to, ids := range byTo {
 		if !hub.May(r.Context(), hooks.DeliveryTarget(to)) {
 			continue // not the viewer's to see: left out, not a refused page
@@ -238,7 +256,7 @@ func (u *ui) delivered(r *http.Request, items []overview.TimelineItem, viewer st
 			return nil, err
 		}
 		for _, d := range rs {
-			out[d.MessageID] = d.DeliveredAt
+			out[d.MessageID] = d
 		}
 	}
 	return out, nil

@@ -511,7 +511,7 @@ func (b *board) rebuild() {
 			text += " · " + strings.Join(it.Files, ", ")
 		}
 		r := newRow(text).in(st.Warn)
-		if it.Escalated || it.Kind == overview.AttentionBlocked || it.Kind == overview.AttentionCritical || it.Kind == overview.AttentionStuck {
+		if it.Escalated || it.Kind == overview.AttentionBlocked || it.Kind == overview.AttentionCritical || it.Kind == overview.AttentionStuck || it.Kind == overview.AttentionUnheard {
 			r = r.in(st.Bad)
 		}
 		rows = append(rows, r)

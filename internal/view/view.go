@@ -344,6 +344,9 @@ type Mail struct {
 	PassedTo        string `json:"passed_to,omitempty"`
 	RequestedAction string `json:"requested_action,omitempty"`
 	Urgency         string `json:"urgency,omitempty"`
+	// Wait is, in the reply to a BLOCKED just sent, the wait its sender
+	// makes instead of polling, in the surface's words (hub.MailItem.Wait).
+	Wait string `json:"wait,omitempty"`
 }
 
 // MailOf renders one mail item.

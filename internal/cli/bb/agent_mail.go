@@ -45,12 +45,17 @@ same scale in the protocol's words (medium = normal): give either one.`,
 			if err != nil {
 				return err
 			}
-			return a.reply(cmd, mailView(m), func(w io.Writer) {
+			v := mailView(m)
+			v.Wait = hub.WordsIn(m.Wait, actionWords)
+			return a.reply(cmd, v, func(w io.Writer) {
 				ack := ""
 				if m.RequiresAck {
 					ack = " (ack required)"
 				}
 				fmt.Fprintf(w, "Sent %s %s to %s on %s%s\n", m.Category, m.UUID, toName(m.To), m.ThreadID, ack)
+				if v.Wait != "" {
+					fmt.Fprintf(w, "Instead of polling, %s\n", v.Wait)
+				}
 			})
 		},
 	}
@@ -102,7 +107,9 @@ category is DECISION when answering a BLOCKED message, INFO otherwise
 			if err != nil {
 				return err
 			}
-			return a.reply(cmd, mailView(m), func(w io.Writer) {
+			v := mailView(m)
+			v.Wait = hub.WordsIn(m.Wait, actionWords)
+			return a.reply(cmd, v, func(w io.Writer) {
 				fmt.Fprintf(w, "Replied %s %s to %s on %s (in reply to %s)\n", m.Category, hub.ShortID(m.UUID), toName(m.To), m.ThreadID, hub.ShortID(m.ReplyTo))
 				tw := a.when()
 				fmt.Fprintf(w, "Thread %s:\n", m.ThreadID)
@@ -254,7 +261,9 @@ func (a *app) mailActCmd(use, short string, act func(svc core.API, cmd *cobra.Co
 			if err != nil {
 				return err
 			}
-			return a.reply(cmd, mailView(m), func(w io.Writer) {
+			v := mailView(m)
+			v.Wait = hub.WordsIn(m.Wait, actionWords)
+			return a.reply(cmd, v, func(w io.Writer) {
 				fmt.Fprintf(w, "%s %s %s from %s: %s (state %s)\n", verb, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(preview(m.Subject, m.Body)), m.State)
 				if verb == "Read" {
 					for _, line := range wrap(m.Body, 78) {

@@ -235,7 +235,11 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			return hookReply{}, err
 		}
 	}
-	sin := hooks.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent}
+	// A session is idle from its start until its first prompt, and from
+	// the end of each turn until the next (the core tells the person when
+	// mail waits there unheard).
+	sin := hooks.SessionInput{Client: client, SessionID: in.SessionID, ClientPID: procid.Client(), Source: in.Source, Explicit: agent,
+		Idle: kind == hookio.KindStart || kind == hookio.KindStop}
 	cwd := in.Cwd
 	if cwd == "" && !a.remote() {
 		cwd = svc.Root()

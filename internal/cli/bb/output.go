@@ -13,6 +13,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/shellquote"
 	"github.com/blackboard-hub/bb/internal/termtext"
 	"github.com/blackboard-hub/bb/internal/view"
 )
@@ -206,6 +207,11 @@ func actionWords(a hub.Action) string {
 	case hooks.ActAskRelease:
 		return fmt.Sprintf("bb agent send --from %s --to %s --bead %s --category BLOCKED --subject \"release %s\" --body \"I need to edit %s\"",
 			a.Args["from"], a.Args["to"], a.Args["bead"], a.Args["scope"], a.Args["path"])
+	case hub.ActWaitFor:
+		if sc := a.Args["scope"]; sc != "" {
+			return fmt.Sprintf("bb agent wait --agent %s --for-scope %s", a.Args["agent"], shellquote.Quote(sc))
+		}
+		return fmt.Sprintf("bb agent wait --agent %s --for-reply %s", a.Args["agent"], a.Args["message"])
 	case hooks.ActCoordinate:
 		return fmt.Sprintf("bb agent send --from %s --to %s --subject \"%s on %s\" --body \"I am about to edit %s too\"",
 			a.Args["from"], a.Args["to"], a.Args["path"], a.Args["branch"], a.Args["path"])

@@ -547,6 +547,9 @@ func (s *Service) intentOf(ctx context.Context, tx hub.Tx, m *hub.Message) (stri
 type DeliveryReceipt struct {
 	MessageID   string    `json:"message_id"`
 	DeliveredAt time.Time `json:"delivered_at"`
+	// Via is how it got there (a DeliveryVia; hook when the board did
+	// not record which); DeliveredWords says it.
+	Via string `json:"via"`
 }
 
 // DeliveryTarget is the delivery receipts of agent's mail in the
@@ -555,8 +558,8 @@ func DeliveryTarget(agent string) hub.Target {
 	return hub.Target{Thing: hub.ThingDelivery, Verb: hub.VerbRead, Owner: agent, Name: "the delivery receipts"}
 }
 
-// DeliveredTo returns, for those of the messages that a hook delivered to
-// agent's context, when it happened (messages never delivered are absent).
+// DeliveredTo returns, for those of the messages that reached agent's
+// context, when and how (messages never delivered are absent).
 func (s *Service) DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]DeliveryReceipt, error) {
 	if _, err := hub.Authorize(ctx, DeliveryTarget(agent)); err != nil {
 		return nil, err
@@ -564,14 +567,14 @@ func (s *Service) DeliveredTo(ctx context.Context, agent string, messageIDs []st
 	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return nil, err
 	}
-	m, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (map[string]time.Time, error) { return tx.DeliveredAt(ctx, agent, messageIDs) })
+	m, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (map[string]hub.DeliveryMark, error) { return tx.DeliveredVia(ctx, agent, messageIDs) })
 	if err != nil {
 		return nil, err
 	}
 	out := []DeliveryReceipt{}
 	for _, id := range messageIDs {
-		if at, ok := m[id]; ok {
-			out = append(out, DeliveryReceipt{MessageID: id, DeliveredAt: at})
+		if d, ok := m[id]; ok {
+			out = append(out, DeliveryReceipt{MessageID: id, DeliveredAt: d.At, Via: viaName(DeliveryVia(d.Via))})
 		}
 	}
 	return out, nil

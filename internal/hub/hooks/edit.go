@@ -155,9 +155,11 @@ func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput
 				who += " " + w
 			}
 			if h.Blocking {
-				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, for %s more, bead %s); ask for it: %s",
+				me := orDefault(in.Agent, "<you>")
+				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, for %s more, bead %s); ask for it: %s, then %s",
 					pc.Path, who, h.Scope, hub.DurationText(h.ExpiresAt.Sub(now)), h.BeadID,
-					say(ActAskRelease, "from", orDefault(in.Agent, "<you>"), "to", h.AgentID, "bead", h.BeadID, "scope", h.Scope, "path", pc.Path)))
+					say(ActAskRelease, "from", me, "to", h.AgentID, "bead", h.BeadID, "scope", h.Scope, "path", pc.Path),
+					hub.WaitForScope(me, pc.Path)))
 				continue
 			}
 			why := "its owner is " + h.Liveness

@@ -53,6 +53,10 @@ type SessionInput struct {
 	// Via is which hook of the turn asks (prompt, tool): how what it
 	// delivers reached the agent ("" : a hook, unnamed).
 	Via DeliveryVia `json:",omitempty"`
+	// Idle is true when the hook runs as the turn ends (Stop) or between
+	// turns (a waiter): the session is idle from then until the next hook
+	// of a turn (HookSession.IdleSince), which every other hook ends.
+	Idle bool `json:",omitempty"`
 }
 
 // SessionResult is the agent a session works as.
@@ -100,9 +104,25 @@ func (in SessionInput) mapped(hs *hub.HookSession) bool {
 }
 
 // fresh reports whether the mapped session hs needs no refresh at now:
-// seen within sessionTouchEvery, by the same client process.
+// seen within sessionTouchEvery, by the same client process, idle or in a
+// turn as in says (a turn's first hook after an idle stretch ends it, a
+// Stop hook begins one: each is one write a turn).
 func (in SessionInput) fresh(hs *hub.HookSession, now time.Time) bool {
-	return now.Sub(hs.LastSeen) < sessionTouchEvery && (in.ClientPID == 0 || in.ClientPID == hs.ClientPID)
+	return now.Sub(hs.LastSeen) < sessionTouchEvery && (in.ClientPID == 0 || in.ClientPID == hs.ClientPID) &&
+		in.Idle == !hs.IdleSince.IsZero()
+}
+
+// idleSince is the session's idle mark after a hook of in at now: kept
+// through one idle stretch (so its attention item keeps its id), set as a
+// turn ends, cleared by a hook of a turn.
+func (in SessionInput) idleSince(was, now time.Time) time.Time {
+	switch {
+	case !in.Idle:
+		return time.Time{}
+	case was.IsZero():
+		return now
+	}
+	return was
 }
 
 // freshSession is in's stored session when it is mapped and fresh at now,
@@ -161,7 +181,7 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 			return res, err
 		}
 		return res, tx.PutHookSession(ctx, &hub.HookSession{Client: in.Client, SessionID: key, AgentID: res.AgentID,
-			ClientPID: in.ClientPID, CreatedAt: now, LastSeen: now})
+			ClientPID: in.ClientPID, CreatedAt: now, LastSeen: now, IdleSince: in.idleSince(time.Time{}, now)})
 	})
 }
 
@@ -175,6 +195,13 @@ func (s *Service) seenAgain(ctx context.Context, in SessionInput, hs *hub.HookSe
 	}
 	err := s.Store.Write(ctx, func(tx hub.Tx) error {
 		hs.LastSeen = now
+		wasIdle := !hs.IdleSince.IsZero()
+		hs.IdleSince = in.idleSince(hs.IdleSince, now)
+		if !wasIdle && in.Idle {
+			if err := s.goneIdle(ctx, tx, hs); err != nil {
+				return err
+			}
+		}
 		if in.ClientPID != 0 {
 			hs.ClientPID = in.ClientPID
 		}
@@ -187,6 +214,25 @@ func (s *Service) seenAgain(ctx context.Context, in SessionInput, hs *hub.HookSe
 		return hub.SetWhereTx(ctx, tx, hs.AgentID, in.Where)
 	})
 	return res, err
+}
+
+// goneIdle records, as the turn of a session whose client cannot be
+// woken ends with items waiting for its agent, that they go unheard: the
+// event moves every follower of the timeline, so the attention list shows
+// it at once (bb top, the dashboard, bb notify).
+func (s *Service) goneIdle(ctx context.Context, tx hub.Tx, hs *hub.HookSession) error {
+	c := hub.Client(hs.Client)
+	if c.Wakes {
+		return nil // its waiter, armed now, delivers them
+	}
+	p, err := s.pendingDelivery(ctx, tx, hs.AgentID)
+	if err != nil || p.empty() {
+		return err
+	}
+	n := len(p.mail) + len(p.escalations)
+	e := s.Event(EventSessionUnheard, hs.AgentID, map[string]any{"client": hs.Client, "session_id": hs.SessionID, "items": n})
+	e.Message = fmt.Sprintf("%s is idle with %d unread (%s cannot be woken)", hs.AgentID, n, c.Title)
+	return tx.AppendEvent(ctx, e)
 }
 
 // newSessionAgent chooses the agent of a session seen for the first time,

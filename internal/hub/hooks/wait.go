@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -43,6 +44,10 @@ const EventMailDelivered = hub.EventMailDelivered
 // session is idle and will be woken by what arrives. A newer waiter of
 // the same session supersedes the older one (one waiter per session).
 const EventSessionWaiting = hub.EventSessionWaiting
+
+// EventSessionUnheard records that a session whose client cannot be woken
+// ended its turn with items waiting for its agent.
+const EventSessionUnheard = hub.EventSessionUnheard
 
 // Limits of a wait.
 const (
@@ -266,7 +271,10 @@ func (s *Service) planWait(ctx context.Context, in *WaitInput) (waitPlan, error)
 		if err := validateSessionInput(*in.Session); err != nil {
 			return waitPlan{}, err
 		}
-		res, err := s.ResolveSession(ctx, *in.Session)
+		sess := *in.Session
+		sess.Idle = true // a waiter runs between turns only
+		in.Session = &sess
+		res, err := s.ResolveSession(ctx, sess)
 		if err != nil {
 			return waitPlan{}, err
 		}
@@ -555,7 +563,7 @@ func waitingSession(e hub.Event) (key, waiter string) {
 func (s *Service) recordDelivery(ctx context.Context, tx hub.Tx, agent string, via DeliveryVia, ms []hub.Message) error {
 	ids := hub.MessageIDs(ms)
 	e := s.Event(EventMailDelivered, agent, map[string]any{"via": viaName(via), "message_ids": ids})
-	e.Message = fmt.Sprintf("%d item(s) reached %s by %s", len(ids), agent, viaWords(via))
+	e.Message = DeliveredWords(agent, string(via)) + ": " + itemsWords(ms)
 	return tx.AppendEvent(ctx, e)
 }
 
@@ -571,9 +579,38 @@ func viaWords(v DeliveryVia) string {
 	case ViaTool:
 		return "a tool call's hook"
 	case ViaWake:
-		return "waking the idle session"
+		return "a wake of its idle session"
 	case ViaWait:
-		return "a wait"
+		return "a wait it asked for"
 	}
 	return "a hook"
+}
+
+// DeliveredWords says how an item reached agent's context, the same on
+// every surface that shows it (the timeline, the dashboard's receipts):
+// "delivered to bob by a wake". via is a DeliveryVia ("" or hook: a hook
+// that did not say which).
+func DeliveredWords(agent, via string) string {
+	return "delivered to " + agent + " by " + viaWords(DeliveryVia(via))
+}
+
+// itemsNamed bounds the items a delivery's timeline line names.
+const itemsNamed = 3
+
+// itemsWords names delivered items: `BLOCKED "need src/a.go" from
+// carol`, the first few, then how many more.
+func itemsWords(ms []hub.Message) string {
+	var parts []string
+	for i, m := range ms {
+		if i == itemsNamed {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ms)-i))
+			break
+		}
+		what := m.Category
+		if what == "" {
+			what = "post"
+		}
+		parts = append(parts, fmt.Sprintf("%s %q from %s", what, hub.Preview(cmp.Or(m.Subject, m.Body), 60), m.From))
+	}
+	return strings.Join(parts, "; ")
 }

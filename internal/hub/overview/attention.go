@@ -3,12 +3,14 @@ package overview
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 )
 
 // The kinds of "needs attention" items: what a person watching the team
@@ -25,6 +27,10 @@ const (
 	// AttentionIncursion is an edit inside another agent's reservation,
 	// recorded within the attention window.
 	AttentionIncursion = "incursion"
+	// AttentionUnheard is an idle session with items waiting for its
+	// agent that nothing delivers before its next turn: its client cannot
+	// be woken, or no waiter woke it (hooks.Unheard).
+	AttentionUnheard = "unheard"
 )
 
 // AttentionWindow is how far back critical messages and incursions count.
@@ -122,6 +128,8 @@ func (it AttentionItem) Choices(person string) []string {
 		}
 		return []string{ChoiceNudge}
 	}
+	// An unheard session waits for someone to type into it: a nudge
+	// would be one more item unheard.
 	return []string{}
 }
 
@@ -139,7 +147,9 @@ func (it AttentionItem) WaitsOn() string {
 // message's kind and id, an incursion's event, a blocked agent's name and
 // the moment it became blocked (At: hub.Agent.StatusSince), which an
 // update that leaves it blocked does not move; blocked again after
-// something else, it is a new item.
+// something else, it is a new item. An unheard session's agent and the
+// moment its turn ended (At: hub.HookSession.IdleSince): more mail in the
+// same idle stretch is the same item.
 func (it AttentionItem) ID() string {
 	switch {
 	case it.MessageID != "":
@@ -158,8 +168,9 @@ type Attention struct {
 	// EscalateAfter is the board's attention.escalate_after, in minutes.
 	EscalateAfter int `json:"escalate_after"`
 	// NextEscalation is when the next waiting HANDOFF or BLOCKED will be
-	// escalated if nobody accepts it (zero when none will), so a watcher
-	// can wake then instead of polling.
+	// escalated if nobody accepts it, or an idle session's mail listed as
+	// unheard (its client could be woken, yet nothing woke it), zero when
+	// none will, so a watcher can wake then instead of polling.
 	NextEscalation time.Time `json:"next_escalation"`
 }
 
@@ -184,8 +195,9 @@ func (f AttentionFilter) keeps(it AttentionItem) bool {
 // Attention gathers what needs a person, of the whole board or of what f
 // keeps: unaccepted HANDOFF and BLOCKED messages (escalated once they
 // waited attention.escalate_after minutes), agents whose status is
-// blocked, and the critical messages and incursions of the last
-// AttentionWindow. A HANDOFF or BLOCKED is listed while nobody accepted
+// blocked, the critical messages and incursions of the last
+// AttentionWindow, and the sessions idle within it with items waiting
+// unheard (hooks.Unheard: at once when the client cannot be woken). A HANDOFF or BLOCKED is listed while nobody accepted
 // it, whatever its priority: once accepted it waits on nobody, critical or
 // not. It is the one rule of "needs attention": every surface (the
 // dashboard's panel and conversations, bb top, the notifiers) reads it
@@ -281,6 +293,19 @@ func (s *Service) Attention(ctx context.Context, f AttentionFilter) (Attention, 
 			add(AttentionItem{Kind: AttentionIncursion, At: e.CreatedAt, Agent: e.Agent, To: e.ToAgent,
 				BeadID: e.BeadID, Subject: cmp.Or(e.Message, e.Scope), Seq: e.Seq, WaitingMinutes: minutesSince(now, e.CreatedAt), Files: files})
 		}
+		unheard, due, err := s.hooks.Unheard(ctx, tx, since)
+		if err != nil {
+			return err
+		}
+		if !due.IsZero() && f.BeadID == "" && (out.NextEscalation.IsZero() || due.Before(out.NextEscalation)) {
+			out.NextEscalation = due
+		}
+		for _, u := range unheard {
+			if f.BeadID != "" {
+				break // about an agent, not a work item
+			}
+			add(unheardItem(u, now))
+		}
 		slices.SortStableFunc(out.Items, func(a, b AttentionItem) int { return b.At.Compare(a.At) })
 		if f.Limit > 0 && len(out.Items) > f.Limit {
 			out.Items = out.Items[:f.Limit]
@@ -373,6 +398,20 @@ func messageItem(kind string, m hub.Message, now time.Time) AttentionItem {
 		it.Urgency = in.Urgency
 	}
 	return it
+}
+
+// unheardItem is an idle session with items waiting unheard, in the
+// person's words: "idle with 2 unread for bob (Gemini CLI cannot be
+// woken)".
+func unheardItem(u hooks.UnheardSession, now time.Time) AttentionItem {
+	why := u.Client.Title + " cannot be woken"
+	if u.Client.Wakes {
+		why = u.Client.Title + " was not woken: no waiter runs for this session"
+	}
+	return AttentionItem{Kind: AttentionUnheard, At: u.IdleSince, Agent: u.Agent,
+		Subject:        fmt.Sprintf("idle with %d unread for %s (%s)", u.Items, u.Agent, why),
+		Asked:          "type into " + u.Agent + "'s " + u.Client.Title + " session so it reads its mail",
+		WaitingMinutes: minutesSince(now, u.Oldest), Files: []string{}}
 }
 
 func minutesSince(now, t time.Time) int {

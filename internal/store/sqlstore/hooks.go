@@ -11,12 +11,12 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
-const hookSessionCols = `client, session_id, agent_id, client_pid, created_at, last_seen, reminded`
+const hookSessionCols = `client, session_id, agent_id, client_pid, created_at, last_seen, reminded, idle_since`
 
 func scanHookSession(sc interface{ Scan(...any) error }) (*hub.HookSession, error) {
 	var hs hub.HookSession
-	var created, seen string
-	if err := sc.Scan(&hs.Client, &hs.SessionID, &hs.AgentID, &hs.ClientPID, &created, &seen, &hs.Reminded); err != nil {
+	var created, seen, idle string
+	if err := sc.Scan(&hs.Client, &hs.SessionID, &hs.AgentID, &hs.ClientPID, &created, &seen, &hs.Reminded, &idle); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil
 		}
@@ -24,6 +24,9 @@ func scanHookSession(sc interface{ Scan(...any) error }) (*hub.HookSession, erro
 	}
 	d := decodeRow("hook_sessions", func() string { return hs.Client + "/" + hs.SessionID })
 	hs.CreatedAt, hs.LastSeen = d.time("created_at", created), d.time("last_seen", seen)
+	if idle != "" {
+		hs.IdleSince = d.time("idle_since", idle)
+	}
 	return &hs, d.Err()
 }
 
@@ -32,10 +35,10 @@ func (t *tx) GetHookSession(ctx context.Context, client, sessionID string) (*hub
 }
 
 func (t *tx) PutHookSession(ctx context.Context, hs *hub.HookSession) error {
-	_, err := t.exec(ctx, `INSERT INTO hook_sessions (`+hookSessionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+	_, err := t.exec(ctx, `INSERT INTO hook_sessions (`+hookSessionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (client, session_id) DO UPDATE SET agent_id = excluded.agent_id, client_pid = excluded.client_pid,
-		last_seen = excluded.last_seen, reminded = excluded.reminded`,
-		hs.Client, hs.SessionID, hs.AgentID, hs.ClientPID, ts(hs.CreatedAt), ts(hs.LastSeen), hs.Reminded)
+		last_seen = excluded.last_seen, reminded = excluded.reminded, idle_since = excluded.idle_since`,
+		hs.Client, hs.SessionID, hs.AgentID, hs.ClientPID, ts(hs.CreatedAt), ts(hs.LastSeen), hs.Reminded, tsOrEmpty(hs.IdleSince))
 	return err
 }
 
@@ -47,6 +50,24 @@ func (t *tx) HookSessionByPID(ctx context.Context, client string, pid int64) (*h
 		args = append(args, client)
 	}
 	return scanHookSession(t.row(ctx, q+` ORDER BY last_seen DESC LIMIT 1`, args...))
+}
+
+func (t *tx) IdleHookSessions(ctx context.Context, since time.Time, limit int) ([]hub.HookSession, error) {
+	rows, err := t.query(ctx, `SELECT `+hookSessionCols+` FROM hook_sessions WHERE idle_since <> '' AND idle_since >= ?
+		ORDER BY idle_since DESC, client, session_id LIMIT ?`, ts(since), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []hub.HookSession{}
+	for rows.Next() {
+		hs, err := scanHookSession(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *hs)
+	}
+	return out, rows.Err()
 }
 
 func (t *tx) HookAgents(ctx context.Context, limit int) ([]string, error) {

@@ -175,6 +175,10 @@ func TestGeminiCLI(t *testing.T) {
 	if str(out, "decision") != "deny" || !strings.Contains(str(out, "reason"), "holder-two") || !strings.Contains(str(out, "reason"), "src/*") {
 		t.Fatalf("gemini deny: %v", out)
 	}
+	// The denial names the wait, so the agent does not poll for the file.
+	if want := "then wait for src/a.go: bb agent wait --agent " + me + " --for-scope src/a.go"; !strings.Contains(str(out, "reason"), want) {
+		t.Errorf("gemini deny does not name the wait %q: %s", want, str(out, "reason"))
+	}
 	p.bb(t, nil, "agent", "send", "--from", "holder-two", "--to", me, "--bead", "bd-9", "--category", "BLOCKED",
 		"--subject", "need README", "--body", "please leave README alone", "--urgency", "high")
 	out, _ = p.hook(t, nil, "gemini", "BeforeAgent", base("BeforeAgent", "prompt", "continue"))
