@@ -25,10 +25,11 @@ const (
 	configEventsRemovedThrough = "retention.events_removed_through"
 )
 
-// EventCursorExpired is what a follower gets, before anything else, when
-// the events after its cursor were partly removed by retention: its Seq is
-// the last one removed, so the follower resumes at the oldest one kept.
-// It is never stored.
+// EventCursorExpired is what a reader of the timeline gets, before
+// anything else, when the events after its cursor were partly removed by
+// retention: a follower (Follow) and a polling read (Events with a cursor)
+// alike. Its Seq is the last one removed, so the reader resumes at the
+// oldest one kept. It is never stored.
 const EventCursorExpired = "timeline.cursor_expired"
 
 // ParseRetention reads a retention setting: "forever" (0), or a duration
@@ -106,11 +107,16 @@ func (s *Service) cursorExpired(after, through int64) Event {
 // expiredFrom returns through when the events after cursor up to through
 // are gone (cursor < through), else 0.
 func (s *Service) expiredFrom(ctx context.Context, cursor int64) (int64, error) {
-	stored, err := Read(ctx, s, func(tx Tx) (map[string]string, error) { return tx.ListConfig(ctx) })
-	if err != nil {
+	return Read(ctx, s, func(tx Tx) (int64, error) { return expiredIn(ctx, tx, cursor) })
+}
+
+// expiredIn is expiredFrom in tx.
+func expiredIn(ctx context.Context, tx Tx, cursor int64) (int64, error) {
+	v, ok, err := tx.GetConfig(ctx, configEventsRemovedThrough)
+	if err != nil || !ok {
 		return 0, err
 	}
-	if through := EventsRemovedThrough(stored); cursor < through {
+	if through := EventsRemovedThrough(map[string]string{configEventsRemovedThrough: v}); cursor < through {
 		return through, nil
 	}
 	return 0, nil
