@@ -85,12 +85,8 @@ func EventsRemovedThrough(stored map[string]string) int64 {
 // RecordEventsRemoved raises the board's record of the highest event seq
 // retention removed to through (never lowers it), in tx.
 func RecordEventsRemoved(ctx context.Context, tx Tx, through int64, now time.Time) error {
-	stored, err := tx.ListConfig(ctx)
-	if err != nil {
-		return err
-	}
-	if through <= EventsRemovedThrough(stored) {
-		return nil
+	if was, err := expiredIn(ctx, tx, through); err != nil || was > 0 {
+		return err // already recorded as far (a record is never lowered)
 	}
 	return tx.SetConfig(ctx, configEventsRemovedThrough, strconv.FormatInt(through, 10), now)
 }
