@@ -236,8 +236,9 @@ func sqliteHeader(path string) (bool, error) {
 	return string(b) == "SQLite format 3\x00", nil
 }
 
-// tableNames lists a SQLite file's board tables, sorted (not SQLite's own
-// nor the search index's shadow tables).
+// tableNames lists a SQLite file's board tables, sorted: the tables a
+// restore copies (not SQLite's own, the search index's shadow tables nor
+// the derived totals), so a backup and its restore count the same rows.
 func tableNames(ctx context.Context, db *sql.DB) ([]string, error) {
 	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name`)
 	if err != nil {
@@ -272,6 +273,9 @@ func tableNames(ctx context.Context, db *sql.DB) ([]string, error) {
 	out := all[:0]
 next:
 	for _, n := range all {
+		if storecopy.Derived(n) {
+			continue // rebuilt by the target's triggers: a restore does not copy it
+		}
 		for _, v := range virtual {
 			if strings.HasPrefix(n, v) {
 				continue next

@@ -78,8 +78,13 @@ func backupUnderWriters(t *testing.T, src boot.Config) {
 	// Restore into a new board and read every post back.
 	dir := t.TempDir()
 	to := boot.Config{SQLitePath: filepath.Join(dir, "restored.db"), Create: true, InitEmpty: true, ProjectRoot: dir}
-	if _, err := boot.Restore(ctx, boot.RestoreInput{From: file, To: to}); err != nil {
+	rr, err := boot.Restore(ctx, boot.RestoreInput{From: file, To: to})
+	if err != nil {
 		t.Fatalf("restore: %v", err)
+	}
+	// The backup and its restore count the same tables and rows.
+	if rr.Rows != res.Rows || len(rr.Tables) != len(res.Tables) {
+		t.Errorf("backup counted %d rows in %d tables, its restore %d in %d", res.Rows, len(res.Tables), rr.Rows, len(rr.Tables))
 	}
 	to.Create = false
 	rb, err := boot.Open(ctx, to)
@@ -204,4 +209,62 @@ func setUserVersion(path string, v int) error {
 	defer db.Close()
 	_, err = db.Exec(fmt.Sprintf("PRAGMA user_version = %d", v))
 	return err
+}
+
+// restoreWhileServing: a restore is refused while a bb serve is connected
+// to the board (the board unchanged), and done with Force.
+func restoreWhileServing(t *testing.T, board boot.Config) {
+	ctx := context.Background()
+	b, err := boot.Open(ctx, board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.API.Post(ctx, hub.PostInput{From: "alice", Content: "in the backup"}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "b.db")
+	if _, err := boot.Backup(ctx, boot.BackupInput{From: board, To: file}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.API.Post(ctx, hub.PostInput{From: "alice", Content: "after it"}); err != nil {
+		t.Fatal(err)
+	}
+	// A bb serve on the board, as bb serve connects.
+	served := board
+	served.Create, served.ApplicationName = false, boot.ServeApplicationName
+	release, err := boot.HoldServing(served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := boot.Open(ctx, served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	defer release()
+	board.Create = false
+	_, err = boot.Restore(ctx, boot.RestoreInput{From: file, To: board})
+	var he *hub.Error
+	if !errors.As(err, &he) || he.Code != hub.CodeConflict || !strings.Contains(he.Message, "bb serve process(es) are connected") || strings.Contains(he.Message, "\n") {
+		t.Fatalf("restore while serving: %v, want one CONFLICT line", err)
+	}
+	if msgs, err := srv.API.Log(ctx, hub.LogQuery{Limit: 10}); err != nil || len(msgs) != 2 {
+		t.Fatalf("board after the refused restore: %v %d messages, want 2", err, len(msgs))
+	}
+	if _, err := boot.Restore(ctx, boot.RestoreInput{From: file, To: board, Force: true}); err != nil {
+		t.Fatalf("restore --force: %v", err)
+	}
+	if msgs, err := srv.API.Log(ctx, hub.LogQuery{Limit: 10}); err != nil || len(msgs) != 1 || msgs[0].Body != "in the backup" {
+		t.Fatalf("board after restore --force: %v %+v", err, msgs)
+	}
+}
+
+func TestRestoreWhileServingSQLite(t *testing.T) {
+	dir := t.TempDir()
+	restoreWhileServing(t, boot.Config{SQLitePath: filepath.Join(dir, "board.db"), Create: true, InitEmpty: true, ProjectRoot: dir})
+}
+
+func TestRestoreWhileServingPostgres(t *testing.T) {
+	restoreWhileServing(t, boot.Config{DatabaseURL: pgtest.URL(t), ProjectRoot: t.TempDir()})
 }

@@ -563,7 +563,10 @@ type EventQuery struct {
 
 // EventPage is one page of the timeline. More is true when the limit cut
 // it: ask again with AfterSeq = NextSeq. With EventQuery.Newest, More
-// instead says that older matching events were left out.
+// instead says that older matching events were left out. When retention
+// removed events after the cursor (not with Newest), the first event is a
+// timeline.cursor_expired (EventCursorExpired, never stored, not counted
+// in the limit) and the page goes on from the oldest kept.
 type EventPage struct {
 	Events  []Event
 	More    bool
@@ -608,17 +611,28 @@ func (s *Service) Events(ctx context.Context, q EventQuery) (EventPage, error) {
 	if err != nil {
 		return EventPage{}, err
 	}
+	// A cursor older than what retention kept (expired, the last seq
+	// removed) is said first; the page resumes at the oldest kept. The
+	// newest events (Newest) are not read from a cursor.
+	var expired int64
 	evs, err := Read(ctx, s, func(tx Tx) ([]Event, error) {
 		types, err := checkEventTypes(ctx, tx, q.Types)
 		if err != nil {
 			return nil, err
 		}
-		// One more than asked tells whether there is more.
 		bead, err := WorkItem(ctx, tx, q.BeadID)
 		if err != nil {
 			return nil, err
 		}
-		f := EventFilter{AfterSeq: q.AfterSeq, Types: types, Agent: q.Agent, BeadID: bead, Limit: limit + 1, Desc: q.Newest}
+		after := q.AfterSeq
+		if !q.Newest {
+			if expired, err = expiredIn(ctx, tx, after); err != nil {
+				return nil, err
+			}
+			after = max(after, expired)
+		}
+		// One more than asked tells whether there is more.
+		f := EventFilter{AfterSeq: after, Types: types, Agent: q.Agent, BeadID: bead, Limit: limit + 1, Desc: q.Newest}
 		evs, err := tx.ListEvents(ctx, f)
 		if err != nil {
 			return nil, err
@@ -634,6 +648,9 @@ func (s *Service) Events(ctx context.Context, q EventQuery) (EventPage, error) {
 	}
 	if q.Newest {
 		slices.Reverse(p.Events)
+	}
+	if expired > 0 {
+		p.Events = append([]Event{s.cursorExpired(q.AfterSeq, expired)}, p.Events...)
 	}
 	if len(p.Events) > 0 {
 		p.NextSeq = p.Events[len(p.Events)-1].Seq

@@ -25,10 +25,11 @@ const (
 	configEventsRemovedThrough = "retention.events_removed_through"
 )
 
-// EventCursorExpired is what a follower gets, before anything else, when
-// the events after its cursor were partly removed by retention: its Seq is
-// the last one removed, so the follower resumes at the oldest one kept.
-// It is never stored.
+// EventCursorExpired is what a reader of the timeline gets, before
+// anything else, when the events after its cursor were partly removed by
+// retention: a follower (Follow) and a polling read (Events with a cursor)
+// alike. Its Seq is the last one removed, so the reader resumes at the
+// oldest one kept. It is never stored.
 const EventCursorExpired = "timeline.cursor_expired"
 
 // ParseRetention reads a retention setting: "forever" (0), or a duration
@@ -84,12 +85,8 @@ func EventsRemovedThrough(stored map[string]string) int64 {
 // RecordEventsRemoved raises the board's record of the highest event seq
 // retention removed to through (never lowers it), in tx.
 func RecordEventsRemoved(ctx context.Context, tx Tx, through int64, now time.Time) error {
-	stored, err := tx.ListConfig(ctx)
-	if err != nil {
-		return err
-	}
-	if through <= EventsRemovedThrough(stored) {
-		return nil
+	if was, err := expiredIn(ctx, tx, through); err != nil || was > 0 {
+		return err // already recorded as far (a record is never lowered)
 	}
 	return tx.SetConfig(ctx, configEventsRemovedThrough, strconv.FormatInt(through, 10), now)
 }
@@ -106,11 +103,16 @@ func (s *Service) cursorExpired(after, through int64) Event {
 // expiredFrom returns through when the events after cursor up to through
 // are gone (cursor < through), else 0.
 func (s *Service) expiredFrom(ctx context.Context, cursor int64) (int64, error) {
-	stored, err := Read(ctx, s, func(tx Tx) (map[string]string, error) { return tx.ListConfig(ctx) })
-	if err != nil {
+	return Read(ctx, s, func(tx Tx) (int64, error) { return expiredIn(ctx, tx, cursor) })
+}
+
+// expiredIn is expiredFrom in tx.
+func expiredIn(ctx context.Context, tx Tx, cursor int64) (int64, error) {
+	v, ok, err := tx.GetConfig(ctx, configEventsRemovedThrough)
+	if err != nil || !ok {
 		return 0, err
 	}
-	if through := EventsRemovedThrough(stored); cursor < through {
+	if through := EventsRemovedThrough(map[string]string{configEventsRemovedThrough: v}); cursor < through {
 		return through, nil
 	}
 	return 0, nil

@@ -25,6 +25,8 @@ import (
 //	http [-token t] [-as agent] <method> <path> [body]
 //	    one request to 127.0.0.1:$PORT (retried until the server is up);
 //	    stdout is "HTTP <status>" then the body
+//	dbexec <file> <sql>
+//	    one statement written on a SQLite file
 func TestServeScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("..", "..", "testdata", "script", "serve"),
@@ -40,7 +42,7 @@ func TestServeScripts(t *testing.T) {
 			return ln.Close()
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"http": cmdHTTP,
-			"exits": testkit.Exits, "jget": testkit.Jget, "jset": testkit.Jset},
+			"exits": testkit.Exits, "jget": testkit.Jget, "jset": testkit.Jset, "dbexec": testkit.DBExec},
 	})
 }
 

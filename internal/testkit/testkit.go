@@ -231,6 +231,20 @@ func DBQ(defaultDB func(ts *testscript.TestScript) string) Cmd {
 	}
 }
 
+// DBExec is the script command `dbexec <file> <sql>`: one statement on a
+// SQLite file, written (e.g. stamping a file with a newer schema version).
+func DBExec(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: dbexec <file> <sql>")
+	}
+	conn, err := sql.Open("sqlite", "file:"+ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer conn.Close()
+	if _, err := conn.Exec(args[1]); err != nil {
+		ts.Fatalf("dbexec %q: %v", args[1], err)
+	}
+}
+
 // BoardDB is the board database of a script's work directory.
 func BoardDB(ts *testscript.TestScript) string {
 	return filepath.Join(ts.Getenv("WORK"), ".bb", "blackboard.db")

@@ -29,11 +29,11 @@ duration, agents that are offline, and/or every registered artifact. Shows
 what it will delete first. Without --confirm it asks on a terminal and
 deletes nothing otherwise.
 
---events-before removes events in transactions of 500, oldest first, as
+--events-before removes events in transactions of 100, oldest first, as
 the board's retention.events setting does in bb serve (bb config set
 retention.events 90d): agents keep writing meanwhile. A follower of the
-event stream whose cursor is older is told ("timeline.cursor_expired") and
-resumes at the oldest event kept.`,
+event stream, or a reader of bb events --since-seq, whose cursor is older
+is told ("timeline.cursor_expired") and resumes at the oldest event kept.`,
 		Example: `  bb clear --messages-before 2d --confirm
   bb clear --events-before 90d --confirm
   bb clear --reset-offline --artifacts --confirm`,

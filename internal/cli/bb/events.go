@@ -25,7 +25,9 @@ func (a *app) eventsCmd() *cobra.Command {
 matching events (default 100), the oldest of them first, so the last line
 is the latest event. Each event has a sequence number (seq) that only
 grows; pass the last one you saw as --since-seq to page forward: the first
---limit events after it, oldest first. Protocol events (HANDOFF, BLOCKED,
+--limit events after it, oldest first; when the board's retention removed
+events after it, the first line says so (timeline.cursor_expired) and the
+page resumes at the oldest kept. Protocol events (HANDOFF, BLOCKED,
 INCURSION, RESUME) carry their v1 envelope as payload. --type takes event
 types (comma-separated); a type the board does not know is refused with
 the list of valid ones.

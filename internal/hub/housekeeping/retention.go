@@ -9,8 +9,9 @@ import (
 
 // RetainBatch is how many rows one retention transaction removes at most:
 // small enough that the write lock is held for a few milliseconds, so
-// agents' writes interleave with a long clean-up.
-const RetainBatch = 500
+// agents' writes interleave with a long clean-up (500 held it up to ~30
+// ms under the serve bench's load on 2 cores; BENCHMARKS.md, issue 37).
+const RetainBatch = 100
 
 // RetainReport counts what one pass of retention removed.
 type RetainReport struct {
@@ -83,14 +84,24 @@ func (s *Service) removeEvents(ctx context.Context, cutoff time.Time, batch int,
 	return err
 }
 
-// removeBatches runs remove in write transactions of at most batch rows
-// until one removes fewer, or ctx ends; it returns the rows removed.
+// RetainRest is how long retention rests after each full batch, as a
+// multiple of the time the batch took (waiting for the write lock
+// included): with 3 it runs a quarter of the time at most, and rests
+// longer when the board is busy, so agents' writes get the write lock and
+// the CPU first. Batches back to back raised the write p99 of the serve
+// bench by up to 1.6× on 2 cores (BENCHMARKS.md, issue 37).
+const RetainRest = 3
+
+// removeBatches runs remove in write transactions of at most batch rows,
+// resting between them (RetainRest), until one removes fewer, or ctx
+// ends; it returns the rows removed.
 func (s *Service) removeBatches(ctx context.Context, batch int, rep *RetainReport, remove func(tx hub.Tx, limit int) (int64, error)) (int64, error) {
 	if batch <= 0 {
 		batch = RetainBatch
 	}
 	var total int64
 	for ctx.Err() == nil {
+		start := time.Now()
 		n, err := hub.Write(ctx, s.Service, hub.Maintenance{}, func(tx hub.Tx) (int64, error) { return remove(tx, batch) })
 		if err != nil {
 			return total, err
@@ -100,6 +111,12 @@ func (s *Service) removeBatches(ctx context.Context, batch int, rep *RetainRepor
 		if n < int64(batch) {
 			break
 		}
+		rest := time.NewTimer(RetainRest * time.Since(start))
+		select {
+		case <-ctx.Done():
+		case <-rest.C:
+		}
+		rest.Stop()
 	}
 	return total, ctx.Err()
 }

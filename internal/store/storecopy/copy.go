@@ -112,8 +112,13 @@ func (s side) tables(ctx context.Context, q querier) ([]string, error) {
 			WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'schema_version'`
 	}
 	names, err := strings1(ctx, q, query)
-	return slices.DeleteFunc(names, func(n string) bool { return n == "mail_counts" || n == "broadcast_senders" }), err
+	return slices.DeleteFunc(names, Derived), err
 }
+
+// Derived reports whether a board table is kept by the store's own
+// triggers from other tables (the Agent Mail status totals): a copy
+// leaves it out and the target rebuilds it.
+func Derived(table string) bool { return table == "mail_counts" || table == "broadcast_senders" }
 
 // identity returns the auto-numbered column of each table that has one
 // (SQLite AUTOINCREMENT, PostgreSQL identity).

@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +75,64 @@ func testRetention(t *testing.T, open Opener) {
 		Ok(t, err)
 		if len(got2) != len(kept) || got2[0].Type == hub.EventCursorExpired {
 			t.Fatalf("follower at the removed boundary got %+v", got2)
+		}
+	})
+	t.Run("PollingReaderOlderThanKept", func(t *testing.T) {
+		f := New(t, open)
+		for i := 0; i < 5; i++ {
+			f.Post(hub.PostInput{From: "alice", Content: "old post"})
+		}
+		old := f.Events()
+		f.Clock.Advance(48 * time.Hour)
+		f.Post(hub.PostInput{From: "alice", Content: "new post"})
+		f.Post(hub.PostInput{From: "bob", Content: "newer post"})
+		_, err := f.Svc.SetConfig(f.Ctx, "operator", hub.ConfigRetentionEvents, "1d")
+		Ok(t, err)
+		rep, err := housekeeping.New(f.Svc).Retain(f.Ctx, 2)
+		Ok(t, err)
+		through := rep.EventsRemovedThrough
+		if through != old[len(old)-1].Seq {
+			t.Fatalf("retain: %+v, want removed through %d", rep, old[len(old)-1].Seq)
+		}
+		kept := f.Events()
+		// A page from a cursor older than what is kept (0, "from the
+		// first", included) says so first, then resumes at the oldest kept.
+		for _, cursor := range []int64{0, old[1].Seq, through - 1} {
+			p, err := f.Svc.Events(f.Ctx, hub.EventQuery{AfterSeq: cursor, Limit: ptr(2)})
+			Ok(t, err)
+			if len(p.Events) != 3 || p.Events[0].Type != hub.EventCursorExpired || p.Events[0].Seq != through || p.Events[1].Seq != kept[0].Seq || p.Events[2].Seq != kept[1].Seq {
+				t.Fatalf("page after %d: %+v, want the expiry then %d, %d", cursor, p.Events, kept[0].Seq, kept[1].Seq)
+			}
+			var said map[string]int64
+			Ok(t, json.Unmarshal(p.Events[0].Payload, &said))
+			if said["after"] != cursor || said["removed_through"] != through || said["oldest_kept"] != through+1 || !strings.Contains(p.Events[0].Message, "retention") {
+				t.Fatalf("expiry after %d: %s %s", cursor, p.Events[0].Payload, p.Events[0].Message)
+			}
+			if p.NextSeq != kept[1].Seq || !p.More {
+				t.Fatalf("page after %d: next %d more %v, want %d true", cursor, p.NextSeq, p.More, kept[1].Seq)
+			}
+			// The next page, from the page's cursor, goes on without it.
+			p2, err := f.Svc.Events(f.Ctx, hub.EventQuery{AfterSeq: p.NextSeq})
+			Ok(t, err)
+			if len(p2.Events) != len(kept)-2 || p2.Events[0].Type == hub.EventCursorExpired {
+				t.Fatalf("page after %d: %+v", p.NextSeq, p2.Events)
+			}
+		}
+		// Filtered to nothing kept, the reader is still told, and its next
+		// cursor is past the removed events.
+		p, err := f.Svc.Events(f.Ctx, hub.EventQuery{AfterSeq: old[0].Seq, Agent: "nobody"})
+		Ok(t, err)
+		if len(p.Events) != 1 || p.Events[0].Type != hub.EventCursorExpired || p.NextSeq != through {
+			t.Fatalf("filtered page: %+v next %d, want the expiry alone, next %d", p.Events, p.NextSeq, through)
+		}
+		// A cursor at the boundary, and the newest events (no cursor),
+		// hear nothing of it.
+		for _, q := range []hub.EventQuery{{AfterSeq: through}, {Newest: true}} {
+			p, err := f.Svc.Events(f.Ctx, q)
+			Ok(t, err)
+			if len(p.Events) != len(kept) || p.Events[0].Seq != kept[0].Seq {
+				t.Fatalf("page %+v: %+v", q, p.Events)
+			}
 		}
 	})
 	t.Run("ForeverKeepsEverything", func(t *testing.T) {

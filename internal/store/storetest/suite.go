@@ -44,6 +44,7 @@ func groups() []group {
 		{"SearchIndex", testSearchIndex},
 		{"Leases", testLeases},
 		{"Retention", testRetention},
+		{"RetentionUnderLoad", testRetentionUnderLoad},
 	}
 }
 
