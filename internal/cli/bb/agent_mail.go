@@ -111,6 +111,9 @@ category is DECISION when answering a BLOCKED message, INFO otherwise
 			v.Wait = hub.WordsIn(m.Wait, actionWords)
 			return a.reply(cmd, v, func(w io.Writer) {
 				fmt.Fprintf(w, "Replied %s %s to %s on %s (in reply to %s)\n", m.Category, hub.ShortID(m.UUID), toName(m.To), m.ThreadID, hub.ShortID(m.ReplyTo))
+				if v.Wait != "" {
+					fmt.Fprintf(w, "Instead of polling, %s\n", v.Wait)
+				}
 				tw := a.when()
 				fmt.Fprintf(w, "Thread %s:\n", m.ThreadID)
 				// The thread as the replier sees it: what it received on
