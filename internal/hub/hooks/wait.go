@@ -181,8 +181,10 @@ func (s *Service) Wait(ctx context.Context, in WaitInput, progress func(WaitProg
 		defer t.Stop()
 		tick = t.C
 	}
+	woken := false
 	for {
-		next, done, err := s.checkWait(ctx, p, in.Via, &res)
+		next, done, err := s.checkWait(ctx, p, in.Via, woken, &res)
+		woken = false
 		if err != nil || done {
 			res.Met = done && err == nil
 			res.Waited = time.Since(started)
@@ -197,6 +199,7 @@ func (s *Service) Wait(ctx context.Context, in WaitInput, progress func(WaitProg
 		for {
 			select {
 			case <-wake:
+				woken = true
 				break sleep
 			case <-timer.C:
 				break sleep
@@ -223,7 +226,7 @@ func (s *Service) Wait(ctx context.Context, in WaitInput, progress func(WaitProg
 		timer.Stop()
 		if !time.Now().Before(deadline) {
 			// One last look: what committed at the deadline counts.
-			if _, done, err := s.checkWait(ctx, p, in.Via, &res); err != nil || done {
+			if _, done, err := s.checkWait(ctx, p, in.Via, false, &res); err != nil || done {
 				res.Met = done && err == nil
 				res.Waited = time.Since(started)
 				return res, err
@@ -360,7 +363,7 @@ func (p waitPlan) relevant(e hub.Event) bool {
 // checkWait looks once: when the wait is over it fills res and reports
 // done; else it returns when to look again at the latest (zero: only on a
 // commit).
-func (s *Service) checkWait(ctx context.Context, p waitPlan, via DeliveryVia, res *WaitResult) (time.Time, bool, error) {
+func (s *Service) checkWait(ctx context.Context, p waitPlan, via DeliveryVia, woken bool, res *WaitResult) (time.Time, bool, error) {
 	switch p.condition {
 	case "scope":
 		stale, err := s.StaleMinutes()
@@ -398,7 +401,18 @@ func (s *Service) checkWait(ctx context.Context, p waitPlan, via DeliveryVia, re
 	case "reply":
 		return s.checkReply(ctx, p, via, res)
 	}
-	// Any item: what a hook would deliver now.
+	// Any item: what a hook would deliver now. Woken by an event for the
+	// agent, the delivery's own write goes first (it reads what is
+	// pending in its transaction): the read before it only decides
+	// whether to write, and a wake that names the agent almost always
+	// brings something (issue 33's latency, a transaction less on
+	// PostgreSQL). When it brought nothing, the read below finds the next
+	// escalation to wait for.
+	if woken {
+		if done, err := s.deliverInto(ctx, p, via, res); err != nil || done {
+			return time.Time{}, done, err
+		}
+	}
 	var next time.Time
 	pend, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (pending, error) {
 		pd, err := s.pendingDelivery(ctx, tx, p.agent)
@@ -411,15 +425,22 @@ func (s *Service) checkWait(ctx context.Context, p waitPlan, via DeliveryVia, re
 	if err != nil || pend.empty() {
 		return next, false, err
 	}
+	done, err := s.deliverInto(ctx, p, via, res)
+	return time.Time{}, done, err
+}
+
+// deliverInto delivers what is pending for the waiting agent into res;
+// false when there was nothing (another waiter or hook took it first).
+func (s *Service) deliverInto(ctx context.Context, p waitPlan, via DeliveryVia, res *WaitResult) (bool, error) {
 	d, err := s.deliver(ctx, p.agent, via, nil)
 	if err != nil {
-		return time.Time{}, false, err
+		return false, err
 	}
 	if len(d.Delivered) == 0 && len(d.Escalations) == 0 {
-		return time.Time{}, false, nil // another waiter or hook took it first
+		return false, nil
 	}
 	res.Delivery = d
-	return time.Time{}, true, nil
+	return true, nil
 }
 
 // checkReply looks for a reply to the message waited on (delivering it
