@@ -2,7 +2,8 @@
 // MCP tools (official Go SDK), for stdio (`bb mcp`) and for streamable HTTP
 // (`bb serve` mounts the same *sdk.Server at /mcp). It is a thin adapter:
 // every tool validates its arguments, resolves the caller's identity and
-// calls one hub.Service method; rules live in the hub.
+// calls the core through the role interfaces this package declares
+// (internal/boot's door test holds it to them); rules live in the core.
 package mcp
 
 import (

@@ -1,5 +1,6 @@
-// Package bb is the `bb` command line: flags -> hub.Service -> text or the
-// JSON envelope. It holds no domain rules.
+// Package bb is the `bb` command line: flags -> the core's role interfaces
+// (app.API, opened by internal/boot, or the remote client of a bb serve)
+// -> text or the JSON envelope. It holds no domain rules.
 package bb
 
 import (
