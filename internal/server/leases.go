@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -53,6 +54,13 @@ func (s *Server) acquireLease(c *call) (any, error) {
 			return nil, hub.FieldErr(hub.CodeInvalidInput, "wait", "{field}: %s", hub.MessageOf(err))
 		}
 		in.Wait = d
+	}
+	if in.Wait > 0 && in.Wait <= leases.MaxWait {
+		lift(c.w, in.Wait) // the wait outlives the server's timeouts
+		ctx, cancel := context.WithCancel(c.ctx)
+		defer cancel()
+		defer context.AfterFunc(s.streams, cancel)()
+		return s.svc.AcquireLease(ctx, in)
 	}
 	return s.svc.AcquireLease(c.ctx, in)
 }

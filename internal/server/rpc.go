@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"time"
 
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -125,6 +126,16 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 	for i := len(raw); i < nargs; i++ {
 		args = append(args, reflect.Zero(m.Type.In(i+1)))
 	}
+	if d := callWait(args); d > 0 {
+		// A call that waits on the server (an acquire with --wait)
+		// outlives the server's timeouts: give it its own, and end it when
+		// the server starts to stop (the waiter leaves its queue).
+		lift(w, d)
+		c, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.streams, cancel)()
+		args[0] = reflect.ValueOf(c)
+	}
 	out := reflect.ValueOf(s.svc).MethodByName(name).Call(args)
 	last := out[len(out)-1]
 	if m.Type.Out(m.Type.NumOut()-1) == errType {
@@ -139,6 +150,27 @@ func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 		res = append(res, v.Interface())
 	}
 	writeOK(w, name, res, nil)
+}
+
+// callWait is the longest wait an argument of a call asks the server
+// for (wire.Waiter), 0 when none.
+func callWait(args []reflect.Value) time.Duration {
+	var d time.Duration
+	for _, a := range args[1:] {
+		if w, ok := a.Interface().(wire.Waiter); ok {
+			d = max(d, w.CallWait())
+		}
+	}
+	return d
+}
+
+// lift gives a request that waits d on the server a write deadline of d
+// plus waitSlack instead of the server's write timeout, and no read
+// deadline (its body is read; a read deadline passing would cancel it).
+func lift(w http.ResponseWriter, d time.Duration) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(d + waitSlack))
+	_ = rc.SetReadDeadline(time.Time{})
 }
 
 // writeRPCError replies with the envelope of a method's error, with the

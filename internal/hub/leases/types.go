@@ -115,6 +115,11 @@ type AcquireInput struct {
 	Avoid []int `json:"avoid,omitempty"`
 }
 
+// CallWait is how long the call may block on a server (its Wait): bb serve
+// and the remote client keep the request open that long (wire.Waiter), so
+// the waiter keeps its place in the queue for the whole wait.
+func (in AcquireInput) CallWait() time.Duration { return in.Wait }
+
 // Grant is a successful acquire.
 type Grant struct {
 	Lease Lease `json:"lease"`

@@ -26,6 +26,9 @@ type Client struct {
 	token string
 	hc    *http.Client
 	clock hub.Clock
+	// timeout bounds a call that does not wait on the server
+	// (DefaultTimeout); a waiting call gets its wait on top (callTimeout).
+	timeout time.Duration
 
 	once sync.Once
 	root string
@@ -43,6 +46,10 @@ const RepositoryHeader = wire.RepositoryHeader
 // another repository than the one its board serves.
 func (c *Client) SetRepository(id string) { c.repo = id }
 
+// DefaultTimeout bounds one call to the server, unless the call waits
+// there (wire.Waiter), which gets its wait on top.
+const DefaultTimeout = 60 * time.Second
+
 // New returns a client of the server at baseURL (http://host:7777).
 func New(baseURL, token string, clock hub.Clock) (*Client, error) {
 	u := strings.TrimRight(strings.TrimSpace(baseURL), "/")
@@ -52,7 +59,7 @@ func New(baseURL, token string, clock hub.Clock) (*Client, error) {
 	if clock == nil {
 		clock = hub.SystemClock{}
 	}
-	return &Client{base: u, token: token, clock: clock, hc: &http.Client{Timeout: 60 * time.Second}}, nil
+	return &Client{base: u, token: token, clock: clock, timeout: DefaultTimeout, hc: &http.Client{Timeout: DefaultTimeout}}, nil
 }
 
 // Now is the local clock (BB_NOW in tests), like a local service's.
@@ -124,7 +131,11 @@ func (c *Client) call(ctx context.Context, method string, args []any, outs []any
 		r.Header.Set(wire.IdempotencyCommandHeader, k.Command)
 	}
 	c.auth(r)
-	resp, err := c.hc.Do(r)
+	hc := c.hc
+	if d := callTimeout(c.timeout, args); d != hc.Timeout {
+		hc = &http.Client{Transport: c.hc.Transport, Timeout: d}
+	}
+	resp, err := hc.Do(r)
 	if err != nil {
 		return c.unreachable(err)
 	}
@@ -152,6 +163,24 @@ func (c *Client) call(ctx context.Context, method string, args []any, outs []any
 		}
 	}
 	return nil
+}
+
+// callTimeout is the client's timeout for a call with args: base, plus
+// the longest wait an argument asks the server for (wire.Waiter). One
+// request stays open for the whole wait rather than asking again in
+// slices: the server takes a waiter out of the queue when its request
+// ends, so a re-ask would join at the back and lose its arrival order.
+func callTimeout(base time.Duration, args []any) time.Duration {
+	var wait time.Duration
+	for _, a := range args {
+		if w, ok := a.(wire.Waiter); ok {
+			wait = max(wait, w.CallWait())
+		}
+	}
+	if wait <= 0 {
+		return base
+	}
+	return base + wait
 }
 
 func (c *Client) get(ctx context.Context, path string, into any) error {

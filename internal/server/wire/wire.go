@@ -1,8 +1,11 @@
 // Package wire holds the HTTP header names of bb serve's API that both
 // sides write: the server (internal/server, internal/mcp's streamable
 // HTTP) and its clients (internal/server/remote, internal/loadgen). It
-// imports nothing, so a client does not link the server to name a header.
+// imports only the standard library, so a client does not link the server
+// to name a header.
 package wire
+
+import "time"
 
 const (
 	// AgentHeader names the acting agent of a request (like bb --as); on
@@ -16,3 +19,11 @@ const (
 	IdempotencyAgentHeader   = "X-BB-Idempotency-Agent"
 	IdempotencyCommandHeader = "X-BB-Idempotency-Command"
 )
+
+// Waiter is an argument of a call that may block on the server for up to
+// CallWait (leases.AcquireInput with --wait): the server lifts its write
+// and read timeouts for that long, and the remote client waits that long
+// beyond its own timeout, so one request stays open for the whole wait.
+type Waiter interface {
+	CallWait() time.Duration
+}
