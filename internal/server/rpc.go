@@ -201,9 +201,15 @@ func (s *Server) checkRepository(r *http.Request) error {
 	if _, ok := s.repos.Load(id); ok {
 		return nil
 	}
-	if _, err := s.svc.ClaimRepository(r.Context(), id); err != nil {
+	board, err := s.svc.ClaimRepository(r.Context(), id)
+	if err != nil {
 		return err
 	}
-	s.repos.Store(id, true)
+	// Only the board's own repository is remembered: a fingerprint served
+	// on an unclaimed board (a credential that may not claim it) is asked
+	// again next time, since the operator may claim another meanwhile.
+	if board == id {
+		s.repos.Store(id, true)
+	}
 	return nil
 }
