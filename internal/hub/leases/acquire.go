@@ -212,14 +212,14 @@ func (s *Service) queueTx(ctx context.Context, tx Tx, in AcquireInput, rec *Reco
 	pos := 0
 	for _, w := range waiters {
 		if w.Agent == in.Agent {
-			w.Until, w.Host, w.PID = until, s.machine.Host(), s.machine.PID()
+			w.Until, w.Host, w.PID, w.HeardAt = until, s.machine.Host(), s.machine.PID(), now
 			return pos, tx.PutWaiter(ctx, &w)
 		}
 		pos++
 	}
 	rec.QueueSeq++
 	rec.UpdatedAt = now
-	w := Waiter{Name: in.Name, Agent: in.Agent, Seq: rec.QueueSeq, Host: s.machine.Host(), PID: s.machine.PID(), Since: now, Until: until}
+	w := Waiter{Name: in.Name, Agent: in.Agent, Seq: rec.QueueSeq, Host: s.machine.Host(), PID: s.machine.PID(), Since: now, Until: until, HeardAt: now}
 	if err := tx.PutWaiter(ctx, &w); err != nil {
 		return pos, err
 	}
@@ -435,8 +435,11 @@ func (s *Service) withLiveness(ctx context.Context, tx hub.Tx, rows []Lease, now
 	return out, nil
 }
 
-// liveWaiters returns name's waiters whose wait has not ended and whose
-// process still runs (known on its own host only), in arrival order.
+// liveWaiters returns name's waiters whose wait has not ended, that were
+// heard from within waiterSilence and whose process still runs (known on
+// its own host only), in arrival order. The silence covers what the pid
+// cannot: a waiter on another host, and a pid the system gave to a new
+// process after the waiter died.
 func (s *Service) liveWaiters(ctx context.Context, tx Tx, name string, now time.Time) ([]Waiter, error) {
 	ws, err := tx.LeaseWaiters(ctx, name)
 	if err != nil {
@@ -444,7 +447,7 @@ func (s *Service) liveWaiters(ctx context.Context, tx Tx, name string, now time.
 	}
 	host := s.machine.Host()
 	return slices.DeleteFunc(ws, func(w Waiter) bool {
-		return !w.Until.After(now) || w.Host == host && !s.machine.Alive(w.PID)
+		return !w.Until.After(now) || now.Sub(w.HeardAt) > waiterSilence || w.Host == host && !s.machine.Alive(w.PID)
 	}), nil
 }
 

@@ -72,6 +72,9 @@ type Waiter struct {
 	PID   int       `json:"-"`
 	Since time.Time `json:"since"`
 	Until time.Time `json:"until"`
+	// HeardAt is when the waiting process last wrote its place: one not
+	// heard from for waiterSilence is gone (wait.go).
+	HeardAt time.Time `json:"-"`
 }
 
 // asTx is the lease port of a transaction of the board's store.

@@ -53,6 +53,11 @@ var wakeTypes = []string{EventReleased, EventExpired, EventTakenOver, EventUnque
 // signal, delays a grant by at most this.
 const safetyRetry = 10 * time.Second
 
+// waiterSilence is how long a waiter may go without writing its place
+// before the others pass it over (liveWaiters): a waiting process writes
+// at least every safetyRetry, so three missed writes mean it is gone.
+const waiterSilence = 3 * safetyRetry
+
 // waitFor is AcquireLease with a wait: follow the timeline's lease events
 // from before the first try, then try on every wake until granted or the
 // wait is over.
@@ -88,9 +93,13 @@ func (s *Service) waitFor(ctx context.Context, in AcquireInput, kind Kind, ttl, 
 	noIdem := hub.SideEffectRead{} // a wait's outcome is never replayed
 	try := true
 	var a attempt
+	var wrote time.Time
 	for {
 		left := time.Until(deadline)
 		var err error
+		if !try && time.Since(wrote) >= safetyRetry {
+			try = true // write the place again: others know it still waits
+		}
 		if !try {
 			// Woken: a read says whether a write could grant now, so that
 			// a release wakes many waiters but only those it may serve
@@ -105,6 +114,7 @@ func (s *Service) waitFor(ctx context.Context, in AcquireInput, kind Kind, ttl, 
 			a, err = write(ctx, s, noIdem, func(tx Tx) (attempt, error) {
 				return s.acquireTx(ctx, tx, in, kind, ttl, stale, s.kernel.Now().Add(left))
 			})
+			wrote = time.Now()
 			if err != nil {
 				s.leaveQueue(ctx, in)
 				return Grant{}, err

@@ -142,7 +142,7 @@ func (t *tx) ActiveHolders(ctx context.Context, f leases.HolderFilter) ([]leases
 }
 
 func (t *tx) LeaseWaiters(ctx context.Context, name string) ([]leases.Waiter, error) {
-	rows, err := t.query(ctx, `SELECT name, agent, seq, host, pid, since, wait_until FROM lease_waiters WHERE name = ? ORDER BY seq`, name)
+	rows, err := t.query(ctx, `SELECT name, agent, seq, host, pid, since, wait_until, heard_at FROM lease_waiters WHERE name = ? ORDER BY seq`, name)
 	if err != nil {
 		return nil, err
 	}
@@ -150,12 +150,15 @@ func (t *tx) LeaseWaiters(ctx context.Context, name string) ([]leases.Waiter, er
 	out := []leases.Waiter{}
 	for rows.Next() {
 		var w leases.Waiter
-		var since, until string
-		if err := rows.Scan(&w.Name, &w.Agent, &w.Seq, &w.Host, &w.PID, &since, &until); err != nil {
+		var since, until, heard string
+		if err := rows.Scan(&w.Name, &w.Agent, &w.Seq, &w.Host, &w.PID, &since, &until, &heard); err != nil {
 			return nil, err
 		}
 		d := decodeRow("lease_waiters", func() string { return w.Name + "/" + w.Agent })
 		w.Since, w.Until = d.time("since", since), d.time("wait_until", until)
+		if w.HeardAt = w.Since; heard != "" {
+			w.HeardAt = d.time("heard_at", heard)
+		}
 		if err := d.Err(); err != nil {
 			return nil, err
 		}
@@ -165,9 +168,9 @@ func (t *tx) LeaseWaiters(ctx context.Context, name string) ([]leases.Waiter, er
 }
 
 func (t *tx) PutWaiter(ctx context.Context, w *leases.Waiter) error {
-	_, err := t.exec(ctx, `INSERT INTO lease_waiters (name, agent, seq, host, pid, since, wait_until) VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (name, agent) DO UPDATE SET host = excluded.host, pid = excluded.pid, wait_until = excluded.wait_until`,
-		w.Name, w.Agent, w.Seq, w.Host, w.PID, ts(w.Since), ts(w.Until))
+	_, err := t.exec(ctx, `INSERT INTO lease_waiters (name, agent, seq, host, pid, since, wait_until, heard_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (name, agent) DO UPDATE SET host = excluded.host, pid = excluded.pid, wait_until = excluded.wait_until, heard_at = excluded.heard_at`,
+		w.Name, w.Agent, w.Seq, w.Host, w.PID, ts(w.Since), ts(w.Until), ts(w.HeardAt))
 	return err
 }
 
