@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/hub/hubtest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 	"github.com/blackboard-hub/bb/internal/hub/oversight"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 )

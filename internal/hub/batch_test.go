@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/hub/hubtest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // PostMany commits many posts in one transaction with per-post results.

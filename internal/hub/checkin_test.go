@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/hub/hubtest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // registerWorkers registers agents with the role worker.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/hub/hubtest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 func mailBoard(t *testing.T) (*hub.Service, context.Context) {

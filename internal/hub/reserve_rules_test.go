@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/hub/hubtest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 func register(t *testing.T, svc *hub.Service, role string, ids ...string) {

@@ -10,7 +10,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
-	"github.com/blackboard-hub/bb/internal/hub/hubtest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // incursions counts the INCURSION events on the board.

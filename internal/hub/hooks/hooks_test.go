@@ -9,7 +9,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
-	"github.com/blackboard-hub/bb/internal/hub/hubtest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 var t0 = hubtest.T0

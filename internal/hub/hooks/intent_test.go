@@ -7,7 +7,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/hub/hubtest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // eventReads counts the timeline reads made inside its transactions.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/hub/hubtest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 	"github.com/blackboard-hub/bb/internal/hub/resume"
 )
 
