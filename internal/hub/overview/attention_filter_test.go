@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // One rule, narrowed: a filter keeps the items of one work item (a

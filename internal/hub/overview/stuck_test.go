@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // A blocked agent is one item for one stretch of being blocked: restating

@@ -8,8 +8,8 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
-	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // An idle session with mail waiting for its agent is on the list: at once

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 	"github.com/blackboard-hub/bb/internal/hub/resume"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // The brief of a focus task: memory of the global, task and project

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/blackboard-hub/bb/internal/hub"
-	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 	"github.com/blackboard-hub/bb/internal/hub/resume"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // Push's rules outside the happy path: a task that does not exist is
