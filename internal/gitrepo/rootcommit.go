@@ -3,7 +3,6 @@ package gitrepo
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -39,7 +38,7 @@ func ID(ctx context.Context, r Repo) string {
 	if _, err := os.Stat(filepath.Join(r.CommonDir, "shallow")); err == nil {
 		return ShallowID
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", r.Top, "rev-list", "--max-parents=0", "HEAD").Output()
+	out, err := Run(ctx, r.Top, nil, "rev-list", "--max-parents=0", "HEAD")
 	if err != nil {
 		return ""
 	}

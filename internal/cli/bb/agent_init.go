@@ -1,6 +1,7 @@
 package bb
 
 import (
+	"github.com/blackboard-hub/bb/internal/gitrepo"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 
 	"bytes"
@@ -127,7 +128,7 @@ func uncommittedFiles(ctx context.Context, getenv func(string) string, root stri
 	top, found := gitWorkTree(getenv, root)
 	if !found {
 		// Only git itself can tell (its environment is set).
-		out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--show-toplevel").Output()
+		out, err := gitrepo.Run(ctx, root, nil, "rev-parse", "--show-toplevel")
 		if err != nil {
 			if _, lerr := exec.LookPath("git"); lerr != nil {
 				return nil, "git is not installed"
@@ -138,7 +139,7 @@ func uncommittedFiles(ctx context.Context, getenv func(string) string, root stri
 	} else if top == "" {
 		return nil, "the project is not a git repository"
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain=v1", "-z", "--untracked-files=all").Output()
+	out, err := gitrepo.Run(ctx, root, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return nil, "git is not installed"

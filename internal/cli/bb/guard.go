@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/gitrepo"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/procid"
@@ -169,20 +169,6 @@ overrides it.`,
 	return c
 }
 
-// git runs git in dir and returns its stdout.
-func git(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Stdin = stdin
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
-
 // guardRepoDir is where guard install/uninstall act: the project (or the
 // working directory).
 func (a *app) guardRepoDir() (string, error) {
@@ -194,7 +180,7 @@ func (a *app) guardRepoDir() (string, error) {
 
 // hooksDir is the repository's hooks directory (core.hooksPath honoured).
 func hooksDir(dir string) (string, error) {
-	out, err := git(context.Background(), dir, nil, "rev-parse", "--git-path", "hooks")
+	out, err := gitrepo.Run(context.Background(), dir, nil, "rev-parse", "--git-path", "hooks")
 	if err != nil {
 		return "", hub.Errorf(hub.CodeInvalidInput, "%s is not in a git repository: the guard needs git (%s)", dir, oneLineErr(err))
 	}
@@ -375,7 +361,7 @@ func printGuard(w io.Writer, res guardResult) {
 // renames and copies, deletions, submodules (NUL-separated, so any byte of
 // a file name survives).
 func stagedPaths(ctx context.Context, dir string) ([]string, error) {
-	out, err := git(ctx, dir, nil, "diff", "--cached", "--name-status", "-z", "-M")
+	out, err := gitrepo.Run(ctx, dir, nil, "diff", "--cached", "--name-status", "-z", "-M")
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +408,7 @@ func pushedPaths(ctx context.Context, dir, remote string, in io.Reader) ([]strin
 		var out []byte
 		var err error
 		if strings.Trim(remoteSHA, "0") != "" {
-			out, err = git(ctx, dir, nil, "rev-list", "--no-merges", remoteSHA+".."+local)
+			out, err = gitrepo.Run(ctx, dir, nil, "rev-list", "--no-merges", remoteSHA+".."+local)
 		}
 		if strings.Trim(remoteSHA, "0") == "" || err != nil {
 			args := []string{"rev-list", "--no-merges", local, "--not"}
@@ -431,7 +417,7 @@ func pushedPaths(ctx context.Context, dir, remote string, in io.Reader) ([]strin
 			} else {
 				args = append(args, "--remotes")
 			}
-			if out, err = git(ctx, dir, nil, args...); err != nil {
+			if out, err = gitrepo.Run(ctx, dir, nil, args...); err != nil {
 				return nil, err
 			}
 		}
@@ -444,7 +430,7 @@ func pushedPaths(ctx context.Context, dir, remote string, in io.Reader) ([]strin
 	}
 	var paths []string
 	for _, c := range commits {
-		out, err := git(ctx, dir, nil, "diff-tree", "-r", "--root", "--no-commit-id", "--name-status", "-z", "-M", c)
+		out, err := gitrepo.Run(ctx, dir, nil, "diff-tree", "-r", "--root", "--no-commit-id", "--name-status", "-z", "-M", c)
 		if err != nil {
 			return nil, err
 		}
@@ -474,7 +460,7 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	if err != nil {
 		return note("cannot read the working directory; check skipped")
 	}
-	top, err := git(ctx, wd, nil, "rev-parse", "--show-toplevel")
+	top, err := gitrepo.Run(ctx, wd, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return note("not in a git work tree (%s); check skipped", oneLineErr(err))
 	}

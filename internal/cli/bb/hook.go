@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blackboard-hub/bb/internal/gitrepo"
 	"github.com/blackboard-hub/bb/internal/hookio"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
@@ -534,10 +535,10 @@ func mergedRisks(ctx context.Context, top string, risks []hooks.MergeRisk) []hoo
 	var out []hooks.MergeRisk
 	for _, r := range risks {
 		ref := "refs/heads/" + r.Branch
-		if _, err := git(ctx, top, nil, "rev-parse", "--verify", "-q", ref); err != nil {
+		if _, err := gitrepo.Run(ctx, top, nil, "rev-parse", "--verify", "-q", ref); err != nil {
 			continue
 		}
-		b, err := git(ctx, top, nil, "rev-list", "-n", "1", "HEAD.."+ref, "--", r.Path)
+		b, err := gitrepo.Run(ctx, top, nil, "rev-list", "-n", "1", "HEAD.."+ref, "--", r.Path)
 		if err == nil && len(bytes.TrimSpace(b)) == 0 {
 			out = append(out, r)
 		}
