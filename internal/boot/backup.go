@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/blackboard-hub/bb/internal/termtext"
+
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 	"github.com/blackboard-hub/bb/internal/store/storecopy"
@@ -73,7 +75,7 @@ func Backup(ctx context.Context, in BackupInput) (BackupResult, error) {
 		}
 		res.Method = "vacuum_into"
 		if _, err := src.SQL().ExecContext(ctx, `VACUUM INTO ?`, tmp); err != nil {
-			return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: fmt.Sprintf("cannot write the backup %s: %s", target, firstLine(err)), Err: err}
+			return res, &hub.Error{Code: hub.CodeIOWriteFailed, Message: fmt.Sprintf("cannot write the backup %s: %s", target, termtext.FirstLine(err.Error())), Err: err}
 		}
 	} else {
 		res.Method = "copy"
@@ -185,7 +187,7 @@ func VerifyBackup(ctx context.Context, path string) (Verified, error) {
 	}
 	defer db.Close()
 	notBoard := func(err error) error {
-		return &hub.Error{Code: hub.CodeInvalidInput, Field: "file", Message: fmt.Sprintf("%s is not a Blackboard backup (%s)", path, firstLine(err)), Err: err}
+		return &hub.Error{Code: hub.CodeInvalidInput, Field: "file", Message: fmt.Sprintf("%s is not a Blackboard backup (%s)", path, termtext.FirstLine(err.Error())), Err: err}
 	}
 	names, err := tableNames(ctx, db)
 	if err != nil {
@@ -284,14 +286,6 @@ next:
 		out = append(out, n)
 	}
 	return out, vt.Err()
-}
-
-func firstLine(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 // RestoreInput names the backup file and the board it replaces.

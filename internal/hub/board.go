@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/termtext"
+
 	"github.com/google/uuid"
 )
 
@@ -304,12 +306,7 @@ func (s *Service) postTx(ctx context.Context, tx Tx, p postFields) (Message, err
 }
 
 func Preview(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return termtext.Clip(strings.Join(strings.Fields(s), " "), n)
 }
 
 // LogQuery filters the board log.

@@ -103,3 +103,39 @@ func TestJSONEscapesWhatTheEncoderLeavesRaw(t *testing.T) {
 		t.Fatal("a clean document is copied")
 	}
 }
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"hello", 5, "hello"}, {"hello!", 5, "hell…"}, {"héllo wörld", 4, "hél…"}, {"abc", 0, "abc"}, {"", 3, ""},
+	} {
+		if got := Clip(c.in, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+func TestClipBytesNeverCutsACharacter(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"hello", 5, "hello"}, {"hello!", 5, "hello…"}, {"aé", 2, "a…"}, {"a€b", 3, "a…"}, {"a€b", 4, "a€…"},
+	} {
+		if got := ClipBytes(c.in, c.n); got != c.want {
+			t.Errorf("ClipBytes(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+func TestFirstLine(t *testing.T) {
+	for in, want := range map[string]string{"": "", "one": "one", "\n \n  two  \nthree": "two", "  \n\t\n": "", "a\nb": "a"} {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

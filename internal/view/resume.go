@@ -2,6 +2,7 @@ package view
 
 import (
 	"github.com/blackboard-hub/bb/internal/hub/resume"
+	"github.com/blackboard-hub/bb/internal/termtext"
 
 	"fmt"
 	"strings"
@@ -44,13 +45,13 @@ var (
 	bbCLI = ResumeStyle{
 		NoTask:   "No task is yours yet. Pick one (bb task list), then bb task begin <handle>.\n",
 		Handles:  true,
-		Clip:     clip,
+		Clip:     termtext.ClipBytes,
 		Commands: bbCommands,
 	}
 	bbMCP = ResumeStyle{
 		NoTask:   "No task is yours yet. Pick one with bb_task_list, then bb_task_begin {\"id\": \"<handle>\"}.\n",
 		Handles:  true,
-		Clip:     clip,
+		Clip:     termtext.ClipBytes,
 		Commands: bbTools,
 	}
 )
@@ -171,16 +172,3 @@ func notes(w *strings.Builder, b resume.Brief, s ResumeStyle) {
 
 // line collapses whitespace (newlines included) to single spaces.
 func line(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clip cuts s to max bytes without leaving half a character, and marks the
-// cut with an ellipsis.
-func clip(s string, max int) string {
-	if len(s) > max {
-		r := []rune(s[:max])
-		if len(r) > 0 && r[len(r)-1] == '\uFFFD' {
-			r = r[:len(r)-1]
-		}
-		return string(r) + "…"
-	}
-	return s
-}

@@ -2,6 +2,7 @@ package bb
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -249,7 +250,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		sin.Where = a.where(cwd) // read from the .git files: no git process
 	}
 	if kind == hookio.KindStart && agent == "" {
-		changes, note := uncommittedFiles(ctx, a.env.Getenv, orDefault(in.Cwd, svc.Root()))
+		changes, note := uncommittedFiles(ctx, a.env.Getenv, cmp.Or(in.Cwd, svc.Root()))
 		sin.Changes, sin.ChangesKnown = changes, note == ""
 	}
 	// How what this hook delivers reached the agent (mail_deliveries.via).
@@ -375,7 +376,7 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 		if !set.StopReminder || in.StopActive {
 			return hookReply{}, nil
 		}
-		changes, note := uncommittedFiles(ctx, a.env.Getenv, orDefault(in.Cwd, svc.Root()))
+		changes, note := uncommittedFiles(ctx, a.env.Getenv, cmp.Or(in.Cwd, svc.Root()))
 		r, err := svc.StopReminder(ctx, hooks.StopInput{Client: client, SessionID: in.SessionID, Agent: id,
 			Changes: changes, ChangesKnown: note == "", HookActive: in.StopActive})
 		if err != nil || r.Text == "" {
@@ -516,13 +517,6 @@ func (a *app) inProject(root, wd string, paths []string) (string, []string) {
 		return "", out
 	}
 	return wd, out
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // mergedRisks asks git, in the work tree at top, which risks are merged

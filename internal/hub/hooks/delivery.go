@@ -498,13 +498,6 @@ func (s *Service) mailItem(ctx context.Context, tx hub.Tx, agent string, m *hub.
 	return it, nil
 }
 
-func orDefault(v, d string) string {
-	if v == "" {
-		return d
-	}
-	return v
-}
-
 // intentOf is the next action (HANDOFF) or requested action and urgency
 // (BLOCKED) of m: its stored intent, or for a message stored without one
 // (written before intents were stored, or by another program) the

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -155,7 +156,7 @@ func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput
 				who += " " + w
 			}
 			if h.Blocking {
-				me := orDefault(in.Agent, "<you>")
+				me := cmp.Or(in.Agent, "<you>")
 				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, for %s more, bead %s); ask for it: %s, then %s",
 					pc.Path, who, h.Scope, hub.DurationText(h.ExpiresAt.Sub(now)), h.BeadID,
 					say(ActAskRelease, "from", me, "to", h.AgentID, "bead", h.BeadID, "scope", h.Scope, "path", pc.Path),
@@ -289,7 +290,7 @@ func mergeReason(me string, risks []MergeRisk) string {
 			who += " (host " + r.Host + ")"
 		}
 		parts = append(parts, fmt.Sprintf("%s was changed by %s, which is not merged yet: editing it here will conflict when %s merges; coordinate first: %s",
-			r.Path, who, r.Branch, say(ActCoordinate, "from", orDefault(me, "<you>"), "to", r.AgentID, "path", r.Path, "branch", r.Branch)))
+			r.Path, who, r.Branch, say(ActCoordinate, "from", cmp.Or(me, "<you>"), "to", r.AgentID, "path", r.Path, "branch", r.Branch)))
 	}
 	return "Blackboard: " + strings.Join(parts, "; ") + "."
 }
@@ -446,7 +447,7 @@ func (s *Service) decideEdit(ctx context.Context, q editQuery, sn editSnap) (Edi
 	if sn.set.Mode == hub.ModeOff {
 		return d, nil
 	}
-	bead := orDefault(sn.bead, "edit")
+	bead := cmp.Or(sn.bead, "edit")
 	if sn.check.Blocking {
 		// Refused in block mode (a conflict), gone ahead in warn mode (an
 		// incursion).

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/blackboard-hub/bb/internal/termtext"
+
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -183,7 +185,7 @@ func (s *Service) Search(ctx context.Context, q Query) (Result, error) {
 		case hub.SearchMessage:
 			h.ID, h.Seq, h.UUID = strconv.FormatInt(r.Seq, 10), r.Seq, r.Key
 			if h.Title == "" {
-				h.Title = firstLine(r.Body, 80)
+				h.Title = termtext.Clip(termtext.FirstLine(r.Body), 80)
 			}
 		case hub.SearchMemory:
 			h.Title, h.Scope = r.Key, r.Scope
@@ -197,15 +199,6 @@ func (s *Service) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	sort.SliceStable(res.Hits, func(i, j int) bool { return res.Hits[i].Score > res.Hits[j].Score })
 	return res, nil
-}
-
-func firstLine(s string, max int) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if utf8.RuneCountInString(s) > max {
-		r := []rune(s)
-		return string(r[:max-1]) + "…"
-	}
-	return s
 }
 
 // matches reports which words of ws a term matches: every token in order,

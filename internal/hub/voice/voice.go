@@ -144,10 +144,7 @@ func Inline(s string, n int) string {
 		}
 		return r
 	}, s)), " "))
-	if r := []rune(s); n > 0 && len(r) > n {
-		s = string(r[:n-1]) + "…"
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(termtext.Clip(s, n))
 }
 
 // Name is an identifier a sender chose (an agent id, a bead, a branch, a
