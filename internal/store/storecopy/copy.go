@@ -320,67 +320,13 @@ func Copy(ctx context.Context, srcDB, dstDB *sqlstore.DB, o Options) (Result, er
 	}
 	defer func() { _ = sEnd(false) }()
 
-	srcTables, err := src.tables(ctx, sconn)
+	srcTables, dstTables, err := matchTables(ctx, src, sconn, dst, dstDB)
 	if err != nil {
-		return res, hub.Internal("list source tables", err)
+		return res, err
 	}
-	dstTables, err := dst.tables(ctx, dstDB.SQL())
-	if err != nil {
-		return res, hub.Internal("list target tables", err)
+	if err := clearTarget(ctx, dst, dstDB, dstTables, o.Force); err != nil {
+		return res, err
 	}
-	dstHas := map[string]bool{}
-	for _, t := range dstTables {
-		dstHas[t] = true
-	}
-	for _, t := range srcTables {
-		if !dstHas[t] {
-			return res, hub.Errorf(hub.CodeInvalidInput, "target has no table %q: is it a Blackboard database of the same version?", t)
-		}
-	}
-	tables, orderBy := ordered(srcTables)
-
-	// Refuse (or, with Force, empty) a non-empty target.
-	var nonEmpty []string
-	for _, t := range dstTables {
-		if t == "repository" {
-			continue // the one row every new board has: replaced below
-		}
-		n, err := count(ctx, dstDB.SQL(), t)
-		if err != nil {
-			return res, hub.Internal("count target rows", err)
-		}
-		if n > 0 {
-			nonEmpty = append(nonEmpty, fmt.Sprintf("%s: %d", t, n))
-		}
-	}
-	if len(nonEmpty) > 0 {
-		if !o.Force {
-			sort.Strings(nonEmpty)
-			return res, hub.Errorf(hub.CodeConflict, "target %s is not empty (%s rows); use --force to replace its contents",
-				dstDB.Location(), strings.Join(nonEmpty, ", "))
-		}
-		conn, end, err := dst.begin(ctx, true)
-		if err != nil {
-			return res, hub.Internal("empty target", err)
-		}
-		for i := len(dstTables) - 1; i >= 0; i-- {
-			if _, err := conn.ExecContext(ctx, `DELETE FROM `+quote(dstTables[i])); err != nil {
-				_ = end(false)
-				return res, hub.Internal("empty target table "+dstTables[i], err)
-			}
-		}
-		if err := end(true); err != nil {
-			return res, hub.Internal("empty target", err)
-		}
-	}
-
-	if dstHas["repository"] {
-		// The source's record of its repository replaces the new board's.
-		if _, err := dstDB.SQL().ExecContext(ctx, `DELETE FROM repository`); err != nil {
-			return res, hub.Internal("empty target table repository", err)
-		}
-	}
-
 	srcIdent, err := src.identity(ctx, sconn, srcTables)
 	if err != nil {
 		return res, hub.Internal("read source counters", err)
@@ -389,7 +335,7 @@ func Copy(ctx context.Context, srcDB, dstDB *sqlstore.DB, o Options) (Result, er
 	if err != nil {
 		return res, hub.Internal("read target counters", err)
 	}
-
+	tables, orderBy := ordered(srcTables)
 	for _, t := range tables {
 		total, err := count(ctx, sconn, t)
 		if err != nil {
@@ -401,50 +347,129 @@ func Copy(ctx context.Context, srcDB, dstDB *sqlstore.DB, o Options) (Result, er
 		res.Tables = append(res.Tables, TableCount{Table: t, Source: total})
 		res.Rows += total
 	}
-
 	// The rows went in with plain INSERTs: index the messages for search
 	// where the store does it itself.
 	if err := dstDB.RebuildMessageIndex(ctx); err != nil {
 		return res, hub.Internal("index messages for search", err)
 	}
+	if err := carryCounters(ctx, src, sconn, dst, srcIdent, dstIdent); err != nil {
+		return res, err
+	}
+	return res, checkCounts(ctx, dstDB, res.Tables)
+}
 
-	// Carry the auto-number counters over, so ids never go back.
-	if len(dstIdent) > 0 {
+// matchTables lists the tables of both sides and refuses a target that
+// lacks one of the source's (another schema version).
+func matchTables(ctx context.Context, src side, sconn *sql.Conn, dst side, dstDB *sqlstore.DB) (srcTables, dstTables []string, err error) {
+	if srcTables, err = src.tables(ctx, sconn); err != nil {
+		return nil, nil, hub.Internal("list source tables", err)
+	}
+	if dstTables, err = dst.tables(ctx, dstDB.SQL()); err != nil {
+		return nil, nil, hub.Internal("list target tables", err)
+	}
+	dstHas := map[string]bool{}
+	for _, t := range dstTables {
+		dstHas[t] = true
+	}
+	for _, t := range srcTables {
+		if !dstHas[t] {
+			return nil, nil, hub.Errorf(hub.CodeInvalidInput, "target has no table %q: is it a Blackboard database of the same version?", t)
+		}
+	}
+	return srcTables, dstTables, nil
+}
+
+// clearTarget refuses a target that holds rows (or, with force, empties
+// it in one transaction), and drops the new board's repository row: the
+// source's replaces it.
+func clearTarget(ctx context.Context, dst side, dstDB *sqlstore.DB, dstTables []string, force bool) error {
+	var nonEmpty []string
+	hasRepository := false
+	for _, t := range dstTables {
+		if t == "repository" {
+			hasRepository = true
+			continue // the one row every new board has: replaced below
+		}
+		n, err := count(ctx, dstDB.SQL(), t)
+		if err != nil {
+			return hub.Internal("count target rows", err)
+		}
+		if n > 0 {
+			nonEmpty = append(nonEmpty, fmt.Sprintf("%s: %d", t, n))
+		}
+	}
+	if len(nonEmpty) > 0 {
+		if !force {
+			sort.Strings(nonEmpty)
+			return hub.Errorf(hub.CodeConflict, "target %s is not empty (%s rows); use --force to replace its contents",
+				dstDB.Location(), strings.Join(nonEmpty, ", "))
+		}
 		conn, end, err := dst.begin(ctx, true)
 		if err != nil {
-			return res, hub.Internal("set counters", err)
+			return hub.Internal("empty target", err)
 		}
-		for t, col := range dstIdent {
-			var hw int64
-			if sc, ok := srcIdent[t]; ok {
-				if hw, err = src.highWater(ctx, sconn, t, sc); err != nil {
-					_ = end(false)
-					return res, hub.Internal("read counter of "+t, err)
-				}
-			}
-			if err := dst.setHighWater(ctx, conn, t, col, hw); err != nil {
+		for i := len(dstTables) - 1; i >= 0; i-- {
+			if _, err := conn.ExecContext(ctx, `DELETE FROM `+quote(dstTables[i])); err != nil {
 				_ = end(false)
-				return res, hub.Internal("set counter of "+t, err)
+				return hub.Internal("empty target table "+dstTables[i], err)
 			}
 		}
 		if err := end(true); err != nil {
-			return res, hub.Internal("set counters", err)
+			return hub.Internal("empty target", err)
 		}
 	}
+	if hasRepository {
+		if _, err := dstDB.SQL().ExecContext(ctx, `DELETE FROM repository`); err != nil {
+			return hub.Internal("empty target table repository", err)
+		}
+	}
+	return nil
+}
 
-	// The count check.
-	for i := range res.Tables {
-		n, err := count(ctx, dstDB.SQL(), res.Tables[i].Table)
-		if err != nil {
-			return res, hub.Internal("count target rows", err)
+// carryCounters sets the target's auto-number counters to the source's
+// high-water marks, so that ids never go back.
+func carryCounters(ctx context.Context, src side, sconn *sql.Conn, dst side, srcIdent, dstIdent map[string]string) error {
+	if len(dstIdent) == 0 {
+		return nil
+	}
+	conn, end, err := dst.begin(ctx, true)
+	if err != nil {
+		return hub.Internal("set counters", err)
+	}
+	for t, col := range dstIdent {
+		var hw int64
+		if sc, ok := srcIdent[t]; ok {
+			if hw, err = src.highWater(ctx, sconn, t, sc); err != nil {
+				_ = end(false)
+				return hub.Internal("read counter of "+t, err)
+			}
 		}
-		res.Tables[i].Target = n
-		if n != res.Tables[i].Source {
-			return res, hub.Errorf(hub.CodeInternal, "count check failed for table %s: source has %d rows, target %d",
-				res.Tables[i].Table, res.Tables[i].Source, n)
+		if err := dst.setHighWater(ctx, conn, t, col, hw); err != nil {
+			_ = end(false)
+			return hub.Internal("set counter of "+t, err)
 		}
 	}
-	return res, nil
+	if err := end(true); err != nil {
+		return hub.Internal("set counters", err)
+	}
+	return nil
+}
+
+// checkCounts counts every copied table in the target: each must hold
+// what the source held.
+func checkCounts(ctx context.Context, dstDB *sqlstore.DB, tables []TableCount) error {
+	for i := range tables {
+		n, err := count(ctx, dstDB.SQL(), tables[i].Table)
+		if err != nil {
+			return hub.Internal("count target rows", err)
+		}
+		tables[i].Target = n
+		if n != tables[i].Source {
+			return hub.Errorf(hub.CodeInternal, "count check failed for table %s: source has %d rows, target %d",
+				tables[i].Table, tables[i].Source, n)
+		}
+	}
+	return nil
 }
 
 func copyTable(ctx context.Context, sconn *sql.Conn, dst side, table, orderBy string, total int64, progress Progress) error {
