@@ -480,6 +480,22 @@ func (b *board) applyFilter(agent string) {
 
 // rebuild renders the rows of every section from the snapshot.
 func (b *board) rebuild() {
+	b.secs[secAttention].setRows(b.attentionRows())
+	presence := map[string]hub.Presence{}
+	for _, a := range b.snap.agents {
+		presence[a.ID] = a.Presence
+	}
+	b.secs[secAgents].setRows(b.agentRows())
+	b.secs[secReservations].setRows(b.reservationRows(presence))
+	b.secs[secLeases].setRows(b.leaseRows())
+	b.secs[secTasks].setRows(b.taskRows())
+	b.secs[secTimeline].setRows(b.timelineRows())
+	b.layout()
+}
+
+// attentionRows is Needs a person: what is asked, by whom, since when;
+// it keeps the items shown (attItems) for the keys that act on them.
+func (b *board) attentionRows() []row {
 	s, f, st := b.snap, b.filter, b.st
 	var rows []row
 	b.attItems = b.attItems[:0]
@@ -516,8 +532,13 @@ func (b *board) rebuild() {
 		}
 		rows = append(rows, r)
 	}
-	b.secs[secAttention].setRows(rows)
+	return rows
+}
 
+// agentRows is one row per agent: presence, what it does, what it holds;
+// it keeps the agents shown (agentIDs).
+func (b *board) agentRows() []row {
+	s, f, st := b.snap, b.filter, b.st
 	held := map[string][]string{}
 	for _, r := range s.reservations {
 		held[r.AgentID] = append(held[r.AgentID], b.api.DisplayScope(r))
@@ -528,10 +549,9 @@ func (b *board) rebuild() {
 			leased[h.Agent] = append(leased[h.Agent], leaseText(h.Lease))
 		}
 	}
-	rows, b.agentIDs = nil, b.agentIDs[:0]
-	presence := map[string]hub.Presence{}
+	var rows []row
+	b.agentIDs = b.agentIDs[:0]
 	for _, a := range s.agents {
-		presence[a.ID] = a.Presence
 		if !keep(f, a.ID) {
 			continue
 		}
@@ -552,9 +572,15 @@ func (b *board) rebuild() {
 		text := fmt.Sprintf("%-8s %-16s %-9s %s · %s", a.Presence, a.ID, a.Status, doing, ago(s.now, a.LastSeen))
 		rows = append(rows, newRow(text).in(presenceStyle(st, a.Presence)))
 	}
-	b.secs[secAgents].setRows(rows)
+	return rows
+}
 
-	rows, b.resItems = nil, b.resItems[:0]
+// reservationRows is one row per reservation in its holder's presence
+// colour; it keeps the reservations shown (resItems).
+func (b *board) reservationRows(presence map[string]hub.Presence) []row {
+	s, f, st := b.snap, b.filter, b.st
+	var rows []row
+	b.resItems = b.resItems[:0]
 	for _, r := range s.reservations {
 		if !keep(f, r.AgentID) {
 			continue
@@ -564,9 +590,13 @@ func (b *board) rebuild() {
 		text := fmt.Sprintf("%-28s %-16s %-8s %s · until %s", b.api.DisplayScope(r), r.AgentID, p, orDash(r.BeadID), r.ExpiresAt.Local().Format("15:04"))
 		rows = append(rows, newRow(text).in(presenceStyle(st, p)))
 	}
-	b.secs[secReservations].setRows(rows)
+	return rows
+}
 
-	rows = nil
+// leaseRows is one row per grant and one per queue.
+func (b *board) leaseRows() []row {
+	s, f, st := b.snap, b.filter, b.st
+	var rows []row
 	for _, l := range s.leases {
 		for _, h := range l.Holders {
 			if !keep(f, h.Agent) {
@@ -579,9 +609,13 @@ func (b *board) rebuild() {
 			rows = append(rows, newRow(fmt.Sprintf("%-28s %d waiting", l.Name, n)).in(st.Bad))
 		}
 	}
-	b.secs[secLeases].setRows(rows)
+	return rows
+}
 
-	rows = nil
+// taskRows is the tasks not completed.
+func (b *board) taskRows() []row {
+	s, f, st := b.snap, b.filter, b.st
+	var rows []row
 	for _, t := range s.tasks {
 		if t.Status == "completed" || !keep(f, t.Owner) {
 			continue
@@ -593,9 +627,14 @@ func (b *board) rebuild() {
 		}
 		rows = append(rows, r)
 	}
-	b.secs[secTasks].setRows(rows)
+	return rows
+}
 
-	rows = nil
+// timelineRows is the search's hits while a search is shown, else the
+// timeline, newest first; it titles the section accordingly.
+func (b *board) timelineRows() []row {
+	s, f, st := b.snap, b.filter, b.st
+	var rows []row
 	if b.search != "" {
 		b.secs[secTimeline].title = "Search: " + b.search
 		for _, h := range b.hits {
@@ -605,18 +644,17 @@ func (b *board) rebuild() {
 			}
 			rows = append(rows, newRow(text))
 		}
-	} else {
-		b.secs[secTimeline].title = "Timeline"
-		for _, e := range slices.Backward(s.events) {
-			if !keep(f, e.Agent, e.ToAgent) {
-				continue
-			}
-			text := fmt.Sprintf("%-4s %-22s %-14s %s", ago(s.now, e.CreatedAt), e.Type, e.Agent, eventText(e))
-			rows = append(rows, newRow(text).in(st.Event))
-		}
+		return rows
 	}
-	b.secs[secTimeline].setRows(rows)
-	b.layout()
+	b.secs[secTimeline].title = "Timeline"
+	for _, e := range slices.Backward(s.events) {
+		if !keep(f, e.Agent, e.ToAgent) {
+			continue
+		}
+		text := fmt.Sprintf("%-4s %-22s %-14s %s", ago(s.now, e.CreatedAt), e.Type, e.Agent, eventText(e))
+		rows = append(rows, newRow(text).in(st.Event))
+	}
+	return rows
 }
 
 func eventText(e hub.Event) string {
