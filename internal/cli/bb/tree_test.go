@@ -29,12 +29,12 @@ func TestTopCommandsNamesMatch(t *testing.T) {
 }
 
 // Every command's --help (and man page) shows an example, hidden ones
-// included: a command written without one needs its entry in exampleFor.
+// included: a command written without one needs its entry in examples (examples.go).
 func TestEveryCommandHasAnExample(t *testing.T) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if strings.TrimSpace(c.Example) == "" {
-			t.Errorf("%s has no example: give it an Example or add it to exampleFor", c.CommandPath())
+			t.Errorf("%s has no example: give it an Example or add it to examples in examples.go", c.CommandPath())
 		}
 		for _, s := range c.Commands() {
 			walk(s)
