@@ -205,114 +205,21 @@ func (f AttentionFilter) keeps(it AttentionItem) bool {
 func (s *Service) Attention(ctx context.Context, f AttentionFilter) (Attention, error) {
 	now := s.Now()
 	out := Attention{Now: now}
-	add := func(it AttentionItem) bool {
-		if !f.keeps(it) {
-			return false
-		}
-		out.Items = append(out.Items, it)
-		return true
-	}
 	err := s.read(ctx, func(tx hub.Tx) error {
-		stored, err := tx.ListConfig(ctx)
-		if err != nil {
-			return err
-		}
-		out.EscalateAfter = hub.EscalateAfter(s.ConfigEntries(stored))
-		unacked, err := tx.UnackedRequired(ctx, hub.MailFilter{BeadID: f.BeadID, Limit: attentionMax})
-		if err != nil {
-			return err
-		}
-		for _, m := range unacked {
-			kind := ""
-			switch m.Category {
-			case hub.CategoryHandoff:
-				kind = AttentionHandoff
-			case hub.CategoryBlocked:
-				kind = AttentionBlocked
-			default:
-				continue
+		g := &gathering{s: s, tx: tx, f: f, now: now, since: now.Add(-AttentionWindow), out: &out}
+		for _, step := range []func(context.Context) error{g.asks, g.stuck, g.critical, g.incursions, g.unheard} {
+			if err := step(ctx); err != nil {
+				return err
 			}
-			it := messageItem(kind, m, now)
-			it.Escalated = hub.Escalated(&m, out.EscalateAfter, now)
-			if !add(it) || it.Escalated {
-				continue
-			}
-			if due := hub.EscalationDue(&m, out.EscalateAfter); out.NextEscalation.IsZero() || due.Before(out.NextEscalation) {
-				out.NextEscalation = due
-			}
-		}
-		// The agents rows: an identity known only from mail has no status
-		// of its own (offline), so it is never blocked.
-		agents, err := tx.ListAgents(ctx)
-		if err != nil {
-			return err
-		}
-		for _, a := range agents {
-			if a.Status != "blocked" {
-				continue
-			}
-			subject := a.CurrentTask
-			if a.Blockers != nil && *a.Blockers != "" {
-				subject = *a.Blockers
-			}
-			// Blocked since its status became "blocked": one stretch is
-			// one item (one id) however often the agent restates it.
-			since := cmp.Or(a.StatusSince, a.UpdatedAt)
-			it := AttentionItem{Kind: AttentionStuck, At: since, Agent: a.ID, Subject: subject,
-				BeadID: a.FocusTaskID, WaitingMinutes: minutesSince(now, since), Files: []string{}}
-			if a.Blockers != nil {
-				it.Asked = *a.Blockers
-			}
-			add(it)
-		}
-		since := now.Add(-AttentionWindow)
-		crit, err := tx.ListMessages(ctx, hub.MessageFilter{Since: since, Priorities: []hub.Priority{hub.PriorityCritical}, Limit: attentionMax})
-		if err != nil {
-			return err
-		}
-		for _, m := range crit {
-			if m.RequiresAck {
-				// Listed above as a handoff or blocker while nobody
-				// accepted it; accepted, it waits on nobody.
-				continue
-			}
-			add(messageItem(AttentionCritical, m, now))
-		}
-		evs, err := tx.ListEvents(ctx, hub.EventFilter{Types: []string{hub.EventIncursion}, BeadID: f.BeadID, Limit: attentionMax, Desc: true})
-		if err != nil {
-			return err
-		}
-		for _, e := range evs {
-			if e.CreatedAt.Before(since) {
-				break
-			}
-			files := []string{}
-			if e.Scope != "" {
-				files = append(files, e.Scope)
-			}
-			add(AttentionItem{Kind: AttentionIncursion, At: e.CreatedAt, Agent: e.Agent, To: e.ToAgent,
-				BeadID: e.BeadID, Subject: cmp.Or(e.Message, e.Scope), Seq: e.Seq, WaitingMinutes: minutesSince(now, e.CreatedAt), Files: files})
-		}
-		unheard, due, err := s.hooks.Unheard(ctx, tx, since)
-		if err != nil {
-			return err
-		}
-		if !due.IsZero() && f.BeadID == "" && (out.NextEscalation.IsZero() || due.Before(out.NextEscalation)) {
-			out.NextEscalation = due
-		}
-		for _, u := range unheard {
-			if f.BeadID != "" {
-				break // about an agent, not a work item
-			}
-			add(unheardItem(u, now))
 		}
 		slices.SortStableFunc(out.Items, func(a, b AttentionItem) int { return b.At.Compare(a.At) })
 		if f.Limit > 0 && len(out.Items) > f.Limit {
 			out.Items = out.Items[:f.Limit]
 		}
-		if err := s.concerned(ctx, tx, out.Items, since); err != nil {
+		if err := s.concerned(ctx, tx, out.Items, g.since); err != nil {
 			return err
 		}
+		var err error
 		out.LastEventSeq, err = tx.LastEventSeq(ctx)
 		return err
 	})
@@ -320,6 +227,144 @@ func (s *Service) Attention(ctx context.Context, f AttentionFilter) (Attention, 
 		return Attention{}, err
 	}
 	return out, nil
+}
+
+// gathering is one Attention read: each step adds the items of one kind
+// that the filter keeps.
+type gathering struct {
+	s          *Service
+	tx         hub.Tx
+	f          AttentionFilter
+	now, since time.Time
+	out        *Attention
+}
+
+func (g *gathering) add(it AttentionItem) bool {
+	if !g.f.keeps(it) {
+		return false
+	}
+	g.out.Items = append(g.out.Items, it)
+	return true
+}
+
+// soonest makes due the next escalation when it comes before the one
+// known.
+func (g *gathering) soonest(due time.Time) {
+	if g.out.NextEscalation.IsZero() || due.Before(g.out.NextEscalation) {
+		g.out.NextEscalation = due
+	}
+}
+
+// asks adds the unaccepted HANDOFF and BLOCKED messages, escalated once
+// they waited the board's escalate_after.
+func (g *gathering) asks(ctx context.Context) error {
+	stored, err := g.tx.ListConfig(ctx)
+	if err != nil {
+		return err
+	}
+	g.out.EscalateAfter = hub.EscalateAfter(g.s.ConfigEntries(stored))
+	unacked, err := g.tx.UnackedRequired(ctx, hub.MailFilter{BeadID: g.f.BeadID, Limit: attentionMax})
+	if err != nil {
+		return err
+	}
+	for _, m := range unacked {
+		kind := ""
+		switch m.Category {
+		case hub.CategoryHandoff:
+			kind = AttentionHandoff
+		case hub.CategoryBlocked:
+			kind = AttentionBlocked
+		default:
+			continue
+		}
+		it := messageItem(kind, m, g.now)
+		it.Escalated = hub.Escalated(&m, g.out.EscalateAfter, g.now)
+		if !g.add(it) || it.Escalated {
+			continue
+		}
+		g.soonest(hub.EscalationDue(&m, g.out.EscalateAfter))
+	}
+	return nil
+}
+
+// stuck adds the agents whose status is blocked. An identity known only
+// from mail has no status of its own (offline), so it is never blocked.
+func (g *gathering) stuck(ctx context.Context) error {
+	agents, err := g.tx.ListAgents(ctx)
+	if err != nil {
+		return err
+	}
+	for _, a := range agents {
+		if a.Status != "blocked" {
+			continue
+		}
+		subject := a.CurrentTask
+		if a.Blockers != nil && *a.Blockers != "" {
+			subject = *a.Blockers
+		}
+		// Blocked since its status became "blocked": one stretch is one
+		// item (one id) however often the agent restates it.
+		since := cmp.Or(a.StatusSince, a.UpdatedAt)
+		it := AttentionItem{Kind: AttentionStuck, At: since, Agent: a.ID, Subject: subject,
+			BeadID: a.FocusTaskID, WaitingMinutes: minutesSince(g.now, since), Files: []string{}}
+		if a.Blockers != nil {
+			it.Asked = *a.Blockers
+		}
+		g.add(it)
+	}
+	return nil
+}
+
+// critical adds the critical messages of the window that ask no ack: one
+// that does is listed by asks while nobody accepted it, and accepted it
+// waits on nobody.
+func (g *gathering) critical(ctx context.Context) error {
+	crit, err := g.tx.ListMessages(ctx, hub.MessageFilter{Since: g.since, Priorities: []hub.Priority{hub.PriorityCritical}, Limit: attentionMax})
+	if err != nil {
+		return err
+	}
+	for _, m := range crit {
+		if !m.RequiresAck {
+			g.add(messageItem(AttentionCritical, m, g.now))
+		}
+	}
+	return nil
+}
+
+// incursions adds the edits inside another's reservation of the window.
+func (g *gathering) incursions(ctx context.Context) error {
+	evs, err := g.tx.ListEvents(ctx, hub.EventFilter{Types: []string{hub.EventIncursion}, BeadID: g.f.BeadID, Limit: attentionMax, Desc: true})
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		if e.CreatedAt.Before(g.since) {
+			break
+		}
+		files := []string{}
+		if e.Scope != "" {
+			files = append(files, e.Scope)
+		}
+		g.add(AttentionItem{Kind: AttentionIncursion, At: e.CreatedAt, Agent: e.Agent, To: e.ToAgent,
+			BeadID: e.BeadID, Subject: cmp.Or(e.Message, e.Scope), Seq: e.Seq, WaitingMinutes: minutesSince(g.now, e.CreatedAt), Files: files})
+	}
+	return nil
+}
+
+// unheard adds the idle sessions with items waiting unheard: about an
+// agent, not a work item, so none when the filter keeps one work item.
+func (g *gathering) unheard(ctx context.Context) error {
+	unheard, due, err := g.s.hooks.Unheard(ctx, g.tx, g.since)
+	if err != nil || g.f.BeadID != "" {
+		return err
+	}
+	if !due.IsZero() {
+		g.soonest(due)
+	}
+	for _, u := range unheard {
+		g.add(unheardItem(u, g.now))
+	}
+	return nil
 }
 
 // concernedMax bounds the files named per item.
