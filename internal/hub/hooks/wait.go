@@ -139,34 +139,8 @@ func (s *Service) Wait(ctx context.Context, in WaitInput, progress func(WaitProg
 	res := WaitResult{AgentID: p.agent, Condition: p.condition, Delivery: Delivery{AgentID: p.agent, Delivered: []string{}}}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wake := make(chan struct{}, 1)
-	superseded := make(chan struct{})
-	ready := make(chan struct{})
-	followErr := make(chan error, 1)
-	go func() {
-		followErr <- s.Follow(ctx, hub.FollowInput{Started: func(int64) error { close(ready); return nil }}, func(e hub.Event) error {
-			if p.session != "" && e.Type == EventSessionWaiting {
-				if key, token := waitingSession(e); key != p.session || token == p.token {
-					return nil
-				}
-				close(superseded)
-				return errSuperseded
-			}
-			if p.relevant(e) {
-				select {
-				case wake <- struct{}{}:
-				default:
-				}
-			}
-			return nil
-		})
-	}()
-	select {
-	case <-ready:
-	case err := <-followErr:
-		if err == nil {
-			err = ctx.Err()
-		}
+	feed, err := s.followFor(ctx, p)
+	if err != nil {
 		return WaitResult{}, err
 	}
 	if p.session != "" {
@@ -176,15 +150,16 @@ func (s *Service) Wait(ctx context.Context, in WaitInput, progress func(WaitProg
 	}
 	deadline := started.Add(in.Timeout)
 	var tick <-chan time.Time
+	onTick := func() {}
 	if progress != nil {
 		t := time.NewTicker(ProgressEvery(in.Timeout))
 		defer t.Stop()
 		tick = t.C
+		onTick = func() { progress(WaitProgress{Elapsed: time.Since(started), Timeout: in.Timeout}) }
 	}
 	woken := false
 	for {
 		next, done, err := s.checkWait(ctx, p, in.Via, woken, &res)
-		woken = false
 		if err != nil || done {
 			res.Met = done && err == nil
 			res.Waited = time.Since(started)
@@ -194,36 +169,13 @@ func (s *Service) Wait(ctx context.Context, in WaitInput, progress func(WaitProg
 		if !next.IsZero() && next.Before(until) {
 			until = next
 		}
-		timer := time.NewTimer(time.Until(until))
-	sleep:
-		for {
-			select {
-			case <-wake:
-				woken = true
-				break sleep
-			case <-timer.C:
-				break sleep
-			case <-superseded:
-				timer.Stop()
+		if woken, err = feed.sleep(ctx, until, tick, onTick); err != nil {
+			if err == errSuperseded {
 				res.Superseded, res.Waited = true, time.Since(started)
 				return res, nil
-			case err := <-followErr:
-				timer.Stop()
-				if ctx.Err() != nil {
-					return WaitResult{}, ctx.Err()
-				}
-				if err == nil {
-					err = hub.Errorf(hub.CodeInternal, "the board's change feed ended")
-				}
-				return WaitResult{}, err
-			case <-ctx.Done():
-				timer.Stop()
-				return WaitResult{}, ctx.Err()
-			case <-tick:
-				progress(WaitProgress{Elapsed: time.Since(started), Timeout: in.Timeout})
 			}
+			return WaitResult{}, err
 		}
-		timer.Stop()
 		if !time.Now().Before(deadline) {
 			// One last look: what committed at the deadline counts.
 			if _, done, err := s.checkWait(ctx, p, in.Via, false, &res); err != nil || done {
@@ -233,6 +185,79 @@ func (s *Service) Wait(ctx context.Context, in WaitInput, progress func(WaitProg
 			}
 			res.TimedOut, res.Waited = true, time.Since(started)
 			return res, nil
+		}
+	}
+}
+
+// waitFeed is what a waiter hears of the timeline: a wake for each event
+// relevant to its plan, the close of superseded when a newer waiter of its
+// session arms, and the end of the feed.
+type waitFeed struct {
+	wake       chan struct{}
+	superseded chan struct{}
+	ended      chan error
+}
+
+// followFor follows the timeline for p from now and returns once the
+// feed runs, so that nothing committed after the first check is missed.
+func (s *Service) followFor(ctx context.Context, p waitPlan) (*waitFeed, error) {
+	f := &waitFeed{wake: make(chan struct{}, 1), superseded: make(chan struct{}), ended: make(chan error, 1)}
+	ready := make(chan struct{})
+	go func() {
+		f.ended <- s.Follow(ctx, hub.FollowInput{Started: func(int64) error { close(ready); return nil }}, func(e hub.Event) error {
+			if p.session != "" && e.Type == EventSessionWaiting {
+				if key, token := waitingSession(e); key != p.session || token == p.token {
+					return nil
+				}
+				close(f.superseded)
+				return errSuperseded
+			}
+			if p.relevant(e) {
+				select {
+				case f.wake <- struct{}{}:
+				default:
+				}
+			}
+			return nil
+		})
+	}()
+	select {
+	case <-ready:
+		return f, nil
+	case err := <-f.ended:
+		if err == nil {
+			err = ctx.Err()
+		}
+		return nil, err
+	}
+}
+
+// sleep waits until until, a wake (woken) or the end of the wait: an
+// error, errSuperseded when a newer waiter took over. onTick runs on every
+// tick meanwhile.
+func (f *waitFeed) sleep(ctx context.Context, until time.Time, tick <-chan time.Time, onTick func()) (woken bool, err error) {
+	timer := time.NewTimer(time.Until(until))
+	defer timer.Stop()
+	for {
+		select {
+		case <-f.wake:
+			return true, nil
+		case <-timer.C:
+			return false, nil
+		case <-f.superseded:
+			return false, errSuperseded
+		case err := <-f.ended:
+			if ctx.Err() != nil {
+				return false, ctx.Err()
+			}
+			if err == nil {
+				err = hub.Errorf(hub.CodeInternal, "the board's change feed ended")
+			}
+			return false, err
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-tick:
+			onTick()
 		}
 	}
 }
