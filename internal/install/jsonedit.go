@@ -104,86 +104,14 @@ func (p *jparser) value(depth int) (*jnode, error) {
 	n := &jnode{start: p.pos}
 	switch c := p.s[p.pos]; c {
 	case '{', '[':
-		n.kind = c
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
+		if err := p.container(n, c, depth); err != nil {
+			return nil, err
 		}
-		p.pos++
-		for {
-			if err := p.skip(); err != nil {
-				return nil, err
-			}
-			if p.pos < len(p.s) && p.s[p.pos] == closer {
-				p.pos++
-				n.end = p.pos
-				return n, nil
-			}
-			if len(n.members)+len(n.elems) > 0 {
-				if p.pos >= len(p.s) || p.s[p.pos] != ',' {
-					return nil, p.fail("expected , or " + string(closer))
-				}
-				p.pos++
-				if err := p.skip(); err != nil {
-					return nil, err
-				}
-				if p.pos < len(p.s) && p.s[p.pos] == closer { // trailing comma
-					p.pos++
-					n.end = p.pos
-					return n, nil
-				}
-			}
-			if c == '[' {
-				e, err := p.value(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				n.elems = append(n.elems, e)
-				continue
-			}
-			keyStart := p.pos
-			if p.pos >= len(p.s) || p.s[p.pos] != '"' {
-				return nil, p.fail("expected a key")
-			}
-			k, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			var key string
-			if err := json.Unmarshal([]byte(p.s[k.start:k.end]), &key); err != nil {
-				return nil, p.fail("invalid key")
-			}
-			if err := p.skip(); err != nil {
-				return nil, err
-			}
-			if p.pos >= len(p.s) || p.s[p.pos] != ':' {
-				return nil, p.fail("expected :")
-			}
-			p.pos++
-			if err := p.skip(); err != nil {
-				return nil, err
-			}
-			v, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			n.members = append(n.members, jmember{key: key, keyStart: keyStart, val: v})
-		}
+		return n, nil
 	case '"':
-		i := p.pos + 1
-		for ; i < len(p.s); i++ {
-			if p.s[i] == '\\' {
-				i++
-				continue
-			}
-			if p.s[i] == '"' {
-				break
-			}
+		if err := p.str(); err != nil {
+			return nil, err
 		}
-		if i >= len(p.s) {
-			return nil, p.fail("unterminated string")
-		}
-		p.pos = i + 1
 	default:
 		i := p.pos
 		for i < len(p.s) && strings.IndexByte(" \t\r\n,:]}/[{\"", p.s[i]) < 0 {
@@ -200,6 +128,116 @@ func (p *jparser) value(depth int) (*jnode, error) {
 		return nil, p.fail("invalid value")
 	}
 	return n, nil
+}
+
+// str moves past the string that starts at pos.
+func (p *jparser) str() error {
+	i := p.pos + 1
+	for ; i < len(p.s); i++ {
+		if p.s[i] == '\\' {
+			i++
+			continue
+		}
+		if p.s[i] == '"' {
+			break
+		}
+	}
+	if i >= len(p.s) {
+		return p.fail("unterminated string")
+	}
+	p.pos = i + 1
+	return nil
+}
+
+// container parses the object or array (c) that starts at pos into n,
+// a trailing comma allowed.
+func (p *jparser) container(n *jnode, c byte, depth int) error {
+	n.kind = c
+	closer := byte('}')
+	if c == '[' {
+		closer = ']'
+	}
+	p.pos++
+	for {
+		end, err := p.nextItem(n, closer)
+		if err != nil || end {
+			return err
+		}
+		if c == '[' {
+			e, err := p.value(depth + 1)
+			if err != nil {
+				return err
+			}
+			n.elems = append(n.elems, e)
+			continue
+		}
+		m, err := p.member(depth)
+		if err != nil {
+			return err
+		}
+		n.members = append(n.members, m)
+	}
+}
+
+// nextItem moves to the next item of n: past the comma after the one
+// before, or past closer, when it ends n (end).
+func (p *jparser) nextItem(n *jnode, closer byte) (end bool, err error) {
+	if err := p.skip(); err != nil {
+		return false, err
+	}
+	closes := func() bool {
+		if p.pos < len(p.s) && p.s[p.pos] == closer {
+			p.pos++
+			n.end = p.pos
+			return true
+		}
+		return false
+	}
+	if closes() {
+		return true, nil
+	}
+	if len(n.members)+len(n.elems) == 0 {
+		return false, nil
+	}
+	if p.pos >= len(p.s) || p.s[p.pos] != ',' {
+		return false, p.fail("expected , or " + string(closer))
+	}
+	p.pos++
+	if err := p.skip(); err != nil {
+		return false, err
+	}
+	return closes(), nil // a trailing comma
+}
+
+// member parses "key": value.
+func (p *jparser) member(depth int) (jmember, error) {
+	keyStart := p.pos
+	if p.pos >= len(p.s) || p.s[p.pos] != '"' {
+		return jmember{}, p.fail("expected a key")
+	}
+	k, err := p.value(depth + 1)
+	if err != nil {
+		return jmember{}, err
+	}
+	var key string
+	if err := json.Unmarshal([]byte(p.s[k.start:k.end]), &key); err != nil {
+		return jmember{}, p.fail("invalid key")
+	}
+	if err := p.skip(); err != nil {
+		return jmember{}, err
+	}
+	if p.pos >= len(p.s) || p.s[p.pos] != ':' {
+		return jmember{}, p.fail("expected :")
+	}
+	p.pos++
+	if err := p.skip(); err != nil {
+		return jmember{}, err
+	}
+	v, err := p.value(depth + 1)
+	if err != nil {
+		return jmember{}, err
+	}
+	return jmember{key: key, keyStart: keyStart, val: v}, nil
 }
 
 // member returns the object's member named key (the last one when
