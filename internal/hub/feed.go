@@ -62,67 +62,22 @@ const followBatch = 500
 // that falls too far behind the live feed does not lose events: it
 // replays the gap from the store.
 func (s *Service) Follow(ctx context.Context, in FollowInput, emit func(Event) error) error {
-	f := in.Filter
 	sub, pos, err := s.feed.subscribe(ctx)
 	if err != nil {
 		return ignoreDone(ctx, err)
 	}
 	defer func() { s.feed.unsubscribe(sub) }()
-	sent := pos
+	fl := &following{s: s, f: in.Filter, emit: emit, sent: pos}
 	if in.Backlog {
-		sent = f.AfterSeq
+		fl.sent = in.Filter.AfterSeq
 	}
 	if in.Started != nil {
-		if err := in.Started(sent); err != nil {
+		if err := in.Started(fl.sent); err != nil {
 			return err
 		}
-	}
-	// replay delivers the stored events in (sent, upTo], at most limit of
-	// them (0: all), then moves sent to upTo. When retention removed some
-	// of them, the follower is told first and resumes at the oldest kept.
-	replay := func(upTo int64, limit int) error {
-		n := 0
-		if through, err := s.expiredFrom(ctx, sent); err != nil {
-			return err
-		} else if through > 0 {
-			if err := emit(s.cursorExpired(sent, through)); err != nil {
-				return err
-			}
-			sent = through
-		}
-	pages:
-		for sent < upTo {
-			q := f
-			q.AfterSeq, q.Desc, q.Limit = sent, false, followBatch
-			evs, err := Read(ctx, s, func(tx Tx) ([]Event, error) {
-				evs, err := tx.ListEvents(ctx, q)
-				if err != nil {
-					return nil, err
-				}
-				return evs, NameTasks(ctx, tx, evs)
-			})
-			if err != nil {
-				return err
-			}
-			for _, e := range evs {
-				if e.Seq > upTo || limit > 0 && n == limit {
-					break pages
-				}
-				if err := emit(e); err != nil {
-					return err
-				}
-				sent = e.Seq
-				n++
-			}
-			if len(evs) < followBatch {
-				break
-			}
-		}
-		sent = max(sent, upTo)
-		return nil
 	}
 	if in.Backlog {
-		if err := replay(pos, f.Limit); err != nil {
+		if err := fl.replay(ctx, pos, in.Filter.Limit); err != nil {
 			return ignoreDone(ctx, err)
 		}
 	}
@@ -140,22 +95,84 @@ func (s *Service) Follow(ctx context.Context, in FollowInput, emit func(Event) e
 				if sub, pos, err = s.feed.subscribe(ctx); err != nil {
 					return ignoreDone(ctx, err)
 				}
-				if err := replay(pos, 0); err != nil {
+				if err := fl.replay(ctx, pos, 0); err != nil {
 					return ignoreDone(ctx, err)
 				}
 				continue
 			}
-			if e.Seq <= sent {
-				continue
-			}
-			sent = e.Seq
-			if f.Matches(e) {
-				if err := emit(e); err != nil {
-					return err
-				}
+			if err := fl.live(e); err != nil {
+				return err
 			}
 		}
 	}
+}
+
+// following is one Follow: what it delivers and the last sequence number
+// it delivered up to (sent).
+type following struct {
+	s    *Service
+	f    EventFilter
+	emit func(Event) error
+	sent int64
+}
+
+// live delivers e from the live feed unless it was delivered already or
+// the filter leaves it out.
+func (fl *following) live(e Event) error {
+	if e.Seq <= fl.sent {
+		return nil
+	}
+	fl.sent = e.Seq
+	if !fl.f.Matches(e) {
+		return nil
+	}
+	return fl.emit(e)
+}
+
+// replay delivers the stored events in (sent, upTo], at most limit of
+// them (0: all), then moves sent to upTo. When retention removed some of
+// them, the follower is told first and resumes at the oldest kept.
+func (fl *following) replay(ctx context.Context, upTo int64, limit int) error {
+	s := fl.s
+	if through, err := s.expiredFrom(ctx, fl.sent); err != nil {
+		return err
+	} else if through > 0 {
+		if err := fl.emit(s.cursorExpired(fl.sent, through)); err != nil {
+			return err
+		}
+		fl.sent = through
+	}
+	n := 0
+	for fl.sent < upTo {
+		q := fl.f
+		q.AfterSeq, q.Desc, q.Limit = fl.sent, false, followBatch
+		evs, err := Read(ctx, s, func(tx Tx) ([]Event, error) {
+			evs, err := tx.ListEvents(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			return evs, NameTasks(ctx, tx, evs)
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			if e.Seq > upTo || limit > 0 && n == limit {
+				fl.sent = max(fl.sent, upTo)
+				return nil
+			}
+			if err := fl.emit(e); err != nil {
+				return err
+			}
+			fl.sent = e.Seq
+			n++
+		}
+		if len(evs) < followBatch {
+			break
+		}
+	}
+	fl.sent = max(fl.sent, upTo)
+	return nil
 }
 
 // ignoreDone turns an error caused by ctx ending into the normal end.
