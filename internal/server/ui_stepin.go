@@ -65,10 +65,15 @@ func (u *ui) send(w http.ResponseWriter, r *http.Request) {
 	if category == "" {
 		category = "INFO"
 	}
-	in := hub.SendInput{From: d.Viewer, To: to, BeadID: bead, Category: category, Subject: subjectOf(content), Body: content,
+	// The subject is the person's, else the text's first line.
+	subject := strings.TrimSpace(r.PostForm.Get("subject"))
+	if subject == "" {
+		subject = subjectOf(content)
+	}
+	in := hub.SendInput{From: d.Viewer, To: to, BeadID: bead, Category: category, Subject: subject, Body: content,
 		Priority: r.PostForm.Get("priority")}
 	if category == "HANDOFF" {
-		in.NextAction = subjectOf(content)
+		in.NextAction = subject
 	}
 	if err := u.mail(r, in); err != nil {
 		u.fail(w, err)
