@@ -104,6 +104,7 @@ func (u *ui) routes(m router) {
 	m.HandleFunc("POST /ui/send", u.send)
 	m.HandleFunc("POST /ui/answer/{id}", u.answer)
 	m.HandleFunc("POST /ui/stepin", u.stepIn)
+	m.HandleFunc("POST /ui/lease/stepin", u.leaseStepIn)
 	m.HandleFunc("GET /ui/needs", u.fragment("needs", u.needsData))
 	m.HandleFunc("POST /ui/needs/ack/{id}", u.needsAccept)
 	m.HandleFunc("POST /ui/needs/answer", u.needsAnswer)
