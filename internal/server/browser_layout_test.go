@@ -30,6 +30,8 @@ func layoutBoard(t *testing.T) *env {
 		"--category", "HANDOFF", "--subject", "Parser ready for review, with the lexer's new span tracking",
 		"--body", "The parser refactor is done; please review.", "--next-action", "Review src/internal/configuration/parser/lexer_tokens_and_spans.go")
 	run(t, e.dir, "--as", "amber-otter", "post", "A long line: "+strings.Repeat("averyveryverylongwordwithoutanyspaces", 4))
+	run(t, e.dir, "--as", "amber-otter", "lease", "acquire", "--port", "web")
+	run(t, e.dir, "--as", "amber-otter", "lease", "acquire", "deploy:staging-environment-of-the-configuration-service")
 	return e
 }
 
