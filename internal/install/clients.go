@@ -42,6 +42,12 @@ type hookConfig struct {
 	// NotCovered says what the client's hook events cannot do for
 	// Blackboard.
 	NotCovered string
+	// Private is true when the project's hooks file is kept out of git
+	// (Claude Code's settings.local.json): only there may an entry pin
+	// this machine's project path (--dir). Every other project file is
+	// meant to be committed, so its entries find the board from the
+	// directory the client runs them in.
+	Private bool
 }
 
 // Client describes one coding-agent client: its MCP server file and,
@@ -93,7 +99,7 @@ func notWoken(why string) string {
 // https://docs.claude.com/en/docs/claude-code/settings
 var claudeHooks = &hookConfig{
 	Local: filepath.Join(".claude", "settings.local.json"), Global: filepath.Join(".claude", "settings.json"),
-	Style: styleMatcherGroups, Skeleton: "{}",
+	Style: styleMatcherGroups, Skeleton: "{}", Private: true,
 }
 
 // Codex CLI: hooks in hooks.json next to an active config layer

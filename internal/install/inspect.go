@@ -38,6 +38,13 @@ type Wiring struct {
 	// install <client> rewrites them.
 	Outdated    bool         `json:"outdated"`
 	HookChanges []HookChange `json:"hook_changes,omitempty"`
+	// Pinned is a directory of the installing machine that a project
+	// file meant to be committed pins (--dir in the MCP entry, or in the
+	// hooks of a shared hooks file: an install by an older bb), and
+	// PinnedIn that file; both "" when none. Every clone and work tree
+	// would get a path it does not have; bb install rewrites it.
+	Pinned   string `json:"pinned_dir,omitempty"`
+	PinnedIn string `json:"pinned_in,omitempty"`
 	// Options are the install options the entries show (for the fix).
 	Options Options `json:"-"`
 }
@@ -140,6 +147,7 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 			}
 		}
 	}
+	w.Pinned, w.PinnedIn = ie.pinned(cl, w)
 	w.Installed = w.MCPCommand != "" || len(w.Hooks) > 0 || len(w.HookChanges) > len(w.Missing)
 	if !w.Installed || len(w.Hooks) == 0 && len(w.HookChanges) == len(w.Missing) {
 		// No hooks at all: --no-hooks (or nothing installed), not an
@@ -173,6 +181,28 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 	}
 	w.Current = r.Action == "unchanged"
 	return w, nil
+}
+
+// pinned finds a --dir in the project files meant to be committed: the
+// MCP entry, and the hooks unless their file is kept out of git.
+func (ie *Env) pinned(cl Client, w Wiring) (dir, file string) {
+	if ie.opts.Global {
+		return "", ""
+	}
+	for i := 0; i+1 < len(w.MCPArgs); i++ {
+		if w.MCPArgs[i] == "--dir" {
+			return w.MCPArgs[i+1], w.MCPPath
+		}
+	}
+	if cl.Hooks == nil || cl.Hooks.Private {
+		return "", ""
+	}
+	for _, ev := range slices.Sorted(maps.Keys(w.Hooks)) {
+		if _, d := CommandExe(w.Hooks[ev]); d != "" {
+			return d, w.HooksPath
+		}
+	}
+	return "", ""
 }
 
 // Hook changes: how an installed bb hook entry differs from what this bb's

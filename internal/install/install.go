@@ -253,12 +253,12 @@ func (ie *Env) hooksPath(cl Client) string {
 	return filepath.Join(ie.base, cl.Hooks.Global)
 }
 
-// mcpEntry is the server entry: bb mcp with the project pinned.
+// mcpEntry is the server entry: bb mcp, which finds the board from the
+// directory the client starts it in (the project, or any work tree of
+// it). It pins no directory: the project's MCP file is meant to be
+// committed, and every clone and work tree has its own path.
 func (ie *Env) mcpEntry(cl Client) orderedMap {
 	args := []any{"mcp"}
-	if !ie.opts.Global {
-		args = append(args, "--dir", ie.base)
-	}
 	if ie.opts.Agent != "" {
 		args = append(args, "--agent", ie.opts.Agent)
 	}
@@ -282,10 +282,11 @@ func (ie *Env) mcpEntry(cl Client) orderedMap {
 	return orderedEntry(e, "command", "args", "alwaysAllow")
 }
 
-// hookCommand is the shell command a client runs for one event.
-func (ie *Env) hookCommand(client, event string) string {
-	parts := []string{shellquote.Quote(ie.exe), "hook", client, event}
-	if !ie.opts.Global {
+// hookCommand is the shell command a client runs for one event. It pins
+// the project (--dir) only in a hooks file kept out of git.
+func (ie *Env) hookCommand(cl Client, event string) string {
+	parts := []string{shellquote.Quote(ie.exe), "hook", cl.Name, event}
+	if !ie.opts.Global && cl.Hooks != nil && cl.Hooks.Private {
 		parts = append(parts, "--dir", shellquote.Quote(ie.base))
 	}
 	if ie.opts.Agent != "" {
@@ -341,7 +342,7 @@ func (ie *Env) Install(cl Client) (Result, error) {
 		}
 		var groups []HookGroup
 		for _, ev := range hookio.Events(cl.Name) {
-			groups = append(groups, HookGroup{Event: ev.Name, Entry: h.hookEntry(ev, ie.hookCommand(cl.Name, ev.Name), ie.hookCommand(cl.Name, "wake"))})
+			groups = append(groups, HookGroup{Event: ev.Name, Entry: h.hookEntry(ev, ie.hookCommand(cl, ev.Name), ie.hookCommand(cl, "wake"))})
 		}
 		if h.Style == stylePlugin {
 			if err := ie.setPlugin(hf, cl.Name); err != nil {

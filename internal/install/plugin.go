@@ -63,10 +63,9 @@ func pluginEvents(client string) map[hookio.Kind]hookio.EventSpec {
 // renderPlugin is the plugin file for client, running this install's bb.
 func (ie *Env) renderPlugin(client string) string {
 	hook := []string{ie.exe, "hook", client}
-	var pin []string
-	if !ie.opts.Global {
-		pin = append(pin, "--dir", ie.base)
-	}
+	// The plugin file is committed: no directory is pinned (bb hook finds
+	// the board from OpenCode's working directory).
+	pin := []string{}
 	if ie.opts.Agent != "" {
 		pin = append(pin, "--agent", ie.opts.Agent)
 	}

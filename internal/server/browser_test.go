@@ -416,6 +416,12 @@ func shot(t *testing.T, ctx context.Context, name string) string {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// BB_SCREENSHOT_DIR keeps a copy after the test, to look at.
+	if dir := os.Getenv("BB_SCREENSHOT_DIR"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, t.Name()+"-"+name+".png"), b, 0o644); err != nil {
+			t.Logf("keep screenshot %s: %v", name, err)
+		}
+	}
 	t.Logf("screenshot: %s", p)
 	return p
 }

@@ -104,6 +104,7 @@ func (u *ui) routes(m router) {
 	m.HandleFunc("POST /ui/send", u.send)
 	m.HandleFunc("POST /ui/answer/{id}", u.answer)
 	m.HandleFunc("POST /ui/stepin", u.stepIn)
+	m.HandleFunc("POST /ui/lease/stepin", u.leaseStepIn)
 	m.HandleFunc("GET /ui/needs", u.fragment("needs", u.needsData))
 	m.HandleFunc("POST /ui/needs/ack/{id}", u.needsAccept)
 	m.HandleFunc("POST /ui/needs/answer", u.needsAnswer)
@@ -166,8 +167,9 @@ type pageData struct {
 	// Hide hides stale and offline agents; Tab is the phone tab shown.
 	Hide bool
 	Tab  string
-	// MaxText is the board's limit on a message's text, the composer's.
-	MaxText int
+	// MaxText is the board's limit on a message's text, the composer's;
+	// MaxSubject on a mail's subject.
+	MaxText, MaxSubject int
 }
 
 // reservationRow is one active reservation shown on the dashboard.
@@ -195,7 +197,7 @@ func (u *ui) base(r *http.Request) *pageData {
 	}
 	d := &pageData{Viewer: u.viewer(r), Session: q.Get("session"), Query: strings.TrimSpace(q.Get("q")),
 		Hide: q.Get("hide") == "stale", Tab: tab,
-		Root: u.s.svc.Root(), Backend: u.s.backend, MaxText: hub.MaxMessageLen}
+		Root: u.s.svc.Root(), Backend: u.s.backend, MaxText: hub.MaxMessageLen, MaxSubject: hub.MaxSubjectLen}
 	if p, ok := hub.PrincipalFrom(r.Context()); ok {
 		d.Fixed, d.Credential, d.Role = hub.Acting(r.Context()) != "", p.Credential, string(p.Role)
 	} else {

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/blackboard-hub/bb/internal/hub/leases"
+
 	"github.com/blackboard-hub/bb/internal/hub/oversight"
 
 	"github.com/blackboard-hub/bb/internal/hub/search"
@@ -65,10 +67,15 @@ func (u *ui) send(w http.ResponseWriter, r *http.Request) {
 	if category == "" {
 		category = "INFO"
 	}
-	in := hub.SendInput{From: d.Viewer, To: to, BeadID: bead, Category: category, Subject: subjectOf(content), Body: content,
+	// The subject is the person's, else the text's first line.
+	subject := strings.TrimSpace(r.PostForm.Get("subject"))
+	if subject == "" {
+		subject = subjectOf(content)
+	}
+	in := hub.SendInput{From: d.Viewer, To: to, BeadID: bead, Category: category, Subject: subject, Body: content,
 		Priority: r.PostForm.Get("priority")}
 	if category == "HANDOFF" {
-		in.NextAction = subjectOf(content)
+		in.NextAction = subject
 	}
 	if err := u.mail(r, in); err != nil {
 		u.fail(w, err)
@@ -143,6 +150,37 @@ func (u *ui) stepIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := u.s.svc.StepIn(r.Context(), in); err != nil {
+		u.fail(w, err)
+		return
+	}
+	u.written(w, r, d, "agents", u.agentsData)
+}
+
+// leaseStepIn releases a lease grant whose holder is stale, offline or
+// expired, or hands it over to another agent (to), as the person; the
+// core (leases.ReleaseLease) decides whether they may, as for
+// reservations. It answers with the refreshed agents column.
+func (u *ui) leaseStepIn(w http.ResponseWriter, r *http.Request) {
+	if err := u.form(w, r); err != nil {
+		u.fail(w, err)
+		return
+	}
+	d := u.base(r)
+	in := leases.ReleaseInput{Agent: d.Viewer, Name: r.PostForm.Get("name"), Holder: r.PostForm.Get("holder"),
+		To: strings.TrimSpace(r.PostForm.Get("to"))}
+	if in.Holder == "" {
+		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "holder", "Name whose lease to release."))
+		return
+	}
+	if r.PostForm.Get("action") == "handover" && in.To == "" {
+		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "to", "Pick the agent that takes the lease over."))
+		return
+	}
+	if err := u.ensureHuman(r, d.Viewer); err != nil {
+		u.fail(w, err)
+		return
+	}
+	if _, err := u.s.svc.ReleaseLease(r.Context(), in); err != nil {
 		u.fail(w, err)
 		return
 	}

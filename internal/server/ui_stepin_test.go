@@ -2,6 +2,9 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -106,5 +109,62 @@ func TestDashboardStepInReservation(t *testing.T) {
 	ev := run(t, e.dir, "--json", "events", "--type", "reservation.reassigned")
 	if !strings.Contains(ev, "ada-human reassigned src/lexer.go from bob-1 (offline) to carol") {
 		t.Fatalf("event under the person's name: %s", ev)
+	}
+}
+
+// Stepping in on a lease through bb serve with credentials: an agent's
+// credential may not release another agent's lease from the dashboard
+// (nothing changes); an overseer's may, once its holder is offline.
+func TestDashboardLeaseStepInCredentials(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	e := newEnv(t, withClock(now), withToken("operator-secret-0123456789"))
+	at := func(d time.Duration, args ...string) string {
+		t.Helper()
+		out, errOut, code := runCode(t, e.dir, []string{"BB_NOW=" + now.Add(d).Format(time.RFC3339)}, args...)
+		if code != 0 {
+			t.Fatalf("bb %v: %d %s %s", args, code, out, errOut)
+		}
+		return out
+	}
+	secret := func(args ...string) string {
+		t.Helper()
+		var r struct {
+			Data struct {
+				Token string `json:"token"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(at(0, append([]string{"--json", "token", "create"}, args...)...)), &r); err != nil || r.Data.Token == "" {
+			t.Fatalf("token create %v: %v", args, err)
+		}
+		return r.Data.Token
+	}
+	at(-40*time.Minute, "--as", "bob-1", "lease", "acquire", "deploy:staging")
+	at(0, "agent", "register", "--name", "carol", "--role", "worker")
+	carol, ana := secret("--agent", "carol"), secret("--agent", "ana", "--role", "overseer")
+	post := func(token string) (int, string) {
+		t.Helper()
+		form := url.Values{"name": {"deploy:staging"}, "holder": {"bob-1"}, "action": {"release"}}
+		r, _ := http.NewRequest("POST", e.http.URL+"/ui/lease/stepin", strings.NewReader(form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Authorization", "Bearer "+token)
+		resp, err := e.http.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := post(carol); code == 200 || !strings.Contains(body, "overseer") {
+		t.Fatalf("an agent's credential released bob-1's lease: %d %s", code, body)
+	}
+	if show := at(0, "--json", "lease", "show", "deploy:staging"); !strings.Contains(show, `"agent": "bob-1"`) {
+		t.Fatalf("the refused step in changed the lease: %s", show)
+	}
+	if code, body := post(ana); code != 200 || strings.Contains(body, `data-lease="deploy:staging"`) {
+		t.Fatalf("the overseer's release: %d %s", code, body)
+	}
+	if ev := at(0, "events", "--type", "lease.released"); !strings.Contains(ev, "ana released bob-1's deploy:staging") {
+		t.Fatalf("the release under the overseer's name: %s", ev)
 	}
 }

@@ -242,6 +242,11 @@ func (a *app) doctorClient(ctx context.Context, ie *install.Env, cl install.Clie
 		}
 		add(name, checkOK, fmt.Sprintf("%s: entries current in %s", cl.Title, files), "")
 	}
+	// A file meant to be committed that pins this machine's path: every
+	// clone and work tree would get a directory it lacks.
+	if w.Pinned != "" {
+		add(name+" committed", checkFail, fmt.Sprintf("%s: %s pins --dir %s, a path of this machine, in a file meant to be committed (every clone and work tree gets it); %s writes entries that find the board from where the client runs", cl.Title, w.PinnedIn, w.Pinned, fix), fix)
+	}
 	// An idle session of a client bb cannot wake hears the team only at
 	// its next prompt: the person is the one who is told.
 	if !cl.Wakes && cl.WakeNote != "" {
