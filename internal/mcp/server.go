@@ -99,6 +99,10 @@ type Options struct {
 	// (bb mcp; empty over bb serve): recorded on the agent that
 	// identifies itself.
 	Where hub.Where
+	// LeaseProgressEvery is how often bb_lease_acquire sends a progress
+	// notification while it waits, when the call asked for them (0:
+	// leaseProgressEvery).
+	LeaseProgressEvery time.Duration
 }
 
 // Server is Blackboard's MCP server. SDK returns the *sdk.Server to run on a
