@@ -11,6 +11,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/leases"
+	"github.com/blackboard-hub/bb/internal/hub/search"
 )
 
 // testHost is the host the suite's leases run on: its name, the ports
@@ -418,6 +419,53 @@ func testLeases(t *testing.T, open Opener) {
 		}
 		if got := f.eventTypes("lease.expired"); len(got) != 1 {
 			t.Fatalf("ann's grant ended as expired: %v", got)
+		}
+	})
+
+	t.Run("SearchFindsLeases", func(t *testing.T) {
+		f := newLeases(t, open, "wise-robin", "calm-otter")
+		web := f.acquire(leases.AcquireInput{Agent: "wise-robin", Name: "port:web"})
+		f.acquire(leases.AcquireInput{Agent: "calm-otter", Name: "name:db"})
+		f.acquire(leases.AcquireInput{Agent: "wise-robin", Name: "deploy:staging"})
+		f.Post(hub.PostInput{From: "calm-otter", Content: "the staging deploy is next"})
+		find := func(q search.Query) []string {
+			t.Helper()
+			res, err := search.New(f.Svc).Search(f.Ctx, q)
+			Ok(t, err)
+			out := []string{}
+			for _, h := range res.Hits {
+				out = append(out, h.Kind+":"+h.ID+"="+h.Agent)
+			}
+			return out
+		}
+		want := func(q search.Query, w ...string) {
+			t.Helper()
+			got := find(q)
+			if strings.Join(got, " ") != strings.Join(w, " ") {
+				t.Fatalf("search %+v = %v, want %v", q, got, w)
+			}
+		}
+		// By the lease's name, its holder, its value (port, name).
+		want(search.Query{Text: "staging", Kinds: []string{"leases"}}, "lease:deploy:staging=wise-robin")
+		want(search.Query{Text: web.Lease.Value}, "lease:port:web=wise-robin")
+		want(search.Query{Text: "db-calm-otter"}, "lease:name:db=calm-otter")
+		want(search.Query{Text: "calm otter", Kinds: []string{"lease"}}, "lease:name:db=calm-otter")
+		want(search.Query{Text: "robin", Kinds: []string{"lease"}, Agent: "calm-otter"})
+		got := find(search.Query{Text: "wise", Kinds: []string{"lease"}, Agent: "wise-robin"})
+		if len(got) != 2 {
+			t.Fatalf("wise-robin's two leases: %v", got)
+		}
+		if got := find(search.Query{Text: "staging"}); len(got) != 2 {
+			t.Fatalf("the lease and the post: %v", got)
+		}
+		// A grant that ended is still found, saying so.
+		_, err := f.l.ReleaseLease(f.Ctx, leases.ReleaseInput{Agent: "wise-robin", Name: "deploy:staging"})
+		Ok(t, err)
+		res, err := search.New(f.Svc).Search(f.Ctx, search.Query{Text: "deploy staging", Kinds: []string{"lease"}})
+		Ok(t, err)
+		if len(res.Hits) != 1 || res.Hits[0].Title != "deploy:staging" || !strings.Contains(res.Hits[0].Snippet, "released") ||
+			!strings.Contains(res.Hits[0].Snippet, "fence 1") || len(res.Hits[0].TitleMarks) != 2 {
+			t.Fatalf("the released grant: %+v", res.Hits)
 		}
 	})
 
