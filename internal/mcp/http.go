@@ -107,6 +107,9 @@ type httpFront struct {
 }
 
 func (h *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if stop := wire.Stopping(r.Context()); stop != nil {
+		h.s.noteStopping(stop)
+	}
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid != "" {
 		if err := h.s.checkPin(sid, r); err != nil {

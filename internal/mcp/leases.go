@@ -80,7 +80,8 @@ func (s *Server) addLeaseTools() {
 const leaseProgressEvery = 5 * time.Second
 
 // acquireWaiting is an acquire that queues: it ends when the client
-// cancels the call (the waiter leaves the queue), and it sends a progress
+// cancels the call or bb serve starts to stop (the waiter leaves the
+// queue), and it sends a progress
 // notification every LeaseProgressEvery while it waits when the call asked
 // for them (_meta.progressToken), which also tells clients that reset
 // their timeout on progress that the call is alive.
@@ -92,6 +93,7 @@ func (s *Server) acquireWaiting(ctx context.Context, c *call, ai leases.AcquireI
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	defer context.AfterFunc(live, stop)()
+	defer context.AfterFunc(s.stopping(), stop)() // bb serve stops
 	if c.progressToken == nil || c.session == nil {
 		return c.svc.AcquireLease(wctx, ai)
 	}

@@ -89,3 +89,76 @@ func TestMCPAcquireWaitOutlivesServerTimeouts(t *testing.T) {
 		t.Errorf("%d progress notifications during a 1.5 s wait, want several", n)
 	}
 }
+
+// TestMCPAcquireWaitEndsWhenServerStops: a bb_lease_acquire waiting over
+// /mcp ends when bb serve starts to stop, and leaves the queue, so the
+// stop does not wait for the drain limit (without it: the whole drain).
+func TestMCPAcquireWaitEndsWhenServerStops(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, "init")
+	run(t, dir, "agent", "register", "--name", "amber-otter", "--role", "worker")
+	run(t, dir, "agent", "register", "--name", "cobalt-harbor", "--role", "worker")
+	svc := openBoard(t, dir, nil)
+	ms, err := bbmcp.New(svc, bbmcp.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Service: svc, Addr: "127.0.0.1:0", Drain: 20 * time.Second,
+		MCP: ms.HTTPHandler(bbmcp.HTTPOptions{SessionTimeout: time.Minute})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	addr := make(chan string, 1)
+	ran := make(chan error, 1)
+	go func() { ran <- srv.Run(runCtx, func(a string) { addr <- a }) }()
+	url := "http://" + <-addr + "/mcp"
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "bb_identify", Arguments: map[string]any{"agent_id": "cobalt-harbor"}}); err != nil || res.IsError {
+		t.Fatalf("identify: %v %+v", err, res)
+	}
+	if _, err := svc.AcquireLease(ctx, leases.AcquireInput{Agent: "amber-otter", Name: "build"}); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, _ = cs.CallTool(ctx, &sdk.CallToolParams{Name: "bb_lease_acquire", Arguments: map[string]any{"name": "build", "wait": "50s"}})
+	}()
+	for i := 0; ; i++ {
+		st, err := svc.LeaseStatus(ctx, "build")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Waiters) == 1 {
+			break
+		}
+		if i == 100 {
+			t.Fatal("the acquire never queued")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopped := time.Now()
+	stop()
+	select {
+	case <-ran:
+		if d := time.Since(stopped); d > 10*time.Second {
+			t.Fatalf("the stop took %s", d)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the stop waited for the waiting acquire (the drain limit)")
+	}
+	st, err := svc.LeaseStatus(ctx, "build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Waiters) != 0 {
+		t.Fatalf("the waiter is still queued: %+v", st.Waiters)
+	}
+}
