@@ -51,6 +51,9 @@ const (
 	KindPostTool Kind = "post_tool"
 	// KindStop is the end of a turn: the reminder is given.
 	KindStop Kind = "stop"
+	// KindEnd is the end of a session: the leases it was given at its
+	// start are released.
+	KindEnd Kind = "end"
 	// KindNone is an event the board does not act on.
 	KindNone Kind = ""
 )
@@ -112,6 +115,11 @@ func Events(client string) []EventSpec {
 			{Name: "PreToolUse", Kind: KindPreTool, Matcher: ClaudeEditTools, Injects: true},
 			{Name: "PostToolUse", Kind: KindPostTool, Matcher: "^(?!(?:" + ClaudeEditTools + ")$)", Except: ClaudeEditTools, Injects: true},
 			{Name: "Stop", Kind: KindStop, Injects: true, Wakes: true},
+			// SessionEnd runs as the session ends (exit, /clear, logout);
+			// its output reaches nobody, and Claude Code gives its hooks
+			// 1.5 s by default (CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS in
+			// 2.1.328). https://code.claude.com/docs/en/hooks#sessionend
+			{Name: "SessionEnd", Kind: KindEnd},
 		}
 	case "codex":
 		// As for Claude Code: Codex adds a PreToolUse hook's
@@ -144,6 +152,9 @@ func Events(client string) []EventSpec {
 			{Name: "BeforeTool", Kind: KindPreTool, Matcher: "write_file|replace"},
 			{Name: "AfterTool", Kind: KindPostTool, Injects: true},
 			{Name: "AfterAgent", Kind: KindStop, Injects: true},
+			// SessionEnd: on exit, /clear and logout (geminicli.com/docs/
+			// hooks/reference; fireSessionEndEvent in 0.61.0's bundle).
+			{Name: "SessionEnd", Kind: KindEnd},
 		}
 	case "cursor":
 		return []EventSpec{

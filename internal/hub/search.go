@@ -13,10 +13,11 @@ const (
 	SearchTask     = "task"     // title, description
 	SearchMemory   = "memory"   // key, value
 	SearchArtifact = "artifact" // path, description
+	SearchLease    = "lease"    // a grant: the lease's name; its holder and value
 )
 
 // SearchKinds lists every kind, in the order filters name them.
-var searchKinds = []string{SearchMessage, SearchTask, SearchMemory, SearchArtifact}
+var searchKinds = []string{SearchMessage, SearchTask, SearchMemory, SearchArtifact, SearchLease}
 
 // SearchKinds returns the kinds search can be limited to.
 func SearchKinds() []string { return append([]string(nil), searchKinds...) }
@@ -53,7 +54,7 @@ type SearchTerms struct {
 type SearchRow struct {
 	Kind string
 	// Key identifies the row within its kind: a message's UUID, a task's
-	// id, a memory entry's key, an artifact's path.
+	// id, a memory entry's key, an artifact's path, a lease's name.
 	Key string
 	// Scope and ScopeID place a memory entry.
 	Scope, ScopeID string

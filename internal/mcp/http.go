@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/leases"
 	"github.com/blackboard-hub/bb/internal/server/wire"
 )
 
@@ -106,6 +107,9 @@ type httpFront struct {
 }
 
 func (h *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if stop := wire.Stopping(r.Context()); stop != nil {
+		h.s.noteStopping(stop)
+	}
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid != "" {
 		if err := h.s.checkPin(sid, r); err != nil {
@@ -144,6 +148,9 @@ func (h *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		isInit = m.method == "initialize"
+		if d := callWait(m); d > 0 {
+			liftDeadlines(w, d)
+		}
 		if sid == "" && !isInit {
 			writeRPCError(w, http.StatusBadRequest, m.id, codeInvalidRequest,
 				"invalid request: no Mcp-Session-Id header: start a session with initialize, then send its Mcp-Session-Id with every request")
@@ -321,4 +328,60 @@ func writeRaw(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// waitSlack is how much longer than its wait a waiting tool call's
+// response may take to be written.
+const waitSlack = 15 * time.Second
+
+// callWait is how long a tool call may block on the board (0: it does
+// not): bb_lease_acquire with a wait, bb_wait for its timeout_s. Only a
+// well-formed call counts; the tool refuses any other.
+func callWait(m inMsg) time.Duration {
+	if m.method != "tools/call" || len(m.params) == 0 {
+		return 0
+	}
+	var p struct {
+		Name      string `json:"name"`
+		Arguments struct {
+			Wait     string `json:"wait"`
+			TimeoutS *int   `json:"timeout_s"`
+		} `json:"arguments"`
+	}
+	if json.Unmarshal(m.params, &p) != nil {
+		return 0
+	}
+	switch p.Name {
+	case "bb_lease_acquire":
+		if p.Arguments.Wait == "" {
+			return 0
+		}
+		d, err := hub.ParseDuration(p.Arguments.Wait)
+		if err != nil || d <= 0 {
+			return 0
+		}
+		return min(d, leases.MaxWait)
+	case "bb_wait":
+		secs := waitDefaultS
+		if p.Arguments.TimeoutS != nil {
+			secs = *p.Arguments.TimeoutS
+		}
+		if secs < 1 {
+			return 0
+		}
+		return time.Duration(min(secs, waitCapS)) * time.Second
+	}
+	return 0
+}
+
+// liftDeadlines gives a tool call that waits d on the board (its reply
+// and progress notifications come on this request's response) a write
+// deadline of d plus waitSlack instead of the server's write timeout, and
+// no read deadline: the server's read timeout passing would end the
+// request, and with it the reply, before the wait ends (bb serve: 15 s
+// to read, 30 s to write).
+func liftDeadlines(w http.ResponseWriter, d time.Duration) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(d + waitSlack))
+	_ = rc.SetReadDeadline(time.Time{})
 }

@@ -2,6 +2,10 @@ package mcp
 
 import (
 	"context"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/leases"
@@ -49,7 +53,10 @@ func (s *Server) addLeaseTools() {
 			if w := s.opts.Where; !w.IsZero() {
 				ai.Worktree, ai.Host = w.Worktree, w.Host
 			}
-			return c.svc.AcquireLease(ctx, ai)
+			if ai.Wait <= 0 {
+				return c.svc.AcquireLease(ctx, ai)
+			}
+			return s.acquireWaiting(ctx, c, ai)
 		})
 	addTool(s, tool{name: "bb_lease_release", needsID: true, destructive: true,
 		desc: "Release your lease."},
@@ -66,4 +73,53 @@ func (s *Server) addLeaseTools() {
 			ls, err := c.svc.ListLeases(ctx, leases.ListFilter{})
 			return leasesOut{Leases: ls}, err
 		})
+}
+
+// leaseProgressEvery is how often a waiting bb_lease_acquire tells the
+// client it is alive, by default.
+const leaseProgressEvery = 5 * time.Second
+
+// acquireWaiting is an acquire that queues: it ends when the client
+// cancels the call or bb serve starts to stop (the waiter leaves the
+// queue), and it sends a progress
+// notification every LeaseProgressEvery while it waits when the call asked
+// for them (_meta.progressToken), which also tells clients that reset
+// their timeout on progress that the call is alive.
+func (s *Server) acquireWaiting(ctx context.Context, c *call, ai leases.AcquireInput) (leases.Grant, error) {
+	live := c.live
+	if live == nil {
+		live = ctx
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	defer context.AfterFunc(live, stop)()
+	defer context.AfterFunc(s.stopping(), stop)() // bb serve stops
+	if c.progressToken == nil || c.session == nil {
+		return c.svc.AcquireLease(wctx, ai)
+	}
+	every := s.opts.LeaseProgressEvery
+	if every <= 0 {
+		every = leaseProgressEvery
+	}
+	// The notifications end before the reply is sent.
+	pctx, pstop := context.WithCancel(wctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		start := time.Now()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-pctx.Done():
+				return
+			case <-t.C:
+				_ = c.session.NotifyProgress(pctx, &sdk.ProgressNotificationParams{ProgressToken: c.progressToken,
+					Progress: time.Since(start).Seconds(), Total: ai.Wait.Seconds(), Message: "waiting for the lease " + ai.Name})
+			}
+		}
+	})
+	g, err := c.svc.AcquireLease(wctx, ai)
+	pstop()
+	wg.Wait()
+	return g, err
 }

@@ -99,6 +99,10 @@ type Options struct {
 	// (bb mcp; empty over bb serve): recorded on the agent that
 	// identifies itself.
 	Where hub.Where
+	// LeaseProgressEvery is how often bb_lease_acquire sends a progress
+	// notification while it waits, when the call asked for them (0:
+	// leaseProgressEvery).
+	LeaseProgressEvery time.Duration
 }
 
 // Server is Blackboard's MCP server. SDK returns the *sdk.Server to run on a
@@ -118,6 +122,30 @@ type Server struct {
 	active map[*sdk.ServerSession]time.Time
 	// names of the registered tools, in registration order.
 	names []string
+	// stop ends when the server serving this handler starts to stop
+	// (bb serve hands it with every request: wire.Stopping); nil until
+	// then, and over stdio.
+	stop context.Context
+}
+
+// noteStopping keeps the stop signal a request brought.
+func (s *Server) noteStopping(stop context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stop == nil {
+		s.stop = stop
+	}
+}
+
+// stopping is the stop signal of the server serving this handler (never
+// nil: one that never ends when none was given).
+func (s *Server) stopping() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stop == nil {
+		return context.Background()
+	}
+	return s.stop
 }
 
 // New builds the MCP server over svc — the local *hub.Service or a remote

@@ -83,6 +83,7 @@ func (s *Server) addWaitTools() {
 			wctx, stop := context.WithCancel(ctx)
 			defer stop()
 			defer context.AfterFunc(live, stop)()
+			defer context.AfterFunc(s.stopping(), stop)() // bb serve stops
 			var progress func(hooks.WaitProgress)
 			if c.progressToken != nil && c.session != nil {
 				progress = func(p hooks.WaitProgress) {

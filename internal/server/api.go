@@ -402,6 +402,9 @@ func (s *Server) longLived(h http.Handler) http.Handler {
 			defer context.AfterFunc(s.streams, cancel)()
 			r = r.WithContext(ctx)
 		}
+		// A tool call that waits (bb_lease_acquire, bb_wait) ends its
+		// wait when the server starts to stop.
+		r = r.WithContext(wire.WithStopping(r.Context(), s.streams))
 		h.ServeHTTP(w, r)
 	})
 }

@@ -86,6 +86,7 @@ func rpcRules() map[string]rpcRule {
 		"ListLeases":           agent,
 		"AcquireSessionLeases": agent,
 		"ReleaseAgentLeases":   agent,
+		"ReleaseSessionLeases": agent,
 		// A person's answer and nudge (the core refuses a step-in by an
 		// agent's credential).
 		"Answer": agent,

@@ -51,7 +51,8 @@ before a prompt and after a tool, mail that is new since the last delivery
 files are checked against other agents' reservations (hooks.mode block
 denies, warn allows with a warning, off skips) and a free file is reserved
 for the editor (hooks.auto_reserve); at the end of a turn, one reminder of
-idle reservations and acks owed.
+idle reservations and acks owed; at the end of a session, the leases it
+was given at its start (leases.session) are released.
 
 "bb hook <client> wake" is the idle session's waiter: where the client can
 be woken (Claude Code's asyncRewake hook, OpenCode's plugin), the client runs
@@ -223,10 +224,16 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 	if kind == hookio.KindPreTool && len(in.Paths) == 0 {
 		return hookReply{}, nil // not an edit: nothing to check, nothing to open
 	}
+	if kind == hookio.KindEnd && in.SessionID == "" {
+		return hookReply{}, nil // no session named: none of its leases to find
+	}
 	a.busyTimeoutMS = hookBusyTimeoutMS
 	svc, err := a.service(ctx)
 	if err != nil {
 		return hookReply{}, err
+	}
+	if kind == hookio.KindEnd {
+		return a.sessionEnd(ctx, svc, client, in.SessionID, agent)
 	}
 	// Settings are read here only for the events that run once a session
 	// or turn; the hot paths (prompt, tool) read them inside their own

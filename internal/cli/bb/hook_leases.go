@@ -27,6 +27,19 @@ func (a *app) sessionLeases(ctx context.Context, svc core.API, agent, session st
 	return held, ""
 }
 
+// sessionEnd releases, as a client session ends (its SessionEnd hook),
+// the leases the session was given at its start. Nothing else is done: the
+// client is closing and gives its end hooks little time (Claude Code: 1.5
+// s), so the session is not mapped anew (one the board never saw holds
+// nothing) and a session without leases costs one read. It prints nothing
+// on stdout: the client reads no reply.
+func (a *app) sessionEnd(ctx context.Context, svc core.API, client, session, agent string) (hookReply, error) {
+	if _, err := svc.ReleaseSessionLeases(ctx, leases.SessionEndInput{Agent: agent, Client: client, Session: session}); err != nil {
+		return hookReply{note: "this session's leases were not released (they end when their agent is evicted or their time runs out): " + hookErrText(err)}, nil
+	}
+	return hookReply{}, nil
+}
+
 // maxBriefLeases bounds the board's locks the session brief names.
 const maxBriefLeases = 5
 

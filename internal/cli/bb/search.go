@@ -17,7 +17,7 @@ func (a *app) searchCmd() *cobra.Command {
 	var kinds []string
 	c := &cobra.Command{
 		Use:   "search <query>",
-		Short: "Find messages, mail, tasks, memory and artifacts by their words",
+		Short: "Find messages, mail, tasks, memory, artifacts and leases by their words",
 		Long: `Search the whole board, best matches first, with the matched words in
 bold in each snippet on a terminal (--color, $NO_COLOR: see bb --help); in a
 pipe or a file the text is plain, and --json gives the matches as byte
@@ -28,7 +28,8 @@ Every word must appear (as a word or the start of one: "reserv" finds
 characters only separate words, so any text can be pasted as a query.
 
 Looks in messages and mail (subject, body), tasks (title, description),
-memory (key, value) and artifacts (path, description).`,
+memory (key, value), artifacts (path, description) and the grants of
+leases (the lease's name; its holder and the port or name it was handed).`,
 		Example: `  bb search "login crash"
   bb search '"session cookie" expiry' --kind message --since 2d
   bb search parser --agent claude-1 --kind task --kind artifact
@@ -55,7 +56,7 @@ memory (key, value) and artifacts (path, description).`,
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&kinds, "kind", nil, "only this kind: message, task, memory or artifact (repeatable)")
+	f.StringArrayVar(&kinds, "kind", nil, "only this kind: message, task, memory, artifact or lease (repeatable)")
 	f.StringVar(&agent, "agent", "", "only what this agent sent or received, owns, produced or keeps")
 	f.StringVar(&since, "since", "", "only what was written or changed in this window (10m, 1h, 2d, 1w)")
 	f.StringVarP(&limit, "limit", "l", "", "how many results (default 20, max 100)")
@@ -93,6 +94,8 @@ func printSearch(w io.Writer, tw when, res search.Result) {
 			if h.Agent != "" {
 				head += " by " + h.Agent
 			}
+		case hub.SearchLease:
+			head = "lease granted to " + h.Agent
 		}
 		fmt.Fprintf(w, "%s · %s\n", head, tw.at(h.At))
 		fmt.Fprint(w, "  ")

@@ -60,6 +60,9 @@ type API interface {
 	AcquireSessionLeases(ctx context.Context, in SessionInput) ([]Lease, error)
 	// ReleaseAgentLeases ends every lease agent holds (its session ended).
 	ReleaseAgentLeases(ctx context.Context, agent string) ([]Lease, error)
+	// ReleaseSessionLeases ends the leases a client session was given at
+	// its start, as the session ends.
+	ReleaseSessionLeases(ctx context.Context, in SessionEndInput) ([]Lease, error)
 }
 
 var _ API = (*Service)(nil)

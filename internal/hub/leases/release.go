@@ -206,3 +206,83 @@ func (s *Service) ReleaseAgentLeases(ctx context.Context, agent string) ([]Lease
 		return out, nil
 	})
 }
+
+// ReleaseSessionLeases ends, as a client session ends (its SessionEnd
+// hook), the grants its agent holds for that session: those
+// AcquireSessionLeases gave it (Lease.Session), each recorded as
+// lease.released. Leases the agent took otherwise stay. The agent is
+// in.Agent, or else the one the client's hook mapped the session to; a
+// session the board never mapped, or one that holds nothing, writes
+// nothing (one read).
+func (s *Service) ReleaseSessionLeases(ctx context.Context, in SessionEndInput) ([]Lease, error) {
+	if err := hub.TextArg("session", in.Session, MaxSessionLen); err != nil {
+		return nil, err
+	}
+	if in.Agent != "" {
+		if err := hub.ValidateAgentRef("agent", in.Agent); err != nil {
+			return nil, err
+		}
+	} else if err := hub.TextArg("client", in.Client, MaxSessionLen); err != nil {
+		return nil, err
+	}
+	// Most sessions hold none: a read says so without a write.
+	held, err := read(ctx, s, func(tx Tx) (sessionHeld, error) { return sessionHeldTx(ctx, tx, in) })
+	if err != nil || len(held.rows) == 0 {
+		return []Lease{}, err
+	}
+	if err := hub.Allow(ctx, hub.Act(held.agent)); err != nil {
+		return nil, err
+	}
+	stale, err := s.kernel.StaleMinutes()
+	if err != nil {
+		return nil, err
+	}
+	return write(ctx, s, in, func(tx Tx) ([]Lease, error) {
+		cur, err := sessionHeldTx(ctx, tx, in)
+		if err != nil {
+			return nil, err
+		}
+		now := s.kernel.Now()
+		hs, err := s.withLiveness(ctx, tx, cur.rows, now, stale)
+		if err != nil {
+			return nil, err
+		}
+		out := []Lease{}
+		for _, h := range hs {
+			l, err := s.endTx(ctx, tx, h, StateReleased, cur.agent, now)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, l)
+		}
+		return out, nil
+	})
+}
+
+// sessionHeld is a session's agent and the active grants it holds for the
+// session.
+type sessionHeld struct {
+	agent string
+	rows  []Lease
+}
+
+func sessionHeldTx(ctx context.Context, tx Tx, in SessionEndInput) (sessionHeld, error) {
+	out := sessionHeld{agent: in.Agent}
+	if out.agent == "" {
+		hs, err := tx.GetHookSession(ctx, in.Client, in.Session)
+		if err != nil || hs == nil {
+			return out, err
+		}
+		out.agent = hs.AgentID
+	}
+	rows, err := tx.ActiveHolders(ctx, HolderFilter{Agent: out.agent})
+	if err != nil {
+		return out, err
+	}
+	for _, l := range rows {
+		if l.Session == in.Session {
+			out.rows = append(out.rows, l)
+		}
+	}
+	return out, nil
+}

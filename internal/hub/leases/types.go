@@ -51,6 +51,8 @@ const (
 const (
 	MaxNameLen  = 64
 	MaxCapacity = 64
+	// MaxSessionLen bounds a client's name and its session id.
+	MaxSessionLen = 256
 	// TTLs in minutes: the default, its bounds, and what a session's
 	// leases get (they end with the session or its agent's eviction).
 	DefaultTTL = 120
@@ -219,4 +221,12 @@ type SessionInput struct {
 	Session  string `json:"session,omitempty"`
 	Worktree string `json:"worktree,omitempty"`
 	Host     string `json:"host,omitempty"`
+}
+
+// SessionEndInput is a client session's end: the session and its agent
+// ("": the agent the client's hook mapped the session to).
+type SessionEndInput struct {
+	Agent   string `json:"agent,omitempty"`
+	Client  string `json:"client,omitempty"`
+	Session string `json:"session"`
 }

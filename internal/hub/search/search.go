@@ -27,11 +27,12 @@ type Query struct {
 	// the start of one) and "quoted phrases". Anything else (operators,
 	// punctuation, unbalanced quotes) is read as plain words.
 	Text string
-	// Kinds limits the search (message, task, memory, artifact); empty
+	// Kinds limits the search (message, task, memory, artifact, lease); empty
 	// means every kind.
 	Kinds []string
 	// Agent keeps what the agent wrote or received (messages), owns
-	// (tasks), produced (artifacts) or keeps in its own scope (memory).
+	// (tasks), produced (artifacts), keeps in its own scope (memory) or
+	// was granted (leases).
 	Agent string
 	// Since keeps what was written or changed in this window (0 = all).
 	Since time.Duration
@@ -42,7 +43,7 @@ type Query struct {
 type Hit struct {
 	Kind string `json:"kind"`
 	// ID is how the other commands name it: the message seq ("42"), the
-	// task id, the memory key, the artifact path.
+	// task id, the memory key, the artifact path, the lease's name.
 	ID    string `json:"id"`
 	Seq   int64  `json:"seq,omitempty"`
 	UUID  string `json:"uuid,omitempty"`
@@ -141,7 +142,7 @@ func tokens(s string) []string {
 	return out
 }
 
-// Search finds messages, mail, tasks, memory and artifacts by their words,
+// Search finds messages, mail, tasks, memory, artifacts and leases by their words,
 // best matches first, each with a highlighted snippet.
 func (s *Service) Search(ctx context.Context, q Query) (Result, error) {
 	terms, err := ParseQuery(q.Text)

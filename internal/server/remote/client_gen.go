@@ -777,3 +777,10 @@ func (c *Client) ReleaseAgentLeases(ctx context.Context, agent string) ([]leases
 	err := c.call(ctx, "ReleaseAgentLeases", []any{agent}, []any{&r0})
 	return r0, err
 }
+
+// ReleaseSessionLeases calls ReleaseSessionLeases on the server.
+func (c *Client) ReleaseSessionLeases(ctx context.Context, in leases.SessionEndInput) ([]leases.Lease, error) {
+	var r0 []leases.Lease
+	err := c.call(ctx, "ReleaseSessionLeases", []any{in}, []any{&r0})
+	return r0, err
+}

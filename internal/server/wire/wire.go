@@ -1,11 +1,15 @@
 // Package wire holds the HTTP header names of bb serve's API that both
 // sides write: the server (internal/server, internal/mcp's streamable
-// HTTP) and its clients (internal/server/remote, internal/loadgen). It
+// HTTP) and its clients (internal/server/remote, internal/loadgen), and
+// what the server hands internal/mcp's handler with a request. It
 // imports only the standard library, so a client does not link the server
 // to name a header.
 package wire
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 const (
 	// AgentHeader names the acting agent of a request (like bb --as); on
@@ -26,4 +30,20 @@ const (
 // beyond its own timeout, so one request stays open for the whole wait.
 type Waiter interface {
 	CallWait() time.Duration
+}
+
+type stoppingKey struct{}
+
+// WithStopping marks a request's context with stop, which ends when the
+// server serving it starts to stop: a handler that blocks for long (an MCP
+// tool call that waits) ends its wait then, instead of holding the stop
+// until the drain limit.
+func WithStopping(ctx, stop context.Context) context.Context {
+	return context.WithValue(ctx, stoppingKey{}, stop)
+}
+
+// Stopping is the stop signal WithStopping put in ctx (nil: none).
+func Stopping(ctx context.Context) context.Context {
+	stop, _ := ctx.Value(stoppingKey{}).(context.Context)
+	return stop
 }

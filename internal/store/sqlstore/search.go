@@ -33,6 +33,9 @@ type searchSource struct {
 	extra  string // always applied (unexpired memory), one '?' for now
 	// title is the first indexed column of fts5, which weighs more.
 	title string
+	// textKey: fts5 holds the row's text key as its id column (the row is
+	// joined by it, not by rowid).
+	textKey bool
 }
 
 // selectRow is the select list searchRows reads: the kind, cols and
@@ -43,7 +46,7 @@ func (s searchSource) selectRow(score string) string {
 
 // key is what the SQLite query takes from fts5 to join the row.
 func (s searchSource) key() string {
-	if s.kind == hub.SearchTask {
+	if s.textKey {
 		return "rowid, id"
 	}
 	return "rowid"
@@ -54,7 +57,7 @@ var searchSources = []searchSource{
 		doc:   "bb_search_doc(m.subject, m.body)",
 		cols:  "m.id, m.seq, '', '', m.subject, m.body, m.sender, m.recipient, m.created",
 		agent: "(m.sender = ? OR m.recipient = ?)", nArgs: 2, at: "m.created", newest: "m.seq", title: "subject"},
-	{kind: hub.SearchTask, fts5: "tasks_fts", table: "tasks", join: "m.id = f.id",
+	{kind: hub.SearchTask, fts5: "tasks_fts", table: "tasks", join: "m.id = f.id", textKey: true,
 		doc:   "bb_search_doc(m.title, m.description)",
 		cols:  "m.id, 0, '', '', m.title, m.description, m.owner, '', m.updated_at",
 		agent: "m.owner = ?", nArgs: 1, at: "m.updated_at", newest: "m.updated_at", title: "title"},
@@ -67,6 +70,13 @@ var searchSources = []searchSource{
 		doc:   "bb_search_doc(m.path, m.description)",
 		cols:  "m.path, 0, '', '', m.path, m.description, m.produced_by, '', m.updated_at",
 		agent: "m.produced_by = ?", nArgs: 1, at: "m.updated_at", newest: "m.updated_at", title: "path"},
+	// A grant of a lease: found by the lease's name, its holder and the
+	// port or name it was handed (096_lease_search.sql); its key is the
+	// lease's name (bb lease show), its body says who held what.
+	{kind: hub.SearchLease, fts5: "lease_holders_fts", table: "lease_holders", join: "m.id = f.id", textKey: true,
+		doc:   "bb_search_doc(m.name, m.agent || ' ' || m.value)",
+		cols:  "m.name, 0, '', '', m.name, m.agent || ' ' || m.value || ' (' || m.kind || ', fence ' || m.fence || ', ' || m.state || ')', m.agent, '', m.acquired_at",
+		agent: "m.agent = ?", nArgs: 1, at: "m.acquired_at", newest: "m.acquired_at", title: "name"},
 }
 
 // Search runs one ranked query over every requested kind, best q.Limit

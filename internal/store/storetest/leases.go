@@ -11,6 +11,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/leases"
+	"github.com/blackboard-hub/bb/internal/hub/search"
 )
 
 // testHost is the host the suite's leases run on: its name, the ports
@@ -338,6 +339,133 @@ func testLeases(t *testing.T, open Opener) {
 		g := f.acquire(leases.AcquireInput{Agent: "bob", Name: "deploy"})
 		if g.Lease.Fence != 2 || len(g.TakenOver) != 0 {
 			t.Fatalf("an evicted holder's lease ends by itself: %+v", g)
+		}
+	})
+
+	t.Run("SessionEndReleasesSessionLeases", func(t *testing.T) {
+		f := newLeases(t, open, "wise-robin", "calm-otter", "pat")
+		_, err := f.Svc.SetConfig(f.Ctx, "pat", hub.ConfigLeasesSession, "port:web name:db")
+		Ok(t, err)
+		a, err := f.l.AcquireSessionLeases(f.Ctx, leases.SessionInput{Agent: "wise-robin", Session: "s1", Worktree: "/w/a"})
+		Ok(t, err)
+		_, err = f.l.AcquireSessionLeases(f.Ctx, leases.SessionInput{Agent: "calm-otter", Session: "s2", Worktree: "/w/b"})
+		Ok(t, err)
+		f.acquire(leases.AcquireInput{Agent: "wise-robin", Name: "build"})
+		// The client's hook mapped s1 to wise-robin.
+		Ok(t, f.Store.Write(f.Ctx, func(tx hub.Tx) error {
+			return tx.PutHookSession(f.Ctx, &hub.HookSession{Client: "claude", SessionID: "s1", AgentID: "wise-robin", CreatedAt: f.Clock.Now(), LastSeen: f.Clock.Now()})
+		}))
+		before := len(f.Events())
+		none, err := f.l.ReleaseSessionLeases(f.Ctx, leases.SessionEndInput{Client: "claude", Session: "never-seen"})
+		Ok(t, err)
+		other, err := f.l.ReleaseSessionLeases(f.Ctx, leases.SessionEndInput{Agent: "wise-robin", Session: "s2"})
+		Ok(t, err)
+		if len(none) != 0 || len(other) != 0 || len(f.Events()) != before {
+			t.Fatalf("a session unknown, or not the agent's, ends nothing: %+v %+v", none, other)
+		}
+		gone, err := f.l.ReleaseSessionLeases(f.Ctx, leases.SessionEndInput{Client: "claude", Session: "s1"})
+		Ok(t, err)
+		if len(gone) != 2 || gone[0].State != leases.StateReleased || gone[0].Session != "s1" {
+			t.Fatalf("the session's two leases end: %+v", gone)
+		}
+		if got := f.eventTypes("lease.released"); len(got) != 2 {
+			t.Fatalf("lease.released per lease: %v", got)
+		}
+		mine, err := f.l.ListLeases(f.Ctx, leases.ListFilter{Agent: "wise-robin"})
+		Ok(t, err)
+		if len(mine) != 1 || mine[0].Name != "build" {
+			t.Fatalf("the lock taken outside the session stays: %+v", mine)
+		}
+		theirs, err := f.l.ListLeases(f.Ctx, leases.ListFilter{Agent: "calm-otter"})
+		Ok(t, err)
+		if len(theirs) != 2 {
+			t.Fatalf("another session's leases stay: %+v", theirs)
+		}
+		again, err := f.l.ReleaseSessionLeases(f.Ctx, leases.SessionEndInput{Agent: "wise-robin", Session: "s1"})
+		Ok(t, err)
+		if len(again) != 0 {
+			t.Fatalf("a second end finds nothing: %+v", again)
+		}
+		next, err := f.l.AcquireSessionLeases(f.Ctx, leases.SessionInput{Agent: "calm-otter", Session: "s3"})
+		Ok(t, err)
+		if next[0].Value == a[0].Value {
+			t.Fatalf("calm-otter keeps its own port: %+v", next)
+		}
+		for _, bad := range []leases.SessionEndInput{{Agent: "wise-robin"}, {Session: "s1"}, {Agent: "wise-robin", Session: strings.Repeat("s", 300)}} {
+			_, err := f.l.ReleaseSessionLeases(f.Ctx, bad)
+			WantCode(t, err, hub.CodeInvalidArgs)
+		}
+	})
+
+	t.Run("EvictedSessionPortGoesToAnother", func(t *testing.T) {
+		f := newLeases(t, open, "ann", "bob", "pat")
+		_, err := f.Svc.SetConfig(f.Ctx, "pat", hub.ConfigLeasesPortRange, "41000-41000")
+		Ok(t, err)
+		_, err = f.Svc.SetConfig(f.Ctx, "pat", hub.ConfigLeasesSession, "port:web")
+		Ok(t, err)
+		a, err := f.l.AcquireSessionLeases(f.Ctx, leases.SessionInput{Agent: "ann", Session: "s1"})
+		Ok(t, err)
+		if len(a) != 1 || a[0].Value != "41000" {
+			t.Fatalf("ann gets the one port: %+v", a)
+		}
+		_, err = f.l.AcquireSessionLeases(f.Ctx, leases.SessionInput{Agent: "bob", Session: "s2"})
+		WantCode(t, err, leases.CodePortsExhausted)
+		f.Clock.Advance(40 * time.Minute) // ann is past twice the stale window: evicted
+		f.touch("bob")
+		b, err := f.l.AcquireSessionLeases(f.Ctx, leases.SessionInput{Agent: "bob", Session: "s2"})
+		Ok(t, err)
+		if len(b) != 1 || b[0].Value != "41000" || b[0].Agent != "bob" {
+			t.Fatalf("the evicted agent's port goes to bob: %+v", b)
+		}
+		if got := f.eventTypes("lease.expired"); len(got) != 1 {
+			t.Fatalf("ann's grant ended as expired: %v", got)
+		}
+	})
+
+	t.Run("SearchFindsLeases", func(t *testing.T) {
+		f := newLeases(t, open, "wise-robin", "calm-otter")
+		web := f.acquire(leases.AcquireInput{Agent: "wise-robin", Name: "port:web"})
+		f.acquire(leases.AcquireInput{Agent: "calm-otter", Name: "name:db"})
+		f.acquire(leases.AcquireInput{Agent: "wise-robin", Name: "deploy:staging"})
+		f.Post(hub.PostInput{From: "calm-otter", Content: "the staging deploy is next"})
+		find := func(q search.Query) []string {
+			t.Helper()
+			res, err := search.New(f.Svc).Search(f.Ctx, q)
+			Ok(t, err)
+			out := []string{}
+			for _, h := range res.Hits {
+				out = append(out, h.Kind+":"+h.ID+"="+h.Agent)
+			}
+			return out
+		}
+		want := func(q search.Query, w ...string) {
+			t.Helper()
+			got := find(q)
+			if strings.Join(got, " ") != strings.Join(w, " ") {
+				t.Fatalf("search %+v = %v, want %v", q, got, w)
+			}
+		}
+		// By the lease's name, its holder, its value (port, name).
+		want(search.Query{Text: "staging", Kinds: []string{"leases"}}, "lease:deploy:staging=wise-robin")
+		want(search.Query{Text: web.Lease.Value}, "lease:port:web=wise-robin")
+		want(search.Query{Text: "db-calm-otter"}, "lease:name:db=calm-otter")
+		want(search.Query{Text: "calm otter", Kinds: []string{"lease"}}, "lease:name:db=calm-otter")
+		want(search.Query{Text: "robin", Kinds: []string{"lease"}, Agent: "calm-otter"})
+		got := find(search.Query{Text: "wise", Kinds: []string{"lease"}, Agent: "wise-robin"})
+		if len(got) != 2 {
+			t.Fatalf("wise-robin's two leases: %v", got)
+		}
+		if got := find(search.Query{Text: "staging"}); len(got) != 2 {
+			t.Fatalf("the lease and the post: %v", got)
+		}
+		// A grant that ended is still found, saying so.
+		_, err := f.l.ReleaseLease(f.Ctx, leases.ReleaseInput{Agent: "wise-robin", Name: "deploy:staging"})
+		Ok(t, err)
+		res, err := search.New(f.Svc).Search(f.Ctx, search.Query{Text: "deploy staging", Kinds: []string{"lease"}})
+		Ok(t, err)
+		if len(res.Hits) != 1 || res.Hits[0].Title != "deploy:staging" || !strings.Contains(res.Hits[0].Snippet, "released") ||
+			!strings.Contains(res.Hits[0].Snippet, "fence 1") || len(res.Hits[0].TitleMarks) != 2 {
+			t.Fatalf("the released grant: %+v", res.Hits)
 		}
 	})
 

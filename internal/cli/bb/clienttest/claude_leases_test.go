@@ -12,7 +12,9 @@ import (
 // model's shell tool sees BB_PORT_WEB and BB_LEASE_DB (Claude Code
 // sources the $CLAUDE_ENV_FILE bb's SessionStart hook wrote before each
 // Bash command: https://code.claude.com/docs/en/hooks#sessionstart). The
-// two sessions get different ports and names, the ones the board records.
+// two sessions get different ports and names, the ones the board records,
+// and each session's end (claude -p runs SessionEnd as it exits: bb hook
+// claude SessionEnd) releases them.
 func TestClaudeCodeSessionLeases(t *testing.T) {
 	t.Parallel()
 	bin := clientBin(t, "claude")
@@ -32,9 +34,12 @@ func TestClaudeCodeSessionLeases(t *testing.T) {
 			t.Fatalf("claude %s: %v\n%s\n%s", session, err, out, errOut)
 		}
 		id := identityOf(t, srv, session)
-		port, db := leaseOf(t, p, id, "port:web"), leaseOf(t, p, id, "name:db")
+		port, db := leaseOf(t, p, "lease.acquired", id, "port:web"), leaseOf(t, p, "lease.acquired", id, "name:db")
 		if port == "" || db != "db-"+id {
-			t.Fatalf("session %s (%s): board holds port %q, name %q", session, id, port, db)
+			t.Fatalf("session %s (%s): board granted port %q, name %q", session, id, port, db)
+		}
+		if leaseOf(t, p, "lease.released", id, "port:web") != port || leaseOf(t, p, "lease.released", id, "name:db") != db {
+			t.Errorf("session %s (%s): its end did not release its leases", session, id)
 		}
 		reqs := stepRequests(srv, session, "env")
 		if len(reqs) < 2 {
@@ -56,24 +61,26 @@ func TestClaudeCodeSessionLeases(t *testing.T) {
 	}
 }
 
-// leaseOf is the value agent holds of lease name, as the board says.
-func leaseOf(t *testing.T, p *project, agent, name string) string {
+// leaseOf is the value of lease name that the board's timeline says agent
+// was granted (typ lease.acquired) or released (lease.released).
+func leaseOf(t *testing.T, p *project, typ, agent, name string) string {
 	t.Helper()
-	out := p.run("bb", "--json", "lease", "show", name)
+	out := p.run("bb", "--json", "events", "--type", typ)
 	var env struct {
-		Data struct {
-			Holders []struct {
-				Agent string `json:"agent"`
-				Value string `json:"value"`
-			} `json:"holders"`
+		Data []struct {
+			Payload struct {
+				Name   string `json:"name"`
+				Holder string `json:"holder"`
+				Value  string `json:"value"`
+			} `json:"payload"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal([]byte(out), &env); err != nil {
-		t.Fatalf("bb lease show %s: %v\n%s", name, err, out)
+		t.Fatalf("bb events --type %s: %v\n%s", typ, err, out)
 	}
-	for _, h := range env.Data.Holders {
-		if h.Agent == agent {
-			return h.Value
+	for _, e := range env.Data {
+		if e.Payload.Holder == agent && e.Payload.Name == name {
+			return e.Payload.Value
 		}
 	}
 	return ""
