@@ -365,7 +365,22 @@ func lastWake(t *testing.T, p *project) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// wakeProcs are the pids of this project's bb hook claude wake processes.
+// runsIn reports whether process pid's working directory is dir or
+// under it: a hook entry in a committed file names no directory (it runs
+// where the client runs it).
+func runsIn(pid int, dir string) bool {
+	cwd, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "cwd"))
+	if err != nil {
+		return false
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return cwd == dir || strings.HasPrefix(cwd, dir+string(filepath.Separator))
+}
+
+// wakeProcs are the pids of this project's bb hook wake processes (by
+// their --dir, or where they run).
 func wakeProcs(p *project) []int {
 	var out []int
 	ents, _ := os.ReadDir("/proc")
@@ -379,7 +394,7 @@ func wakeProcs(p *project) []int {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) >= 4 && filepath.Base(args[0]) == "bb" && args[1] == "hook" && args[3] == "wake" && slices.Contains(args, p.dir) {
+		if len(args) >= 4 && filepath.Base(args[0]) == "bb" && args[1] == "hook" && args[3] == "wake" && (slices.Contains(args, p.dir) || runsIn(pid, p.dir)) {
 			out = append(out, pid)
 		}
 	}
