@@ -420,64 +420,8 @@ func (ie *Env) Uninstall(cl Client) (Result, error) {
 		if !f.existed || strings.TrimSpace(f.cur) == "" {
 			continue
 		}
-		if i == 0 && cl.TOML {
-			out, _, err := removeTOMLServer(f.Path, []byte(f.cur), cl.Server, f.rec.TOMLPrefix)
-			if err != nil {
-				return r, err
-			}
-			f.cur = string(out)
-			if f.rec.Created && strings.TrimSpace(f.cur) == "" {
-				f.delete = true
-			}
-			continue
-		}
-		if cl.Hooks != nil && cl.Hooks.Style == stylePlugin && p == ie.hooksPath(cl) {
-			// bb's plugin file goes whole; any other file stays.
-			if isOurPlugin(f.cur) {
-				f.delete = true
-			}
-			continue
-		}
-		skeleton := "{}"
-		if cl.Hooks != nil && p == ie.hooksPath(cl) {
-			skeleton = cl.Hooks.Skeleton
-		}
-		d, err := openConfigDoc(f.Path, f.cur)
-		if err != nil {
+		if err := ie.unwire(cl, f, i == 0, p == ie.hooksPath(cl)); err != nil {
 			return r, err
-		}
-		if _, err := d.removeMember([]string{cl.mcpKey()}, cl.Server); err != nil {
-			return r, err
-		}
-		if cl.Hooks != nil {
-			if hooks := d.root.lookup([]string{"hooks"}); hooks != nil && hooks.kind == '{' {
-				var events []string
-				for _, m := range hooks.members {
-					events = append(events, m.key)
-				}
-				for _, ev := range events {
-					if _, err := d.removeElements([]string{"hooks", ev}, ourHookEntry(cl.Name)); err != nil {
-						return r, err
-					}
-				}
-			}
-		}
-		// Containers bb created go when empty, deepest first.
-		conts := slices.Clone(f.rec.Containers)
-		sort.SliceStable(conts, func(i, j int) bool { return len(conts[i]) > len(conts[j]) })
-		var kept [][]string
-		for _, c := range conts {
-			if err := d.pruneEmpty(c); err != nil {
-				return r, err
-			}
-			if d.root.lookup(c) != nil {
-				kept = append(kept, c)
-			}
-		}
-		f.rec.Containers = kept
-		f.cur = d.text
-		if f.rec.Created && (jsonEqual(f.cur, map[string]any{}) || jsonEqual(stripJSONC(f.cur), jsonOf(skeleton))) {
-			f.delete = true
 		}
 	}
 	if cl.WorktreeInclude != "" && !ie.opts.Global {
@@ -505,6 +449,87 @@ func (ie *Env) Uninstall(cl Client) (Result, error) {
 		r.Files = append(r.Files, *f)
 	}
 	return r, nil
+}
+
+// unwire takes bb's entries out of one file of cl (its MCP file, its
+// hooks file, or both when they are one): the server, bb's hook entries,
+// the containers bb created that are empty now; the file goes when bb
+// created it and nothing else is left.
+func (ie *Env) unwire(cl Client, f *FileChange, mcpFile, hooksFile bool) error {
+	if mcpFile && cl.TOML {
+		out, _, err := removeTOMLServer(f.Path, []byte(f.cur), cl.Server, f.rec.TOMLPrefix)
+		if err != nil {
+			return err
+		}
+		f.cur = string(out)
+		f.delete = f.rec.Created && strings.TrimSpace(f.cur) == ""
+		return nil
+	}
+	if cl.Hooks != nil && cl.Hooks.Style == stylePlugin && hooksFile {
+		// bb's plugin file goes whole; any other file stays.
+		f.delete = isOurPlugin(f.cur)
+		return nil
+	}
+	skeleton := "{}"
+	if cl.Hooks != nil && hooksFile {
+		skeleton = cl.Hooks.Skeleton
+	}
+	d, err := openConfigDoc(f.Path, f.cur)
+	if err != nil {
+		return err
+	}
+	if _, err := d.removeMember([]string{cl.mcpKey()}, cl.Server); err != nil {
+		return err
+	}
+	if cl.Hooks != nil {
+		if err := removeHookEntries(d, cl.Name); err != nil {
+			return err
+		}
+	}
+	if f.rec.Containers, err = pruneCreated(d, f.rec.Containers); err != nil {
+		return err
+	}
+	f.cur = d.text
+	if f.rec.Created && (jsonEqual(f.cur, map[string]any{}) || jsonEqual(stripJSONC(f.cur), jsonOf(skeleton))) {
+		f.delete = true
+	}
+	return nil
+}
+
+// removeHookEntries removes client's bb entries from every event of the
+// document's "hooks" object.
+func removeHookEntries(d *jsonDoc, client string) error {
+	hooks := d.root.lookup([]string{"hooks"})
+	if hooks == nil || hooks.kind != '{' {
+		return nil
+	}
+	var events []string
+	for _, m := range hooks.members {
+		events = append(events, m.key)
+	}
+	for _, ev := range events {
+		if _, err := d.removeElements([]string{"hooks", ev}, ourHookEntry(client)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pruneCreated removes the containers bb created that are empty now,
+// deepest first, and returns those that stay.
+func pruneCreated(d *jsonDoc, created [][]string) ([][]string, error) {
+	conts := slices.Clone(created)
+	sort.SliceStable(conts, func(i, j int) bool { return len(conts[i]) > len(conts[j]) })
+	var kept [][]string
+	for _, c := range conts {
+		if err := d.pruneEmpty(c); err != nil {
+			return nil, err
+		}
+		if d.root.lookup(c) != nil {
+			kept = append(kept, c)
+		}
+	}
+	return kept, nil
 }
 
 func jsonOf(text string) any {
