@@ -420,7 +420,7 @@ func (ie *Env) Uninstall(cl Client) (Result, error) {
 		if !f.existed || strings.TrimSpace(f.cur) == "" {
 			continue
 		}
-		if err := ie.unwire(cl, f, i == 0, p == ie.hooksPath(cl)); err != nil {
+		if err := ie.unwire(cl, f, i == 0, cl.Hooks != nil && p == ie.hooksPath(cl)); err != nil {
 			return r, err
 		}
 	}
