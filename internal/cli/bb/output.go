@@ -121,12 +121,16 @@ func (a *app) noticeFooter() {
 	}
 }
 
-func (a *app) fail(command string, err *hub.Error) {
+func (a *app) fail(cmd *cobra.Command, command string, err *hub.Error) {
+	vocab := commandWords(cmd)
+	msg := err.Words(vocab)
+	if ex := positionalExample(cmd, err.Field); ex != "" {
+		msg += "; for example: " + ex
+	}
 	if a.g.json {
-		writeJSON(a.env.Stdout, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(err.Code), Message: err.Words(words()), Field: err.Field}})
+		writeJSON(a.env.Stdout, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(err.Code), Message: msg, Field: err.Field}})
 		return
 	}
-	msg := err.Words(words())
 	if err.Code == hub.CodeInternal && err.Err != nil && a.env.Getenv("BB_DEBUG") != "" {
 		msg += ": " + err.Err.Error()
 	}
@@ -178,6 +182,42 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 // words is how bb words the core's errors: fields as its flags, actions
 // as its commands.
 func words() hub.Vocabulary { return hub.Vocabulary{Field: flagName, Action: actionWords} }
+
+// commandWords is words() for an error of cmd: a field that cmd takes as
+// a positional argument (bb task create <title>) is named as that argument,
+// not as a flag cmd does not have.
+func commandWords(cmd *cobra.Command) hub.Vocabulary {
+	v := words()
+	v.Field = func(field string) string {
+		if positional(cmd, field) {
+			return "the <" + field + "> argument"
+		}
+		return flagName(field)
+	}
+	return v
+}
+
+// positional reports whether cmd takes field as a positional argument:
+// its usage line names <field> and it has no flag of that name.
+func positional(cmd *cobra.Command, field string) bool {
+	if cmd == nil || field == "" {
+		return false
+	}
+	if !strings.Contains(cmd.Use, "<"+field+">") {
+		return false
+	}
+	return cmd.Flags().Lookup(strings.ReplaceAll(field, "_", "-")) == nil
+}
+
+// positionalExample is the first line of cmd's example when the error is
+// about one of its positional arguments, so the message shows a call.
+func positionalExample(cmd *cobra.Command, field string) string {
+	if !positional(cmd, field) {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(cmd.Example), "\n")
+	return strings.TrimSpace(line)
+}
 
 // actionWords words a core error's action as the bb command that does it.
 func actionWords(a hub.Action) string {

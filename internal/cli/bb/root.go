@@ -91,11 +91,11 @@ func (a *app) run(ctx context.Context, args []string) int {
 	name := commandName(cmd)
 	var he *hub.Error
 	if errors.As(err, &he) {
-		a.fail(name, he)
+		a.fail(cmd, name, he)
 		return ExitError
 	}
 	if errors.Is(err, context.Canceled) {
-		a.fail(name, hub.Errorf(hub.CodeInternal, "interrupted"))
+		a.fail(cmd, name, hub.Errorf(hub.CodeInternal, "interrupted"))
 		return 130
 	}
 	// Anything else comes from argument parsing: a usage error. Parsing may
