@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -124,7 +125,7 @@ func (a *app) noticeFooter() {
 func (a *app) fail(cmd *cobra.Command, command string, err *hub.Error) {
 	vocab := commandWords(cmd)
 	msg := err.Words(vocab)
-	if ex := positionalExample(cmd, err.Field); ex != "" {
+	if ex := positionalExample(cmd, err.Field); ex != "" && strings.HasSuffix(msg, " is required") {
 		msg += "; for example: " + ex
 	}
 	if a.g.json {
@@ -155,7 +156,11 @@ func (a *app) errorWord() {
 }
 
 func (a *app) usageFail(cmd *cobra.Command, command string, err error) {
-	msg, _ := flagerr.Message(err)
+	var fs *pflag.FlagSet
+	if cmd != nil {
+		fs = cmd.Flags()
+	}
+	msg, _ := flagerr.Suggest(err, fs)
 	if a.g.json {
 		writeJSON(a.env.Stdout, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(hub.CodeInvalidArgs), Message: msg}})
 		return
@@ -210,7 +215,8 @@ func positional(cmd *cobra.Command, field string) bool {
 }
 
 // positionalExample is the first line of cmd's example when the error is
-// about one of its positional arguments, so the message shows a call.
+// about one of its positional arguments, so the message about a missing
+// one shows a call.
 func positionalExample(cmd *cobra.Command, field string) string {
 	if !positional(cmd, field) {
 		return ""
