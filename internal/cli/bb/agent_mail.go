@@ -78,14 +78,15 @@ same scale in the protocol's words (medium = normal): give either one.`,
 func (a *app) agentReplyCmd() *cobra.Command {
 	var in hub.ReplyInput
 	c := &cobra.Command{
-		Use:   "reply <message> <text>",
+		Use:   "reply <message> <body>",
 		Short: "Answer a message: recipient, thread, work item and category come from it",
 		Long: `Answer one message of your inbox (or follow up on one you sent). The
 message is named by its id or any unique prefix of it (the 8 characters
 bb agent inbox shows). The reply goes to the other party, on the same
 thread and work item, linked to the message it answers (in_reply_to); its
 category is DECISION when answering a BLOCKED message, INFO otherwise
-(--category overrides). The thread is printed after sending.`,
+(--category overrides). The thread is printed after sending. A body of
+"-" reads it from stdin (a pipe or a file, never a terminal).`,
 		Example: `  bb --as agent-graph-1 agent reply 1a2b3c4d "Done: screenshots validated."
   bb agent reply --agent lead 9f8e7d6c "Use milliseconds." --priority high`,
 		Args: usageArgs(cobra.ExactArgs(2)),
@@ -94,7 +95,11 @@ category is DECISION when answering a BLOCKED message, INFO otherwise
 			if err != nil {
 				return err
 			}
-			in.Agent, in.Message, in.Body = who, args[0], args[1]
+			body, err := a.stdinArg("body", args[1], hub.MaxMessageLen)
+			if err != nil {
+				return err
+			}
+			in.Agent, in.Message, in.Body = who, args[0], body
 			svc, err := a.service(cmd.Context())
 			if err != nil {
 				return err
