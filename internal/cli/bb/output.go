@@ -123,6 +123,7 @@ func (a *app) noticeFooter() {
 }
 
 func (a *app) fail(cmd *cobra.Command, command string, err *hub.Error) {
+	err = a.remoteAuthWords(err)
 	vocab := commandWords(cmd)
 	msg := err.Words(vocab)
 	if ex := positionalExample(cmd, err.Field); ex != "" && strings.HasSuffix(msg, " is required") {
@@ -144,6 +145,22 @@ func (a *app) fail(cmd *cobra.Command, command string, err *hub.Error) {
 		lines[i] = termtext.Line(l)
 	}
 	fmt.Fprintf(a.env.Stderr, " [%s]: %s\n", err.Code, strings.Join(lines, "\n  "))
+}
+
+// remoteAuthWords is a bb serve's refusal of a missing or wrong token
+// (worded for an HTTP client: "send Authorization: Bearer <token>") in
+// what a bb user does: set BB_TOKEN. Other errors are returned as they
+// are (a revoked credential already says what to do).
+func (a *app) remoteAuthWords(err *hub.Error) *hub.Error {
+	server := strings.TrimSpace(a.env.Getenv(EnvServer))
+	if err.Code != hub.CodeUnauthorized || server == "" || len(err.Actions) > 0 || !strings.Contains(err.Message, "Authorization") {
+		return err
+	}
+	fix := "set BB_TOKEN to the token that bb serve was started with (--token or its BB_TOKEN), or to a credential the operator made with bb token create --agent <id> (docs/security.md)"
+	if strings.TrimSpace(a.env.Getenv("BB_TOKEN")) == "" {
+		return &hub.Error{Code: err.Code, Message: fmt.Sprintf("the bb server at %s (BB_SERVER) needs a token, and BB_TOKEN is not set: %s", server, fix)}
+	}
+	return &hub.Error{Code: err.Code, Message: fmt.Sprintf("the bb server at %s (BB_SERVER) refused BB_TOKEN: it is neither its token nor a valid credential; %s", server, fix)}
 }
 
 // humanOut is the writer for human output on stdout.
