@@ -154,6 +154,17 @@ func ValidateBead(bead string) error {
 	return nil
 }
 
+// CanonicalCategory is the category c names in any case ("info" is
+// INFO), as stored; c itself when it names none (refused later).
+func CanonicalCategory(c string) string {
+	for _, k := range Categories {
+		if strings.EqualFold(strings.TrimSpace(c), k) {
+			return k
+		}
+	}
+	return c
+}
+
 func validateCategory(c string) error {
 	if !slices.Contains(Categories, c) {
 		return FieldErr(CodeInvalidCategory, "category", "invalid category %q: expected one of HANDOFF, BLOCKED, DECISION, INFO", c)
@@ -167,6 +178,7 @@ func (s *Service) SendMail(ctx context.Context, in SendInput) (MailItem, error) 
 	if err := Allow(ctx, Act(in.From)); err != nil {
 		return MailItem{}, err
 	}
+	in.Category = CanonicalCategory(in.Category)
 	plan, err := checkSend(in)
 	if err != nil {
 		return MailItem{}, err

@@ -92,12 +92,45 @@ type TaskReply struct {
 	CloseEventID  int64  `json:"close_event_id,omitempty"`
 }
 
-// ValidateTaskStatus checks a status name.
+// ValidateTaskStatus checks a status name, in vybe's words (its contract
+// fixes "invalid status '<s>'"); CheckTaskStatus is the same check for a
+// person.
 func ValidateTaskStatus(s string) error {
 	if !slices.Contains(TaskStatuses, s) {
 		return FieldErr(CodeInvalidInput, "status", "invalid status '%s'", s)
 	}
 	return nil
+}
+
+// CheckTaskStatus is ValidateTaskStatus with the valid statuses named and,
+// for a word people use for one of them ("done"), that status suggested.
+func CheckTaskStatus(s string) error {
+	if slices.Contains(TaskStatuses, s) {
+		return nil
+	}
+	valid := strings.Join(TaskStatuses, ", ")
+	if alt := TaskStatusAlias(s); alt != "" {
+		return FieldErr(CodeInvalidInput, "status", "invalid status %q: did you mean %s? (expected one of %s)", s, alt, valid)
+	}
+	return FieldErr(CodeInvalidInput, "status", "invalid status %q: expected one of %s", s, valid)
+}
+
+// TaskStatusAlias is the task status that a word people use for it stands
+// for ("done" is completed, "in-progress" in_progress), "" for any other.
+func TaskStatusAlias(s string) string {
+	w := strings.ToLower(strings.TrimSpace(s))
+	w = strings.NewReplacer("-", "_", " ", "_").Replace(w)
+	switch w {
+	case "done", "complete", "finished", "closed", "resolved":
+		return TaskCompleted
+	case "inprogress", "in_progress", "started", "active", "doing", "wip", "progress":
+		return TaskInProgress
+	case "todo", "to_do", "open", "new", "waiting", "pending":
+		return TaskPending
+	case "blocked", "stuck", "block":
+		return TaskBlocked
+	}
+	return ""
 }
 
 // OutcomeStatus maps a completion outcome (done|blocked) to a status.

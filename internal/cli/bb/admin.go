@@ -200,14 +200,89 @@ func (a *app) summaryCmd() *cobra.Command {
 				inbox = view.InboxOf(id, n)
 				data["inbox"] = inbox
 			}
+			// The work and what waits unaccepted, for the person's view
+			// (the JSON keeps its fields: bb task list and bb agent
+			// inbox have theirs).
+			tasks, err := svc.ListTasks(cmd.Context(), hub.TaskFilter{Priority: -1})
+			if err != nil {
+				return err
+			}
+			// A credential that may not see the board's attention list
+			// (FORBIDDEN on a bb serve) still gets the rest.
+			att, err := svc.Attention(cmd.Context(), overview.AttentionFilter{})
+			if err != nil && !hub.IsCode(err, hub.CodeForbidden) {
+				return err
+			}
 			return a.reply(cmd, data, func(w io.Writer) {
 				printSummary(w, s)
+				printSummaryWork(w, tasks, att, a.when())
 				if inbox != nil {
 					fmt.Fprintf(w, "\nYour inbox (%s): %d unread addressed to you, %d unread board posts, %d awaiting your ack\n",
 						inbox.Agent, inbox.Addressed, inbox.Board, inbox.AcksOwed)
 				}
 			})
 		},
+	}
+}
+
+// printSummaryWork is bb summary's open tasks (a count per status, those in
+// progress with their owner) and the HANDOFF and BLOCKED messages nobody
+// accepted yet, with what they ask.
+func printSummaryWork(w io.Writer, tasks []hub.Task, att overview.Attention, tw when) {
+	count := map[string]int{}
+	var doing []hub.Task
+	for _, t := range tasks {
+		count[t.Status]++
+		if t.Status == hub.TaskInProgress {
+			doing = append(doing, t)
+		}
+	}
+	open := len(tasks) - count[hub.TaskCompleted]
+	fmt.Fprintf(w, "\nOpen Tasks: %d", open)
+	var parts []string
+	for _, st := range hub.TaskStatuses {
+		if st != hub.TaskCompleted && count[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[st], st))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
+	}
+	if n := count[hub.TaskCompleted]; n > 0 {
+		fmt.Fprintf(w, "; %d completed", n)
+	}
+	fmt.Fprintln(w)
+	for _, t := range doing {
+		owner := t.Owner
+		if owner == "" {
+			owner = "-"
+		}
+		fmt.Fprintf(w, "  • %s %s (in progress, %s)\n", hub.TaskHandle(t.ID), termtext.Line(truncate(t.Title, 60)), termtext.Line(owner))
+	}
+	var waiting []overview.AttentionItem
+	for _, it := range att.Items {
+		if it.Kind == overview.AttentionHandoff || it.Kind == overview.AttentionBlocked {
+			waiting = append(waiting, it)
+		}
+	}
+	if len(waiting) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nNot Accepted Yet: %d\n", len(waiting))
+	for _, it := range waiting {
+		to := it.To
+		if to == "" {
+			to = "everyone"
+		}
+		fmt.Fprintf(w, "  • %s %s %s → %s on %s: %s (%s)\n", strings.ToUpper(it.Kind), hub.ShortID(it.MessageID), termtext.Line(it.Agent), termtext.Line(to),
+			termtext.Line(dash(it.BeadID)), termtext.Line(truncate(it.Subject, 60)), tw.at(it.At))
+		if it.Asked != "" {
+			line := "    → Asks: " + termtext.Line(truncate(it.Asked, 100))
+			if it.Urgency != "" {
+				line += " (urgency " + it.Urgency + ")"
+			}
+			fmt.Fprintln(w, line)
+		}
 	}
 }
 

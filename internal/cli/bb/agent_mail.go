@@ -3,6 +3,7 @@ package bb
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,14 +79,15 @@ same scale in the protocol's words (medium = normal): give either one.`,
 func (a *app) agentReplyCmd() *cobra.Command {
 	var in hub.ReplyInput
 	c := &cobra.Command{
-		Use:   "reply <message> <text>",
+		Use:   "reply <message> <body>",
 		Short: "Answer a message: recipient, thread, work item and category come from it",
 		Long: `Answer one message of your inbox (or follow up on one you sent). The
 message is named by its id or any unique prefix of it (the 8 characters
 bb agent inbox shows). The reply goes to the other party, on the same
 thread and work item, linked to the message it answers (in_reply_to); its
 category is DECISION when answering a BLOCKED message, INFO otherwise
-(--category overrides). The thread is printed after sending.`,
+(--category overrides). The thread is printed after sending. A body of
+"-" reads it from stdin (a pipe or a file, never a terminal).`,
 		Example: `  bb --as agent-graph-1 agent reply 1a2b3c4d "Done: screenshots validated."
   bb agent reply --agent lead 9f8e7d6c "Use milliseconds." --priority high`,
 		Args: usageArgs(cobra.ExactArgs(2)),
@@ -94,7 +96,11 @@ category is DECISION when answering a BLOCKED message, INFO otherwise
 			if err != nil {
 				return err
 			}
-			in.Agent, in.Message, in.Body = who, args[0], args[1]
+			body, err := a.stdinArg("body", args[1], hub.MaxMessageLen)
+			if err != nil {
+				return err
+			}
+			in.Agent, in.Message, in.Body = who, args[0], body
 			svc, err := a.service(cmd.Context())
 			if err != nil {
 				return err
@@ -103,9 +109,24 @@ category is DECISION when answering a BLOCKED message, INFO otherwise
 			if err != nil {
 				return err
 			}
-			thread, err := svc.Inbox(cmd.Context(), hub.InboxQuery{Agent: in.Agent, BeadID: m.BeadID, Limit: hub.MaxInboxLimit})
+			// The thread as the replier sees it: what it received and what
+			// it sent on this thread (this reply among them), oldest first.
+			conv, err := svc.Conversation(cmd.Context(), "bead:"+m.BeadID, in.Agent)
 			if err != nil {
 				return err
+			}
+			var shown []hub.Message
+			for _, it := range conv {
+				x := it.Message
+				if it.Kind != "message" || x == nil || x.ThreadID != m.ThreadID {
+					continue
+				}
+				if x.From == in.Agent || x.To == in.Agent || x.IsBroadcast() {
+					shown = append(shown, *x)
+				}
+			}
+			if !slices.ContainsFunc(shown, func(x hub.Message) bool { return x.UUID == m.UUID }) {
+				shown = append(shown, m.Message)
 			}
 			v := mailView(m)
 			v.Wait = hub.WordsIn(m.Wait, actionWords)
@@ -116,16 +137,7 @@ category is DECISION when answering a BLOCKED message, INFO otherwise
 				}
 				tw := a.when()
 				fmt.Fprintf(w, "Thread %s:\n", m.ThreadID)
-				// The thread as the replier sees it: what it received on
-				// this work item and this reply, oldest first.
-				shown := []hub.MailItem{m}
-				for _, it := range thread {
-					if it.ThreadID == m.ThreadID && it.UUID != m.UUID {
-						shown = append(shown, it)
-					}
-				}
-				for i := len(shown) - 1; i >= 0; i-- {
-					it := shown[i]
+				for _, it := range shown {
 					re := ""
 					if it.ReplyTo != "" {
 						re = " ↳ " + hub.ShortID(it.ReplyTo)
@@ -146,7 +158,7 @@ func (a *app) agentInboxCmd() *cobra.Command {
 	var q hub.InboxQuery
 	c := &cobra.Command{
 		Use:   "inbox",
-		Short: "List the messages addressed to an agent, newest first",
+		Short: "List the messages addressed to an agent: those owed an ack first, then newest first",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			id, err := a.agentActor(cmd, q.Agent, "agent")
@@ -174,8 +186,22 @@ func (a *app) agentInboxCmd() *cobra.Command {
 					fmt.Fprintln(w, "No messages.")
 					return
 				}
+				// What is owed an ack comes first, then the rest, each
+				// newest first (--json keeps the contract's newest-first
+				// order).
+				owed := func(m hub.MailItem) bool { return m.RequiresAck && m.State != hub.StateAcked }
+				shown := slices.Clone(items)
+				slices.SortStableFunc(shown, func(x, y hub.MailItem) int {
+					switch {
+					case owed(x) && !owed(y):
+						return -1
+					case owed(y) && !owed(x):
+						return 1
+					}
+					return 0
+				})
 				tw := a.when()
-				for _, m := range items {
+				for _, m := range shown {
 					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s", m.State, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(dash(m.BeadID)))
 					if m.RequiresAck && m.State != hub.StateAcked {
 						fmt.Fprint(w, " [ack required]")

@@ -138,7 +138,7 @@ func (a *app) doctor(ctx context.Context, global bool) *doctorReport {
 			add("board", checkFail, fmt.Sprintf("bb serve at %s: %s", remoteURL, hub.MessageOf(err)),
 				"start it ('bb serve' in the project) or fix BB_SERVER; set BB_TOKEN to the token bb serve uses")
 		default:
-			add("board", checkFail, hub.MessageOf(err), "bb migrate (or bb init when there is no board)")
+			add("board", checkFail, hub.MessageOf(err), boardFix(err, r.Location))
 		}
 	}
 	if r.Backend == "sqlite" {
@@ -399,7 +399,7 @@ func printDoctor(w io.Writer, r *doctorReport) {
 	if r.Healthy {
 		fmt.Fprintln(w, "Everything bb checks works here.")
 	} else {
-		fmt.Fprintln(w, "Some checks failed: run the fix shown under each.")
+		fmt.Fprintln(w, "Some checks failed: run the fix shown under each (or do what the check says).")
 	}
 }
 
@@ -424,4 +424,20 @@ func boardAccess(db string, add func(name, status, detail, fix string)) {
 	}
 	add("board access", checkWarn, "other users of this machine can read the board's mail and memory: "+strings.Join(open, ", "),
 		fmt.Sprintf("chmod 700 %s && chmod 600 %s*", shellquote.Quote(dir), shellquote.Quote(db)))
+}
+
+// boardFix is the one fix of a board that cannot be opened. A cause the
+// store explained (an empty, foreign, damaged or read-only file; a log
+// that does not match) names its own way out in the detail, which no
+// second fix may contradict (re-initialising an intact board whose log was
+// replaced loses it): the fix line is then bb init only for an empty file,
+// which holds nothing left to lose.
+func boardFix(err error, db string) string {
+	if hub.IsCode(err, hub.CodeIOReadFailed) || hub.IsCode(err, hub.CodeIOWriteFailed) {
+		if fi, serr := os.Stat(db); serr == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+			return "bb init (a new, empty board in its place)"
+		}
+		return ""
+	}
+	return "bb init"
 }

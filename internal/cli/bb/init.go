@@ -92,8 +92,12 @@ command also does, on connect) and .bb/ only marks the project root.`,
 			}
 			boardDir := filepath.Join(dir, BoardDir)
 			dbPath := filepath.Join(boardDir, DBName)
-			_, statErr := os.Stat(dbPath)
+			fi, statErr := os.Stat(dbPath)
 			existed := statErr == nil
+			// A 0-byte database holds no board: init builds a new one in
+			// its place and says so.
+			rebuilt := existed && fi.Mode().IsRegular() && fi.Size() == 0
+			existed = existed && !rebuilt
 			dbURL := a.databaseURL()
 			if dbURL != "" {
 				// The board lives in the server database; .bb/ only marks
@@ -102,7 +106,7 @@ command also does, on connect) and .bb/ only marks the project root.`,
 				if existed, err = boot.SchemaExists(cmd.Context(), dbURL); err != nil {
 					return err
 				}
-			} else if !existed && isDir(boardDir) && !a.g.quiet {
+			} else if !existed && !rebuilt && isDir(boardDir) && !a.g.quiet {
 				a.errorf("Warning: %s exists but its database is missing. Recreating...\n", boardDir)
 			}
 			// A new .bb/ is its owner's alone (0700 whatever the umask); an
@@ -140,6 +144,8 @@ command also does, on connect) and .bb/ only marks the project root.`,
 					fmt.Fprintf(w, "Blackboard already initialized in %s (project %s)\n", location, dir)
 				case dbURL != "":
 					fmt.Fprintf(w, "Initialized blackboard in %s (project %s)\n", location, dir)
+				case rebuilt:
+					fmt.Fprintf(w, "The database %s was empty (0 bytes, no board in it): built a new, empty board in its place\n", location)
 				case existed:
 					fmt.Fprintf(w, "Blackboard already initialized at %s\n", dir)
 				default:

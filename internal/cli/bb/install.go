@@ -167,8 +167,11 @@ uninstall').`,
 		Example: `  bb uninstall claude
   bb uninstall codex --global
   bb uninstall gemini --print`,
-		Args: usageArgs(cobra.ExactArgs(1)),
+		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr{errors.New(a.nameAClient(o))}
+			}
 			selected, err := install.Select(args[0])
 			if err != nil {
 				return err
@@ -198,6 +201,30 @@ uninstall').`,
 	f.BoolVar(&o.Global, "global", false, "remove it from the files in your home")
 	f.BoolVar(&printOnly, "print", false, "print the files as they would become; write nothing")
 	return c
+}
+
+// nameAClient is the refusal of a bb uninstall that names no client: the
+// clients bb knows and those wired here (read from their files).
+func (a *app) nameAClient(o install.Options) string {
+	msg := "name the client to remove bb from: one of " + strings.Join(install.ClientNames(), ", ")
+	ie, err := a.newInstallEnv(o, false)
+	if err != nil {
+		return msg
+	}
+	var wired []string
+	for _, cl := range install.Clients() {
+		if w, err := ie.Inspect(cl); err == nil && w.Installed {
+			wired = append(wired, cl.Name)
+		}
+	}
+	where := "here"
+	if o.Global {
+		where = "in your home"
+	}
+	if len(wired) == 0 {
+		return fmt.Sprintf("%s (none is installed %s)", msg, where)
+	}
+	return fmt.Sprintf("%s (installed %s: %s; for example: bb uninstall %s)", msg, where, strings.Join(wired, ", "), wired[0])
 }
 
 // installReply is one client's part of the reply of bb install and bb

@@ -73,7 +73,7 @@ func (a *app) memorySetCmd() *cobra.Command {
 			}
 			in.Key, in.Value = args[0], args[1]
 			if cmd.Flags().Changed("expires-in") {
-				if in.ExpiresIn, err = memory.ParseExpiresIn(expiresIn); err != nil {
+				if in.ExpiresIn, err = memory.CheckExpiresIn("expires_in", expiresIn); err != nil {
 					return err
 				}
 			}

@@ -42,7 +42,11 @@ func (a *app) postCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "post <content>",
 		Short: "Post a message to the board (seen by every agent)",
+		Long: `Post a message to the board, seen by every agent. A content of "-"
+reads the message from stdin (a pipe or a file, never a terminal), as bb
+push reads its document.`,
 		Example: `  bb --as claude-1 post "Parser refactor landed" --tag parser --ref gh:pr:42
+  git log -1 --format=%B | bb --as claude-1 post -
   bb --as codex-2 post "Tests fail on main" --priority high
   bb --as claude-1 post "Fixed, see #3" --reply-to 3`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -61,7 +65,11 @@ func (a *app) postCmd() *cobra.Command {
 					return err
 				}
 			}
-			m, err := svc.Post(cmd.Context(), hub.PostInput{From: id, Content: args[0], Tags: tags, Priority: priority, ReplyTo: replyTo, Refs: parsed})
+			content, err := a.stdinArg("content", args[0], hub.MaxMessageLen)
+			if err != nil {
+				return err
+			}
+			m, err := svc.Post(cmd.Context(), hub.PostInput{From: id, Content: content, Tags: tags, Priority: priority, ReplyTo: replyTo, Refs: parsed})
 			if err != nil {
 				return err
 			}

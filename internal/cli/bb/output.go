@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/blackboard-hub/bb/internal/cli/flagerr"
 	"github.com/blackboard-hub/bb/internal/hub"
@@ -121,12 +122,17 @@ func (a *app) noticeFooter() {
 	}
 }
 
-func (a *app) fail(command string, err *hub.Error) {
+func (a *app) fail(cmd *cobra.Command, command string, err *hub.Error) {
+	err = a.remoteAuthWords(err)
+	vocab := commandWords(cmd)
+	msg := err.Words(vocab)
+	if ex := positionalExample(cmd, err.Field); ex != "" && strings.HasSuffix(msg, " is required") {
+		msg += "; for example: " + ex
+	}
 	if a.g.json {
-		writeJSON(a.env.Stdout, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(err.Code), Message: err.Words(words()), Field: err.Field}})
+		writeJSON(a.env.Stdout, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(err.Code), Message: msg, Field: err.Field}})
 		return
 	}
-	msg := err.Words(words())
 	if err.Code == hub.CodeInternal && err.Err != nil && a.env.Getenv("BB_DEBUG") != "" {
 		msg += ": " + err.Err.Error()
 	}
@@ -141,6 +147,22 @@ func (a *app) fail(command string, err *hub.Error) {
 	fmt.Fprintf(a.env.Stderr, " [%s]: %s\n", err.Code, strings.Join(lines, "\n  "))
 }
 
+// remoteAuthWords is a bb serve's refusal of a missing or wrong token
+// (worded for an HTTP client: "send Authorization: Bearer <token>") in
+// what a bb user does: set BB_TOKEN. Other errors are returned as they
+// are (a revoked credential already says what to do).
+func (a *app) remoteAuthWords(err *hub.Error) *hub.Error {
+	server := strings.TrimSpace(a.env.Getenv(EnvServer))
+	if err.Code != hub.CodeUnauthorized || server == "" || len(err.Actions) > 0 || !strings.Contains(err.Message, "Authorization") {
+		return err
+	}
+	fix := "set BB_TOKEN to the token that bb serve was started with (--token or its BB_TOKEN), or to a credential the operator made with bb token create --agent <id> (docs/security.md)"
+	if strings.TrimSpace(a.env.Getenv("BB_TOKEN")) == "" {
+		return &hub.Error{Code: err.Code, Message: fmt.Sprintf("the bb server at %s (BB_SERVER) needs a token, and BB_TOKEN is not set: %s", server, fix)}
+	}
+	return &hub.Error{Code: err.Code, Message: fmt.Sprintf("the bb server at %s (BB_SERVER) refused BB_TOKEN: it is neither its token nor a valid credential; %s", server, fix)}
+}
+
 // humanOut is the writer for human output on stdout.
 func (a *app) humanOut() *humanOut { return newHumanOut(a.env.Stdout, a.colorOn(a.env.StdoutTerminal)) }
 
@@ -151,7 +173,11 @@ func (a *app) errorWord() {
 }
 
 func (a *app) usageFail(cmd *cobra.Command, command string, err error) {
-	msg, _ := flagerr.Message(err)
+	var fs *pflag.FlagSet
+	if cmd != nil {
+		fs = cmd.Flags()
+	}
+	msg, _ := flagerr.Suggest(err, fs)
 	if a.g.json {
 		writeJSON(a.env.Stdout, view.Envelope{OK: false, Command: command, Error: &view.ErrorBody{Code: string(hub.CodeInvalidArgs), Message: msg}})
 		return
@@ -178,6 +204,43 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 // words is how bb words the core's errors: fields as its flags, actions
 // as its commands.
 func words() hub.Vocabulary { return hub.Vocabulary{Field: flagName, Action: actionWords} }
+
+// commandWords is words() for an error of cmd: a field that cmd takes as
+// a positional argument (bb task create <title>) is named as that argument,
+// not as a flag cmd does not have.
+func commandWords(cmd *cobra.Command) hub.Vocabulary {
+	v := words()
+	v.Field = func(field string) string {
+		if positional(cmd, field) {
+			return "the <" + field + "> argument"
+		}
+		return flagName(field)
+	}
+	return v
+}
+
+// positional reports whether cmd takes field as a positional argument:
+// its usage line names <field> and it has no flag of that name.
+func positional(cmd *cobra.Command, field string) bool {
+	if cmd == nil || field == "" {
+		return false
+	}
+	if !strings.Contains(cmd.Use, "<"+field+">") {
+		return false
+	}
+	return cmd.Flags().Lookup(strings.ReplaceAll(field, "_", "-")) == nil
+}
+
+// positionalExample is the first line of cmd's example when the error is
+// about one of its positional arguments, so the message about a missing
+// one shows a call.
+func positionalExample(cmd *cobra.Command, field string) string {
+	if !positional(cmd, field) {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(cmd.Example), "\n")
+	return strings.TrimSpace(line)
+}
 
 // actionWords words a core error's action as the bb command that does it.
 func actionWords(a hub.Action) string {

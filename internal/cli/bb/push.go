@@ -5,11 +5,35 @@ import (
 
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/cli/kit"
+	"github.com/blackboard-hub/bb/internal/hub"
 )
+
+// stdinArg is a positional text argument where "-" stands for stdin, read
+// by the rule bb push reads its document with (kit.Document: a pipe or a
+// file, never a terminal), at most limit bytes (one more, for the core to
+// refuse); a single final newline, as echo and most editors add, is
+// dropped.
+func (a *app) stdinArg(field, arg string, limit int) (string, error) {
+	if arg != "-" {
+		return arg, nil
+	}
+	if a.env.IsTerminal || a.env.Stdin == nil {
+		return "", hub.FieldErr(hub.CodeInvalidInput, field, "{field} \"-\" reads it from stdin, but stdin is a terminal: pipe the text in (echo text | bb post -) or give it as the argument")
+	}
+	raw, err := kit.Document(field, false, "", a.env.Stdin, false, int64(limit))
+	if err != nil {
+		return "", err
+	}
+	s := string(raw)
+	s = strings.TrimSuffix(s, "\n")
+	s = strings.TrimSuffix(s, "\r")
+	return s, nil
+}
 
 func (a *app) pushCmd() *cobra.Command {
 	var doc string

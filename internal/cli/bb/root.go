@@ -91,11 +91,11 @@ func (a *app) run(ctx context.Context, args []string) int {
 	name := commandName(cmd)
 	var he *hub.Error
 	if errors.As(err, &he) {
-		a.fail(name, he)
+		a.fail(cmd, name, he)
 		return ExitError
 	}
 	if errors.Is(err, context.Canceled) {
-		a.fail(name, hub.Errorf(hub.CodeInternal, "interrupted"))
+		a.fail(cmd, name, hub.Errorf(hub.CodeInternal, "interrupted"))
 		return 130
 	}
 	// Anything else comes from argument parsing: a usage error. Parsing may
@@ -203,6 +203,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	fillExamples(root)
+	suggestCommands(root)
 	return root
 }
 
@@ -336,10 +337,44 @@ func (a *app) commandTree(args []string) *cobra.Command {
 			root := a.rootOnly()
 			root.AddCommand(c.build())
 			fillExamples(root)
+			suggestCommands(root)
 			return root
 		}
 	}
 	return a.rootCmd()
+}
+
+// suggestCommands makes every command of the tree that has subcommands
+// answer a mistyped one with the ones it may mean ("bb stauts": did you
+// mean status?): cobra suggests only for commands without an Args check,
+// and bb's command groups refuse arguments.
+func suggestCommands(c *cobra.Command) {
+	if c.HasSubCommands() {
+		c.SuggestionsMinimumDistance = 2
+		orig := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					return usageErr{fmt.Errorf("unknown command %q for %q; did you mean %s?", args[0], cmd.CommandPath(), orList(s))}
+				}
+			}
+			if orig == nil {
+				return nil
+			}
+			return orig(cmd, args)
+		}
+	}
+	for _, sub := range c.Commands() {
+		suggestCommands(sub)
+	}
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(s []string) string {
+	if len(s) == 1 {
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 // firstCommandArg returns the first argument cobra takes for a command

@@ -6,13 +6,16 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -391,7 +394,7 @@ func (a *app) runServer(ctx context.Context, svc core.API, o serveOptions) error
 	}
 	defer a.startNotify(ctx, svc, o.webhooks, "http://"+addr+"/", srv.WebhookDelivered)()
 	defer a.startRetention(ctx, svc, srv, lg, o.retentionEvery)()
-	return srv.Run(ctx, func(bound string) {
+	return listenHint(srv.Run(ctx, func(bound string) {
 		url := "http://" + bound + "/"
 		if a.g.json {
 			writeJSON(a.env.Stdout, view.Envelope{OK: true, Command: "serve", Data: map[string]any{
@@ -406,7 +409,39 @@ func (a *app) runServer(ctx context.Context, svc core.API, o serveOptions) error
 			fmt.Fprintf(a.env.Stdout, "  auth       Authorization: Bearer <token> (browser: open %s?token=<token> once)\n", url)
 		}
 		fmt.Fprintln(a.env.Stdout, "Press Ctrl+C to stop.")
-	})
+	}), addr, o.metricsAddr)
+}
+
+// listenHint adds the way out to bb serve's failure to listen on a taken
+// address: stop what listens there, or choose another with --addr.
+func listenHint(err error, addr, metricsAddr string) error {
+	var he *hub.Error
+	if !errors.As(err, &he) || !errors.Is(err, syscall.EADDRINUSE) {
+		return err
+	}
+	flag, other := "--addr", nextPort(addr)
+	if he.Field == "metrics_addr" {
+		flag, other = "--metrics-addr", nextPort(metricsAddr)
+	}
+	hint := fmt.Sprintf("%s; another program (perhaps another bb serve) is listening there: stop it, or serve on another address with %s", he.Message, flag)
+	if other != "" {
+		hint += " " + other
+	}
+	return &hub.Error{Code: he.Code, Field: he.Field, Message: hint, Err: he.Err}
+}
+
+// nextPort is addr with the port after its own ("127.0.0.1:7778" for
+// 127.0.0.1:7777), "" when addr has no numeric port.
+func nextPort(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n <= 0 || n >= 65535 {
+		return ""
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n+1))
 }
 
 // logger is the diagnostic log of a long-lived command (bb serve, bb mcp):

@@ -133,6 +133,11 @@ func (a *app) taskListCmd() *cobra.Command {
 			if f.Limit < 0 {
 				return hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be positive")
 			}
+			if f.Status != "" {
+				if err := hub.CheckTaskStatus(f.Status); err != nil {
+					return err
+				}
+			}
 			svc, err := a.service(cmd.Context())
 			if err != nil {
 				return err
@@ -284,6 +289,11 @@ func (a *app) taskStatusCmd() *cobra.Command {
 		Short: "Set a task's status (low-level transition)",
 		Args:  usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[1] != "" {
+				if err := hub.CheckTaskStatus(args[1]); err != nil {
+					return err
+				}
+			}
 			svc, agent, err := a.actingService(cmd.Context())
 			if err != nil {
 				return err

@@ -80,7 +80,7 @@ func (a *app) tokenCreateCmd() *cobra.Command {
 				return err
 			}
 			if expires != "" {
-				if in.Expires, err = memory.ParseExpiresIn(expires); err != nil {
+				if in.Expires, err = memory.CheckExpiresIn("expires", expires); err != nil {
 					return err
 				}
 			}

@@ -64,21 +64,57 @@ func ValidateValueType(typ, value string) (string, error) {
 
 // ParseExpiresIn parses a memory time-to-live: a Go duration ("90m",
 // "1h30m") or a whole number of days or weeks ("7d", "2w"). It must be
-// positive and at most 100 years.
+// positive and at most 100 years. Its errors are in vybe's words (its
+// contract fixes them); CheckExpiresIn is the same rule for a person.
 func ParseExpiresIn(s string) (time.Duration, error) {
-	bad := func() error {
-		return hub.FieldErr(hub.CodeInvalidInput, "expires_in", "invalid expires-in duration: invalid duration format: unsupported duration: %q", s)
+	d, why := parseTTL(s)
+	switch why {
+	case ttlOK:
+		return d, nil
+	case ttlTooLong:
+		return 0, hub.FieldErr(hub.CodeInvalidInput, "expires_in", "invalid expires-in duration: %q is longer than 100 years", s)
+	case ttlNotPositive:
+		return 0, hub.FieldErr(hub.CodeInvalidInput, "expires_in", "invalid expires-in duration: %q must be positive", s)
 	}
+	return 0, hub.FieldErr(hub.CodeInvalidInput, "expires_in", "invalid expires-in duration: invalid duration format: unsupported duration: %q", s)
+}
+
+// CheckExpiresIn is ParseExpiresIn for the input field (expires_in,
+// expires…), in one sentence that names the field, the accepted form and
+// the limit.
+func CheckExpiresIn(field, s string) (time.Duration, error) {
+	d, why := parseTTL(s)
+	switch why {
+	case ttlOK:
+		return d, nil
+	case ttlTooLong:
+		return 0, hub.FieldErr(hub.CodeInvalidInput, field, "{field} can be at most 100 years (36500d), got %q", s)
+	case ttlNotPositive:
+		return 0, hub.FieldErr(hub.CodeInvalidInput, field, "{field} must be longer than 0, got %q", s)
+	}
+	return 0, hub.FieldErr(hub.CodeInvalidInput, field, "{field} must be a duration such as 90m, 2h, 7d or 2w (units s, m, h, d, w; at most 100 years), got %q", s)
+}
+
+type ttlFault int
+
+const (
+	ttlOK ttlFault = iota
+	ttlBadForm
+	ttlTooLong
+	ttlNotPositive
+)
+
+func parseTTL(s string) (time.Duration, ttlFault) {
 	t := strings.TrimSpace(s)
 	if t == "" {
-		return 0, bad()
+		return 0, ttlBadForm
 	}
 	const maxTTL = 100 * 365 * 24 * time.Hour
 	var d time.Duration
 	if u := t[len(t)-1]; u == 'd' || u == 'w' {
 		num := t[:len(t)-1]
 		if num == "" || strings.Trim(num, "0123456789") != "" {
-			return 0, bad()
+			return 0, ttlBadForm
 		}
 		n, err := strconv.ParseInt(num, 10, 64)
 		unit := 24 * time.Hour
@@ -86,23 +122,23 @@ func ParseExpiresIn(s string) (time.Duration, error) {
 			unit *= 7
 		}
 		if err != nil || n > int64(maxTTL/unit) {
-			return 0, hub.FieldErr(hub.CodeInvalidInput, "expires_in", "invalid expires-in duration: %q is longer than 100 years", s)
+			return 0, ttlTooLong
 		}
 		d = time.Duration(n) * unit
 	} else {
 		var err error
 		d, err = time.ParseDuration(t)
 		if err != nil {
-			return 0, bad()
+			return 0, ttlBadForm
 		}
 	}
 	if d <= 0 {
-		return 0, hub.FieldErr(hub.CodeInvalidInput, "expires_in", "invalid expires-in duration: %q must be positive", s)
+		return 0, ttlNotPositive
 	}
 	if d > maxTTL {
-		return 0, hub.FieldErr(hub.CodeInvalidInput, "expires_in", "invalid expires-in duration: %q is longer than 100 years", s)
+		return 0, ttlTooLong
 	}
-	return d, nil
+	return d, ttlOK
 }
 
 // Input is one entry to write.
