@@ -86,14 +86,8 @@ const leaseProgressEvery = 5 * time.Second
 // for them (_meta.progressToken), which also tells clients that reset
 // their timeout on progress that the call is alive.
 func (s *Server) acquireWaiting(ctx context.Context, c *call, ai leases.AcquireInput) (leases.Grant, error) {
-	live := c.live
-	if live == nil {
-		live = ctx
-	}
-	wctx, stop := context.WithCancel(ctx)
+	wctx, stop := s.waiting(ctx, c)
 	defer stop()
-	defer context.AfterFunc(live, stop)()
-	defer context.AfterFunc(s.stopping(), stop)() // bb serve stops
 	if c.progressToken == nil || c.session == nil {
 		return c.svc.AcquireLease(wctx, ai)
 	}

@@ -76,14 +76,9 @@ func (s *Server) addWaitTools() {
 			}
 			// The wait ends when the client cancels the call; what it
 			// delivered before that was written whole.
-			live := c.live
-			if live == nil {
-				live = ctx
-			}
-			wctx, stop := context.WithCancel(ctx)
+			wctx, stop := s.waiting(ctx, c)
 			defer stop()
-			defer context.AfterFunc(live, stop)()
-			defer context.AfterFunc(s.stopping(), stop)() // bb serve stops
+			live := c.liveCtx(ctx)
 			var progress func(hooks.WaitProgress)
 			if c.progressToken != nil && c.session != nil {
 				progress = func(p hooks.WaitProgress) {
@@ -128,4 +123,27 @@ func deliveryText(d hooks.Delivery) string {
 		}
 	}
 	return b.String()
+}
+
+// liveCtx is the context of the client's call (it ends when the client
+// cancels it); ctx when the call has none.
+func (c *call) liveCtx(ctx context.Context) context.Context {
+	if c.live != nil {
+		return c.live
+	}
+	return ctx
+}
+
+// waiting is the context of a tool call that waits: it ends when the
+// client cancels the call or bb serve starts to stop, so the waiter
+// leaves at once; stop releases it.
+func (s *Server) waiting(ctx context.Context, c *call) (context.Context, func()) {
+	wctx, cancel := context.WithCancel(ctx)
+	unLive := context.AfterFunc(c.liveCtx(ctx), cancel)
+	unStop := context.AfterFunc(s.stopping(), cancel)
+	return wctx, func() {
+		unStop()
+		unLive()
+		cancel()
+	}
 }

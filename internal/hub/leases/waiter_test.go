@@ -3,32 +3,14 @@ package leases_test
 import (
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/leases"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
-
-// stepClock is a board clock a test moves by hand.
-type stepClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *stepClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // reusedPIDs is a host where every pid runs: the pid of a waiter that
 // died was given to another process.
@@ -50,7 +32,7 @@ func TestDeadWaiterWithReusedPIDIsPassedOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	clock := &stepClock{t: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)}
+	clock := &hubtest.Clock{T: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)}
 	k := hub.NewService(st, clock, t.TempDir())
 	for _, a := range []string{"holder-1", "ghost-1", "late-1"} {
 		if _, _, err := k.RegisterAgent(ctx, hub.RegisterInput{ID: a, Role: "dev"}); err != nil {
@@ -66,12 +48,12 @@ func TestDeadWaiterWithReusedPIDIsPassedOver(t *testing.T) {
 	if _, err := l.ReleaseLease(ctx, leases.ReleaseInput{Agent: "holder-1", Name: "deploy"}); err != nil {
 		t.Fatal(err)
 	}
-	clock.add(20 * time.Second)
+	clock.T = clock.T.Add(20 * time.Second)
 	_, err = l.AcquireLease(ctx, leases.AcquireInput{Agent: "late-1", Name: "deploy"})
 	if code := hub.CodeOf(err); code != leases.CodeLeaseConflict {
 		t.Fatalf("20 s after the ghost was heard: %v (code %q), want %s: its place is kept", err, code, leases.CodeLeaseConflict)
 	}
-	clock.add(11 * time.Second)
+	clock.T = clock.T.Add(11 * time.Second)
 	g, err := l.AcquireLease(ctx, leases.AcquireInput{Agent: "late-1", Name: "deploy"})
 	if err != nil {
 		t.Fatalf("31 s after the ghost was heard: %v, want the grant", err)
