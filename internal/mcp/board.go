@@ -115,7 +115,17 @@ type summaryOut struct {
 	Inbox *view.Inbox `json:"inbox,omitempty"`
 }
 
+// addBoardTools registers the board's tools, in the order clients list
+// them: who is working, the board's posts, files and refs, the summary.
 func (s *Server) addBoardTools() {
+	s.addIdentityTools()
+	s.addPostTools()
+	s.addArtifactTools()
+	s.addSummaryTool()
+}
+
+// addIdentityTools: bb_identify, bb_set_status, bb_get_status.
+func (s *Server) addIdentityTools() {
 	addTool(s, tool{name: "bb_identify", core: true, idempotent: true,
 		desc: "Give the id you were told; never invent one."},
 		func(ctx context.Context, c *call, in identifyIn) (identifyOut, error) {
@@ -160,7 +170,10 @@ func (s *Server) addBoardTools() {
 			page, next := pageOf(agentLiveOuts(as), off, limitOr(in.Limit, defaultListLimit))
 			return agentsOut{Agents: page, NextCursor: next}, nil
 		})
+}
 
+// addPostTools: bb_post_message, bb_read_messages.
+func (s *Server) addPostTools() {
 	addTool(s, tool{name: "bb_post_message", needsID: true, core: true,
 		desc: "Post to the board (to one agent: bb_send_mail)."},
 		func(ctx context.Context, c *call, in postIn) (MessageOut, error) {
@@ -211,7 +224,10 @@ func (s *Server) addBoardTools() {
 			}
 			return out, nil
 		})
+}
 
+// addArtifactTools: bb_register_artifact, bb_list_artifacts, bb_find_refs.
+func (s *Server) addArtifactTools() {
 	addTool(s, tool{name: "bb_register_artifact", needsID: true, destructive: true, idempotent: true,
 		desc: "Record a file you made (same path: update)."},
 		func(ctx context.Context, c *call, in registerArtifactIn) (registerArtifactOut, error) {
@@ -285,7 +301,10 @@ func (s *Server) addBoardTools() {
 			}
 			return out, nil
 		})
+}
 
+// addSummaryTool: bb_summary.
+func (s *Server) addSummaryTool() {
 	addTool(s, tool{name: "bb_summary", readOnly: true, core: true,
 		desc: "Start here: agents, urgent posts, files."},
 		func(ctx context.Context, c *call, _ emptyIn) (summaryOut, error) {
