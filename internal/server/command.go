@@ -34,24 +34,9 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", err, statusFor(err))
 		return
 	}
-	if len(b.Args) == 0 || !slices.Contains(s.cfg.CommandNames, b.Args[0]) {
-		name := ""
-		if len(b.Args) > 0 {
-			name = b.Args[0]
-		}
-		writeError(w, name, hub.FieldErr(hub.CodeInvalidInput, "args",
-			"args must start with one of: %s (got %q)", strings.Join(s.cfg.CommandNames, ", "), name), 0)
+	if name, err := s.checkCommandArgs(b.Args); err != nil {
+		writeError(w, name, err, 0)
 		return
-	}
-	for _, a := range b.Args {
-		switch {
-		case a == "--follow" || a == "-f" || strings.HasPrefix(a, "--follow="):
-			writeError(w, b.Args[0], hub.FieldErr(hub.CodeInvalidInput, "args", "--follow does not run over HTTP: use GET /api/v1/events/stream"), 0)
-			return
-		case a == "--dir" || strings.HasPrefix(a, "--dir=") || a == "--database-url" || strings.HasPrefix(a, "--database-url="):
-			writeError(w, b.Args[0], hub.FieldErr(hub.CodeInvalidInput, "args", "%s is fixed by the server", strings.SplitN(a, "=", 2)[0]), 0)
-			return
-		}
 	}
 	if err := s.checkRepository(r); err != nil {
 		writeRPCError(w, b.Args[0], err) // 409, as on RPC
@@ -74,27 +59,10 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	args := b.Args
-	if rid := r.Header.Get(RequestIDHeader); rid != "" {
-		// The key makes the command's mutation idempotent, exactly like
-		// bb --request-id: a retry replays the stored reply.
-		if err := hub.ValidateRequestID(rid); err != nil {
-			writeError(w, b.Args[0], err, 0)
-			return
-		}
-		for i, a := range b.Args {
-			if a == "--request-id" || strings.HasPrefix(a, "--request-id=") {
-				given := strings.TrimPrefix(a, "--request-id=")
-				if a == "--request-id" && i+1 < len(b.Args) {
-					given = b.Args[i+1]
-				}
-				if given != rid {
-					writeError(w, b.Args[0], hub.FieldErr(hub.CodeInvalidInput, "args", "args give --request-id %q but the %s header is %q: give one", given, RequestIDHeader, rid), 0)
-					return
-				}
-			}
-		}
-		args = append([]string{"--request-id", rid}, b.Args...)
+	args, err := withRequestID(b.Args, r.Header.Get(RequestIDHeader))
+	if err != nil {
+		writeError(w, b.Args[0], err, 0)
+		return
 	}
 	out := s.cfg.Commands(r.Context(), agent, args)
 	status := http.StatusOK
@@ -114,4 +82,51 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(out)
+}
+
+// checkCommandArgs refuses a command line the server does not run: one
+// that names no served command, follows a stream, or moves the board; it
+// returns the command's name for the error envelope.
+func (s *Server) checkCommandArgs(args []string) (string, error) {
+	if len(args) == 0 || !slices.Contains(s.cfg.CommandNames, args[0]) {
+		name := ""
+		if len(args) > 0 {
+			name = args[0]
+		}
+		return name, hub.FieldErr(hub.CodeInvalidInput, "args",
+			"args must start with one of: %s (got %q)", strings.Join(s.cfg.CommandNames, ", "), name)
+	}
+	for _, a := range args {
+		switch {
+		case a == "--follow" || a == "-f" || strings.HasPrefix(a, "--follow="):
+			return args[0], hub.FieldErr(hub.CodeInvalidInput, "args", "--follow does not run over HTTP: use GET /api/v1/events/stream")
+		case a == "--dir" || strings.HasPrefix(a, "--dir=") || a == "--database-url" || strings.HasPrefix(a, "--database-url="):
+			return args[0], hub.FieldErr(hub.CodeInvalidInput, "args", "%s is fixed by the server", strings.SplitN(a, "=", 2)[0])
+		}
+	}
+	return args[0], nil
+}
+
+// withRequestID makes the Idempotency-Key header rid the command's
+// --request-id: the mutation is idempotent exactly like bb --request-id
+// (a retry replays the stored reply). args naming another id are refused.
+func withRequestID(args []string, rid string) ([]string, error) {
+	if rid == "" {
+		return args, nil
+	}
+	if err := hub.ValidateRequestID(rid); err != nil {
+		return nil, err
+	}
+	for i, a := range args {
+		if a == "--request-id" || strings.HasPrefix(a, "--request-id=") {
+			given := strings.TrimPrefix(a, "--request-id=")
+			if a == "--request-id" && i+1 < len(args) {
+				given = args[i+1]
+			}
+			if given != rid {
+				return nil, hub.FieldErr(hub.CodeInvalidInput, "args", "args give --request-id %q but the %s header is %q: give one", given, RequestIDHeader, rid)
+			}
+		}
+	}
+	return append([]string{"--request-id", rid}, args...), nil
 }
