@@ -88,156 +88,199 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	base := strings.TrimRight(cfg.URL, "/")
 	tr := &http.Transport{MaxIdleConns: cfg.Clients * 2, MaxIdleConnsPerHost: cfg.Clients * 2, MaxConnsPerHost: cfg.Clients * 2}
-	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	defer tr.CloseIdleConnections()
 	auth := func(r *http.Request) {
 		if cfg.Token != "" {
 			r.Header.Set("Authorization", "Bearer "+cfg.Token)
 		}
 	}
-
-	// The subscriber.
 	sctx, scancel := context.WithCancel(ctx)
 	defer scancel()
-	sreq, _ := http.NewRequestWithContext(sctx, "GET", base+"/api/v1/events/stream?type=message.posted", nil)
-	auth(sreq)
-	sresp, err := (&http.Client{Transport: tr}).Do(sreq)
+	sub, err := subscribe(sctx, tr, base, auth)
 	if err != nil {
-		return Report{}, fmt.Errorf("subscribe: %w", err)
+		return Report{}, err
 	}
-	if sresp.StatusCode != 200 {
-		sresp.Body.Close()
-		return Report{}, fmt.Errorf("subscribe: HTTP %d", sresp.StatusCode)
-	}
-	var deliveries []time.Duration
-	var delivered atomic.Int64
-	subDone := make(chan struct{})
-	go func() {
-		defer close(subDone)
-		defer sresp.Body.Close()
-		sc := bufio.NewScanner(sresp.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Bytes()
-			if !bytes.HasPrefix(line, []byte("data: ")) {
-				continue
-			}
-			now := time.Now()
-			var ev struct {
-				Message string `json:"message"`
-			}
-			if json.Unmarshal(line[6:], &ev) != nil {
-				continue
-			}
-			// content = "load <client> <unix-nanos>"
-			f := strings.Fields(ev.Message)
-			if len(f) != 3 || f[0] != "load" {
-				continue
-			}
-			ns, err := strconv.ParseInt(f[2], 10, 64)
-			if err == nil {
-				deliveries = append(deliveries, now.Sub(time.Unix(0, ns)))
-				delivered.Add(1)
-			}
-		}
-	}()
-
-	var posts, reads, errs atomic.Int64
-	var firstErr atomic.Value
-	fail := func(msg string) {
-		errs.Add(1)
-		firstErr.CompareAndSwap(nil, msg)
-	}
-	writeLat := make([][]time.Duration, cfg.Clients)
-	readLat := make([][]time.Duration, cfg.Clients)
+	l := &load{cfg: cfg, base: base, auth: auth, hc: &http.Client{Transport: tr, Timeout: 30 * time.Second},
+		writeLat: make([][]time.Duration, cfg.Clients), readLat: make([][]time.Duration, cfg.Clients)}
 	deadline := time.Now().Add(cfg.Duration)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for c := 0; c < cfg.Clients; c++ {
-		wg.Add(1)
-		go func(c int) {
-			defer wg.Done()
-			agent := fmt.Sprintf("load-%02d", c)
-			auth := auth
-			if c < len(cfg.ClientTokens) {
-				tok := cfg.ClientTokens[c]
-				auth = func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }
-			}
-			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
-				t0 := time.Now()
-				body := fmt.Sprintf(`{"content":"load %d %d","tags":["load"]}`, c, t0.UnixNano())
-				r, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/v1/messages", strings.NewReader(body))
-				r.Header.Set("Content-Type", "application/json")
-				r.Header.Set(wire.AgentHeader, agent)
-				auth(r)
-				resp, err := hc.Do(r)
-				if err != nil {
-					fail(err.Error())
-					continue
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				writeLat[c] = append(writeLat[c], time.Since(t0))
-				if resp.StatusCode != 200 {
-					fail(fmt.Sprintf("post: HTTP %d: %s", resp.StatusCode, b))
-					continue
-				}
-				posts.Add(1)
-				if cfg.ReadEvery > 0 && i%cfg.ReadEvery == cfg.ReadEvery-1 {
-					t1 := time.Now()
-					r, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/v1/messages?limit=20", nil)
-					if cfg.IdentifiedReads {
-						r.Header.Set(wire.AgentHeader, agent)
-					}
-					auth(r)
-					resp, err := hc.Do(r)
-					if err != nil {
-						fail(err.Error())
-						continue
-					}
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					readLat[c] = append(readLat[c], time.Since(t1))
-					if resp.StatusCode != 200 {
-						fail(fmt.Sprintf("read: HTTP %d", resp.StatusCode))
-						continue
-					}
-					reads.Add(1)
-				}
-			}
-		}(c)
+		wg.Go(func() { l.client(ctx, c, deadline) })
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	// Let the last events arrive, then stop the subscriber.
-	want := posts.Load()
+	want := l.posts.Load()
 	for wait := time.Now().Add(3 * time.Second); time.Now().Before(wait); time.Sleep(20 * time.Millisecond) {
-		if delivered.Load() >= want {
+		if sub.delivered.Load() >= want {
 			break
 		}
 	}
 	scancel()
-	<-subDone
+	<-sub.done
 
-	rep := Report{Clients: cfg.Clients, Duration: elapsed, Posts: posts.Load(), Reads: reads.Load(), Errors: errs.Load()}
+	rep := Report{Clients: cfg.Clients, Duration: elapsed, Posts: l.posts.Load(), Reads: l.reads.Load(), Errors: l.errs.Load()}
 	rep.PostsPerSec = float64(rep.Posts) / elapsed.Seconds()
 	var wl, rl []time.Duration
-	for c := range writeLat {
-		wl = append(wl, writeLat[c]...)
-		rl = append(rl, readLat[c]...)
+	for c := range l.writeLat {
+		wl = append(wl, l.writeLat[c]...)
+		rl = append(rl, l.readLat[c]...)
 	}
 	rep.WriteP50, rep.WriteP99, rep.WriteMax = percentiles(wl)
 	_, rep.ReadP99, _ = percentiles(rl)
-	rep.Delivered = int64(len(deliveries))
-	rep.DeliveryP50, rep.DeliveryP99, rep.DeliveryMax = percentiles(deliveries)
+	rep.Delivered = int64(len(sub.deliveries))
+	rep.DeliveryP50, rep.DeliveryP99, rep.DeliveryMax = percentiles(sub.deliveries)
 	if rep.Delivered < rep.Posts {
 		rep.Errors += rep.Posts - rep.Delivered
-		firstErr.CompareAndSwap(nil, fmt.Sprintf("%d posted messages never reached the SSE subscriber", rep.Posts-rep.Delivered))
+		l.firstErr.CompareAndSwap(nil, fmt.Sprintf("%d posted messages never reached the SSE subscriber", rep.Posts-rep.Delivered))
 	}
-	if v, ok := firstErr.Load().(string); ok {
+	if v, ok := l.firstErr.Load().(string); ok {
 		rep.FirstErrorMsg = v
 	}
 	return rep, nil
+}
+
+// subscriber follows the server's event stream and times each load post
+// from its send (the time it carries) to its arrival.
+type subscriber struct {
+	deliveries []time.Duration // read once done is closed
+	delivered  atomic.Int64
+	done       chan struct{}
+}
+
+// subscribe opens the event stream of posted messages; it is read until
+// ctx ends.
+func subscribe(ctx context.Context, tr http.RoundTripper, base string, auth func(*http.Request)) (*subscriber, error) {
+	sreq, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/v1/events/stream?type=message.posted", nil)
+	auth(sreq)
+	sresp, err := (&http.Client{Transport: tr}).Do(sreq)
+	if err != nil {
+		return nil, fmt.Errorf("subscribe: %w", err)
+	}
+	if sresp.StatusCode != 200 {
+		sresp.Body.Close()
+		return nil, fmt.Errorf("subscribe: HTTP %d", sresp.StatusCode)
+	}
+	sub := &subscriber{done: make(chan struct{})}
+	go func() {
+		defer close(sub.done)
+		defer sresp.Body.Close()
+		sc := bufio.NewScanner(sresp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if d, ok := deliveryOf(sc.Bytes(), time.Now()); ok {
+				sub.deliveries = append(sub.deliveries, d)
+				sub.delivered.Add(1)
+			}
+		}
+	}()
+	return sub, nil
+}
+
+// deliveryOf is how long the load post of one stream line took to arrive
+// at now (its content is "load <client> <unix-nanos>").
+func deliveryOf(line []byte, now time.Time) (time.Duration, bool) {
+	if !bytes.HasPrefix(line, []byte("data: ")) {
+		return 0, false
+	}
+	var ev struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(line[6:], &ev) != nil {
+		return 0, false
+	}
+	f := strings.Fields(ev.Message)
+	if len(f) != 3 || f[0] != "load" {
+		return 0, false
+	}
+	ns, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return now.Sub(time.Unix(0, ns)), true
+}
+
+// load is one run's clients and what they counted.
+type load struct {
+	cfg               Config
+	base              string
+	auth              func(*http.Request)
+	hc                *http.Client
+	posts, reads      atomic.Int64
+	errs              atomic.Int64
+	firstErr          atomic.Value
+	writeLat, readLat [][]time.Duration // one slice per client
+}
+
+func (l *load) fail(msg string) {
+	l.errs.Add(1)
+	l.firstErr.CompareAndSwap(nil, msg)
+}
+
+// client c posts until deadline, and reads every ReadEvery posts.
+func (l *load) client(ctx context.Context, c int, deadline time.Time) {
+	agent := fmt.Sprintf("load-%02d", c)
+	auth := l.auth
+	if c < len(l.cfg.ClientTokens) {
+		tok := l.cfg.ClientTokens[c]
+		auth = func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }
+	}
+	for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
+		if !l.post(ctx, c, agent, auth) {
+			continue
+		}
+		if l.cfg.ReadEvery > 0 && i%l.cfg.ReadEvery == l.cfg.ReadEvery-1 {
+			l.read(ctx, c, agent, auth)
+		}
+	}
+}
+
+// post sends one timed post as agent; false when it failed.
+func (l *load) post(ctx context.Context, c int, agent string, auth func(*http.Request)) bool {
+	t0 := time.Now()
+	body := fmt.Sprintf(`{"content":"load %d %d","tags":["load"]}`, c, t0.UnixNano())
+	r, _ := http.NewRequestWithContext(ctx, "POST", l.base+"/api/v1/messages", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set(wire.AgentHeader, agent)
+	auth(r)
+	resp, err := l.hc.Do(r)
+	if err != nil {
+		l.fail(err.Error())
+		return false
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	l.writeLat[c] = append(l.writeLat[c], time.Since(t0))
+	if resp.StatusCode != 200 {
+		l.fail(fmt.Sprintf("post: HTTP %d: %s", resp.StatusCode, b))
+		return false
+	}
+	l.posts.Add(1)
+	return true
+}
+
+// read reads the board's last 20 messages (as agent with IdentifiedReads).
+func (l *load) read(ctx context.Context, c int, agent string, auth func(*http.Request)) {
+	t1 := time.Now()
+	r, _ := http.NewRequestWithContext(ctx, "GET", l.base+"/api/v1/messages?limit=20", nil)
+	if l.cfg.IdentifiedReads {
+		r.Header.Set(wire.AgentHeader, agent)
+	}
+	auth(r)
+	resp, err := l.hc.Do(r)
+	if err != nil {
+		l.fail(err.Error())
+		return
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	l.readLat[c] = append(l.readLat[c], time.Since(t1))
+	if resp.StatusCode != 200 {
+		l.fail(fmt.Sprintf("read: HTTP %d", resp.StatusCode))
+		return
+	}
+	l.reads.Add(1)
 }
 
 func percentiles(d []time.Duration) (p50, p99, mx time.Duration) {
