@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	core "github.com/blackboard-hub/bb/internal/app"
+
 	"github.com/spf13/cobra"
 
 	"github.com/blackboard-hub/bb/internal/gitrepo"
@@ -244,6 +246,60 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 			return hookReply{}, err
 		}
 	}
+	sin, cwd := a.hookSession(ctx, svc, client, kind, in, agent)
+	if kind == hookio.KindPrompt || kind == hookio.KindPostTool {
+		return hookDeliver(ctx, svc, client, event, sin)
+	}
+	if kind == hookio.KindPreTool {
+		if r, checked, err := a.hookEdit(ctx, svc, client, event, in, sin, cwd); checked || err != nil {
+			return r, err
+		}
+	}
+	sess, err := svc.ResolveSession(ctx, sin)
+	if err != nil {
+		return hookReply{}, err
+	}
+	switch kind {
+	case hookio.KindStart:
+		return a.hookStart(ctx, svc, set, in, sin, sess)
+	case hookio.KindPreTool:
+		// A tool outside the project's files (hookEdit took the others):
+		// only the session is mapped, and new mail comes with it where
+		// the event carries context.
+		if hookio.Context(client, event, "x") == nil {
+			return hookReply{}, nil
+		}
+		d, err := svc.DeliverNew(ctx, sess.AgentID)
+		text := deliveryText(d)
+		if err != nil || text == "" {
+			return hookReply{}, err
+		}
+		return hookReply{sort: replyContext, text: text}, nil
+	case hookio.KindStop:
+		return a.hookStop(ctx, svc, set, client, in, sess.AgentID)
+	}
+	return hookReply{}, nil
+}
+
+// hookStop is the end of a turn: the reminder of what the agent leaves
+// undone (uncommitted changes it holds), when the board asks for it.
+func (a *app) hookStop(ctx context.Context, svc core.API, set hooks.HookSettings, client string, in hookio.Input, agent string) (hookReply, error) {
+	if !set.StopReminder || in.StopActive {
+		return hookReply{}, nil
+	}
+	changes, note := uncommittedFiles(ctx, a.env.Getenv, cmp.Or(in.Cwd, svc.Root()))
+	r, err := svc.StopReminder(ctx, hooks.StopInput{Client: client, SessionID: in.SessionID, Agent: agent,
+		Changes: changes, ChangesKnown: note == "", HookActive: in.StopActive})
+	if err != nil || r.Text == "" {
+		return hookReply{}, err
+	}
+	return hookReply{sort: replyContinue, text: r.Text}, nil
+}
+
+// hookSession is the session a hook event names, with where it works
+// and how what it delivers reaches the agent; cwd is the directory the
+// event ran in ("" when unknown on a remote board).
+func (a *app) hookSession(ctx context.Context, svc core.API, client string, kind hookio.Kind, in hookio.Input, agent string) (hooks.SessionInput, string) {
 	// A session is idle from its start until its first prompt, and from
 	// the end of each turn until the next (the core tells the person when
 	// mail waits there unheard).
@@ -267,131 +323,114 @@ func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Ki
 	case hookio.KindPreTool, hookio.KindPostTool:
 		sin.Via = hooks.ViaTool
 	}
-	if kind == hookio.KindPrompt || kind == hookio.KindPostTool {
-		if hookio.Context(client, event, "x") == nil {
-			// No documented way to inject here: only map the session.
-			_, err := svc.ResolveSession(ctx, sin)
-			return hookReply{}, err
-		}
-		sd, err := svc.DeliverToSession(ctx, sin)
-		text := deliveryText(sd.Delivery)
-		if err != nil || text == "" {
-			return hookReply{}, err
-		}
-		return hookReply{sort: replyContext, text: text}, nil
-	}
-	if kind == hookio.KindPreTool {
-		wd := in.Cwd
-		if wd == "" {
-			wd = svc.Root()
-		}
-		if wd, paths := a.inProject(svc.Root(), wd, in.Paths); len(paths) > 0 {
-			// The session is looked up in the check's own read.
-			ein := hooks.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName, Where: sin.Where}
-			dec, err := svc.CheckEdit(ctx, ein)
-			var he *hub.Error
-			if errors.As(err, &he) && he.Code == hub.CodeInvalidArgs && he.Field == "scope" {
-				// A path the board cannot hold (not UTF-8, control
-				// characters, too long): refused, nothing reserved. It is
-				// the edit's input, not a failure of the board, so the
-				// hook does not fail open.
-				return hookReply{sort: replyDeny, text: "bb: this edit's path cannot be checked against the board's reservations (" + he.Message + "); use a file name that is UTF-8 text"}, nil
-			}
-			if err != nil {
-				return hookReply{}, err
-			}
-			if len(dec.Merge) > 0 && cwd != "" {
-				// Rare: another active agent edited one of these files on
-				// another branch. Only now is git asked whether that
-				// change is merged into this checkout.
-				if ein.Merged = mergedRisks(ctx, a.workTreeTop(cwd), dec.Merge); len(ein.Merged) > 0 {
-					if dec, err = svc.CheckEdit(ctx, ein); err != nil {
-						return hookReply{}, err
-					}
-				}
-			}
-			if dec.Decision == hooks.EditDeny {
-				return hookReply{sort: replyDeny, text: dec.Reason}, nil
-			}
-			note := dec.Note
-			if hookio.Context(client, event, "x") != nil {
-				// The client adds this event's context to the model's
-				// (Claude Code): the mail new since the last delivery
-				// comes with the edit, and its PostToolUse is not run. An
-				// escalation told here is worded here too: it is marked
-				// told by this delivery.
-				sd, err := svc.DeliverToSession(ctx, sin)
-				text := deliveryText(sd.Delivery)
-				if err != nil || text == "" {
-					return hookReply{note: note}, err
-				}
-				return hookReply{sort: replyContext, text: text, note: note}, nil
-			}
-			return hookReply{note: note}, nil
-		}
-	}
-	sess, err := svc.ResolveSession(ctx, sin)
-	if err != nil {
+	return sin, cwd
+}
+
+// hookDeliver is a prompt's or a finished tool's hook: what is new for the
+// session's agent, where the client takes context at this event (else the
+// session is only mapped).
+func hookDeliver(ctx context.Context, svc core.API, client, event string, sin hooks.SessionInput) (hookReply, error) {
+	if hookio.Context(client, event, "x") == nil {
+		// No documented way to inject here: only map the session.
+		_, err := svc.ResolveSession(ctx, sin)
 		return hookReply{}, err
 	}
-	id := sess.AgentID
-	switch kind {
-	case hookio.KindStart:
-		held, leaseNote := a.sessionLeases(ctx, svc, id, in.SessionID, sin.Where)
-		a.exportIdentity(id, svc.Root(), held)
-		note := leaseNote
-		if sess.Adopted != nil {
-			note = strings.TrimSpace(fmt.Sprintf("this session resumed %s (%s) %s", id, sess.Adopted.Evidence, leaseNote))
-		}
-		if !set.Delivery {
-			return hookReply{note: note}, nil
-		}
-		if in.Source == "resume" && (!sess.New || sess.Adopted != nil) {
-			// A resumed conversation already holds the earlier brief and
-			// every mail delivered to it: one line of identity, then only
-			// what arrived since the last delivery.
-			d, err := svc.DeliverNew(ctx, id)
-			if err != nil {
-				return hookReply{note: note}, err
+	sd, err := svc.DeliverToSession(ctx, sin)
+	text := deliveryText(sd.Delivery)
+	if err != nil || text == "" {
+		return hookReply{}, err
+	}
+	return hookReply{sort: replyContext, text: text}, nil
+}
+
+// hookEdit checks an edit of the project's files (checked: some path was
+// the project's; otherwise the caller maps the session): a deny names the
+// holders, an allow may carry a note and, where the event carries
+// context, the mail new since the last delivery.
+func (a *app) hookEdit(ctx context.Context, svc core.API, client, event string, in hookio.Input, sin hooks.SessionInput, cwd string) (r hookReply, checked bool, err error) {
+	wd := in.Cwd
+	if wd == "" {
+		wd = svc.Root()
+	}
+	wd, paths := a.inProject(svc.Root(), wd, in.Paths)
+	if len(paths) == 0 {
+		return hookReply{}, false, nil
+	}
+	// The session is looked up in the check's own read.
+	ein := hooks.EditInput{Session: &sin, Wd: wd, Paths: paths, Tool: in.ToolName, Where: sin.Where}
+	dec, err := svc.CheckEdit(ctx, ein)
+	var he *hub.Error
+	if errors.As(err, &he) && he.Code == hub.CodeInvalidArgs && he.Field == "scope" {
+		// A path the board cannot hold (not UTF-8, control characters,
+		// too long): refused, nothing reserved. It is the edit's input,
+		// not a failure of the board, so the hook does not fail open.
+		return hookReply{sort: replyDeny, text: "bb: this edit's path cannot be checked against the board's reservations (" + he.Message + "); use a file name that is UTF-8 text"}, true, nil
+	}
+	if err != nil {
+		return hookReply{}, true, err
+	}
+	if len(dec.Merge) > 0 && cwd != "" {
+		// Rare: another active agent edited one of these files on another
+		// branch. Only now is git asked whether that change is merged
+		// into this checkout.
+		if ein.Merged = mergedRisks(ctx, a.workTreeTop(cwd), dec.Merge); len(ein.Merged) > 0 {
+			if dec, err = svc.CheckEdit(ctx, ein); err != nil {
+				return hookReply{}, true, err
 			}
-			text := fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", id, filepath.ToSlash(svc.Root())) + leasesBrief(ctx, svc, id, held) + deliveryText(d)
-			return hookReply{sort: replyContext, text: text, note: note}, nil
 		}
-		d, err := svc.SessionBrief(ctx, id)
+	}
+	if dec.Decision == hooks.EditDeny {
+		return hookReply{sort: replyDeny, text: dec.Reason}, true, nil
+	}
+	note := dec.Note
+	if hookio.Context(client, event, "x") == nil {
+		return hookReply{note: note}, true, nil
+	}
+	// The client adds this event's context to the model's (Claude Code):
+	// the mail new since the last delivery comes with the edit, and its
+	// PostToolUse is not run. An escalation told here is worded here too:
+	// it is marked told by this delivery.
+	sd, err := svc.DeliverToSession(ctx, sin)
+	text := deliveryText(sd.Delivery)
+	if err != nil || text == "" {
+		return hookReply{note: note}, true, err
+	}
+	return hookReply{sort: replyContext, text: text, note: note}, true, nil
+}
+
+// hookStart is a session's start: its leases, its identity exported, and
+// the brief (or, for a resumed conversation, one line and what is new).
+func (a *app) hookStart(ctx context.Context, svc core.API, set hooks.HookSettings, in hookio.Input, sin hooks.SessionInput, sess hooks.SessionResult) (hookReply, error) {
+	id := sess.AgentID
+	held, leaseNote := a.sessionLeases(ctx, svc, id, in.SessionID, sin.Where)
+	a.exportIdentity(id, svc.Root(), held)
+	note := leaseNote
+	if sess.Adopted != nil {
+		note = strings.TrimSpace(fmt.Sprintf("this session resumed %s (%s) %s", id, sess.Adopted.Evidence, leaseNote))
+	}
+	if !set.Delivery {
+		return hookReply{note: note}, nil
+	}
+	if in.Source == "resume" && (!sess.New || sess.Adopted != nil) {
+		// A resumed conversation already holds the earlier brief and every
+		// mail delivered to it: one line of identity, then only what
+		// arrived since the last delivery.
+		d, err := svc.DeliverNew(ctx, id)
 		if err != nil {
 			return hookReply{note: note}, err
 		}
-		text := deliveryText(d) + leasesBrief(ctx, svc, id, held)
-		if sess.Adopted != nil {
-			text = strings.Replace(text, "\n", fmt.Sprintf("\nThis session resumed %s's work: %s.\n", id, sess.Adopted.Evidence), 1)
-		}
+		text := fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", id, filepath.ToSlash(svc.Root())) + leasesBrief(ctx, svc, id, held) + deliveryText(d)
 		return hookReply{sort: replyContext, text: text, note: note}, nil
-	case hookio.KindPreTool:
-		// A tool outside the project's files (CheckEdit above took the
-		// others): only the session is mapped, and new mail comes with
-		// it where the event carries context.
-		if hookio.Context(client, event, "x") == nil {
-			return hookReply{}, nil
-		}
-		d, err := svc.DeliverNew(ctx, id)
-		text := deliveryText(d)
-		if err != nil || text == "" {
-			return hookReply{}, err
-		}
-		return hookReply{sort: replyContext, text: text}, nil
-	case hookio.KindStop:
-		if !set.StopReminder || in.StopActive {
-			return hookReply{}, nil
-		}
-		changes, note := uncommittedFiles(ctx, a.env.Getenv, cmp.Or(in.Cwd, svc.Root()))
-		r, err := svc.StopReminder(ctx, hooks.StopInput{Client: client, SessionID: in.SessionID, Agent: id,
-			Changes: changes, ChangesKnown: note == "", HookActive: in.StopActive})
-		if err != nil || r.Text == "" {
-			return hookReply{}, err
-		}
-		return hookReply{sort: replyContinue, text: r.Text}, nil
 	}
-	return hookReply{}, nil
+	d, err := svc.SessionBrief(ctx, id)
+	if err != nil {
+		return hookReply{note: note}, err
+	}
+	text := deliveryText(d) + leasesBrief(ctx, svc, id, held)
+	if sess.Adopted != nil {
+		text = strings.Replace(text, "\n", fmt.Sprintf("\nThis session resumed %s's work: %s.\n", id, sess.Adopted.Evidence), 1)
+	}
+	return hookReply{sort: replyContext, text: text, note: note}, nil
 }
 
 // exportIdentity writes the session's agent id (and board) for the shell
