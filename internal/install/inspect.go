@@ -57,95 +57,14 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 	if err != nil {
 		return w, err
 	}
-	type mcpEntry struct {
-		Command string   `json:"command" toml:"command"`
-		Args    []string `json:"args" toml:"args"`
-	}
-	var entry mcpEntry
-	if cl.TOML {
-		var doc struct {
-			Servers map[string]mcpEntry `toml:"mcp_servers"`
-		}
-		if toml.Unmarshal(b, &doc) == nil {
-			entry = doc.Servers[cl.Server]
-		}
-	} else {
-		var doc map[string]map[string]stringish
-		if DecodeJSONC(string(b), &doc) == nil {
-			if raw, ok := doc[cl.mcpKey()][cl.Server]; ok {
-				if cl.OpenCodeMCP {
-					// {"type": "local", "command": [program, args…]}
-					var oc struct {
-						Command []string `json:"command"`
-					}
-					if DecodeJSONC(string(raw), &oc) == nil && len(oc.Command) > 0 {
-						entry.Command, entry.Args = oc.Command[0], oc.Command[1:]
-					}
-				} else {
-					_ = DecodeJSONC(string(raw), &entry)
-				}
-			}
-		}
-	}
-	w.MCPCommand, w.MCPArgs = entry.Command, entry.Args
+	w.MCPCommand, w.MCPArgs = mcpEntryOf(cl, b)
 	if cl.Hooks != nil {
 		w.HooksPath = ie.hooksPath(cl)
 		hb, err := readConfig(w.HooksPath)
 		if err != nil {
 			return w, err
 		}
-		var doc struct {
-			Hooks map[string][]stringish `json:"hooks"`
-		}
-		plugin := map[string]string{}
-		if cl.Hooks.Style == stylePlugin {
-			plugin = pluginCommands(string(hb), cl.Name)
-		} else {
-			_ = DecodeJSONC(string(hb), &doc)
-		}
-		// bb's entries under each event of the file, with their matchers.
-		installed := map[string][]string{}
-		for _, event := range slices.Sorted(maps.Keys(doc.Hooks)) {
-			for _, raw := range doc.Hooks[event] {
-				if cmd := ourCommand(string(raw), cl.Name); cmd != "" {
-					w.Hooks[event] = cmd
-					var e struct {
-						Matcher string `json:"matcher"`
-					}
-					_ = DecodeJSONC(string(raw), &e)
-					installed[event] = append(installed[event], e.Matcher)
-				}
-			}
-		}
-		wired := map[string]bool{}
-		for _, ev := range hookio.Events(cl.Name) {
-			wired[ev.Name] = true
-			means := ""
-			if ev.Except != "" {
-				means = "every tool but " + ev.Except
-			}
-			if cmd := plugin[ev.Name]; cmd != "" {
-				w.Hooks[ev.Name] = cmd
-			}
-			if w.Hooks[ev.Name] == "" {
-				w.Missing = append(w.Missing, ev.Name)
-				w.HookChanges = append(w.HookChanges, HookChange{Event: ev.Name, Change: HookMissing, Want: ev.Matcher, WantMeans: means})
-				continue
-			}
-			ms := installed[ev.Name]
-			switch {
-			case len(ms) > 1:
-				w.HookChanges = append(w.HookChanges, HookChange{Event: ev.Name, Change: HookDuplicate, Installed: ms[0], Want: ev.Matcher, WantMeans: means})
-			case len(ms) == 1 && ms[0] != ev.Matcher:
-				w.HookChanges = append(w.HookChanges, HookChange{Event: ev.Name, Change: HookMatcher, Installed: ms[0], Want: ev.Matcher, WantMeans: means})
-			}
-		}
-		for _, event := range slices.Sorted(maps.Keys(installed)) {
-			if !wired[event] {
-				w.HookChanges = append(w.HookChanges, HookChange{Event: event, Change: HookStale, Installed: installed[event][0]})
-				delete(w.Hooks, event)
-			}
-		}
+		inspectHooks(cl, hb, &w)
 	}
 	w.Pinned, w.PinnedIn = ie.pinned(cl, w)
 	w.Installed = w.MCPCommand != "" || len(w.Hooks) > 0 || len(w.HookChanges) > len(w.Missing)
@@ -158,8 +77,126 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 		return w, nil
 	}
 	w.Outdated = len(w.HookChanges) > 0
-	// The options the entries were written with: --absolute shows as a
-	// path, --agent and --tools as arguments, --no-hooks as no hooks.
+	o, exe := ie.optionsOf(cl, w)
+	w.Options = o
+	probe := New(o, ie.base, exe, ie.getenv)
+	r, err := probe.Install(cl)
+	if err != nil {
+		return w, err
+	}
+	w.Current = r.Action == "unchanged"
+	return w, nil
+}
+
+// mcpEntryOf reads the blackboard server's command and arguments from
+// cl's MCP file b (TOML, JSON, or OpenCode's command list).
+func mcpEntryOf(cl Client, b []byte) (string, []string) {
+	type mcpEntry struct {
+		Command string   `json:"command" toml:"command"`
+		Args    []string `json:"args" toml:"args"`
+	}
+	var entry mcpEntry
+	if cl.TOML {
+		var doc struct {
+			Servers map[string]mcpEntry `toml:"mcp_servers"`
+		}
+		if toml.Unmarshal(b, &doc) == nil {
+			entry = doc.Servers[cl.Server]
+		}
+		return entry.Command, entry.Args
+	}
+	var doc map[string]map[string]stringish
+	if DecodeJSONC(string(b), &doc) != nil {
+		return "", nil
+	}
+	raw, ok := doc[cl.mcpKey()][cl.Server]
+	if !ok {
+		return "", nil
+	}
+	if cl.OpenCodeMCP {
+		// {"type": "local", "command": [program, args…]}
+		var oc struct {
+			Command []string `json:"command"`
+		}
+		if DecodeJSONC(string(raw), &oc) == nil && len(oc.Command) > 0 {
+			return oc.Command[0], oc.Command[1:]
+		}
+		return "", nil
+	}
+	_ = DecodeJSONC(string(raw), &entry)
+	return entry.Command, entry.Args
+}
+
+// inspectHooks reads bb's hook entries from cl's hooks file hb into w:
+// the command per event, and what differs from what bb install writes
+// (missing, duplicated, another matcher, an event bb no longer uses).
+func inspectHooks(cl Client, hb []byte, w *Wiring) {
+	var doc struct {
+		Hooks map[string][]stringish `json:"hooks"`
+	}
+	plugin := map[string]string{}
+	if cl.Hooks.Style == stylePlugin {
+		plugin = pluginCommands(string(hb), cl.Name)
+	} else {
+		_ = DecodeJSONC(string(hb), &doc)
+	}
+	// bb's entries under each event of the file, with their matchers.
+	installed := map[string][]string{}
+	for _, event := range slices.Sorted(maps.Keys(doc.Hooks)) {
+		for _, raw := range doc.Hooks[event] {
+			if cmd := ourCommand(string(raw), cl.Name); cmd != "" {
+				w.Hooks[event] = cmd
+				var e struct {
+					Matcher string `json:"matcher"`
+				}
+				_ = DecodeJSONC(string(raw), &e)
+				installed[event] = append(installed[event], e.Matcher)
+			}
+		}
+	}
+	wired := map[string]bool{}
+	for _, ev := range hookio.Events(cl.Name) {
+		wired[ev.Name] = true
+		if cmd := plugin[ev.Name]; cmd != "" {
+			w.Hooks[ev.Name] = cmd
+		}
+		if c, ok := hookChange(ev, w.Hooks[ev.Name] != "", installed[ev.Name]); ok {
+			if c.Change == HookMissing {
+				w.Missing = append(w.Missing, ev.Name)
+			}
+			w.HookChanges = append(w.HookChanges, c)
+		}
+	}
+	for _, event := range slices.Sorted(maps.Keys(installed)) {
+		if !wired[event] {
+			w.HookChanges = append(w.HookChanges, HookChange{Event: event, Change: HookStale, Installed: installed[event][0]})
+			delete(w.Hooks, event)
+		}
+	}
+}
+
+// hookChange is what differs for event ev between bb's entries in the
+// file (present, with the matchers ms) and what bb install writes.
+func hookChange(ev hookio.EventSpec, present bool, ms []string) (HookChange, bool) {
+	means := ""
+	if ev.Except != "" {
+		means = "every tool but " + ev.Except
+	}
+	switch {
+	case !present:
+		return HookChange{Event: ev.Name, Change: HookMissing, Want: ev.Matcher, WantMeans: means}, true
+	case len(ms) > 1:
+		return HookChange{Event: ev.Name, Change: HookDuplicate, Installed: ms[0], Want: ev.Matcher, WantMeans: means}, true
+	case len(ms) == 1 && ms[0] != ev.Matcher:
+		return HookChange{Event: ev.Name, Change: HookMatcher, Installed: ms[0], Want: ev.Matcher, WantMeans: means}, true
+	}
+	return HookChange{}, false
+}
+
+// optionsOf is the options w's entries were written with: --absolute
+// shows as a path, --agent and --tools as arguments, --no-hooks as no
+// hooks; exe is the program they run.
+func (ie *Env) optionsOf(cl Client, w Wiring) (Options, string) {
 	o := Options{Global: ie.opts.Global, Tools: ToolsAll, NoHooks: cl.Hooks != nil && len(w.Hooks) == 0 && !w.Outdated}
 	exe := "bb"
 	if w.MCPCommand != "" && w.MCPCommand != "bb" {
@@ -173,14 +210,7 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 			o.Tools = w.MCPArgs[i+1]
 		}
 	}
-	w.Options = o
-	probe := New(o, ie.base, exe, ie.getenv)
-	r, err := probe.Install(cl)
-	if err != nil {
-		return w, err
-	}
-	w.Current = r.Action == "unchanged"
-	return w, nil
+	return o, exe
 }
 
 // pinned finds a --dir in the project files meant to be committed: the
