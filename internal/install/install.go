@@ -308,29 +308,7 @@ func (ie *Env) Install(cl Client) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	entry := ie.mcpEntry(cl)
-	if cl.TOML {
-		var emap map[string]any
-		b, _ := entry.MarshalJSON()
-		_ = decodeJSONC(string(b), &emap)
-		out, changed, err := mergeTOMLServer(mf.Path, []byte(mf.cur), cl.Server, emap)
-		if err != nil {
-			return r, err
-		}
-		if changed {
-			if !mf.existed && mf.cur == "" {
-				mf.rec.Created = true
-			}
-			if added, ok := strings.CutPrefix(string(out), mf.cur); ok {
-				mf.rec.TOMLPrefix = strings.TrimSuffix(added, tomlTableIn(mf.cur, cl.Server, emap))
-			}
-			mf.cur = string(out)
-		}
-	} else if err := ie.jsonEdit(mf, "{}", func(d *jsonDoc) error {
-		created, _, err := d.setMember([]string{cl.mcpKey()}, cl.Server, entry)
-		mf.rec.addContainers(created)
-		return err
-	}); err != nil {
+	if err := ie.wireServer(cl, mf); err != nil {
 		return r, err
 	}
 	touched = append(touched, mf)
@@ -340,22 +318,7 @@ func (ie *Env) Install(cl Client) (Result, error) {
 		if err != nil {
 			return r, err
 		}
-		var groups []HookGroup
-		for _, ev := range hookio.Events(cl.Name) {
-			groups = append(groups, HookGroup{Event: ev.Name, Entry: h.hookEntry(ev, ie.hookCommand(cl, ev.Name), ie.hookCommand(cl, "wake"))})
-		}
-		if h.Style == stylePlugin {
-			if err := ie.setPlugin(hf, cl.Name); err != nil {
-				return r, err
-			}
-		} else if err := ie.jsonEdit(hf, h.Skeleton, func(d *jsonDoc) error {
-			created, _, err := d.setHookGroups(groups, ourHookEntry(cl.Name))
-			hf.rec.addContainers(created)
-			if err != nil {
-				return err
-			}
-			return d.removeStaleHooks(cl.Name)
-		}); err != nil {
+		if err := ie.wireHooks(cl, hf); err != nil {
 			return r, err
 		}
 		if !slices.Contains(touched, hf) {
@@ -397,6 +360,56 @@ func (ie *Env) Install(cl Client) (Result, error) {
 		r.Action = "installed"
 	}
 	return r, nil
+}
+
+// wireServer sets the blackboard server's entry in cl's MCP file mf
+// (TOML or JSON), keeping everything else byte for byte.
+func (ie *Env) wireServer(cl Client, mf *FileChange) error {
+	entry := ie.mcpEntry(cl)
+	if !cl.TOML {
+		return ie.jsonEdit(mf, "{}", func(d *jsonDoc) error {
+			created, _, err := d.setMember([]string{cl.mcpKey()}, cl.Server, entry)
+			mf.rec.addContainers(created)
+			return err
+		})
+	}
+	var emap map[string]any
+	b, _ := entry.MarshalJSON()
+	_ = decodeJSONC(string(b), &emap)
+	out, changed, err := mergeTOMLServer(mf.Path, []byte(mf.cur), cl.Server, emap)
+	if err != nil || !changed {
+		return err
+	}
+	if !mf.existed && mf.cur == "" {
+		mf.rec.Created = true
+	}
+	if added, ok := strings.CutPrefix(string(out), mf.cur); ok {
+		mf.rec.TOMLPrefix = strings.TrimSuffix(added, tomlTableIn(mf.cur, cl.Server, emap))
+	}
+	mf.cur = string(out)
+	return nil
+}
+
+// wireHooks writes bb's hook entry for every event of cl into its hooks
+// file hf (or bb's plugin file), and removes bb's entries of events it no
+// longer uses.
+func (ie *Env) wireHooks(cl Client, hf *FileChange) error {
+	h := cl.Hooks
+	if h.Style == stylePlugin {
+		return ie.setPlugin(hf, cl.Name)
+	}
+	var groups []HookGroup
+	for _, ev := range hookio.Events(cl.Name) {
+		groups = append(groups, HookGroup{Event: ev.Name, Entry: h.hookEntry(ev, ie.hookCommand(cl, ev.Name), ie.hookCommand(cl, "wake"))})
+	}
+	return ie.jsonEdit(hf, h.Skeleton, func(d *jsonDoc) error {
+		created, _, err := d.setHookGroups(groups, ourHookEntry(cl.Name))
+		hf.rec.addContainers(created)
+		if err != nil {
+			return err
+		}
+		return d.removeStaleHooks(cl.Name)
+	})
 }
 
 // uninstall computes the client's files with bb's entries removed.
