@@ -61,6 +61,7 @@ func newUI(s *Server) (*ui, error) {
 		"choices":   choices,
 		"asked":     askedWords,
 		"short":     hub.ShortID,
+		"handles":   hub.HandleText,
 		"list":      func(s ...string) []string { return s },
 		"attnLabel": attentionLabel,
 		"attnHref":  attentionHref,
