@@ -587,7 +587,7 @@ func (b *board) reservationRows(presence map[string]hub.Presence) []row {
 		}
 		b.resItems = append(b.resItems, r)
 		p := presence[r.AgentID]
-		text := fmt.Sprintf("%-28s %-16s %-8s %s · until %s", b.api.DisplayScope(r), r.AgentID, p, orDash(hub.HandleText(r.BeadID)), r.ExpiresAt.Local().Format("15:04"))
+		text := fmt.Sprintf("%-28s %-16s %-8s %s · until %s", b.api.DisplayScope(r), r.AgentID, p, orDash(hub.HandleText(r.BeadID)), hub.WhenText(s.now, r.ExpiresAt))
 		rows = append(rows, newRow(text).in(presenceStyle(st, p)))
 	}
 	return rows
@@ -602,7 +602,7 @@ func (b *board) leaseRows() []row {
 			if !keep(f, h.Agent) {
 				continue
 			}
-			text := fmt.Sprintf("%-28s %-16s %-8s fence %d · until %s", leaseText(h.Lease), h.Agent, h.Presence, h.Fence, h.ExpiresAt.Local().Format("15:04"))
+			text := fmt.Sprintf("%-28s %-16s %-8s fence %d · until %s", leaseText(h.Lease), h.Agent, h.Presence, h.Fence, hub.WhenText(s.now, h.ExpiresAt))
 			rows = append(rows, newRow(text).in(presenceStyle(st, h.Presence)))
 		}
 		if n := len(l.Waiters); n > 0 {
@@ -651,7 +651,7 @@ func (b *board) timelineRows() []row {
 		if !keep(f, e.Agent, e.ToAgent) {
 			continue
 		}
-		text := fmt.Sprintf("%-4s %-22s %-14s %s", ago(s.now, e.CreatedAt), e.Type, e.Agent, eventText(e))
+		text := fmt.Sprintf("%-9s %-22s %-14s %s", ago(s.now, e.CreatedAt), e.Type, e.Agent, eventText(e))
 		rows = append(rows, newRow(text).in(st.Event))
 	}
 	return rows
