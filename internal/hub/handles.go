@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"fmt"
 	"strings"
 )
 
@@ -74,4 +75,66 @@ func WorkItem(ctx context.Context, tx Tx, bead string) (string, error) {
 		return "", nil
 	}
 	return ResolveID(ctx, tx, "tasks", "bead", bead)
+}
+
+// HandleText is a human text with every task id in it (task_<digits>_<hex>)
+// written as its handle, as bb task list shows it. Stored texts (event
+// messages, error messages) keep full ids; human views pass them through
+// this, JSON never does.
+func HandleText(s string) string {
+	const pre = "task_"
+	if !strings.Contains(s, pre) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, pre)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		n := taskIDLen(s[i:])
+		if n == 0 || (i > 0 && isIDByte(s[i-1])) {
+			b.WriteString(s[:i+len(pre)])
+			s = s[i+len(pre):]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString(TaskHandle(s[i : i+n]))
+		s = s[i+n:]
+	}
+}
+
+// taskIDLen is the length of the task id s starts with, or 0.
+func taskIDLen(s string) int {
+	i := len("task_")
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i || j >= len(s) || s[j] != '_' {
+		return 0
+	}
+	j++
+	k := j
+	for k < len(s) && (s[k] >= '0' && s[k] <= '9' || s[k] >= 'a' && s[k] <= 'f') {
+		k++
+	}
+	if k-j < ShortIDLen || (k < len(s) && isIDByte(s[k])) {
+		return 0
+	}
+	return k
+}
+
+func isIDByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// ShortHandleWords explains why a task handle shorter than MinPrefixLen
+// found nothing ("" for a longer one): human views add it to NOT_FOUND.
+func ShortHandleWords(id string) string {
+	if id == "" || len(id) >= MinPrefixLen {
+		return ""
+	}
+	return fmt.Sprintf("a task handle needs at least %d characters (bb task list shows them)", MinPrefixLen)
 }

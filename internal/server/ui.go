@@ -61,6 +61,7 @@ func newUI(s *Server) (*ui, error) {
 		"choices":   choices,
 		"asked":     askedWords,
 		"short":     hub.ShortID,
+		"handles":   hub.HandleText,
 		"list":      func(s ...string) []string { return s },
 		"attnLabel": attentionLabel,
 		"attnHref":  attentionHref,
@@ -423,22 +424,7 @@ func (u *ui) identity(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func ago(now, t time.Time) string {
-	d := now.Sub(t)
-	if d < -time.Minute {
-		return "in " + strings.TrimSuffix(ago(t, now), " ago")
-	}
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d/time.Minute))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d/time.Hour))
-	default:
-		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
-	}
-}
+func ago(now, t time.Time) string { return hub.WhenText(now, t) }
 
 // initial is an agent's avatar text: the first letters of its first two
 // words ("amber-otter" → "AO"), else its first two letters ("bob" → "BO").

@@ -512,7 +512,7 @@ func (b *board) attentionRows() []row {
 		if it.Escalated {
 			wait = "ESCALATED " + wait
 		}
-		about := orDash(it.BeadID)
+		about := orDash(hub.HandleText(it.BeadID))
 		if it.Task != nil {
 			about = it.Task.Handle
 		}
@@ -556,7 +556,7 @@ func (b *board) agentRows() []row {
 			continue
 		}
 		b.agentIDs = append(b.agentIDs, a.ID)
-		doing := a.CurrentTask
+		doing := hub.HandleText(a.CurrentTask)
 		if doing == "" {
 			doing = "—"
 		}
@@ -587,7 +587,7 @@ func (b *board) reservationRows(presence map[string]hub.Presence) []row {
 		}
 		b.resItems = append(b.resItems, r)
 		p := presence[r.AgentID]
-		text := fmt.Sprintf("%-28s %-16s %-8s %s · until %s", b.api.DisplayScope(r), r.AgentID, p, orDash(r.BeadID), r.ExpiresAt.Local().Format("15:04"))
+		text := fmt.Sprintf("%-28s %-16s %-8s %s · until %s", b.api.DisplayScope(r), r.AgentID, p, orDash(hub.HandleText(r.BeadID)), hub.WhenText(s.now, r.ExpiresAt))
 		rows = append(rows, newRow(text).in(presenceStyle(st, p)))
 	}
 	return rows
@@ -602,7 +602,7 @@ func (b *board) leaseRows() []row {
 			if !keep(f, h.Agent) {
 				continue
 			}
-			text := fmt.Sprintf("%-28s %-16s %-8s fence %d · until %s", leaseText(h.Lease), h.Agent, h.Presence, h.Fence, h.ExpiresAt.Local().Format("15:04"))
+			text := fmt.Sprintf("%-28s %-16s %-8s fence %d · until %s", leaseText(h.Lease), h.Agent, h.Presence, h.Fence, hub.WhenText(s.now, h.ExpiresAt))
 			rows = append(rows, newRow(text).in(presenceStyle(st, h.Presence)))
 		}
 		if n := len(l.Waiters); n > 0 {
@@ -638,7 +638,7 @@ func (b *board) timelineRows() []row {
 	if b.search != "" {
 		b.secs[secTimeline].title = "Search: " + b.search
 		for _, h := range b.hits {
-			text := fmt.Sprintf("%-8s %-14s %s · %s", h.Kind, h.ID, h.Title, ago(s.now, h.At))
+			text := fmt.Sprintf("%-8s %-14s %s · %s", h.Kind, hub.HandleText(h.ID), h.Title, ago(s.now, h.At))
 			if h.Snippet != "" && h.Snippet != h.Title {
 				text += " — " + h.Snippet
 			}
@@ -651,7 +651,7 @@ func (b *board) timelineRows() []row {
 		if !keep(f, e.Agent, e.ToAgent) {
 			continue
 		}
-		text := fmt.Sprintf("%-4s %-22s %-14s %s", ago(s.now, e.CreatedAt), e.Type, e.Agent, eventText(e))
+		text := fmt.Sprintf("%-9s %-22s %-14s %s", ago(s.now, e.CreatedAt), e.Type, e.Agent, eventText(e))
 		rows = append(rows, newRow(text).in(st.Event))
 	}
 	return rows
@@ -659,14 +659,14 @@ func (b *board) timelineRows() []row {
 
 func eventText(e hub.Event) string {
 	if e.Message != "" {
-		return e.Message
+		return hub.HandleText(e.Message)
 	}
 	parts := []string{}
 	if e.ToAgent != "" && e.ToAgent != hub.Broadcast {
 		parts = append(parts, "→ "+e.ToAgent)
 	}
 	if e.BeadID != "" {
-		parts = append(parts, e.BeadID)
+		parts = append(parts, hub.HandleText(e.BeadID))
 	}
 	if e.Scope != "" {
 		parts = append(parts, e.Scope)

@@ -92,20 +92,7 @@ func keep(filter string, who ...string) bool {
 	return false
 }
 
-// ago is a short relative time: "now", "42s", "12m", "3h", "2d".
-func ago(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < 5*time.Second:
-		return "now"
-	case d < time.Minute:
-		return itoa(int(d/time.Second)) + "s"
-	case d < time.Hour:
-		return itoa(int(d/time.Minute)) + "m"
-	case d < 48*time.Hour:
-		return itoa(int(d/time.Hour)) + "h"
-	}
-	return itoa(int(d/(24*time.Hour))) + "d"
-}
+// ago is a moment as every human view writes it (hub.WhenText).
+func ago(now, t time.Time) string { return hub.WhenText(now, t) }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -98,7 +98,7 @@ func (a *app) agentListCmd() *cobra.Command {
 					return p, presenceStyle(p)
 				}
 				cols := []column{{Header: "AGENT", Min: 28}, {Header: "ROLE", Min: 12, Max: 40, Ellipsis: "…"},
-					{Header: "STATUS", Min: 10}, {Header: "LIVENESS", Min: 8, Mark: presence}, {Header: "LAST SEEN"}}
+					{Header: "STATUS", Min: 10}, {Header: "PRESENCE", Min: 8, Mark: presence}, {Header: "LAST SEEN"}}
 				if known {
 					cols[4].Min = 20
 					cols = append(cols, column{Header: "BRANCH @ WORK TREE (HOST)"})
@@ -131,7 +131,7 @@ func printAgentInfo(w io.Writer, tw when, i hub.AgentInfo) {
 	if l := view.WorkLine(i.Work); l != "" {
 		fmt.Fprintf(w, "Doing:      %s\n", termtext.Line(l))
 	}
-	fmt.Fprint(w, "Liveness:   ")
+	fmt.Fprint(w, "Presence:   ")
 	mark(w, presenceStyle(string(i.Presence)), string(i.Presence))
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Last seen:  %s\n", tw.at(i.LastSeen))

@@ -53,7 +53,7 @@ same scale in the protocol's words (medium = normal): give either one.`,
 				if m.RequiresAck {
 					ack = " (ack required)"
 				}
-				fmt.Fprintf(w, "Sent %s %s to %s on %s%s\n", m.Category, m.UUID, toName(m.To), m.ThreadID, ack)
+				fmt.Fprintf(w, "Sent %s %s to %s on %s%s\n", m.Category, hub.ShortID(m.UUID), toName(m.To), hub.HandleText(m.ThreadID), ack)
 				if v.Wait != "" {
 					fmt.Fprintf(w, "Instead of polling, %s\n", v.Wait)
 				}
@@ -131,12 +131,12 @@ category is DECISION when answering a BLOCKED message, INFO otherwise
 			v := mailView(m)
 			v.Wait = hub.WordsIn(m.Wait, actionWords)
 			return a.reply(cmd, v, func(w io.Writer) {
-				fmt.Fprintf(w, "Replied %s %s to %s on %s (in reply to %s)\n", m.Category, hub.ShortID(m.UUID), toName(m.To), m.ThreadID, hub.ShortID(m.ReplyTo))
+				fmt.Fprintf(w, "Replied %s %s to %s on %s (in reply to %s)\n", m.Category, hub.ShortID(m.UUID), toName(m.To), hub.HandleText(m.ThreadID), hub.ShortID(m.ReplyTo))
 				if v.Wait != "" {
 					fmt.Fprintf(w, "Instead of polling, %s\n", v.Wait)
 				}
 				tw := a.when()
-				fmt.Fprintf(w, "Thread %s:\n", m.ThreadID)
+				fmt.Fprintf(w, "Thread %s:\n", hub.HandleText(m.ThreadID))
 				for _, it := range shown {
 					re := ""
 					if it.ReplyTo != "" {
@@ -202,7 +202,7 @@ func (a *app) agentInboxCmd() *cobra.Command {
 				})
 				tw := a.when()
 				for _, m := range shown {
-					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s", m.State, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(dash(m.BeadID)))
+					fmt.Fprintf(w, "%-6s %-8s %s from %s on %s", m.State, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(hub.HandleText(dash(m.BeadID))))
 					if m.RequiresAck && m.State != hub.StateAcked {
 						fmt.Fprint(w, " [ack required]")
 					}

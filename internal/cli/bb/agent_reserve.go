@@ -77,7 +77,7 @@ fails. Reserving your own scope again renews it.`,
 				if res.Renewed {
 					verb = "Renewed"
 				}
-				fmt.Fprintf(w, "%s %s for %s (bead %s) until %s\n", verb, svc.DisplayScope(res.Reservation), id, res.Reservation.BeadID, a.when().at(res.Reservation.ExpiresAt))
+				fmt.Fprintf(w, "%s %s for %s (bead %s) until %s\n", verb, svc.DisplayScope(res.Reservation), id, hub.HandleText(res.Reservation.BeadID), a.when().at(res.Reservation.ExpiresAt))
 				for _, r := range res.TakenOver {
 					fmt.Fprintf(w, "Took over %s from %s (archived as expired)\n", svc.DisplayScope(r), r.AgentID)
 				}
@@ -291,7 +291,7 @@ func printCoordStatus(w io.Writer, svc core.API, tw when, st overview.CoordStatu
 		if r.Expired(svc.Now()) {
 			exp = "EXPIRED " + tw.at(r.ExpiresAt)
 		}
-		fmt.Fprintf(w, "  %-32s %-20s %-12s %s\n", svc.DisplayScope(r), r.AgentID, r.BeadID, exp)
+		fmt.Fprintf(w, "  %-32s %-20s %-12s %s\n", svc.DisplayScope(r), r.AgentID, hub.HandleText(r.BeadID), exp)
 	}
 	fmt.Fprintf(w, "Awaiting ack: %d\n", len(st.Unacked))
 	for _, m := range st.Unacked {
@@ -299,7 +299,7 @@ func printCoordStatus(w io.Writer, svc core.API, tw when, st overview.CoordStatu
 		if m.DeliveredAt != nil {
 			delivered = " delivered " + tw.at(*m.DeliveredAt) + " by " + m.DeliveredVia
 		}
-		fmt.Fprintf(w, "  %-8s %s → %s (%s): %s [%s]%s\n", m.Category, m.From, toName(m.To), m.BeadID, truncate(m.Subject, 60), m.UUID, delivered)
+		fmt.Fprintf(w, "  %-8s %s → %s (%s): %s [%s]%s\n", m.Category, m.From, toName(m.To), hub.HandleText(m.BeadID), truncate(m.Subject, 60), hub.ShortID(m.UUID), delivered)
 	}
 	fmt.Fprintf(w, "Reservations by state: %s\n", counts(st.ReservationsBy, "active", "released", "expired"))
 	fmt.Fprintf(w, "Messages by state: %s\n", counts(st.MessagesBy, "unread", "read", "acked", "broadcast"))
@@ -309,7 +309,7 @@ func printCoordStatus(w io.Writer, svc core.API, tw when, st overview.CoordStatu
 	if len(st.Timeline) > 0 {
 		fmt.Fprintln(w, "Protocol timeline:")
 		for _, e := range st.Timeline {
-			fmt.Fprintf(w, "  %6d %s %-9s %s\n", e.Seq, tw.at(e.CreatedAt), e.Type, termtext.Line(e.Message))
+			fmt.Fprintf(w, "  %6d %s %-9s %s\n", e.Seq, tw.at(e.CreatedAt), e.Type, termtext.Line(hub.HandleText(e.Message)))
 		}
 	}
 }

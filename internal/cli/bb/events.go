@@ -95,7 +95,7 @@ func printEvent(w io.Writer, tw when, e hub.Event) {
 	if e.Credential != "" {
 		via = "  [credential " + termtext.Line(e.Credential) + "]"
 	}
-	msg := e.Message
+	msg := hub.HandleText(e.Message)
 	if e.Task != nil && !strings.Contains(msg, e.Task.Title) {
 		msg += " — " + e.Task.Title + " (" + e.Task.Handle + ")" // the task by name, whatever the event says
 	}

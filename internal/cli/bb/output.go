@@ -136,6 +136,7 @@ func (a *app) fail(cmd *cobra.Command, command string, err *hub.Error) {
 	if err.Code == hub.CodeInternal && err.Err != nil && a.env.Getenv("BB_DEBUG") != "" {
 		msg += ": " + err.Err.Error()
 	}
+	msg = hub.HandleText(msg) + shortHandleHint(err)
 	a.errorWord()
 	// A message of several lines (the guard's refusal) keeps them, each
 	// escaped and indented under the first, so none passes for a line
@@ -145,6 +146,23 @@ func (a *app) fail(cmd *cobra.Command, command string, err *hub.Error) {
 		lines[i] = termtext.Line(l)
 	}
 	fmt.Fprintf(a.env.Stderr, " [%s]: %s\n", err.Code, strings.Join(lines, "\n  "))
+}
+
+// shortHandleHint is why a task handle under hub.MinPrefixLen characters
+// was not found ("; a task handle needs at least 4 characters …"), or "".
+func shortHandleHint(err *hub.Error) string {
+	if err.Code != hub.CodeNotFound {
+		return ""
+	}
+	for _, p := range []string{"dependency task not found: ", "task not found: "} {
+		if id, ok := strings.CutPrefix(err.Message, p); ok {
+			if w := hub.ShortHandleWords(id); w != "" {
+				return "; " + w
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // remoteAuthWords is a bb serve's refusal of a missing or wrong token

@@ -83,7 +83,7 @@ func printSearch(w io.Writer, tw when, res search.Result) {
 				head += " to " + h.To
 			}
 		case hub.SearchTask:
-			head = "task " + h.ID
+			head = "task " + hub.TaskHandle(h.ID)
 			if h.Agent != "" {
 				head += " (" + h.Agent + ")"
 			}

@@ -72,7 +72,7 @@ func (a *app) actorService(ctx context.Context) (string, core.API, error) {
 }
 
 func printTask(w io.Writer, t hub.Task) {
-	fmt.Fprintf(w, "%s  [%s] p%d  %s\n", termtext.Line(t.ID), t.Status, t.Priority, termtext.Line(t.Title))
+	fmt.Fprintf(w, "%s  [%s] p%d  %s\n", termtext.Line(hub.TaskHandle(t.ID)), t.Status, t.Priority, termtext.Line(t.Title))
 	if t.ProjectID != "" {
 		fmt.Fprintf(w, "  project: %s\n", t.ProjectID)
 	}
@@ -80,7 +80,7 @@ func printTask(w io.Writer, t hub.Task) {
 		fmt.Fprintf(w, "  blocked: %s\n", termtext.Line(t.BlockedReason))
 	}
 	if len(t.DependsOn) > 0 {
-		fmt.Fprintf(w, "  depends on: %s\n", strings.Join(t.DependsOn, ", "))
+		fmt.Fprintf(w, "  depends on: %s\n", hub.HandleText(strings.Join(t.DependsOn, ", ")))
 	}
 	if t.Owner != "" {
 		fmt.Fprintf(w, "  owner: %s\n", t.Owner)
@@ -92,7 +92,7 @@ func printTask(w io.Writer, t hub.Task) {
 
 func (a *app) taskResultReply(cmd *cobra.Command, r hub.TaskResult, verb string) error {
 	return a.reply(cmd, view.TaskOf(r.Task), func(w io.Writer) {
-		fmt.Fprintf(w, "%s task %s\n", verb, r.Task.ID)
+		fmt.Fprintf(w, "%s task %s\n", verb, hub.TaskHandle(r.Task.ID))
 		printTask(w, r.Task)
 	})
 }
@@ -242,7 +242,7 @@ func (a *app) taskShowCmd() *cobra.Command {
 				}
 				fmt.Fprintf(w, "Events (%d):\n", len(d.Events))
 				for _, e := range d.Events {
-					fmt.Fprintf(w, "  %6d %-16s %-22s %-16s %s\n", e.Seq, tw.at(e.CreatedAt), e.Type, e.Agent, termtext.Line(e.Message))
+					fmt.Fprintf(w, "  %6d %-16s %-22s %-16s %s\n", e.Seq, tw.at(e.CreatedAt), e.Type, e.Agent, termtext.Line(hub.HandleText(e.Message)))
 				}
 			})
 		},
@@ -388,7 +388,7 @@ func (a *app) taskDepCmd() *cobra.Command {
 					return err
 				}
 				return a.reply(cmd, map[string]any{"message": r.Message, "task": view.TaskOf(t)}, func(w io.Writer) {
-					fmt.Fprintln(w, r.Message)
+					fmt.Fprintln(w, hub.HandleText(r.Message))
 					printTask(w, t)
 				})
 			},

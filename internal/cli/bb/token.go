@@ -138,10 +138,10 @@ func (a *app) tokenListCmd() *cobra.Command {
 					fmt.Fprintln(w, "No credentials (bb token create --agent <id>).")
 					return
 				}
-				for _, v := range vs {
+				for i, v := range vs {
 					exp := ""
-					if v.ExpiresAt != nil {
-						exp = "  expires " + *v.ExpiresAt
+					if e := cs[i].ExpiresAt; e != nil {
+						exp = "  expires " + hub.WhenText(now, *e)
 					}
 					fmt.Fprintf(w, "%-20s %-9s %-8s %-24s%s\n", termtext.Line(v.Name), v.Role, v.State, termtext.Line(v.Agent), exp)
 				}
