@@ -27,7 +27,9 @@ type demoStep struct {
 	save string
 }
 
-var demoUUID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+// demoSent finds the id of the message a step sent ("Sent HANDOFF 7f3c2a9e to …": the
+// short id human output prints, or a whole one).
+var demoSent = regexp.MustCompile(`(?:Sent|Replied) \S+ ([0-9a-f]{8}(?:-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?)\b`)
 
 func (a *app) demoCmd() *cobra.Command {
 	var keep, serve bool
@@ -76,7 +78,9 @@ demo board up (bb serve) until Ctrl+C.`,
 					return err
 				}
 				if st.save != "" {
-					vars[st.save] = demoUUID.FindString(out)
+					if m := demoSent.FindStringSubmatch(out); m != nil {
+						vars[st.save] = m[1]
+					}
 				}
 			}
 			if keep {
@@ -172,7 +176,7 @@ func demoScript() []demoStep {
 		{args: []string{"agent", "register", "--name", "carol", "--role", "review"}},
 		{note: "They reserve the files they work on (a trailing /* covers a whole directory)", args: []string{"agent", "reserve", "--agent", "alice", "--scope", "config/*", "--bead", "gh-42"}},
 		{args: []string{"agent", "reserve", "--agent", "bob", "--scope", "tests/api/*", "--bead", "gh-43", "--ttl", "60"}},
-		{note: "Bob also wants config/schema.json: it lies inside alice's scope, so the reserve is refused and recorded as an INCURSION", fails: true,
+		{note: "Bob also wants config/schema.json: it lies inside alice's scope, so the reserve is refused (recorded as a conflict, not an incursion: nothing was edited)", fails: true,
 			args: []string{"agent", "reserve", "--agent", "bob", "--scope", "config/schema.json", "--bead", "gh-43"}},
 		{note: "Alice hands the config work over to bob (HANDOFF needs an ack)", save: "handoff", args: []string{"agent", "send", "--from", "alice", "--to", "bob", "--bead", "gh-42",
 			"--category", "HANDOFF", "--subject", "Config parser ready", "--body", "timeout_ms is in config/schema.json; schema v2 is final.",
