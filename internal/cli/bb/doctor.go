@@ -102,10 +102,31 @@ matcher|missing|stale|duplicate, installed_matcher, want_matcher).`,
 
 func (a *app) doctor(ctx context.Context, global bool) *doctorReport {
 	r := &doctorReport{Clients: []install.Wiring{}}
-	add := func(name, status, detail, fix string) {
-		r.Checks = append(r.Checks, doctorCheck{Name: name, Status: status, Detail: detail, Fix: fix})
+	a.doctorBoard(ctx, r)
+	a.doctorIdentity(r)
+	if r.Project != "" || global {
+		a.doctorClients(ctx, r, global)
 	}
-	// The board.
+	if r.Project != "" && !global {
+		doctorGuard(r)
+	}
+	r.Healthy = true
+	for _, c := range r.Checks {
+		if c.Status == checkFail {
+			r.Healthy = false
+		}
+	}
+	return r
+}
+
+func (r *doctorReport) add(name, status, detail, fix string) {
+	r.Checks = append(r.Checks, doctorCheck{Name: name, Status: status, Detail: detail, Fix: fix})
+}
+
+// doctorBoard checks the board: where it is, that it opens and answers
+// (and, for a SQLite file, that it can be read and written).
+func (a *app) doctorBoard(ctx context.Context, r *doctorReport) {
+	add := r.add
 	remoteURL := strings.TrimSpace(a.env.Getenv(EnvServer))
 	switch {
 	case remoteURL != "":
@@ -144,7 +165,11 @@ func (a *app) doctor(ctx context.Context, global bool) *doctorReport {
 	if r.Backend == "sqlite" {
 		boardAccess(r.Location, add)
 	}
-	// Who "I" would be.
+}
+
+// doctorIdentity says who bb commands here act as, and from what.
+func (a *app) doctorIdentity(r *doctorReport) {
+	add := r.add
 	id, explicit := a.identity()
 	r.Identity = id
 	switch {
@@ -162,59 +187,56 @@ func (a *app) doctor(ctx context.Context, global bool) *doctorReport {
 	} else {
 		add("identity", checkOK, "bb commands here act as human (no --as or BB_AGENT_ID); inside a client session wired by bb install, each session gets its own id from the hooks", "")
 	}
-	// Each client bb install wired.
-	if r.Project != "" || global {
-		o := install.Options{Global: global}
-		base := r.Project
-		if global {
-			base = a.env.Getenv("HOME")
+}
+
+// doctorClients checks each client bb install wired here (or globally).
+func (a *app) doctorClients(ctx context.Context, r *doctorReport, global bool) {
+	add := r.add
+	o := install.Options{Global: global}
+	base := r.Project
+	if global {
+		base = a.env.Getenv("HOME")
+	}
+	ie := newInstall(o, base, a.env.Exe, a.env.Getenv)
+	for _, cl := range install.Clients() {
+		w, err := ie.Inspect(cl)
+		name := "client " + cl.Name
+		if err != nil {
+			add(name, checkFail, hub.MessageOf(err), "fix or move the file, then: bb install "+cl.Name)
+			continue
 		}
-		ie := newInstall(o, base, a.env.Exe, a.env.Getenv)
-		for _, cl := range install.Clients() {
-			w, err := ie.Inspect(cl)
-			name := "client " + cl.Name
-			if err != nil {
-				add(name, checkFail, hub.MessageOf(err), "fix or move the file, then: bb install "+cl.Name)
-				continue
-			}
-			if !w.Installed {
-				continue
-			}
-			r.Clients = append(r.Clients, w)
-			a.doctorClient(ctx, ie, cl, w, global, r.Project, add)
+		if !w.Installed {
+			continue
 		}
-		if len(r.Clients) == 0 {
-			add("clients", checkWarn, "no client is wired to this board here", "bb install <"+strings.Join(install.ClientNames(), "|")+">")
+		r.Clients = append(r.Clients, w)
+		a.doctorClient(ctx, ie, cl, w, global, r.Project, add)
+	}
+	if len(r.Clients) == 0 {
+		add("clients", checkWarn, "no client is wired to this board here", "bb install <"+strings.Join(install.ClientNames(), "|")+">")
+	}
+}
+
+// doctorGuard checks the git guard of the project.
+func doctorGuard(r *doctorReport) {
+	add := r.add
+	if dir, err := hooksDir(r.Project); err != nil {
+		add("guard", checkSkip, "not a git repository: no guard to check", "")
+	} else {
+		var missing []string
+		for _, h := range []string{"pre-commit", "pre-push"} {
+			if !isGuardScript(filepath.Join(dir, h)) {
+				missing = append(missing, h)
+			}
+		}
+		switch len(missing) {
+		case 0:
+			add("guard", checkOK, "pre-commit and pre-push guard installed in "+dir, "")
+		case 2:
+			add("guard", checkWarn, "the git guard is not installed: commits touching files another agent holds are not refused", "bb guard install")
+		default:
+			add("guard", checkFail, "the git guard is incomplete: "+strings.Join(missing, ", ")+" missing in "+dir, "bb guard install")
 		}
 	}
-	// The git guard.
-	if r.Project != "" && !global {
-		if dir, err := hooksDir(r.Project); err != nil {
-			add("guard", checkSkip, "not a git repository: no guard to check", "")
-		} else {
-			var missing []string
-			for _, h := range []string{"pre-commit", "pre-push"} {
-				if !isGuardScript(filepath.Join(dir, h)) {
-					missing = append(missing, h)
-				}
-			}
-			switch len(missing) {
-			case 0:
-				add("guard", checkOK, "pre-commit and pre-push guard installed in "+dir, "")
-			case 2:
-				add("guard", checkWarn, "the git guard is not installed: commits touching files another agent holds are not refused", "bb guard install")
-			default:
-				add("guard", checkFail, "the git guard is incomplete: "+strings.Join(missing, ", ")+" missing in "+dir, "bb guard install")
-			}
-		}
-	}
-	r.Healthy = true
-	for _, c := range r.Checks {
-		if c.Status == checkFail {
-			r.Healthy = false
-		}
-	}
-	return r
 }
 
 // doctorClient checks one wired client: files current, hooks running a bb
