@@ -175,8 +175,10 @@ func (a *app) doctorIdentity(r *doctorReport) {
 	switch {
 	case a.g.as != "" || a.g.asGiven:
 		r.IdentitySource = "--as"
-	case explicit:
+	case explicit && strings.TrimSpace(a.env.Getenv("BB_AGENT_ID")) != "":
 		r.IdentitySource = "BB_AGENT_ID"
+	case explicit:
+		r.IdentitySource = "BB_TOKEN" // the agent the credential acts as
 	default:
 		r.IdentitySource = "default"
 	}
