@@ -285,8 +285,10 @@ task.)`,
 
 func (a *app) taskStatusCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "status <id> <pending|in_progress|completed|blocked>",
+		Use:   "status <id> <status>",
 		Short: "Set a task's status (low-level transition)",
+		Long: `Set a task's status directly: <status> is pending, in_progress, completed
+or blocked. bb task begin, complete and block are the usual transitions.`,
 		Args:  usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[1] != "" {
