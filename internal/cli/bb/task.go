@@ -289,7 +289,7 @@ func (a *app) taskStatusCmd() *cobra.Command {
 		Short: "Set a task's status (low-level transition)",
 		Long: `Set a task's status directly: <status> is pending, in_progress, completed
 or blocked. bb task begin, complete and block are the usual transitions.`,
-		Args:  usageArgs(cobra.ExactArgs(2)),
+		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[1] != "" {
 				if err := hub.CheckTaskStatus(args[1]); err != nil {
