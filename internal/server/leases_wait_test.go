@@ -21,10 +21,7 @@ import (
 // server's read and write timeouts (shrunk here), and is granted when the
 // holder releases.
 func TestRemoteAcquireWaitOutlivesServerTimeouts(t *testing.T) {
-	dir := t.TempDir()
-	run(t, dir, "init")
-	run(t, dir, "agent", "register", "--name", "amber-otter", "--role", "worker")
-	run(t, dir, "agent", "register", "--name", "cobalt-harbor", "--role", "worker")
+	dir := leaseBoard(t)
 	srv, err := server.New(server.Config{Service: openBoard(t, dir, nil)})
 	if err != nil {
 		t.Fatal(err)

@@ -21,11 +21,7 @@ import (
 // progress notifications meanwhile, and is granted when the holder
 // releases (without the lift: "request terminated without response").
 func TestMCPAcquireWaitOutlivesServerTimeouts(t *testing.T) {
-	dir := t.TempDir()
-	run(t, dir, "init")
-	run(t, dir, "agent", "register", "--name", "amber-otter", "--role", "worker")
-	run(t, dir, "agent", "register", "--name", "cobalt-harbor", "--role", "worker")
-	svc := openBoard(t, dir, nil)
+	svc := openBoard(t, leaseBoard(t), nil)
 	ms, err := bbmcp.New(svc, bbmcp.Options{Version: "test", LeaseProgressEvery: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -94,11 +90,7 @@ func TestMCPAcquireWaitOutlivesServerTimeouts(t *testing.T) {
 // /mcp ends when bb serve starts to stop, and leaves the queue, so the
 // stop does not wait for the drain limit (without it: the whole drain).
 func TestMCPAcquireWaitEndsWhenServerStops(t *testing.T) {
-	dir := t.TempDir()
-	run(t, dir, "init")
-	run(t, dir, "agent", "register", "--name", "amber-otter", "--role", "worker")
-	run(t, dir, "agent", "register", "--name", "cobalt-harbor", "--role", "worker")
-	svc := openBoard(t, dir, nil)
+	svc := openBoard(t, leaseBoard(t), nil)
 	ms, err := bbmcp.New(svc, bbmcp.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -161,4 +153,15 @@ func TestMCPAcquireWaitEndsWhenServerStops(t *testing.T) {
 	if len(st.Waiters) != 0 {
 		t.Fatalf("the waiter is still queued: %+v", st.Waiters)
 	}
+}
+
+// leaseBoard is a new board with two workers, amber-otter (who will hold
+// a lease) and cobalt-harbor (who will wait for it).
+func leaseBoard(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	run(t, dir, "init")
+	run(t, dir, "agent", "register", "--name", "amber-otter", "--role", "worker")
+	run(t, dir, "agent", "register", "--name", "cobalt-harbor", "--role", "worker")
+	return dir
 }

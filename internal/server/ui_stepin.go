@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/blackboard-hub/bb/internal/hub/leases"
+	"github.com/blackboard-hub/bb/internal/termtext"
 
 	"github.com/blackboard-hub/bb/internal/hub/oversight"
 
@@ -11,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
@@ -217,10 +217,7 @@ func (u *ui) kept(w http.ResponseWriter, why string) {
 // subjectOf is the first line of a message, cut to 80 characters.
 func subjectOf(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if utf8.RuneCountInString(s) > 80 {
-		s = string([]rune(s)[:79]) + "…"
-	}
-	return s
+	return termtext.Clip(s, 80)
 }
 
 // searchData fills the search view from the box's query.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -142,7 +141,7 @@ category is DECISION when answering a BLOCKED message, INFO otherwise
 					if it.ReplyTo != "" {
 						re = " ↳ " + hub.ShortID(it.ReplyTo)
 					}
-					fmt.Fprintf(w, "  %s %s %s → %s%s: %s\n", tw.at(it.CreatedAt), hub.ShortID(it.UUID), termtext.Line(it.From), toName(it.To), re, termtext.Line(truncate(firstLine(it.Body), 80)))
+					fmt.Fprintf(w, "  %s %s %s → %s%s: %s\n", tw.at(it.CreatedAt), hub.ShortID(it.UUID), termtext.Line(it.From), toName(it.To), re, termtext.Line(truncate(termtext.FirstLine(it.Body), 80)))
 				}
 			})
 		},
@@ -218,7 +217,7 @@ func (a *app) agentInboxCmd() *cobra.Command {
 					// When it was sent, and the first line of what it says.
 					first := ""
 					if m.Subject != "" {
-						first = " · " + truncate(firstLine(m.Body), 100)
+						first = " · " + truncate(termtext.FirstLine(m.Body), 100)
 					}
 					fmt.Fprintf(w, "       %s%s\n", tw.at(m.CreatedAt), first)
 					printIntent(w, "       ", m)
@@ -251,16 +250,6 @@ func printIntent(w io.Writer, indent string, m hub.MailItem) {
 	if m.RequiresAck && m.State != hub.StateAcked {
 		fmt.Fprintf(w, "%sRequires ack: bb agent ack --message %s\n", indent, hub.ShortID(m.UUID))
 	}
-}
-
-// firstLine is the first non-blank line of s.
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return ""
 }
 
 func preview(subject, body string) string {
