@@ -111,26 +111,45 @@ func (a *app) runHook(ctx context.Context, args []string, agent string) {
 		return
 	}
 	client, event := strings.ToLower(args[0]), args[1]
-	if hookio.Events(client) == nil {
-		a.errorf("bb hook: unknown client %q (known: %s); nothing done\n", client, strings.Join(hookio.Clients, ", "))
-		return
-	}
-	kind := hookio.KindOf(client, event)
 	data, err := io.ReadAll(io.LimitReader(a.env.Stdin, hookio.MaxPayload+1))
 	if err != nil || len(data) > hookio.MaxPayload {
 		a.errorf("bb hook: cannot read the hook input; nothing done\n")
 		return
 	}
+	if agent == "" {
+		agent = strings.TrimSpace(a.env.Getenv("BB_AGENT_ID"))
+	}
+	a.busyTimeoutMS = hookBusyTimeoutMS
+	out, note := a.hookAnswer(ctx, a.service, client, event, data, agent)
+	if note != "" {
+		a.errorf("%s\n", termtext.Text(note))
+	}
+	if len(out) > 0 {
+		_, _ = a.env.Stdout.Write(out)
+	}
+}
+
+// hookAnswer is one hook event's answer: what the client reads on stdout
+// (nil for nothing) and a note for its log. It is the one path of every
+// hook, whether the client ran `bb hook` or asked the session's bb mcp
+// (its hidden bb_hook tool): open gives the board (the process's own, kept
+// open by bb mcp). It never fails: past hookBudget, or on any error, the
+// answer is empty and the note says the agent's work goes on. Safe for
+// concurrent calls.
+func (a *app) hookAnswer(ctx context.Context, open func(context.Context) (core.API, error), client, event string, data []byte, agent string) (out []byte, note string) {
+	if hookio.Events(client) == nil {
+		return nil, fmt.Sprintf("bb hook: unknown client %q (known: %s); nothing done", client, strings.Join(hookio.Clients, ", "))
+	}
+	if len(data) > hookio.MaxPayload {
+		return nil, "bb hook: cannot read the hook input; nothing done"
+	}
+	kind := hookio.KindOf(client, event)
 	if kind == hookio.KindNone {
-		return // an event the board does not use: say nothing
+		return nil, "" // an event the board does not use: say nothing
 	}
 	in, ok := hookio.Parse(client, data)
 	if !ok {
-		a.errorf("bb hook: the hook input is not a JSON object; nothing done\n")
-		return
-	}
-	if agent == "" {
-		agent = strings.TrimSpace(a.env.Getenv("BB_AGENT_ID"))
+		return nil, "bb hook: the hook input is not a JSON object; nothing done"
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookBudget)
 	defer cancel()
@@ -141,7 +160,7 @@ func (a *app) runHook(ctx context.Context, args []string, agent string) {
 	done := make(chan result, 1)
 	go func() {
 		growStack(0)
-		r, err := a.hookWork(ctx, client, event, kind, in, agent)
+		r, err := a.hookWork(ctx, open, client, event, kind, in, agent)
 		if err != nil {
 			done <- result{nil, "bb hook: " + hookErrText(err) + "; the agent's work goes on"}
 			return
@@ -151,14 +170,9 @@ func (a *app) runHook(ctx context.Context, args []string, agent string) {
 	}()
 	select {
 	case r := <-done:
-		if r.note != "" {
-			a.errorf("%s\n", termtext.Text(r.note))
-		}
-		if len(r.out) > 0 {
-			_, _ = a.env.Stdout.Write(r.out)
-		}
+		return r.out, r.note
 	case <-ctx.Done():
-		a.errorf("bb hook: the board did not answer within %s; the agent's work goes on\n", hookBudget)
+		return nil, fmt.Sprintf("bb hook: the board did not answer within %s; the agent's work goes on", hookBudget)
 	}
 }
 
@@ -222,15 +236,14 @@ func hookErrText(err error) string {
 
 // hookWork does the event's work and returns what to print on stdout and a
 // note for stderr.
-func (a *app) hookWork(ctx context.Context, client, event string, kind hookio.Kind, in hookio.Input, agent string) (hookReply, error) {
+func (a *app) hookWork(ctx context.Context, open func(context.Context) (core.API, error), client, event string, kind hookio.Kind, in hookio.Input, agent string) (hookReply, error) {
 	if kind == hookio.KindPreTool && len(in.Paths) == 0 {
 		return hookReply{}, nil // not an edit: nothing to check, nothing to open
 	}
 	if kind == hookio.KindEnd && in.SessionID == "" {
 		return hookReply{}, nil // no session named: none of its leases to find
 	}
-	a.busyTimeoutMS = hookBusyTimeoutMS
-	svc, err := a.service(ctx)
+	svc, err := open(ctx)
 	if err != nil {
 		return hookReply{}, err
 	}
