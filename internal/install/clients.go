@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/blackboard-hub/bb/internal/hookio"
@@ -48,7 +49,83 @@ type hookConfig struct {
 	// meant to be committed, so its entries find the board from the
 	// directory the client runs them in.
 	Private bool
+	// MCPHooks is true when the client can have its hooks answered by an
+	// MCP server the session already runs (Claude Code's "mcp_tool" hooks):
+	// with HookTypeMCP every event but the session start is wired to bb
+	// mcp's hidden hook tool instead of a bb process per event.
+	MCPHooks bool
+	// GuardWake runs the waiter's command behind headlessGuard.
+	GuardWake bool
 }
+
+// How the hooks of a client with MCPHooks are wired (Options.HookType).
+const (
+	// HookTypeMCP: answered by the session's bb mcp (mcp_tool handlers);
+	// the session start stays a command (a client runs no MCP tool before
+	// its servers connect).
+	HookTypeMCP = "mcp"
+	// HookTypeCommand: a `bb hook` process per event, for client versions
+	// without mcp_tool hooks.
+	HookTypeCommand = "command"
+)
+
+// HookTypeFor is the hook type bb install writes for client at version
+// (its `--version`; "" when unknown): HookTypeMCP for a client with
+// MCPHooks unless its version is known to predate them.
+func HookTypeFor(client, version string) string {
+	if client != "claude" {
+		return HookTypeCommand
+	}
+	if version != "" && versionLess(version, ClaudeMCPHooksSince) {
+		return HookTypeCommand
+	}
+	return HookTypeMCP
+}
+
+// versionLess compares dotted version numbers (a leading "v" and anything
+// after the numbers ignored); a version that does not parse is not less.
+func versionLess(a, b string) bool {
+	pa, pb := versionParts(a), versionParts(b)
+	if pa == nil || pb == nil {
+		return false
+	}
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		var x, y int
+		if i < len(pa) {
+			x = pa[i]
+		}
+		if i < len(pb) {
+			y = pb[i]
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+var versionRe = regexp.MustCompile(`^v?(\d+(?:\.\d+)*)`)
+
+func versionParts(v string) []int {
+	m := versionRe.FindStringSubmatch(strings.TrimSpace(v))
+	if m == nil {
+		return nil
+	}
+	var out []int
+	for _, p := range strings.Split(m[1], ".") {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// ClaudeMCPHooksSince is the first Claude Code version with "mcp_tool"
+// hooks (its release notes of 2.1.118: "Hooks can now invoke MCP tools
+// directly via type: mcp_tool").
+const ClaudeMCPHooksSince = "2.1.118"
 
 // Client describes one coding-agent client: its MCP server file and,
 // when its documented hook system allows it, its hook file.
@@ -99,7 +176,7 @@ func notWoken(why string) string {
 // https://docs.claude.com/en/docs/claude-code/settings
 var claudeHooks = &hookConfig{
 	Local: filepath.Join(".claude", "settings.local.json"), Global: filepath.Join(".claude", "settings.json"),
-	Style: styleMatcherGroups, Skeleton: "{}", Private: true,
+	Style: styleMatcherGroups, Skeleton: "{}", Private: true, MCPHooks: true, GuardWake: true,
 }
 
 // Codex CLI: hooks in hooks.json next to an active config layer
@@ -268,23 +345,23 @@ const rewakePrefix = "[Blackboard] This idle session was woken by the board:"
 // feedback".
 const rewakeSummary = "Blackboard: new mail woke this session"
 
-// hookEntry is the array element bb adds under hooks.<event>.
-func (h *hookConfig) hookEntry(ev hookio.EventSpec, command, wake string) any {
+// hookEntry is the array element bb adds under hooks.<event>: handler
+// (commandHandler or mcpHandler's) and, where the event arms the idle
+// session's waiter, the waiter's command.
+func (h *hookConfig) hookEntry(ev hookio.EventSpec, handler orderedMap, wake string) any {
 	switch h.Style {
 	case styleFlat:
-		e := map[string]any{"command": command}
+		e := map[string]any{"command": handler.vals["command"]}
 		if ev.Matcher != "" {
 			e["matcher"] = ev.Matcher
 		}
 		return orderedEntry(e, "command", "matcher")
 	default:
-		handler := map[string]any{"type": "command", "command": command}
-		keys := []string{"type", "command"}
 		if h.Style == styleGemini {
-			handler["name"] = mcpServerName
-			keys = []string{"name", "type", "command"}
+			handler.vals["name"] = mcpServerName
+			handler.keys = append([]string{"name"}, handler.keys...)
 		}
-		handlers := []any{orderedEntry(handler, keys...)}
+		handlers := []any{handler}
 		if ev.Wakes && wake != "" {
 			w := map[string]any{"type": "command", "command": wake, "asyncRewake": true, "timeout": wakeTimeout,
 				"rewakeMessage": rewakePrefix, "rewakeSummary": rewakeSummary}
@@ -298,35 +375,106 @@ func (h *hookConfig) hookEntry(ev hookio.EventSpec, command, wake string) any {
 	}
 }
 
+// commandHandler is a hook handler that runs command.
+func commandHandler(command string) orderedMap {
+	return orderedEntry(map[string]any{"type": "command", "command": command}, "type", "command")
+}
+
+// mcpHookTimeout is an mcp_tool handler's timeout in seconds: past the
+// hook's own budget (8 s, after which it answers nothing and the work goes
+// on), so the client gives up on a server that does not answer at all
+// soon, and runs the tool call anyway (fails open).
+const mcpHookTimeout = 10
+
+// MCPHookTool is bb mcp's hidden tool that answers hooks (internal/mcp
+// HookTool; install does not link the MCP server, a test holds them equal).
+const MCPHookTool = "bb_hook"
+
+// mcpHandler is a hook handler that asks the session's bb mcp (server,
+// as named in the client's MCP file) to answer ev: an "mcp_tool" handler
+// whose input names the client and event and carries, filled in by the
+// client from its hook input, the fields bb hook reads for that event —
+// for an edit only the paths, not the file's content.
+// https://code.claude.com/docs/en/hooks (mcp_tool hooks: "server",
+// "tool", "input" with ${path} placeholders, "timeout").
+func mcpHandler(client, server string, ev hookio.EventSpec, agent string) orderedMap {
+	in := map[string]any{"bb_client": client, "bb_event": ev.Name, "session_id": "${session_id}", "cwd": "${cwd}"}
+	keys := []string{"bb_client", "bb_event", "session_id", "cwd"}
+	switch ev.Kind {
+	case hookio.KindPreTool:
+		in["tool_name"] = "${tool_name}"
+		in["tool_input"] = orderedEntry(map[string]any{"file_path": "${tool_input.file_path}", "notebook_path": "${tool_input.notebook_path}"}, "file_path", "notebook_path")
+		keys = append(keys, "tool_name", "tool_input")
+	case hookio.KindPostTool:
+		in["tool_name"] = "${tool_name}"
+		keys = append(keys, "tool_name")
+	case hookio.KindStop:
+		in["stop_hook_active"] = "${stop_hook_active}"
+		keys = append(keys, "stop_hook_active")
+	}
+	if agent != "" {
+		in["bb_agent"] = agent
+		keys = append(keys, "bb_agent")
+	}
+	return orderedEntry(map[string]any{"type": "mcp_tool", "server": server, "tool": MCPHookTool, "input": orderedEntry(in, keys...), "timeout": mcpHookTimeout},
+		"type", "server", "tool", "input", "timeout")
+}
+
+// headlessGuard runs command only outside a headless Claude Code run:
+// claude -p and the Agent SDK (CLAUDE_CODE_ENTRYPOINT sdk-cli, sdk-ts,
+// sdk-py, which it exports to its hooks) wait for a background hook before
+// they exit, so no waiter may start there (bb hook claude wake would end
+// at once; the guard spares its process). Claude Code runs a hook's
+// command with a POSIX shell (Git Bash on Windows) unless the entry asks
+// for PowerShell.
+func headlessGuard(command string) string {
+	return `[ "${CLAUDE_CODE_ENTRYPOINT#sdk-}" != "$CLAUDE_CODE_ENTRYPOINT" ] || ` + command
+}
+
 // bbHookCommand matches the hook commands bb writes: `bb hook <client>
 // <event> …`, with bb bare, as a path, or quoted.
-var bbHookCommand = regexp.MustCompile(`(^|[/\\])bb(\.exe)?'?\s+hook\s+(\S+)\s+\S+`)
+var bbHookCommand = regexp.MustCompile(`(^|[\s/\\])bb(\.exe)?'?\s+hook\s+(\S+)\s+\S+`)
 
 // isOurHookEntry reports whether an element of hooks.<event> is one bb
-// added for client (any of its handlers runs `bb hook <client>`).
+// added for client (any of its handlers runs `bb hook <client>`, or asks
+// bb mcp's hook tool for client).
 func isOurHookEntry(raw, client string) bool {
-	ours := func(cmd string) bool {
-		m := bbHookCommand.FindStringSubmatch(cmd)
-		return m != nil && m[3] == client
-	}
+	cmd, _ := ourHandler(raw, client)
+	return cmd != ""
+}
+
+// hookHandlerJSON is what bb reads of a hook entry's handler.
+type hookHandlerJSON struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Server  string `json:"server"`
+	Tool    string `json:"tool"`
+	Input   struct {
+		Client string `json:"bb_client"`
+	} `json:"input"`
+}
+
+// ourHandler is, for a hook entry (a flat handler or a matcher group), the
+// first of its handlers that is bb's for client: its command, or for an
+// mcp_tool handler "mcp_tool <server> <tool>", and its HookType; "" when
+// none is.
+func ourHandler(raw, client string) (command, hookType string) {
 	var e struct {
-		Command string `json:"command"`
-		Hooks   []struct {
-			Command string `json:"command"`
-		} `json:"hooks"`
+		hookHandlerJSON
+		Hooks []hookHandlerJSON `json:"hooks"`
 	}
 	if decodeJSONC(raw, &e) != nil {
-		return false
+		return "", ""
 	}
-	if ours(e.Command) {
-		return true
-	}
-	for _, h := range e.Hooks {
-		if ours(h.Command) {
-			return true
+	for _, h := range append([]hookHandlerJSON{e.hookHandlerJSON}, e.Hooks...) {
+		if m := bbHookCommand.FindStringSubmatch(h.Command); m != nil && m[3] == client {
+			return h.Command, HookTypeCommand
+		}
+		if h.Type == "mcp_tool" && h.Tool == MCPHookTool && strings.EqualFold(h.Input.Client, client) {
+			return "mcp_tool " + h.Server + " " + h.Tool, HookTypeMCP
 		}
 	}
-	return false
+	return "", ""
 }
 
 // mcpKey is the object of the client's file that holds MCP servers.

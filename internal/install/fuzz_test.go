@@ -28,13 +28,22 @@ func fuzzInstall(text string) (string, [][]string, error) {
 	}
 	created = append(created, c...)
 	for _, ev := range hookio.Events("claude") {
-		c, _, err := d.setElement([]string{"hooks", ev.Name}, claudeHooks.hookEntry(ev, "bb hook claude "+ev.Name+" --dir /p", "bb hook claude wake --dir /p"), ourHookEntry("claude"))
+		c, _, err := d.setElement([]string{"hooks", ev.Name}, claudeHooks.hookEntry(ev, fuzzHandler(ev), headlessGuard("bb hook claude wake --dir /p")), ourHookEntry("claude"))
 		if err != nil {
 			return "", nil, err
 		}
 		created = append(created, c...)
 	}
 	return d.text, created, nil
+}
+
+// fuzzHandler is an event's handler as bb install claude writes it: the
+// session start a command, every other event bb mcp's hook tool.
+func fuzzHandler(ev hookio.EventSpec) orderedMap {
+	if ev.Kind == hookio.KindStart {
+		return commandHandler("bb hook claude " + ev.Name + " --dir /p")
+	}
+	return mcpHandler("claude", mcpServerName, ev, "")
 }
 
 // fuzzUninstall removes it again, pruning the containers install created.

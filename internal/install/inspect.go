@@ -38,6 +38,12 @@ type Wiring struct {
 	// install <client> rewrites them.
 	Outdated    bool         `json:"outdated"`
 	HookChanges []HookChange `json:"hook_changes,omitempty"`
+	// HookType is how bb's hooks are answered: HookTypeCommand (a bb
+	// process per event), HookTypeMCP (the session's bb mcp, the session
+	// start aside), "mixed", or "" without hooks. HookTypes has it per
+	// event.
+	HookType  string            `json:"hook_type,omitempty"`
+	HookTypes map[string]string `json:"hook_types,omitempty"`
 	// Pinned is a directory of the installing machine that a project
 	// file meant to be committed pins (--dir in the MCP entry, or in the
 	// hooks of a shared hooks file: an install by an older bb), and
@@ -52,7 +58,7 @@ type Wiring struct {
 // Inspect reads what the client's files hold of bb's entries and whether
 // they are what bb install writes today.
 func (ie *Env) Inspect(cl Client) (Wiring, error) {
-	w := Wiring{Client: cl.Name, Title: cl.Title, MCPPath: ie.mcpPath(cl), Hooks: map[string]string{}}
+	w := Wiring{Client: cl.Name, Title: cl.Title, MCPPath: ie.mcpPath(cl), Hooks: map[string]string{}, HookTypes: map[string]string{}}
 	b, err := readConfig(w.MCPPath)
 	if err != nil {
 		return w, err
@@ -75,6 +81,11 @@ func (ie *Env) Inspect(cl Client) (Wiring, error) {
 	}
 	if !w.Installed {
 		return w, nil
+	}
+	if cl.Hooks != nil && cl.Hooks.MCPHooks && w.HookType == HookTypeCommand && ie.mcpHooks(cl) {
+		// Command hooks where this client's version answers them through
+		// bb mcp: an install by an older bb (or for an older client).
+		w.HookChanges = append(w.HookChanges, HookChange{Change: HookTypeChange, Installed: HookTypeCommand, Want: HookTypeMCP})
 	}
 	w.Outdated = len(w.HookChanges) > 0
 	o, exe := ie.optionsOf(cl, w)
@@ -144,8 +155,9 @@ func inspectHooks(cl Client, hb []byte, w *Wiring) {
 	installed := map[string][]string{}
 	for _, event := range slices.Sorted(maps.Keys(doc.Hooks)) {
 		for _, raw := range doc.Hooks[event] {
-			if cmd := ourCommand(string(raw), cl.Name); cmd != "" {
+			if cmd, typ := ourHandler(string(raw), cl.Name); cmd != "" {
 				w.Hooks[event] = cmd
+				w.HookTypes[event] = typ
 				var e struct {
 					Matcher string `json:"matcher"`
 				}
@@ -171,8 +183,31 @@ func inspectHooks(cl Client, hb []byte, w *Wiring) {
 		if !wired[event] {
 			w.HookChanges = append(w.HookChanges, HookChange{Event: event, Change: HookStale, Installed: installed[event][0]})
 			delete(w.Hooks, event)
+			delete(w.HookTypes, event)
 		}
 	}
+	w.HookType = hookTypeOf(cl, w.HookTypes)
+}
+
+// hookTypeOf is how the hooks of types (per event) are answered as a
+// whole: the session start always runs bb, so it counts only for a client
+// whose every hook is a command.
+func hookTypeOf(cl Client, types map[string]string) string {
+	seen := map[string]bool{}
+	for _, ev := range hookio.Events(cl.Name) {
+		if t := types[ev.Name]; t != "" && (ev.Kind != hookio.KindStart || !cl.Hooks.MCPHooks) {
+			seen[t] = true
+		}
+	}
+	switch {
+	case len(seen) > 1:
+		return "mixed"
+	case seen[HookTypeMCP]:
+		return HookTypeMCP
+	case seen[HookTypeCommand]:
+		return HookTypeCommand
+	}
+	return ""
 }
 
 // hookChange is what differs for event ev between bb's entries in the
@@ -198,6 +233,9 @@ func hookChange(ev hookio.EventSpec, present bool, ms []string) (HookChange, boo
 // hooks; exe is the program they run.
 func (ie *Env) optionsOf(cl Client, w Wiring) (Options, string) {
 	o := Options{Global: ie.opts.Global, Tools: ToolsAll, NoHooks: cl.Hooks != nil && len(w.Hooks) == 0 && !w.Outdated}
+	if w.HookType == HookTypeCommand {
+		o.HookType = HookTypeCommand
+	}
 	exe := "bb"
 	if w.MCPCommand != "" && w.MCPCommand != "bb" {
 		o.Absolute, exe = true, w.MCPCommand
@@ -228,6 +266,9 @@ func (ie *Env) pinned(cl Client, w Wiring) (dir, file string) {
 		return "", ""
 	}
 	for _, ev := range slices.Sorted(maps.Keys(w.Hooks)) {
+		if w.HookTypes[ev] != HookTypeCommand {
+			continue
+		}
 		if _, d := CommandExe(w.Hooks[ev]); d != "" {
 			return d, w.HooksPath
 		}
@@ -247,6 +288,10 @@ const (
 	// HookDuplicate: more than one bb entry under the event (each one a
 	// process).
 	HookDuplicate = "duplicate"
+	// HookTypeChange: every hook runs a bb process (Installed
+	// HookTypeCommand) where this client answers them through bb mcp
+	// (Want HookTypeMCP); Event is empty.
+	HookTypeChange = "type"
 )
 
 // HookChange is one way an installed bb hook entry differs from what this
@@ -277,6 +322,8 @@ func (c HookChange) String() string {
 		return "no bb hook for " + c.Event
 	case HookStale:
 		return "a bb hook for " + c.Event + ", which this bb does not use"
+	case HookTypeChange:
+		return "every hook starts a bb process (command hooks), where this client can have the session's bb mcp answer them (mcp_tool hooks)"
 	case HookDuplicate:
 		return "more than one bb hook for " + c.Event
 	}
@@ -298,25 +345,8 @@ func (s *stringish) UnmarshalJSON(b []byte) error { *s = append((*s)[:0], b...);
 
 // ourCommand is the command of bb's handler in a hook entry for client.
 func ourCommand(raw, client string) string {
-	var e struct {
-		Command string `json:"command"`
-		Hooks   []struct {
-			Command string `json:"command"`
-		} `json:"hooks"`
-	}
-	if DecodeJSONC(raw, &e) != nil {
-		return ""
-	}
-	cmds := []string{e.Command}
-	for _, h := range e.Hooks {
-		cmds = append(cmds, h.Command)
-	}
-	for _, c := range cmds {
-		if m := bbHookCommand.FindStringSubmatch(c); m != nil && m[3] == client {
-			return c
-		}
-	}
-	return ""
+	cmd, _ := ourHandler(raw, client)
+	return cmd
 }
 
 // CommandExe is the program a hook command runs (its first shell word,

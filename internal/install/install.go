@@ -58,6 +58,10 @@ type Result struct {
 	// Hooks are the client events wired to `bb hook` (empty with --no-hooks
 	// or for clients without hooks).
 	Hooks []string `json:"hooks"`
+	// HookType is how the hooks are answered (HookTypeMCP: by the
+	// session's bb mcp, the session start aside; HookTypeCommand: a bb
+	// process per event); "" without hooks.
+	HookType string `json:"hook_type,omitempty"`
 	// NotCovered says what the client's hooks cannot do, or why it gets no
 	// hooks.
 	NotCovered string `json:"not_covered,omitempty"`
@@ -77,6 +81,10 @@ type Options struct {
 	Global bool
 	// NoHooks writes the MCP entry only.
 	NoHooks bool
+	// HookType is how a client that can have its hooks answered by the
+	// session's bb mcp gets them: HookTypeMCP (the default, "") or
+	// HookTypeCommand (a bb process per event, for an older client).
+	HookType string
 	// Absolute runs the bb binary by its path (Exe) instead of "bb".
 	Absolute bool
 	// Agent pins one agent id for every session ("" for one per session).
@@ -295,6 +303,11 @@ func (ie *Env) hookCommand(cl Client, event string) string {
 	return strings.Join(parts, " ")
 }
 
+// mcpHooks reports whether cl's hooks are wired to the session's bb mcp.
+func (ie *Env) mcpHooks(cl Client) bool {
+	return cl.Hooks != nil && cl.Hooks.MCPHooks && ie.opts.HookType != HookTypeCommand
+}
+
 // ourHookEntry recognises the hook entries bb wrote for client.
 func ourHookEntry(client string) func(string) bool {
 	return func(raw string) bool { return isOurHookEntry(raw, client) }
@@ -325,6 +338,10 @@ func (ie *Env) Install(cl Client) (Result, error) {
 			touched = append(touched, hf)
 		}
 		r.Hooks = eventNames(cl.Name)
+		r.HookType = HookTypeCommand
+		if ie.mcpHooks(cl) {
+			r.HookType = HookTypeMCP
+		}
 		r.NotCovered = h.NotCovered
 		r.Wakes = cl.Wakes
 		if cl.WorktreeInclude != "" && !ie.opts.Global {
@@ -398,9 +415,17 @@ func (ie *Env) wireHooks(cl Client, hf *FileChange) error {
 	if h.Style == stylePlugin {
 		return ie.setPlugin(hf, cl.Name)
 	}
+	wake := ie.hookCommand(cl, "wake")
+	if h.GuardWake {
+		wake = headlessGuard(wake)
+	}
 	var groups []HookGroup
 	for _, ev := range hookio.Events(cl.Name) {
-		groups = append(groups, HookGroup{Event: ev.Name, Entry: h.hookEntry(ev, ie.hookCommand(cl, ev.Name), ie.hookCommand(cl, "wake"))})
+		handler := commandHandler(ie.hookCommand(cl, ev.Name))
+		if ie.mcpHooks(cl) && ev.Kind != hookio.KindStart {
+			handler = mcpHandler(cl.Name, cl.Server, ev, ie.opts.Agent)
+		}
+		groups = append(groups, HookGroup{Event: ev.Name, Entry: h.hookEntry(ev, handler, wake)})
 	}
 	return ie.jsonEdit(hf, h.Skeleton, func(d *jsonDoc) error {
 		created, _, err := d.setHookGroups(groups, ourHookEntry(cl.Name))

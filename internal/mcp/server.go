@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"regexp"
 	"slices"
@@ -103,6 +104,11 @@ type Options struct {
 	// notification while it waits, when the call asked for them (0:
 	// leaseProgressEvery).
 	LeaseProgressEvery time.Duration
+	// Hook answers the client's hooks through HookTool (bb mcp: the same
+	// answer as `bb hook`); nil serves no such tool. HookLog receives their
+	// notes (bb mcp: its stderr, which the client keeps in its MCP log).
+	Hook    HookFunc
+	HookLog io.Writer
 }
 
 // Server is Blackboard's MCP server. SDK returns the *sdk.Server to run on a
@@ -122,6 +128,8 @@ type Server struct {
 	active map[*sdk.ServerSession]time.Time
 	// names of the registered tools, in registration order.
 	names []string
+	// hookLogMu keeps the notes of concurrent hook calls whole.
+	hookLogMu sync.Mutex
 	// stop ends when the server serving this handler starts to stop
 	// (bb serve hands it with every request: wire.Stopping); nil until
 	// then, and over stdio.
@@ -180,7 +188,7 @@ func New(svc Roles, opts Options) (*Server, error) {
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
 	})
-	s.sdk.AddReceivingMiddleware(s.trackActivity, oneInitialize, plainNames, s.tellIdentity)
+	s.sdk.AddReceivingMiddleware(s.trackActivity, oneInitialize, plainNames, s.tellIdentity, hideHookTool)
 	s.addBoardTools()
 	s.addMailTools()
 	s.addReservationTools()
@@ -190,6 +198,7 @@ func New(svc Roles, opts Options) (*Server, error) {
 	s.addSearchTools()
 	s.addEventTools()
 	s.addLeaseTools()
+	s.addHookTool()
 	return s, nil
 }
 

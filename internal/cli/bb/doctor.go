@@ -199,7 +199,7 @@ func (a *app) doctorClients(ctx context.Context, r *doctorReport, global bool) {
 	if global {
 		base = a.env.Getenv("HOME")
 	}
-	ie := newInstall(o, base, a.env.Exe, a.env.Getenv)
+	ie := a.newInstall(o, base, a.env.Exe, a.env.Getenv)
 	for _, cl := range install.Clients() {
 		w, err := ie.Inspect(cl)
 		name := "client " + cl.Name
@@ -277,8 +277,16 @@ func (a *app) doctorClient(ctx context.Context, ie *install.Env, cl install.Clie
 		add(name+" wake", checkWarn, cl.WakeNote, "")
 	}
 	// The hooks' bb runs and pins this board.
+	if w.HookType == install.HookTypeMCP {
+		add(name+" hook type", checkOK, cl.Title+": hooks answered by the session's bb mcp (mcp_tool hooks; the session start runs bb)", "")
+	} else if w.HookType == install.HookTypeCommand && cl.Hooks != nil && cl.Hooks.MCPHooks {
+		add(name+" hook type", checkOK, cl.Title+": command hooks (a bb process per event; this client version has no mcp_tool hooks)", "")
+	}
 	checked := map[string]bool{}
 	for _, ev := range slices.Sorted(maps.Keys(w.Hooks)) {
+		if w.HookTypes[ev] != install.HookTypeCommand {
+			continue // answered by bb mcp, whose entry is checked below
+		}
 		exe, dir := install.CommandExe(w.Hooks[ev])
 		if !global && dir != "" && project != "" && filepath.Clean(dir) != filepath.Clean(project) {
 			add(name+" hooks", checkFail, fmt.Sprintf("%s: the %s hook pins --dir %s, not this board's %s", cl.Title, ev, dir, project), fix)

@@ -2,10 +2,13 @@ package bb
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -70,6 +73,13 @@ bb install asks whether to.`,
 			}
 			if o.Tools != bbmcp.ProfileAll && o.Tools != bbmcp.ProfileCore {
 				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", o.Tools)}
+			}
+			switch o.HookType {
+			case hookTypeAuto:
+				o.HookType = ""
+			case install.HookTypeMCP, install.HookTypeCommand:
+			default:
+				return usageErr{fmt.Errorf("invalid --hook-type %q: expected auto, mcp or command", o.HookType)}
 			}
 			selected, err := install.Select(tool)
 			if err != nil {
@@ -147,7 +157,30 @@ bb install asks whether to.`,
 	_ = f.MarkHidden("write")
 	f.StringVar(&o.Agent, "agent", "", "pin this agent id for every session (default: one identity per session)")
 	f.StringVar(&o.Tools, "tools", bbmcp.ProfileAll, "tool profile of the MCP server: core or all")
+	f.StringVar(&o.HookType, "hook-type", hookTypeAuto, "Claude Code: hooks answered by the session's bb mcp (mcp), or a bb process per event (command); auto picks by the installed claude --version")
 	return c
+}
+
+// hookTypeAuto is --hook-type's default: the type the client's version
+// takes (install.HookTypeFor).
+const hookTypeAuto = "auto"
+
+// claudeVersion is the version `claude --version` prints ("2.1.328 (Claude
+// Code)" → "2.1.328"), or "" when claude is not on PATH or does not answer
+// within 5 s.
+func (a *app) claudeVersion() string {
+	path, err := exec.LookPath("claude")
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	return v
 }
 
 func (a *app) uninstallCmd() *cobra.Command {
@@ -285,7 +318,7 @@ func (a *app) newInstallEnv(o install.Options, installing bool) (*install.Env, e
 		if home == "" {
 			return nil, hub.Errorf(hub.CodeInvalidInput, "HOME is not set: cannot find the global configuration")
 		}
-		return newInstall(o, home, a.env.Exe, a.env.Getenv), nil
+		return a.newInstall(o, home, a.env.Exe, a.env.Getenv), nil
 	}
 	root, err := a.findProject()
 	if err != nil {
@@ -302,13 +335,18 @@ func (a *app) newInstallEnv(o install.Options, installing bool) (*install.Env, e
 			return nil, err
 		}
 	}
-	return newInstall(o, root, a.env.Exe, a.env.Getenv), nil
+	return a.newInstall(o, root, a.env.Exe, a.env.Getenv), nil
 }
 
 // newInstall is install.New with bb mcp's tool lists, which the entries of
 // some clients name (install does not link the MCP server).
-func newInstall(o install.Options, base, exe string, getenv func(string) string) *install.Env {
+func (a *app) newInstall(o install.Options, base, exe string, getenv func(string) string) *install.Env {
 	o.ToolNames = bbmcp.ToolNames
+	if o.HookType == "" {
+		// Only Claude Code has hooks bb mcp can answer; its version
+		// decides (an older one keeps command hooks).
+		o.HookType = install.HookTypeFor("claude", a.claudeVersion())
+	}
 	return install.New(o, base, exe, getenv)
 }
 
@@ -376,6 +414,9 @@ func (a *app) printInstall(w io.Writer, results []installReply, plan, printOnly,
 		if !removing {
 			if len(r.Hooks) > 0 {
 				fmt.Fprintf(w, "  hooks: %s\n", strings.Join(r.Hooks, " "))
+				if r.HookType == install.HookTypeMCP {
+					fmt.Fprintf(w, "  answered by: the session's bb mcp (mcp_tool hooks; only the session start runs bb)\n")
+				}
 			}
 			if r.NotCovered != "" {
 				fmt.Fprintf(w, "  not covered: %s\n", r.NotCovered)

@@ -17,3 +17,10 @@ func TestInstallProfilesAreTheMCPServers(t *testing.T) {
 		t.Fatal("the core profile is not a smaller list of tools than all")
 	}
 }
+
+// The mcp_tool hooks bb install writes call bb mcp's hook tool by its name.
+func TestInstallHookToolIsTheMCPServers(t *testing.T) {
+	if install.MCPHookTool != bbmcp.HookTool {
+		t.Fatalf("install writes hooks calling %q, bb mcp serves %q", install.MCPHookTool, bbmcp.HookTool)
+	}
+}

@@ -3,14 +3,19 @@ package bb
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
+	"github.com/blackboard-hub/bb/internal/hookio"
 	"github.com/blackboard-hub/bb/internal/hub"
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 	"github.com/blackboard-hub/bb/internal/procid"
+	"github.com/blackboard-hub/bb/internal/termtext"
 )
 
 // mcpDrainTimeout bounds how long a shutdown waits for in-flight tool calls.
@@ -72,6 +77,12 @@ left unanswered at shutdown, exit 1.`,
 			a.longLived = true
 			client, clientSession := procid.Session(a.env.Getenv)
 			var mu sync.Mutex
+			open := func(ctx context.Context) (core.API, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				return a.service(ctx)
+			}
+			hooked := &hookedSessions{}
 			srv, err := bbmcp.New(nil, bbmcp.Options{
 				Agent:    agent,
 				EnvAgent: a.env.Getenv("BB_AGENT_ID"),
@@ -86,11 +97,18 @@ left unanswered at shutdown, exit 1.`,
 				Where: a.mcpWhere(),
 				// The local board, or with BB_SERVER a bb serve (so an
 				// agent on another machine gets the same tools).
-				Open: func(ctx context.Context) (bbmcp.Roles, error) {
-					mu.Lock()
-					defer mu.Unlock()
-					return a.service(ctx)
+				Open: func(ctx context.Context) (bbmcp.Roles, error) { return open(ctx) },
+				// The client's hooks wired to this server (bb install claude):
+				// the same answers as bb hook, from the board this process
+				// holds open.
+				Hook: func(ctx context.Context, client, event, agent string, payload []byte) ([]byte, string) {
+					if agent == "" {
+						agent = strings.TrimSpace(a.env.Getenv("BB_AGENT_ID"))
+					}
+					hooked.note(client, payload, agent)
+					return a.hookAnswer(ctx, open, client, event, payload, agent)
 				},
+				HookLog: a.env.Stderr,
 			})
 			if err != nil {
 				return err
@@ -113,7 +131,12 @@ left unanswered at shutdown, exit 1.`,
 			defer func() { stopOpen(); <-opened }()
 			// An abnormal end (stdin or stdout failing, calls left
 			// unanswered at shutdown) exits non-zero.
-			if err := srv.ServeIO(cmd.Context(), a.env.Stdin, a.env.Stdout, mcpDrainTimeout); err != nil {
+			err = srv.ServeIO(cmd.Context(), a.env.Stdin, a.env.Stdout, mcpDrainTimeout)
+			// The client closed this server: its sessions whose hooks came
+			// here have ended (a client's own session-end hook cannot reach
+			// a server it has already closed).
+			a.endHookedSessions(open, hooked)
+			if err != nil {
 				return hub.Errorf(hub.CodeInternal, "bb mcp: %v", err)
 			}
 			return nil
@@ -123,6 +146,49 @@ left unanswered at shutdown, exit 1.`,
 	f.StringVar(&agent, "agent", "", "act as this agent id (fixed: bb_identify cannot change it)")
 	f.StringVar(&tools, "tools", bbmcp.ProfileAll, "tool profile: core (the ten most used) or all")
 	return c
+}
+
+// hookedSessions are the client sessions whose hooks this bb mcp answered,
+// with the agent each named.
+type hookedSessions struct {
+	mu   sync.Mutex
+	seen map[[2]string]string // {client, session id} → explicit agent
+}
+
+func (h *hookedSessions) note(client string, payload []byte, agent string) {
+	in, ok := hookio.Parse(client, payload)
+	if !ok || in.SessionID == "" {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.seen == nil {
+		h.seen = map[[2]string]string{}
+	}
+	h.seen[[2]string{client, in.SessionID}] = agent
+}
+
+// endHookedSessions releases the session leases of every session whose
+// hooks this server answered, as their SessionEnd hook would (bounded by
+// the hook budget; a failure is a note).
+func (a *app) endHookedSessions(open func(context.Context) (core.API, error), h *hookedSessions) {
+	h.mu.Lock()
+	seen := maps.Clone(h.seen)
+	h.mu.Unlock()
+	if len(seen) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
+	defer cancel()
+	svc, err := open(ctx)
+	if err != nil {
+		return
+	}
+	for k, agent := range seen {
+		if r, _ := a.sessionEnd(ctx, svc, k[0], k[1], agent); r.note != "" {
+			a.errorf("bb mcp: %s\n", termtext.Text(r.note))
+		}
+	}
 }
 
 // mcpWhere is where bb mcp runs (its working directory's work tree,

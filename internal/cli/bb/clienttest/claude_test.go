@@ -253,7 +253,7 @@ func TestClaudeCodeSessionID(t *testing.T) {
 	trustClaude(p, p.dir)
 	settings := filepath.Join(".claude", "settings.local.json")
 	wrapped := strings.ReplaceAll(p.read(settings), `"command": "bb hook claude`, `"command": "timeout 60 bb hook claude`)
-	if !strings.Contains(wrapped, "timeout 60 bb hook claude PreToolUse") {
+	if !strings.Contains(wrapped, "timeout 60 bb hook claude SessionStart") {
 		t.Fatalf("no hook command to wrap in %s:\n%s", settings, wrapped)
 	}
 	p.write(settings, wrapped)
