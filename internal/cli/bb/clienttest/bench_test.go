@@ -13,46 +13,52 @@ import (
 )
 
 // BenchmarkClaudeTurn measures one scripted Claude Code turn (-p: 4 edits
-// and 4 shell commands) with bb's hooks against the same hooks replaced by
-// a no-op command, interleaved in one run (each iteration runs both, the
-// order alternating). It reports both wall times and CPU times (the client
-// with every process it waited for), their ratios, and how many hook
-// processes a turn starts (counted by the no-op hooks).
+// and 4 shell commands) in three projects, interleaved in one run (each
+// iteration runs all three, the order rotating): wired by bb install claude
+// (its hooks answered by the session's bb mcp), by bb install claude
+// --hook-type command (a bb process per hook event), the first with hooks
+// that do nothing (floorProject: what the client itself spends on hooks),
+// and by bb install claude --no-hooks (the MCP server only: the baseline). It reports wall
+// and CPU times per turn (the client with every process it waited for)
+// and their ratios to the baseline, and how many bb processes besides bb
+// mcp one turn of each starts (counted once, before the timed turns,
+// through a bb on PATH that notes each start).
 //
 //	go test ./internal/cli/bb/clienttest -run '^$' -bench ClaudeTurn -benchtime 8x -count 3
 func BenchmarkClaudeTurn(b *testing.B) {
 	bin := benchClient(b, "claude")
-	withHooks := newBenchProject(b, bin, false)
-	noop := newBenchProject(b, bin, true)
-	var dHooks, dNoop, cHooks, cNoop time.Duration
+	arms := []*benchProject{
+		newBenchProject(b, bin, "mcp", "--hook-type", "mcp"),
+		newBenchProject(b, bin, "command", "--hook-type", "command"),
+		floorProject(newBenchProject(b, bin, "floor", "--hook-type", "mcp")),
+		newBenchProject(b, bin, "mcponly", "--no-hooks"),
+	}
+	procs := make([]int, len(arms))
+	for j, bp := range arms {
+		procs[j] = bp.countProcs(b)
+	}
+	wall := make([]time.Duration, len(arms))
+	cpu := make([]time.Duration, len(arms))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		first, second := withHooks, noop
-		if i%2 == 1 {
-			first, second = noop, withHooks
-		}
-		for _, bp := range []*benchProject{first, second} {
-			d, cpu := bp.turn(b, i)
-			if bp == withHooks {
-				dHooks, cHooks = dHooks+d, cHooks+cpu
-			} else {
-				dNoop, cNoop = dNoop+d, cNoop+cpu
-			}
+		for k := range arms {
+			j := (i + k) % len(arms)
+			d, c := arms[j].turn(b, i)
+			wall[j] += d
+			cpu[j] += c
 		}
 	}
 	b.StopTimer()
 	n := float64(b.N)
-	b.ReportMetric(float64(dHooks.Milliseconds())/n, "hooks-ms/turn")
-	b.ReportMetric(float64(dNoop.Milliseconds())/n, "noop-ms/turn")
-	b.ReportMetric(float64(dHooks)/float64(dNoop), "x-hooks/noop")
-	// CPU time (user+system) of the client and every process it waited
-	// for (hooks, the shells running them, its MCP server): what a loaded
-	// machine's scheduler stretches into wall time.
-	b.ReportMetric(float64(cHooks.Milliseconds())/n, "hooks-cpu-ms/turn")
-	b.ReportMetric(float64(cNoop.Milliseconds())/n, "noop-cpu-ms/turn")
-	b.ReportMetric(float64(cHooks)/float64(cNoop), "x-cpu-hooks/noop")
-	if c, err := os.ReadFile(noop.count); err == nil {
-		b.ReportMetric(float64(len(c))/n, "hook-procs/turn")
+	base := len(arms) - 1
+	for j, bp := range arms {
+		b.ReportMetric(float64(procs[j]), bp.name+"-bb-procs/turn")
+		b.ReportMetric(float64(wall[j].Milliseconds())/n, bp.name+"-ms/turn")
+		b.ReportMetric(float64(cpu[j].Milliseconds())/n, bp.name+"-cpu-ms/turn")
+		if j != base {
+			b.ReportMetric(float64(wall[j])/float64(wall[base]), "x-"+bp.name+"/mcponly")
+			b.ReportMetric(float64(cpu[j])/float64(cpu[base]), "x-cpu-"+bp.name+"/mcponly")
+		}
 	}
 }
 
@@ -71,6 +77,7 @@ func benchClient(b *testing.B, name string) string {
 // benchProject is a project wired by bb install claude, its own model
 // server and the files a turn edits.
 type benchProject struct {
+	name  string
 	bin   string
 	dir   string
 	env   []string
@@ -78,9 +85,9 @@ type benchProject struct {
 	pl    *plans
 }
 
-func newBenchProject(b *testing.B, bin string, noop bool) *benchProject {
+func newBenchProject(b *testing.B, bin, name string, installArgs ...string) *benchProject {
 	root := b.TempDir()
-	bp := &benchProject{bin: bin, dir: filepath.Join(root, "proj"), count: filepath.Join(root, "hook-count")}
+	bp := &benchProject{name: name, bin: bin, dir: filepath.Join(root, "proj"), count: filepath.Join(root, "bb-starts")}
 	home := filepath.Join(root, "home")
 	for _, d := range []string{filepath.Join(bp.dir, "src"), home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -104,26 +111,58 @@ func newBenchProject(b *testing.B, bin string, noop bool) *benchProject {
 	}
 	run("git", "init", "-q")
 	run("bb", "init")
-	run("bb", "install", "claude")
+	run("bb", append([]string{"install", "claude"}, installArgs...)...)
 	cfg, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "projects": map[string]any{
 		bp.dir: map[string]any{"hasTrustDialogAccepted": true, "enabledMcpjsonServers": []string{"blackboard"}}}})
 	if err := os.WriteFile(filepath.Join(home, ".claude.json"), cfg, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	if noop {
-		// The same hook entries, each running a command that only counts.
-		settings := filepath.Join(bp.dir, ".claude", "settings.local.json")
-		s, err := os.ReadFile(settings)
-		if err != nil {
-			b.Fatal(err)
-		}
-		re := regexp.MustCompile(`"bb hook claude [^"]*"`)
-		s = re.ReplaceAll(s, []byte(fmt.Sprintf("%q", "printf x >> "+bp.count)))
-		if err := os.WriteFile(settings, s, 0o644); err != nil {
-			b.Fatal(err)
-		}
+	return bp
+}
+
+// floorProject turns bp's hooks into the least that hooks of their kind
+// can cost: the session start's command only reads its input (cat), and
+// every mcp_tool hook asks bb mcp's hook tool for an event the board does
+// not use, which it answers without opening anything. What bp then costs
+// over the MCP-only turn is the client's own handling of the hooks.
+func floorProject(bp *benchProject) *benchProject {
+	settings := filepath.Join(bp.dir, ".claude", "settings.local.json")
+	s, err := os.ReadFile(settings)
+	if err != nil {
+		panic(err)
+	}
+	t := regexp.MustCompile(`"bb hook claude SessionStart[^"]*"`).ReplaceAllString(string(s), `"cat > /dev/null"`)
+	t = regexp.MustCompile(`"bb_event": "[A-Za-z]+"`).ReplaceAllString(t, `"bb_event": "Notification"`)
+	if err := os.WriteFile(settings, []byte(t), 0o644); err != nil {
+		panic(err)
 	}
 	return bp
+}
+
+// countProcs runs one turn (untimed) with a bb first on PATH that notes
+// its arguments before it runs the real one, and returns how many bb
+// processes other than bb mcp the turn started.
+func (bp *benchProject) countProcs(b *testing.B) int {
+	wrap := filepath.Join(filepath.Dir(bp.count), "wrap")
+	if err := os.MkdirAll(wrap, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >> " + bp.count + "\nexec " + filepath.Join(binDir, "bb") + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(wrap, "bb"), []byte(script), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	saved := bp.env
+	bp.env = append(append([]string(nil), saved...), "PATH="+wrap+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	defer func() { bp.env = saved }()
+	bp.turn(b, -1)
+	data, _ := os.ReadFile(bp.count)
+	n := 0
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if l != "" && l != "mcp" {
+			n++
+		}
+	}
+	return n
 }
 
 // turn runs one claude -p turn of 4 edits and 4 shell commands and
@@ -135,7 +174,7 @@ func (bp *benchProject) turn(b *testing.B, i int) (time.Duration, time.Duration)
 	for f := 0; f < 4; f++ {
 		// Fresh files each turn: the previous turn's session still holds
 		// the ones it edited.
-		path := filepath.Join(bp.dir, "src", fmt.Sprintf("f%d_%d.go", i, f))
+		path := filepath.Join(bp.dir, "src", fmt.Sprintf("f%d_%d.go", i+1, f))
 		if err := os.WriteFile(path, []byte("package x\n"), 0o644); err != nil {
 			b.Fatal(err)
 		}
@@ -143,7 +182,7 @@ func (bp *benchProject) turn(b *testing.B, i int) (time.Duration, time.Duration)
 			turnPart{Tool: "Edit", Input: map[string]any{"file_path": path, "old_string": "package x", "new_string": "package y"}},
 			turnPart{Tool: "Bash", Input: map[string]any{"command": "true", "description": "nothing"}})
 	}
-	step := fmt.Sprintf("turn-%d", i)
+	step := fmt.Sprintf("turn-%d", i+1)
 	bp.pl.set(step, parts...)
 	c := execIn(bp.dir, bp.env, bp.bin, "-p", "[session T] [step "+step+"] go on", "--output-format", "json",
 		"--permission-mode", "acceptEdits", "--allowedTools", "Bash")
