@@ -34,6 +34,7 @@ func TestServeScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("PATH", filepath.Dir(bbBin)+string(os.PathListSeparator)+e.Getenv("PATH"))
 			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))
+			e.Setenv("BBEXE", bbBin)
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				return err
