@@ -1,9 +1,7 @@
 package clienttest
 
 import (
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,23 +9,9 @@ import (
 
 // mcpProcs are the pids of this project's bb mcp processes.
 func mcpProcs(p *project) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) >= 2 && filepath.Base(args[0]) == "bb" && args[1] == "mcp" && runsIn(pid, p.dir) {
-			out = append(out, pid)
-		}
-	}
-	return out
+	return bbProcs(func(pid int, args []string) bool {
+		return len(args) >= 2 && args[1] == "mcp" && runsIn(pid, p.dir)
+	})
 }
 
 // TestClaudeCodeHooksWhenBBMCPDies: Claude Code 2.1.328 with bb's hooks

@@ -382,6 +382,13 @@ func runsIn(pid int, dir string) bool {
 // wakeProcs are the pids of this project's bb hook wake processes (by
 // their --dir, or where they run).
 func wakeProcs(p *project) []int {
+	return bbProcs(func(pid int, args []string) bool {
+		return len(args) >= 4 && args[1] == "hook" && args[3] == "wake" && (slices.Contains(args, p.dir) || runsIn(pid, p.dir))
+	})
+}
+
+// bbProcs are the pids of the bb processes whose arguments match.
+func bbProcs(match func(pid int, args []string) bool) []int {
 	var out []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -394,7 +401,7 @@ func wakeProcs(p *project) []int {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) >= 4 && filepath.Base(args[0]) == "bb" && args[1] == "hook" && args[3] == "wake" && (slices.Contains(args, p.dir) || runsIn(pid, p.dir)) {
+		if len(args) >= 1 && filepath.Base(args[0]) == "bb" && match(pid, args) {
 			out = append(out, pid)
 		}
 	}
