@@ -60,14 +60,25 @@ func stepRequests(srv *modelServer, session, step string) []modelRequest {
 // https://docs.claude.com/en/docs/claude-code/settings (environment
 // variables), https://docs.claude.com/en/docs/claude-code/cli-reference,
 // https://docs.claude.com/en/docs/claude-code/hooks.
-func TestClaudeCode(t *testing.T) {
+//
+// TestClaudeCode runs it with the hooks answered by the session's bb mcp
+// (what bb install claude writes for this version), TestClaudeCodeCommandHooks
+// with a bb process per hook event (what it writes for a Claude Code
+// before 2.1.118).
+func TestClaudeCode(t *testing.T) { testClaudeCode(t, "--hook-type", "mcp") }
+
+func TestClaudeCodeCommandHooks(t *testing.T) { testClaudeCode(t, "--hook-type", "command") }
+
+func testClaudeCode(t *testing.T, installArgs ...string) {
 	t.Parallel()
 	bin := clientBin(t, "claude")
 	p := newProject(t)
 	before := snapshot(t, p.dir)
-	p.run("bb", "install", "claude")
+	p.run("bb", append([]string{"install", "claude"}, installArgs...)...)
 	trustClaude(p, p.dir)
-	if out := p.run("bb", "doctor"); !strings.Contains(out, "ok    client claude trust") {
+	// (Command hooks are "outdated" where the installed Claude Code takes
+	// mcp_tool hooks, so doctor's exit status is not asked here.)
+	if out, _, _ := p.exec(nil, "bb", "doctor"); !strings.Contains(out, "ok    client claude trust") {
 		t.Fatalf("bb doctor does not see Claude Code's trust:\n%s", out)
 	}
 
