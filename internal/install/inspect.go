@@ -343,12 +343,6 @@ type stringish []byte
 
 func (s *stringish) UnmarshalJSON(b []byte) error { *s = append((*s)[:0], b...); return nil }
 
-// ourCommand is the command of bb's handler in a hook entry for client.
-func ourCommand(raw, client string) string {
-	cmd, _ := ourHandler(raw, client)
-	return cmd
-}
-
 // CommandExe is the program a hook command runs (its first shell word,
 // unquoted), and the --dir it pins ("" when none).
 func CommandExe(command string) (exe, dir string) {
