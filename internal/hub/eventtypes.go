@@ -51,12 +51,17 @@ func sortedTypes(ts ...string) []string {
 
 // checkEventTypes refuses a type filter naming a type that is neither one
 // the board records nor one stored on this timeline: such a filter can only
-// ever match nothing, which is almost always a typo. Types are trimmed and
-// empty entries dropped.
+// ever match nothing, which is almost always a typo. Each type is a name
+// of the timeline's scheme or an older one (EventTypesFor); the stored
+// types are returned, trimmed, without empties or repeats.
 func checkEventTypes(ctx context.Context, tx Tx, types []string) ([]string, error) {
 	var out []string
-	for _, t := range types {
-		if t = strings.TrimSpace(t); t == "" {
+	for _, name := range types {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		t := StoredEventType(name)
+		if slices.Contains(out, t) {
 			continue
 		}
 		out = append(out, t)
@@ -68,7 +73,7 @@ func checkEventTypes(ctx context.Context, tx Tx, types []string) ([]string, erro
 			return nil, err
 		}
 		if len(evs) == 0 {
-			return nil, FieldErr(CodeInvalidInput, "type", "{field} %q is not an event type on this board; valid types: %s", t, strings.Join(EventTypes, ", "))
+			return nil, FieldErr(CodeInvalidInput, "type", "{field} %q is not an event type on this board; valid types: %s (older names such as HANDOFF or task_created are accepted too)", name, strings.Join(EventNames, ", "))
 		}
 	}
 	return out, nil

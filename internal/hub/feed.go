@@ -67,6 +67,8 @@ func (s *Service) Follow(ctx context.Context, in FollowInput, emit func(Event) e
 		return ignoreDone(ctx, err)
 	}
 	defer func() { s.feed.unsubscribe(sub) }()
+	// A filter names types in the timeline's scheme or by an older name.
+	in.Filter.Types = EventTypesFor(in.Filter.Types)
 	fl := &following{s: s, f: in.Filter, emit: emit, sent: pos}
 	if in.Backlog {
 		fl.sent = in.Filter.AfterSeq

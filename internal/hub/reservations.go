@@ -331,7 +331,9 @@ func (s *Service) OverlapEvent(in ReserveInput, sc Scope, shown string, d Overla
 	// command or flag.
 	case "conflict":
 		if d.Blocking {
-			hint = fmt.Sprintf("%s actively holds %s until %s: coordinate with it (a BLOCKED message to %s) or choose a disjoint scope", d.Reservation.AgentID, ownerScope, FormatTime(d.Reservation.ExpiresAt), d.Reservation.AgentID)
+			// How long, not until when: a stored text names no clock or
+			// zone (the expiry is the reservation's expires_at).
+			hint = fmt.Sprintf("%s actively holds %s for %s more: coordinate with it (a BLOCKED message to %s) or choose a disjoint scope", d.Reservation.AgentID, ownerScope, DurationText(d.Reservation.ExpiresAt.Sub(s.Now())), d.Reservation.AgentID)
 		} else {
 			hint = fmt.Sprintf("%s's reservation of %s is stale, but another active owner overlaps too; resolve that one first", d.Reservation.AgentID, ownerScope)
 		}

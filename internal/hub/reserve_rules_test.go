@@ -209,7 +209,9 @@ func TestStepInRules(t *testing.T) {
 	_, err = oversight.New(svc).StepIn(ctx, oversight.StepInInput{Person: "boss", Holder: "bob", Scope: "c/*", To: "cat"})
 	var he *hub.Error
 	if !errors.As(err, &he) || he.Code != hub.CodeReservationConflict || he.Field != "to" ||
-		!strings.HasPrefix(he.Message, "cannot reassign c/* to cat: dan actively holds c/d.go until ") {
+		// The one time wording and the next step (issue 39), no raw timestamp.
+		he.Message != "cannot reassign c/* to cat: dan actively holds c/d.go (it expires in 1h). Ask dan for it: send dan a BLOCKED message asking for c/d.go; or reassign c/* to another agent" ||
+		len(he.Actions) != 1 || he.Actions[0].Do != hub.ActAskRelease || he.Actions[0].Args["from"] != "boss" {
 		t.Fatalf("reassign over dan's hold: %#v", err)
 	}
 	if _, err := svc.Release(ctx, "dan", "", "c/d.go"); err != nil {

@@ -110,7 +110,7 @@ func TestStepIn(t *testing.T) {
 		got = append(got, e.Type+" "+e.Agent+"→"+e.ToAgent+": "+e.Message)
 	}
 	want := []string{
-		"reservation.reassigned boss→carol: boss reassigned src/a.go from bob-1 (offline) to carol until 12:31 UTC",
+		"reservation.reassigned boss→carol: boss reassigned src/a.go from bob-1 (offline) to carol for 2h", // how long, not a clock
 		"reservation.released boss→bob-1: boss released bob-1's reservation of src/b/* (offline)",
 	}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {

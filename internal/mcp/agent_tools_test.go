@@ -258,7 +258,16 @@ func TestTaskAndMemoryTools(t *testing.T) {
 	}
 	fail(t, cs, "bb_memory_get", map[string]any{"key": "nope"}, hub.CodeNotFound)
 	fail(t, cs, "bb_memory_set", map[string]any{"key": "k", "value": "v", "scope": "project"}, hub.CodeInvalidInput)
-	fail(t, cs, "bb_memory_set", map[string]any{"key": "k", "value": "v", "expires_in": "soon"}, hub.CodeInvalidInput)
+	// A bad expires_in says what is accepted, in the words bb memory set's
+	// --expires-in gives (issue 39), not vybe's "unsupported duration".
+	msg := fail(t, cs, "bb_memory_set", map[string]any{"key": "k", "value": "v", "expires_in": "soon"}, hub.CodeInvalidInput)
+	if !strings.Contains(msg, "expires_in must be a duration such as 90m, 2h, 7d or 2w") || strings.Contains(msg, "unsupported duration") {
+		t.Errorf("bad expires_in: %q", msg)
+	}
+	msg = fail(t, cs, "bb_memory_set", map[string]any{"key": "k", "value": "v", "expires_in": "5y"}, hub.CodeInvalidInput)
+	if !strings.Contains(msg, "units s, m, h, d, w") {
+		t.Errorf("expires_in 5y: %q", msg)
+	}
 }
 
 // The reply to a BLOCKED names the wait its sender makes instead of

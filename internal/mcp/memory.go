@@ -39,7 +39,7 @@ func (s *Server) addMemoryTools() {
 		func(ctx context.Context, c *call, in memorySetIn) (memory.WriteResult, error) {
 			mi := memory.Input{Key: in.Key, Value: in.Value, Scope: in.Scope, ScopeID: in.ScopeID}
 			if in.ExpiresIn != "" {
-				d, err := memory.ParseExpiresIn(in.ExpiresIn)
+				d, err := memory.CheckExpiresIn("expires_in", in.ExpiresIn) // the words bb memory set --expires-in gives
 				if err != nil {
 					return memory.WriteResult{}, err
 				}

@@ -194,6 +194,9 @@ func TestBrowserDashboard(t *testing.T) {
 	// timeline as a refusal, never in Needs attention as an incursion.
 	waitJS(t, bctx, ctx, "attention", `document.querySelector('.attention')?.textContent.includes('Timeout unit?') && document.querySelector('.attention').textContent.includes('Parser ready for review') && !/incursion/i.test(document.querySelector('.attention').textContent) && [...document.querySelectorAll('ol.timeline > li')].some(li => li.innerText.includes('was refused src/parser/lexer.go'))`)
 	waitJS(t, bctx, ctx, "newest first", `document.querySelector('ol.timeline > li.msg .subject')?.innerText === 'Parser ready for review'`)
+	// Every time of the conversation is in the dashboard's one wording
+	// (hub.WhenText on the board's clock), never a browser's clock time.
+	waitJS(t, bctx, ctx, "times in one wording", `[...document.querySelectorAll('ol.timeline time')].length > 0 && [...document.querySelectorAll('ol.timeline time')].every(el => /^(just now|\d+[mhdw] ago|in \S+|\d{4}-\d\d-\d\d \d\d:\d\d)$/.test(el.innerText.trim()))`)
 	waitJS(t, bctx, ctx, "live", `document.getElementById('live').dataset.state === 'on'`)
 	step("mark this page load", chromedp.Evaluate[chromedp.Void](`window.__bbNoReload = 42`))
 

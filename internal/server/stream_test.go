@@ -23,9 +23,15 @@ type sseEvent struct {
 // subscribe opens the event stream and returns a channel of its events.
 func (e *env) subscribe(t *testing.T, lastID string) <-chan sseEvent {
 	t.Helper()
+	return e.subscribeTo(t, "/api/v1/events/stream", lastID)
+}
+
+// subscribeTo is subscribe with the stream's path and query.
+func (e *env) subscribeTo(t *testing.T, path, lastID string) <-chan sseEvent {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	r, _ := http.NewRequestWithContext(ctx, "GET", e.http.URL+"/api/v1/events/stream", nil)
+	r, _ := http.NewRequestWithContext(ctx, "GET", e.http.URL+path, nil)
 	if lastID != "" {
 		r.Header.Set("Last-Event-ID", lastID)
 	}

@@ -62,6 +62,7 @@ func newUI(s *Server) (*ui, error) {
 		"asked":     askedWords,
 		"short":     hub.ShortID,
 		"handles":   hub.HandleText,
+		"eventName": hub.EventName,
 		"list":      func(s ...string) []string { return s },
 		"attnLabel": attentionLabel,
 		"attnHref":  attentionHref,

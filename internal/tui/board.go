@@ -651,7 +651,7 @@ func (b *board) timelineRows() []row {
 		if !keep(f, e.Agent, e.ToAgent) {
 			continue
 		}
-		text := fmt.Sprintf("%-9s %-22s %-14s %s", ago(s.now, e.CreatedAt), e.Type, e.Agent, eventText(e))
+		text := fmt.Sprintf("%-9s %-22s %-14s %s", ago(s.now, e.CreatedAt), hub.EventName(e.Type), e.Agent, eventText(e))
 		rows = append(rows, newRow(text).in(st.Event))
 	}
 	return rows

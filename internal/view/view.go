@@ -236,8 +236,18 @@ type Event struct {
 	Task *hub.TaskRef `json:"task,omitempty"`
 }
 
-// EventOf renders one event.
+// EventOf renders one event, its type named in the timeline's one scheme
+// (hub.EventName: mail.handoff_sent, task.created…).
 func EventOf(e hub.Event) Event {
+	j := StoredEventOf(e)
+	j.Type = hub.EventName(e.Type)
+	return j
+}
+
+// StoredEventOf renders one event with its type as stored: for the
+// surfaces whose contract fixes the names (seed 001's protocol timeline
+// in bb agent status: HANDOFF, BLOCKED, INCURSION, RESUME).
+func StoredEventOf(e hub.Event) Event {
 	p := e.Payload
 	if len(p) == 0 {
 		p = json.RawMessage("{}")
@@ -246,9 +256,14 @@ func EventOf(e hub.Event) Event {
 		TaskID: e.TaskID, Scope: e.Scope, Message: e.Message, Payload: p, CreatedAt: e.CreatedAt, Credential: e.Credential, Task: e.Task}
 }
 
-// Events renders a list (never nil).
+// Events renders a list (never nil), in the one scheme.
 func Events(es []hub.Event) []Event {
 	return list(es, EventOf)
+}
+
+// StoredEvents renders a list (never nil) with the stored types.
+func StoredEvents(es []hub.Event) []Event {
+	return list(es, StoredEventOf)
 }
 
 // Summary renders `bb summary`.

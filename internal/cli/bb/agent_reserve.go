@@ -258,7 +258,7 @@ func (a *app) agentStatusCmd() *cobra.Command {
 				"reservations": res, "unacked_messages": unacked, "leases": held,
 				"summary":  map[string]any{"reservations": st.ReservationsBy, "messages": st.MessagesBy},
 				"inbox":    st.Inbox,
-				"timeline": eventViews(st.Timeline),
+				"timeline": storedEventViews(st.Timeline), // seed 001's protocol event names
 			}
 			return a.reply(cmd, data, func(w io.Writer) {
 				printCoordStatus(w, svc, a.when(), st)

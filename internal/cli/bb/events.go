@@ -27,16 +27,19 @@ is the latest event. Each event has a sequence number (seq) that only
 grows; pass the last one you saw as --since-seq to page forward: the first
 --limit events after it, oldest first; when the board's retention removed
 events after it, the first line says so (timeline.cursor_expired) and the
-page resumes at the oldest kept. Protocol events (HANDOFF, BLOCKED,
-INCURSION, RESUME) carry their v1 envelope as payload. --type takes event
-types (comma-separated); a type the board does not know is refused with
-the list of valid ones.
+page resumes at the oldest kept. Types are printed in one scheme,
+domain.verb (mail.sent, task.created, reservation.intruded); the protocol
+events (mail.handoff_sent, mail.blocker_sent, reservation.intruded,
+agent.resumed) carry their v1 envelope as payload. --type takes event
+types (comma-separated), by these names or the older ones (HANDOFF,
+task_created…); a type the board does not know is refused with the list
+of valid ones.
 
 --follow prints the same events, then keeps printing new ones as any
 process writes them, until interrupted (Ctrl-C). With --json it prints one
 JSON event per line.`,
 		Example: `  bb events --limit 8
-  bb events --type INCURSION,HANDOFF --bead bb-12
+  bb events --type reservation.intruded,mail.handoff_sent --bead bb-12
   bb events --agent agent-ui-1 --since-seq 120
   bb events --follow --json`,
 		Args: usageArgs(cobra.NoArgs),
@@ -90,7 +93,7 @@ JSON event per line.`,
 
 func printEvent(w io.Writer, tw when, e hub.Event) {
 	fmt.Fprintf(w, "%6d %-16s ", e.Seq, tw.at(e.CreatedAt))
-	markPad(w, styleEvent, e.Type, 22)
+	markPad(w, styleEvent, hub.EventName(e.Type), 22)
 	via := ""
 	if e.Credential != "" {
 		via = "  [credential " + termtext.Line(e.Credential) + "]"

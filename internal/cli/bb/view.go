@@ -26,5 +26,6 @@ func artifactViews(as []hub.Artifact) []artifactJSON { return view.Artifacts(as)
 
 type eventJSON = view.Event
 
-func eventView(e hub.Event) eventJSON       { return view.EventOf(e) }
-func eventViews(es []hub.Event) []eventJSON { return view.Events(es) }
+func eventView(e hub.Event) eventJSON             { return view.EventOf(e) }
+func eventViews(es []hub.Event) []eventJSON       { return view.Events(es) }
+func storedEventViews(es []hub.Event) []eventJSON { return view.StoredEvents(es) }

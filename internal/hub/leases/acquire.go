@@ -178,15 +178,15 @@ func (s *Service) slotFor(ctx context.Context, tx Tx, in AcquireInput, rec *Reco
 		}
 		return false, tx.PutLeaseRecord(ctx, rec)
 	}
-	out.Refusal = refusal(in.Name, rec.Capacity, holders, stale, ahead)
+	out.Refusal = refusal(in.Name, rec.Capacity, holders, stale, ahead, now)
 	return false, nil
 }
 
 // refusal words why a lock is not granted now.
-func refusal(name string, capacity int, holders, stale []Holder, waiting int) error {
+func refusal(name string, capacity int, holders, stale []Holder, waiting int, now time.Time) error {
 	who := make([]string, len(holders))
 	for i, h := range holders {
-		who[i] = fmt.Sprintf("%s (%s, fence %d, until %s)", h.Agent, h.Presence, h.Fence, hub.ClockText(h.ExpiresAt))
+		who[i] = fmt.Sprintf("%s (%s, fence %d, expires %s)", h.Agent, h.Presence, h.Fence, hub.WhenText(now, h.ExpiresAt))
 	}
 	slots := "is"
 	if capacity > 1 {
@@ -202,7 +202,7 @@ func refusal(name string, capacity int, holders, stale []Holder, waiting int) er
 	if len(holders) < capacity {
 		return hub.FieldErr(CodeLeaseConflict, "lease", "%s has a free slot, promised to the %d waiting before you: wait for your turn", name, waiting)
 	}
-	return hub.FieldErr(CodeLeaseConflict, "lease", "%s %s held by %s%s", name, slots, strings.Join(who, ", "), queue)
+	return hub.FieldErr(CodeLeaseConflict, "lease", "%s %s held by %s%s: wait for it (acquire with a wait), or ask %s to release it", name, slots, strings.Join(who, ", "), queue, holders[0].Agent)
 }
 
 // queueTx gives the caller its place in the queue of in.Name (the next

@@ -2,6 +2,7 @@ package leases
 
 import (
 	"context"
+	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
 )
@@ -13,7 +14,7 @@ import (
 // offline, or it expired: hub.TakeoverAllowed). The holder itself always
 // may (the caller checks that first). It is the lease row of the
 // authority table.
-func mayEnd(ctx context.Context, tx hub.Tx, person string, h Holder, stale int) error {
+func mayEnd(ctx context.Context, tx hub.Tx, person string, h Holder, stale int, now time.Time) error {
 	if err := hub.Allow(ctx, hub.Act(person), hub.Needs(hub.AccessOverseer, "releasing or handing over another agent's lease")); err != nil {
 		return err
 	}
@@ -25,7 +26,7 @@ func mayEnd(ctx context.Context, tx hub.Tx, person string, h Holder, stale int) 
 		return hub.FieldErr(hub.CodeReleaseForbidden, "holder", "%s is held by %s, not %s: only its holder, or a person (an agent of role %s), may release it", h.Name, h.Agent, person, hub.RolePerson)
 	}
 	if !h.Takeover {
-		return hub.FieldErr(hub.CodeReleaseForbidden, "holder", "%s is %s and holds %s until %s: a person may release or hand it over only once its holder is stale or offline (%d minutes without a sign of life) or it expired", h.Agent, h.Presence, h.Name, hub.FormatTime(h.ExpiresAt), stale)
+		return hub.FieldErr(hub.CodeReleaseForbidden, "holder", "%s is %s and holds %s (it expires %s): a person may release or hand it over only once its holder is stale or offline (%d minutes without a sign of life) or it expired; ask %s to release it, or wait for it to expire", h.Agent, h.Presence, h.Name, hub.WhenText(now, h.ExpiresAt), stale, h.Agent)
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func (s *Service) releaseTx(ctx context.Context, tx Tx, in ReleaseInput, holder 
 	}
 	h := hs[i]
 	if holder != in.Agent || in.To != "" {
-		if err := mayEnd(ctx, tx, in.Agent, h, stale); err != nil {
+		if err := mayEnd(ctx, tx, in.Agent, h, stale, now); err != nil {
 			return out, err
 		}
 		out.ByPerson, out.HolderPresence = true, h.Presence

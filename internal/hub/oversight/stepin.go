@@ -1,6 +1,7 @@
 package oversight
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -120,7 +121,8 @@ func (s *Service) stepInTx(ctx context.Context, tx hub.Tx, in StepInInput, sc hu
 	out.HolderPresence = hub.HolderLive(holder, now, stale).Presence
 	expired := r.Expired(now)
 	if !hub.TakeoverAllowed(out.HolderPresence, expired) {
-		return out, hub.FieldErr(hub.CodeReleaseForbidden, "holder", "%s is %s and holds %s until %s: a person may release or reassign it only once its holder is stale or offline (%d minutes without a sign of life) or it expired", in.Holder, out.HolderPresence, shown, hub.FormatTime(r.ExpiresAt), stale)
+		ask := hub.Action{Do: hub.ActAskRelease, Args: map[string]string{"from": in.Person, "to": in.Holder, "bead": cmp.Or(r.BeadID, "none"), "scope": shown, "path": shown}}
+		return out, hub.FieldErr(hub.CodeReleaseForbidden, "holder", "%s is %s and holds %s (it expires %s): a person may release or reassign it only once its holder is stale or offline (%d minutes without a sign of life) or it expired. Ask %s for it: {do}", in.Holder, out.HolderPresence, shown, hub.WhenText(now, r.ExpiresAt), stale, in.Holder).With(ask)
 	}
 	r.State, r.ReleasedAt = hub.ResReleased, &now
 	if err := tx.UpdateReservation(ctx, &r); err != nil {
@@ -178,7 +180,7 @@ func (s *Service) reassignTx(ctx context.Context, tx hub.Tx, in StepInInput, sc 
 	}
 	for _, d := range dec.Others {
 		if d.Blocking {
-			return nil, hub.FieldErr(hub.CodeReservationConflict, "to", "cannot reassign %s to %s: %s actively holds %s until %s", note.shown, in.To, d.Reservation.AgentID, s.DisplayScope(d.Reservation), hub.FormatTime(d.Reservation.ExpiresAt))
+			return nil, reassignConflict(s.DisplayScope(d.Reservation), in, note, d, now)
 		}
 	}
 	given, err := giveReservation(ctx, tx, in.To, r, dec.Mine, now)
@@ -196,7 +198,8 @@ func (s *Service) reassignTx(ctx context.Context, tx hub.Tx, in StepInInput, sc 
 	note.payload["message_id"] = m.UUID
 	e := s.Event(hub.EventReservationReassigned, in.Person, note.payload)
 	e.ToAgent, e.BeadID, e.Scope = in.To, r.BeadID, note.shown
-	e.Message = fmt.Sprintf("%s reassigned %s from %s (%s) to %s until %s", in.Person, note.shown, in.Holder, note.why, in.To, hub.ClockText(given.ExpiresAt))
+	// How long, not until when: a stored text names no clock or zone.
+	e.Message = fmt.Sprintf("%s reassigned %s from %s (%s) to %s for %s", in.Person, note.shown, in.Holder, note.why, in.To, hub.DurationText(given.ExpiresAt.Sub(now)))
 	return given, tx.AppendEvent(ctx, e)
 }
 
@@ -228,11 +231,26 @@ func giveReservation(ctx context.Context, tx hub.Tx, agent string, r hub.Reserva
 func reassignMail(in StepInInput, r hub.Reservation, note stepInNote, exp, now time.Time) hub.Message {
 	m := hub.Message{UUID: uuid.NewString(), From: in.Person, To: in.To, Category: hub.CategoryInfo, BeadID: r.BeadID,
 		Subject: fmt.Sprintf("%s is yours: reassigned from %s", note.shown, in.Holder),
-		Body: fmt.Sprintf("%s reassigned the reservation of %s from %s (%s) to you; it is yours until %s: renew it before then, or release it when done.",
-			in.Person, note.shown, in.Holder, note.why, hub.ClockText(exp)),
+		Body: fmt.Sprintf("%s reassigned the reservation of %s from %s (%s) to you; it is yours for %s: renew it before then, or release it when done.",
+			in.Person, note.shown, in.Holder, note.why, hub.DurationText(exp.Sub(now))),
 		Priority: hub.PriorityNormal, CreatedAt: now, SpokenBy: hub.SpeakerBoard}
 	if r.BeadID != "" {
 		m.ThreadID = "bead:" + r.BeadID
 	}
 	return m
+}
+
+// reassignConflict refuses a reassignment to an agent while another active
+// agent holds an overlapping scope: who holds it and where, when it
+// expires (the one time wording), and the next step — ask the holder for
+// it, or reassign to another agent.
+func reassignConflict(held string, in StepInInput, note stepInNote, d hub.OverlapDecision, now time.Time) error {
+	who := d.Reservation.AgentID
+	if w := d.Where.Describe(); w != "" {
+		who += " (" + w + ")"
+	}
+	ask := hub.Action{Do: hub.ActAskRelease, Args: map[string]string{"from": in.Person, "to": d.Reservation.AgentID,
+		"bead": cmp.Or(d.Reservation.BeadID, "none"), "scope": held, "path": note.shown}}
+	return hub.FieldErr(hub.CodeReservationConflict, "to", "cannot reassign %s to %s: %s actively holds %s (it expires %s). Ask %s for it: {do}; or reassign %s to another agent",
+		note.shown, in.To, who, held, hub.WhenText(now, d.Reservation.ExpiresAt), d.Reservation.AgentID, note.shown).With(ask)
 }

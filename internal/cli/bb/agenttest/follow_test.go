@@ -58,7 +58,7 @@ func TestEventsFollow(t *testing.T) {
 	b.ok("--as", "late-comer", "post", "not followed: other type")
 	b.ok("agent", "send", "--from", "late-comer", "--to", "early-bird", "--bead", "bb-1", "--category", "HANDOFF", "--subject", "s", "--body", "b")
 	e1, e2 := next(), next()
-	if e1["type"] != "agent.registered" || e2["type"] != "HANDOFF" || e1["seq"].(float64) >= e2["seq"].(float64) {
+	if e1["type"] != "agent.registered" || e2["type"] != "mail.handoff_sent" || e1["seq"].(float64) >= e2["seq"].(float64) {
 		t.Fatalf("streamed %v then %v", e1, e2)
 	}
 	if p := e2["payload"].(map[string]any); p["version"] != "v1" || p["event_type"] != "HANDOFF" {
