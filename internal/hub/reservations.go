@@ -279,8 +279,6 @@ func (s *Service) reservedEvent(in ReserveInput, shown string, out ReserveResult
 	return e
 }
 
-func ClockText(t time.Time) string { return t.UTC().Format("15:04 UTC") }
-
 // DurationText is a span of time for people, in its two largest units
 // ("1h58m", "12m", "3d4h", "under a minute"): how a core message says how
 // long something lasts without naming a clock or a time zone.

@@ -191,7 +191,7 @@ func (s *Service) briefHolds(ctx context.Context, tx hub.Tx, b *strings.Builder,
 		if owner == me.ID {
 			owner = "you"
 		}
-		hl = append(hl, fmt.Sprintf("%s (%s until %s, bead %s)", voice.Name(s.DisplayScope(r)), voice.Name(owner), hub.ClockText(r.ExpiresAt), voice.Name(r.BeadID)))
+		hl = append(hl, fmt.Sprintf("%s (%s, expires %s, bead %s)", voice.Name(s.DisplayScope(r)), voice.Name(owner), hub.WhenText(now, r.ExpiresAt), voice.Name(r.BeadID)))
 	}
 	if len(hl) > 0 {
 		fmt.Fprintf(b, "Reserved files: %s. Edits to files another active agent holds are refused; ask the holder.\n", strings.Join(hl, "; "))

@@ -391,7 +391,10 @@ func TestInstalledHooksRunInClaudeWorktree(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(p.dir, ".gitignore"), []byte(".claude/settings.local.json\n.claude/worktrees/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p.bb(t, []string{"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH")}, "install", "claude")
+	// Command hooks (a Claude Code before 2.1.118): the hook's own process
+	// runs in the work tree. (The mcp_tool hooks are answered by the bb mcp
+	// Claude Code starts there: clienttest's TestClaudeCodeWorktree.)
+	p.bb(t, []string{"PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH")}, "install", "claude", "--hook-type", "command")
 	inc, err := os.ReadFile(filepath.Join(p.dir, ".worktreeinclude"))
 	if err != nil || !strings.Contains(string(inc), ".claude/settings.local.json") {
 		t.Fatalf(".worktreeinclude: %q %v", inc, err)
