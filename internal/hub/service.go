@@ -214,6 +214,56 @@ func Read[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (T,
 	return out, err
 }
 
+// WriteAs is Write for an application whose persistence port P extends
+// Tx (hooks.Tx, memory.Tx…): fn gets the transaction as P. A store that
+// does not implement P is an internal error.
+func WriteAs[P Tx, T any](ctx context.Context, s *Service, req any, fn func(tx P) (T, error)) (T, error) {
+	return Write(ctx, s, req, func(tx Tx) (T, error) {
+		p, err := portOf[P](tx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return fn(p)
+	})
+}
+
+// ReadAs is Read with the transaction as the application's port P.
+func ReadAs[P Tx, T any](ctx context.Context, s *Service, fn func(tx P) (T, error)) (T, error) {
+	return Read(ctx, s, func(tx Tx) (T, error) {
+		p, err := portOf[P](tx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return fn(p)
+	})
+}
+
+// WriteObserved writes what the board saw for itself rather than what a
+// caller asked for: a hook's client session, the incursions of an edit
+// check, a reminder given. It is not a request, so unlike Write it never
+// stores or replays a reply and folds no check-in; fn gets the
+// transaction as the application's port P.
+func WriteObserved[P Tx](ctx context.Context, s *Service, fn func(tx P) error) error {
+	return s.Store.Write(ctx, func(tx Tx) error {
+		p, err := portOf[P](tx)
+		if err != nil {
+			return err
+		}
+		return fn(p)
+	})
+}
+
+// portOf is tx as the application's port P.
+func portOf[P Tx](tx Tx) (P, error) {
+	p, ok := tx.(P)
+	if !ok {
+		return p, Errorf(CodeInternal, "this board's store does not keep %T", (*P)(nil))
+	}
+	return p, nil
+}
+
 // Event builds a timeline Event stamped now.
 func (s *Service) Event(typ, agent string, payload any) *Event {
 	e := &Event{Type: typ, Agent: agent, CreatedAt: s.Now()}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 )
 
@@ -147,7 +148,7 @@ func TestDeliveryCursorNeverSkipsADueBroadcast(t *testing.T) {
 	cursor := func() int64 {
 		t.Helper()
 		var c int64
-		if err := st.Read(ctx, func(tx hub.Tx) (err error) { c, err = tx.DeliveryCursor(ctx, me); return err }); err != nil {
+		if err := st.Read(ctx, func(tx hub.Tx) (err error) { c, err = tx.(hooks.Tx).DeliveryCursor(ctx, me); return err }); err != nil {
 			t.Fatal(err)
 		}
 		return c

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
 // Dialect captures the differences between SQL backends.
@@ -420,7 +422,11 @@ type tx struct {
 	unindexed []int64
 }
 
-var _ hub.Tx = (*tx)(nil)
+var (
+	_ hub.Tx      = (*tx)(nil)
+	_ hooks.Tx    = (*tx)(nil)
+	_ overview.Tx = (*tx)(nil)
+)
 
 func (t *tx) rebind(q string) string {
 	guard := t.d.GuardLimits && strings.Contains(q, "LIMIT ?")
