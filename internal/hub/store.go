@@ -36,7 +36,6 @@ type Tx interface {
 	ReservationTx
 	RepositoryTx
 	TaskTx
-	MemoryTx
 	ConfigTx
 	SearchTx
 	CredentialTx

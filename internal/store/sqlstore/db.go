@@ -19,7 +19,9 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/memory"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
+	"github.com/blackboard-hub/bb/internal/hub/resume"
 )
 
 // Dialect captures the differences between SQL backends.
@@ -426,6 +428,8 @@ var (
 	_ hub.Tx      = (*tx)(nil)
 	_ hooks.Tx    = (*tx)(nil)
 	_ overview.Tx = (*tx)(nil)
+	_ memory.Tx   = (*tx)(nil)
+	_ resume.Tx   = (*tx)(nil)
 )
 
 func (t *tx) rebind(q string) string {
