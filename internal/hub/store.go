@@ -37,8 +37,6 @@ type Tx interface {
 	RepositoryTx
 	TaskTx
 	ConfigTx
-	SearchTx
-	CredentialTx
 	RetentionTx
 }
 

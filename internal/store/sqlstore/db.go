@@ -18,10 +18,12 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/memory"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 	"github.com/blackboard-hub/bb/internal/hub/resume"
+	"github.com/blackboard-hub/bb/internal/hub/search"
 )
 
 // Dialect captures the differences between SQL backends.
@@ -425,11 +427,13 @@ type tx struct {
 }
 
 var (
-	_ hub.Tx      = (*tx)(nil)
-	_ hooks.Tx    = (*tx)(nil)
-	_ overview.Tx = (*tx)(nil)
-	_ memory.Tx   = (*tx)(nil)
-	_ resume.Tx   = (*tx)(nil)
+	_ hub.Tx         = (*tx)(nil)
+	_ hooks.Tx       = (*tx)(nil)
+	_ overview.Tx    = (*tx)(nil)
+	_ memory.Tx      = (*tx)(nil)
+	_ resume.Tx      = (*tx)(nil)
+	_ search.Tx      = (*tx)(nil)
+	_ credentials.Tx = (*tx)(nil)
 )
 
 func (t *tx) rebind(q string) string {

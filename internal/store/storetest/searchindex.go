@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/search"
 )
 
 // testSearchIndex checks that the search index of messages follows the
@@ -17,7 +18,7 @@ func testSearchIndex(t *testing.T, open Opener) {
 	f := New(t, open)
 	words := func(tx hub.Tx, word string) []string {
 		t.Helper()
-		rows, err := tx.Search(f.Ctx, hub.SearchTerms{Terms: []hub.SearchTerm{{Tokens: []string{word}}},
+		rows, err := tx.(search.Tx).Search(f.Ctx, hub.SearchTerms{Terms: []hub.SearchTerm{{Tokens: []string{word}}},
 			Kinds: []string{hub.SearchMessage}, Limit: 100, Now: f.Clock.T})
 		check(t, err)
 		var keys []string
