@@ -32,7 +32,7 @@ type Tx interface {
 	EventTx
 	IdempotencyTx
 	MailTx
-	AgentMailTx
+	MailAgentTx
 	ReservationTx
 	RepositoryTx
 	TaskTx

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/hub/credentials"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/memory"
@@ -434,6 +435,7 @@ var (
 	_ resume.Tx      = (*tx)(nil)
 	_ search.Tx      = (*tx)(nil)
 	_ credentials.Tx = (*tx)(nil)
+	_ agentmail.Tx   = (*tx)(nil)
 )
 
 func (t *tx) rebind(q string) string {

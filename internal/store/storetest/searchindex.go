@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 	"github.com/blackboard-hub/bb/internal/hub/search"
 )
 
@@ -85,7 +86,7 @@ func testSearchIndex(t *testing.T, open Opener) {
 					return err
 				}
 			}
-			return tx.DeleteMail(f.Ctx, []string{"okapi-1"})
+			return tx.(agentmail.Tx).DeleteMail(f.Ctx, []string{"okapi-1"})
 		})
 		if got := found("okapi"); !slices.Equal(got, []string{"okapi-2"}) {
 			t.Errorf("after deleting one in the same transaction: %v", got)
