@@ -13,7 +13,7 @@ import (
 // method here (one file per domain). It validates input, applies the rules
 // and performs each mutation, with its timeline event, in one transaction.
 type Service struct {
-	Store Store
+	store Store
 	Clock Clock
 	// ProjectRoot is the directory artifact paths and reservation scopes are
 	// relative to (the folder that holds .bb/).
@@ -31,7 +31,17 @@ func NewService(st Store, clock Clock, projectRoot string) *Service {
 	if clock == nil {
 		clock = SystemClock{}
 	}
-	return &Service{Store: st, Clock: clock, ProjectRoot: projectRoot, feed: newFeed(st), trees: &workTrees{}}
+	return &Service{store: st, Clock: clock, ProjectRoot: projectRoot, feed: newFeed(st), trees: &workTrees{}}
+}
+
+// WithStore returns a copy of the service over wrap(its store): a test
+// counts, delays or observes the transactions of the calls it makes
+// through the copy. The copy shares the clock, the project, the
+// environment and the feed of new events.
+func (s *Service) WithStore(wrap func(Store) Store) *Service {
+	c := *s
+	c.store = wrap(s.store)
+	return &c
 }
 
 // Now is the service's current time (UTC, truncated to microseconds so that
@@ -144,7 +154,7 @@ func Write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, e
 	}
 	var refused error
 	var checkedIn func()
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.store.Write(ctx, func(tx Tx) error {
 		refused, checkedIn = nil, nil
 		if idem {
 			rec, err := tx.GetIdempotent(ctx, k.Agent, k.RequestID)
@@ -206,7 +216,7 @@ func Write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, e
 // Read runs fn in a Read transaction.
 func Read[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (T, error) {
 	var out T
-	err := s.Store.Read(ctx, func(tx Tx) error {
+	err := s.store.Read(ctx, func(tx Tx) error {
 		v, err := fn(tx)
 		out = v
 		return err
@@ -246,7 +256,7 @@ func ReadAs[P Tx, T any](ctx context.Context, s *Service, fn func(tx P) (T, erro
 // stores or replays a reply and folds no check-in; fn gets the
 // transaction as the application's port P.
 func WriteObserved[P Tx](ctx context.Context, s *Service, fn func(tx P) error) error {
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.store.Write(ctx, func(tx Tx) error {
 		p, err := portOf[P](tx)
 		if err != nil {
 			return err

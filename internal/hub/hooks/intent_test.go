@@ -41,8 +41,11 @@ func (s *eventReads) Write(ctx context.Context, fn func(hub.Tx) error) error {
 func TestDeliveryReadsTheStoredIntent(t *testing.T) {
 	ctx := context.Background()
 	k, _ := hubtest.Board(t, nil)
-	count := &eventReads{Store: k.Store}
-	k.Store = count
+	var count *eventReads
+	k = k.WithStore(func(st hub.Store) hub.Store {
+		count = &eventReads{Store: st}
+		return count
+	})
 	svc := app.New(k)
 	a, b := session(t, svc, "s-a"), session(t, svc, "s-b")
 	for _, in := range []hub.SendInput{
