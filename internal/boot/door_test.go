@@ -296,3 +296,28 @@ func TestSmallCLIsDoNotLinkMCP(t *testing.T) {
 		}
 	}
 }
+
+// The applications under internal/hub reach the store only through the
+// kernel's unit of work (hub.WriteAs, ReadAs, WriteObserved): the store
+// is unexported, and none takes it out through WithStore, which is for
+// tests.
+func TestApplicationsDoNotTakeTheStore(t *testing.T) {
+	for _, p := range goList(t, "./internal/hub/...") {
+		if p.ImportPath == module+"internal/hub" {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			path := filepath.Join(p.Dir, f)
+			file, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "WithStore" {
+					t.Errorf("%s calls WithStore: an application uses the kernel's unit of work", path)
+				}
+				return true
+			})
+		}
+	}
+}

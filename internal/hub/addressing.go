@@ -101,7 +101,7 @@ func (s *Service) agentKnown(ctx context.Context, id string) (bool, error) {
 	if ValidateStoredAgentID(id) != nil {
 		return false, nil
 	}
-	if u, ok := s.Store.(UnbornStore); ok && u.Unborn() {
+	if u, ok := s.store.(UnbornStore); ok && u.Unborn() {
 		return false, nil
 	}
 	a, err := Read(ctx, s, func(tx Tx) (*Agent, error) { return findAgent(ctx, tx, id) })

@@ -160,7 +160,7 @@ func (s *Service) Info(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	return Info{ProjectDir: s.ProjectRoot, Backend: s.Store.Backend(), LastEventSeq: seq}, nil
+	return Info{ProjectDir: s.ProjectRoot, Backend: s.store.Backend(), LastEventSeq: seq}, nil
 }
 
 // SchemaChecker is a store that can tell whether its database answers
@@ -173,7 +173,7 @@ type SchemaChecker interface {
 // schema is the one this binary migrated it to. Nil when ready; otherwise
 // the reason (DATABASE_UNAVAILABLE, SCHEMA_TOO_NEW...).
 func (s *Service) Ready(ctx context.Context) error {
-	if c, ok := s.Store.(SchemaChecker); ok {
+	if c, ok := s.store.(SchemaChecker); ok {
 		return c.CheckSchema(ctx)
 	}
 	_, err := s.LatestEventSeq(ctx)

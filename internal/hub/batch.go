@@ -49,7 +49,7 @@ func (s *Service) PostMany(ctx context.Context, ops []PostOp) []PostResult {
 	// before it commits: its reads run beside other writers, and only its
 	// writes wait for the write lock (OrderAtCommit). So the check-ins'
 	// counts come first, then every write.
-	err := s.Store.Write(OrderAtCommit(ctx), func(tx Tx) error {
+	err := s.store.Write(OrderAtCommit(ctx), func(tx Tx) error {
 		copy(out, res) // the store may retry fn: start from the validation results
 		cs, err := batchCheckIns(ctx, tx, ops, out)
 		if err != nil {

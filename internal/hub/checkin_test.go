@@ -30,8 +30,7 @@ func TestCheckInFoldedIntoTheWrite(t *testing.T) {
 	if _, err := svc.Post(ctx, hub.PostInput{From: "bob", Content: "for everyone"}); err != nil {
 		t.Fatal(err)
 	}
-	cs := &hubtest.CountingStore{Store: svc.Store}
-	svc.Store = cs
+	svc, cs := hubtest.Counting(svc)
 	clk.T = clk.T.Add(time.Hour)
 
 	who := "alice"
@@ -136,7 +135,7 @@ func TestCheckInMovesTheCursorOverOwnPosts(t *testing.T) {
 	cursor := func() int64 {
 		t.Helper()
 		var c int64
-		if err := svc.Store.Read(ctx, func(tx hub.Tx) (err error) { c, err = tx.ReadCursor(ctx, "alice"); return }); err != nil {
+		if err := hubtest.StoreOf(svc).Read(ctx, func(tx hub.Tx) (err error) { c, err = tx.ReadCursor(ctx, "alice"); return }); err != nil {
 			t.Fatal(err)
 		}
 		return c
@@ -182,8 +181,7 @@ func TestCheckInWritesOnlyWhatChanged(t *testing.T) {
 	ctx := context.Background()
 	svc, clk := hubtest.Board(t, nil)
 	registerWorkers(t, svc, "alice", "bob")
-	cs := &hubtest.CountingStore{Store: svc.Store}
-	svc.Store = cs
+	svc, cs := hubtest.Counting(svc)
 	checkIn := func(what string, writes int, board int64, changed bool) {
 		t.Helper()
 		cs.Reads, cs.Writes = 0, 0
@@ -230,8 +228,8 @@ func TestReadMailManyIsOneTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := &hubtest.CountingStore{Store: svc.Store}
-	svc.Store = cs
+	plain := svc
+	svc, cs := hubtest.Counting(svc)
 	items, err := svc.ReadMailMany(ctx, "alice", ids)
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +245,7 @@ func TestReadMailManyIsOneTransaction(t *testing.T) {
 			t.Fatalf("item %d = %s %s, want %s read", i, it.UUID, it.State, ids[i])
 		}
 	}
-	svc.Store = cs.Store
+	svc = plain
 	after, err := svc.Events(ctx, hub.EventQuery{Types: []string{hub.EventMailRead}})
 	if err != nil {
 		t.Fatal(err)

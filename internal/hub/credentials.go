@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"context"
 	"time"
 )
 
@@ -28,19 +27,6 @@ func (c Credential) State(now time.Time) string {
 		return "expired"
 	}
 	return "active"
-}
-
-// CredentialTx stores credentials.
-type CredentialTx interface {
-	InsertCredential(ctx context.Context, c *Credential) error
-	// CredentialByHash returns nil, nil when no credential has the hash.
-	CredentialByHash(ctx context.Context, hash string) (*Credential, error)
-	// FindCredential returns the credential whose id or name is ref (nil,
-	// nil when none).
-	FindCredential(ctx context.Context, ref string) (*Credential, error)
-	// ListCredentials returns every credential, oldest first.
-	ListCredentials(ctx context.Context) ([]Credential, error)
-	RevokeCredential(ctx context.Context, id string, at time.Time) error
 }
 
 // Timeline events of credentials (their secrets never appear).

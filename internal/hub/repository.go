@@ -23,7 +23,7 @@ func (s *Service) RebaseScopes(ctx context.Context) (int, error) {
 	}
 	top := s.RepositoryTop()
 	n := 0
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.store.Write(ctx, func(tx Tx) error {
 		rec, err := tx.GetRepository(ctx)
 		if err != nil || rec.Scopes != ScopesAbsolute {
 			return err
@@ -90,7 +90,7 @@ func (s *Service) ClaimRepository(ctx context.Context, id string) (string, error
 			// fixes nothing for good.
 			return "", nil
 		}
-		err = s.Store.Write(ctx, func(tx Tx) error {
+		err = s.store.Write(ctx, func(tx Tx) error {
 			if rec, err = tx.GetRepository(ctx); err != nil || rec.RepoID != "" {
 				return err
 			}
@@ -138,7 +138,7 @@ func (s *Service) ResetRepository(ctx context.Context) (RepositoryReset, error) 
 		return RepositoryReset{}, err
 	}
 	var out RepositoryReset
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.store.Write(ctx, func(tx Tx) error {
 		rec, err := tx.GetRepository(ctx)
 		if err != nil || rec.RepoID == "" {
 			return err

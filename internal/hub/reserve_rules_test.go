@@ -199,7 +199,7 @@ func TestStepInRules(t *testing.T) {
 	// An active hold inside bob's c/* (the API never lets two agents'
 	// overlapping holds coexist but a race between servers may): stored
 	// directly.
-	err = svc.Store.Write(ctx, func(tx hub.Tx) error {
+	err = hubtest.StoreOf(svc).Write(ctx, func(tx hub.Tx) error {
 		return tx.InsertReservation(ctx, &hub.Reservation{ID: "r-dan", Scope: "c/d.go", AgentID: "dan", BeadID: "bb-3", State: hub.ResActive,
 			CreatedAt: clk.T, ExpiresAt: clk.T.Add(time.Hour)})
 	})

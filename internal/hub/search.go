@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"context"
 	"strings"
 	"time"
 	"unicode"
@@ -68,13 +67,6 @@ type SearchRow struct {
 	At    time.Time
 	// Score orders matches: higher is better (comparable within one search).
 	Score float64
-}
-
-// SearchTx is the full-text index.
-type SearchTx interface {
-	// Search returns the best matches of q, at most q.Limit, best first.
-	// The index follows every write in the same transaction.
-	Search(ctx context.Context, q SearchTerms) ([]SearchRow, error)
 }
 
 func IsWordRune(r rune) bool {

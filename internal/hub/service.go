@@ -13,7 +13,7 @@ import (
 // method here (one file per domain). It validates input, applies the rules
 // and performs each mutation, with its timeline event, in one transaction.
 type Service struct {
-	Store Store
+	store Store
 	Clock Clock
 	// ProjectRoot is the directory artifact paths and reservation scopes are
 	// relative to (the folder that holds .bb/).
@@ -31,7 +31,17 @@ func NewService(st Store, clock Clock, projectRoot string) *Service {
 	if clock == nil {
 		clock = SystemClock{}
 	}
-	return &Service{Store: st, Clock: clock, ProjectRoot: projectRoot, feed: newFeed(st), trees: &workTrees{}}
+	return &Service{store: st, Clock: clock, ProjectRoot: projectRoot, feed: newFeed(st), trees: &workTrees{}}
+}
+
+// WithStore returns a copy of the service over wrap(its store): a test
+// counts, delays or observes the transactions of the calls it makes
+// through the copy. The copy shares the clock, the project, the
+// environment and the feed of new events.
+func (s *Service) WithStore(wrap func(Store) Store) *Service {
+	c := *s
+	c.store = wrap(s.store)
+	return &c
 }
 
 // Now is the service's current time (UTC, truncated to microseconds so that
@@ -144,7 +154,7 @@ func Write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, e
 	}
 	var refused error
 	var checkedIn func()
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.store.Write(ctx, func(tx Tx) error {
 		refused, checkedIn = nil, nil
 		if idem {
 			rec, err := tx.GetIdempotent(ctx, k.Agent, k.RequestID)
@@ -206,12 +216,62 @@ func Write[T any](ctx context.Context, s *Service, req any, fn func(tx Tx) (T, e
 // Read runs fn in a Read transaction.
 func Read[T any](ctx context.Context, s *Service, fn func(tx Tx) (T, error)) (T, error) {
 	var out T
-	err := s.Store.Read(ctx, func(tx Tx) error {
+	err := s.store.Read(ctx, func(tx Tx) error {
 		v, err := fn(tx)
 		out = v
 		return err
 	})
 	return out, err
+}
+
+// WriteAs is Write for an application whose persistence port P extends
+// Tx (hooks.Tx, memory.Tx…): fn gets the transaction as P. A store that
+// does not implement P is an internal error.
+func WriteAs[P Tx, T any](ctx context.Context, s *Service, req any, fn func(tx P) (T, error)) (T, error) {
+	return Write(ctx, s, req, func(tx Tx) (T, error) {
+		p, err := portOf[P](tx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return fn(p)
+	})
+}
+
+// ReadAs is Read with the transaction as the application's port P.
+func ReadAs[P Tx, T any](ctx context.Context, s *Service, fn func(tx P) (T, error)) (T, error) {
+	return Read(ctx, s, func(tx Tx) (T, error) {
+		p, err := portOf[P](tx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return fn(p)
+	})
+}
+
+// WriteObserved writes what the board saw for itself rather than what a
+// caller asked for: a hook's client session, the incursions of an edit
+// check, a reminder given. It is not a request, so unlike Write it never
+// stores or replays a reply and folds no check-in; fn gets the
+// transaction as the application's port P.
+func WriteObserved[P Tx](ctx context.Context, s *Service, fn func(tx P) error) error {
+	return s.store.Write(ctx, func(tx Tx) error {
+		p, err := portOf[P](tx)
+		if err != nil {
+			return err
+		}
+		return fn(p)
+	})
+}
+
+// portOf is tx as the application's port P.
+func portOf[P Tx](tx Tx) (P, error) {
+	p, ok := tx.(P)
+	if !ok {
+		return p, Errorf(CodeInternal, "this board's store does not keep %T", (*P)(nil))
+	}
+	return p, nil
 }
 
 // Event builds a timeline Event stamped now.

@@ -32,15 +32,11 @@ type Tx interface {
 	EventTx
 	IdempotencyTx
 	MailTx
-	AgentMailTx
+	MailAgentTx
 	ReservationTx
 	RepositoryTx
 	TaskTx
-	MemoryTx
-	HookTx
-	NotifyTx
-	SearchTx
-	CredentialTx
+	ConfigTx
 	RetentionTx
 }
 
@@ -130,6 +126,9 @@ type MessageTx interface {
 	SetNoticeMark(ctx context.Context, agent, mark string) error
 	// LastMessageSeq returns the highest message seq (0 when empty).
 	LastMessageSeq(ctx context.Context) (int64, error)
+	// DeliveredVia returns when and how each of the messages reached
+	// agent's context (absent when never).
+	DeliveredVia(ctx context.Context, agent string, messageIDs []string) (map[string]DeliveryMark, error)
 }
 
 // ArtifactFilter selects board artifacts.

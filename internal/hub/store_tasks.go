@@ -103,18 +103,3 @@ type TaskTx interface {
 	// Counts returns the numbers shown by `vybe status`.
 	Counts(ctx context.Context, now time.Time) (TaskCounts, error)
 }
-
-// MemoryTx is the data access of shared memory (seed 002).
-type MemoryTx interface {
-	// UpsertMemory inserts or updates the entry (scope, scope_id, key),
-	// setting m.ID and m.CreatedAt from the stored row.
-	UpsertMemory(ctx context.Context, m *Memory) error
-	// GetMemory returns nil, nil when absent or expired at now.
-	GetMemory(ctx context.Context, scope, scopeID, key string, now time.Time) (*Memory, error)
-	// ListMemory returns unexpired entries of one scope, updated_at DESC.
-	ListMemory(ctx context.Context, scope, scopeID string, anyScopeID bool, now time.Time, limit int) ([]Memory, error)
-	// DeleteMemory reports whether an unexpired entry was removed.
-	DeleteMemory(ctx context.Context, scope, scopeID, key string, now time.Time) (bool, error)
-	// DeleteExpiredMemory removes up to limit entries expired at now.
-	DeleteExpiredMemory(ctx context.Context, now time.Time, limit int) (int64, error)
-}

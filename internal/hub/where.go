@@ -42,7 +42,7 @@ func (s *Service) ReportWhere(ctx context.Context, agent string, w Where) error 
 	if err != nil || cur == nil || cur.Where == CleanWhere(w) {
 		return err
 	}
-	return s.Store.Write(ctx, func(tx Tx) error {
+	return s.store.Write(ctx, func(tx Tx) error {
 		if err := SetWhereTx(ctx, tx, agent, w); err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
@@ -30,7 +31,7 @@ func (c *clock) add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-func board(t *testing.T) (*overview.Service, *clock) {
+func board(t *testing.T) (*app.Service, *clock) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bb.db"), sqlite.Options{Create: true})
@@ -45,7 +46,7 @@ func board(t *testing.T) (*overview.Service, *clock) {
 			t.Fatal(err)
 		}
 	}
-	return overview.New(k), clk
+	return app.New(k), clk
 }
 
 // queued drains what Check queued.
@@ -189,7 +190,7 @@ func TestRunDelivers(t *testing.T) {
 // what needs attention: the window between the first check and the
 // start of the follow, where an item used to be lost.
 type lateCommit struct {
-	*overview.Service
+	*app.Service
 	once      sync.Once
 	t         *testing.T
 	following atomic.Bool

@@ -92,6 +92,28 @@ func itemSep(b *strings.Builder, o Options, depth int, first bool) {
 }
 
 func encode(b *strings.Builder, v any, o Options, depth int) error {
+	if writeScalar(b, v, o) {
+		return nil
+	}
+	switch x := v.(type) {
+	case []string:
+		return encodeList(b, len(x), func(i int) any { return x[i] }, o, depth)
+	case []any:
+		return encodeList(b, len(x), func(i int) any { return x[i] }, o, depth)
+	case []Object:
+		return encodeList(b, len(x), func(i int) any { return x[i] }, o, depth)
+	case Object:
+		return encodeObject(b, x, o, depth)
+	case map[string]any:
+		return encodeObject(b, sortedObject(x), o, depth)
+	}
+	return fmt.Errorf("pyjson: unsupported type %T", v)
+}
+
+// writeScalar writes v when it is null, a boolean, a string, an integer
+// or a float (or a pointer to a string or an int), and reports whether it
+// was one.
+func writeScalar(b *strings.Builder, v any, o Options) bool {
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("null")
@@ -109,6 +131,22 @@ func encode(b *strings.Builder, v any, o Options, depth int) error {
 		} else {
 			WriteString(b, *x, o.EnsureASCII)
 		}
+	case *int:
+		if x == nil {
+			b.WriteString("null")
+		} else {
+			b.WriteString(strconv.Itoa(*x))
+		}
+	default:
+		return writeNumber(b, v)
+	}
+	return true
+}
+
+// writeNumber writes v when it is an integer or a float, and reports
+// whether it was one.
+func writeNumber(b *strings.Builder, v any) bool {
+	switch x := v.(type) {
 	case int:
 		b.WriteString(strconv.Itoa(x))
 	case int64:
@@ -117,55 +155,50 @@ func encode(b *strings.Builder, v any, o Options, depth int) error {
 		b.WriteString(strconv.FormatInt(int64(x), 10))
 	case uint64:
 		b.WriteString(strconv.FormatUint(x, 10))
-	case *int:
-		if x == nil {
-			b.WriteString("null")
-		} else {
-			b.WriteString(strconv.Itoa(*x))
-		}
 	case float64:
 		b.WriteString(FloatRepr(x))
 	case float32:
 		b.WriteString(FloatRepr(float64(x)))
-	case []string:
-		return encodeList(b, len(x), func(i int) any { return x[i] }, o, depth)
-	case []any:
-		return encodeList(b, len(x), func(i int) any { return x[i] }, o, depth)
-	case []Object:
-		return encodeList(b, len(x), func(i int) any { return x[i] }, o, depth)
-	case Object:
-		if len(x) == 0 {
-			b.WriteString("{}")
-			return nil
-		}
-		b.WriteByte('{')
-		for i, kv := range x {
-			itemSep(b, o, depth+1, i == 0)
-			WriteString(b, kv.Key, o.EnsureASCII)
-			b.WriteString(": ")
-			if err := encode(b, kv.Value, o, depth+1); err != nil {
-				return err
-			}
-		}
-		if o.Indent > 0 {
-			newline(b, o, depth)
-		}
-		b.WriteByte('}')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		obj := make(Object, 0, len(keys))
-		for _, k := range keys {
-			obj = append(obj, KV{k, x[k]})
-		}
-		return encode(b, obj, o, depth)
 	default:
-		return fmt.Errorf("pyjson: unsupported type %T", v)
+		return false
 	}
+	return true
+}
+
+// encodeObject writes x's members in order.
+func encodeObject(b *strings.Builder, x Object, o Options, depth int) error {
+	if len(x) == 0 {
+		b.WriteString("{}")
+		return nil
+	}
+	b.WriteByte('{')
+	for i, kv := range x {
+		itemSep(b, o, depth+1, i == 0)
+		WriteString(b, kv.Key, o.EnsureASCII)
+		b.WriteString(": ")
+		if err := encode(b, kv.Value, o, depth+1); err != nil {
+			return err
+		}
+	}
+	if o.Indent > 0 {
+		newline(b, o, depth)
+	}
+	b.WriteByte('}')
 	return nil
+}
+
+// sortedObject is m as an Object, its keys in sorted order.
+func sortedObject(m map[string]any) Object {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	obj := make(Object, 0, len(keys))
+	for _, k := range keys {
+		obj = append(obj, KV{k, m[k]})
+	}
+	return obj
 }
 
 func encodeList(b *strings.Builder, n int, at func(int) any, o Options, depth int) error {

@@ -374,67 +374,19 @@ func (a *app) printInstall(w io.Writer, results []installReply, plan, printOnly,
 			fmt.Fprintf(a.env.Stderr, "warning: %s\n", warn)
 		}
 		if plan && !printOnly {
-			switch r.Action {
-			case "cannot_install":
-				fmt.Fprintf(w, "%-7s cannot install: %s\n", r.Client, r.Error)
-			case "unchanged":
-				fmt.Fprintf(w, "%-7s already installed (%s)\n", r.Client, r.Path)
-			default:
-				fmt.Fprintf(w, "%-7s %s %s\n", r.Client, strings.ReplaceAll(r.Action, "_", " "), filesList(r.Files))
-			}
+			printInstallPlan(w, r)
 			continue
 		}
 		switch {
 		case printOnly:
-			for _, f := range r.Files {
-				if f.Action == "unchanged" {
-					fmt.Fprintf(w, "=== %s (%s, unchanged)\n", f.Path, f.Kind)
-					continue
-				}
-				verb := map[string]string{"created": "would create", "updated": "would update", "deleted": "would delete"}[f.Action]
-				fmt.Fprintf(w, "=== %s (%s, %s)\n", f.Path, f.Kind, verb)
-				if f.Content != nil && f.Action != "deleted" {
-					fmt.Fprint(w, *f.Content)
-					if !strings.HasSuffix(*f.Content, "\n") {
-						fmt.Fprintln(w)
-					}
-				}
-			}
-		case r.Action == "unchanged" && removing:
-			fmt.Fprintf(w, "%s (%s): nothing to remove\n", r.Client, r.Title)
-		case r.Action == "unchanged":
-			fmt.Fprintf(w, "%s (%s): already installed, nothing changed\n", r.Client, r.Title)
+			printInstallFiles(w, r.Files)
 		default:
-			verb := map[string]string{"installed": "installed", "updated": "updated", "removed": "removed"}[r.Action]
-			fmt.Fprintf(w, "%s (%s): %s\n", r.Client, r.Title, verb)
-			for _, f := range r.Files {
-				fmt.Fprintf(w, "  %-9s %s (%s)\n", f.Action, f.Path, f.Kind)
-			}
+			printInstallDone(w, r, removing)
 		}
 		if !removing {
-			if len(r.Hooks) > 0 {
-				fmt.Fprintf(w, "  hooks: %s\n", strings.Join(r.Hooks, " "))
-				if r.HookType == install.HookTypeMCP {
-					fmt.Fprintf(w, "  answered by: the session's bb mcp (mcp_tool hooks; only the session start runs bb)\n")
-				}
-			}
-			if r.NotCovered != "" {
-				fmt.Fprintf(w, "  not covered: %s\n", r.NotCovered)
-			}
-			if r.WakeNote != "" && r.Action != "cannot_install" {
-				fmt.Fprintf(w, "  idle sessions: %s\n", r.WakeNote)
-			}
+			printInstallNotes(w, r)
 		}
-		if t := r.Trust; t != nil {
-			switch {
-			case t.Recorded:
-				fmt.Fprintf(w, "  trust: recorded (%s)\n", t.Detail)
-			case t.State == install.TrustTrusted:
-				fmt.Fprintf(w, "  trust: %s\n", t.Detail)
-			default:
-				fmt.Fprintf(a.env.Stderr, "warning: %s: %s\n  to fix: %s\n", r.Title, t.Detail, t.Fix)
-			}
-		}
+		a.printInstallTrust(w, r)
 		if r.Guard != nil {
 			printGuard(w, *r.Guard)
 		}
@@ -446,6 +398,86 @@ func (a *app) printInstall(w io.Writer, results []installReply, plan, printOnly,
 		fmt.Fprintln(w, "Nothing was written. Run 'bb install <client>' to install, or add --print to see the files.")
 	case !removing && results[0].Action != "unchanged":
 		fmt.Fprintln(w, "Restart the client (or start a new session) to load the changes.")
+	}
+}
+
+// printInstallPlan is one client's line of a plan (no --print).
+func printInstallPlan(w io.Writer, r installReply) {
+	switch r.Action {
+	case "cannot_install":
+		fmt.Fprintf(w, "%-7s cannot install: %s\n", r.Client, r.Error)
+	case "unchanged":
+		fmt.Fprintf(w, "%-7s already installed (%s)\n", r.Client, r.Path)
+	default:
+		fmt.Fprintf(w, "%-7s %s %s\n", r.Client, strings.ReplaceAll(r.Action, "_", " "), filesList(r.Files))
+	}
+}
+
+// printInstallFiles shows each file --print would write, with its content.
+func printInstallFiles(w io.Writer, files []install.FileChange) {
+	for _, f := range files {
+		if f.Action == "unchanged" {
+			fmt.Fprintf(w, "=== %s (%s, unchanged)\n", f.Path, f.Kind)
+			continue
+		}
+		verb := map[string]string{"created": "would create", "updated": "would update", "deleted": "would delete"}[f.Action]
+		fmt.Fprintf(w, "=== %s (%s, %s)\n", f.Path, f.Kind, verb)
+		if f.Content != nil && f.Action != "deleted" {
+			fmt.Fprint(w, *f.Content)
+			if !strings.HasSuffix(*f.Content, "\n") {
+				fmt.Fprintln(w)
+			}
+		}
+	}
+}
+
+// printInstallDone says what an install or an uninstall did to one client.
+func printInstallDone(w io.Writer, r installReply, removing bool) {
+	switch {
+	case r.Action == "unchanged" && removing:
+		fmt.Fprintf(w, "%s (%s): nothing to remove\n", r.Client, r.Title)
+	case r.Action == "unchanged":
+		fmt.Fprintf(w, "%s (%s): already installed, nothing changed\n", r.Client, r.Title)
+	default:
+		verb := map[string]string{"installed": "installed", "updated": "updated", "removed": "removed"}[r.Action]
+		fmt.Fprintf(w, "%s (%s): %s\n", r.Client, r.Title, verb)
+		for _, f := range r.Files {
+			fmt.Fprintf(w, "  %-9s %s (%s)\n", f.Action, f.Path, f.Kind)
+		}
+	}
+}
+
+// printInstallNotes are an install's hooks, what they do not cover and
+// how idle sessions are woken.
+func printInstallNotes(w io.Writer, r installReply) {
+	if len(r.Hooks) > 0 {
+		fmt.Fprintf(w, "  hooks: %s\n", strings.Join(r.Hooks, " "))
+		if r.HookType == install.HookTypeMCP {
+			fmt.Fprintf(w, "  answered by: the session's bb mcp (mcp_tool hooks; only the session start runs bb)\n")
+		}
+	}
+	if r.NotCovered != "" {
+		fmt.Fprintf(w, "  not covered: %s\n", r.NotCovered)
+	}
+	if r.WakeNote != "" && r.Action != "cannot_install" {
+		fmt.Fprintf(w, "  idle sessions: %s\n", r.WakeNote)
+	}
+}
+
+// printInstallTrust is the client's trust of the project: a line when
+// recorded or trusted, a warning with the fix otherwise.
+func (a *app) printInstallTrust(w io.Writer, r installReply) {
+	t := r.Trust
+	if t == nil {
+		return
+	}
+	switch {
+	case t.Recorded:
+		fmt.Fprintf(w, "  trust: recorded (%s)\n", t.Detail)
+	case t.State == install.TrustTrusted:
+		fmt.Fprintf(w, "  trust: %s\n", t.Detail)
+	default:
+		fmt.Fprintf(a.env.Stderr, "warning: %s: %s\n  to fix: %s\n", r.Title, t.Detail, t.Fix)
 	}
 }
 

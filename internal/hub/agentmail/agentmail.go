@@ -29,7 +29,7 @@ const MailTTLHours = 24
 // project:name grammar, unless the board already knows the id (another
 // surface created it; see AgentID).
 func (s *Service) mailIdentity(ctx context.Context, id string) error {
-	_, err := s.AgentID(ctx, hub.GrammarMail, id)
+	_, err := s.kernel.AgentID(ctx, hub.GrammarMail, id)
 	return err
 }
 
@@ -236,7 +236,7 @@ func sortMail(rows []hub.MailRow) {
 // purgeExpiredMail deletes every expired message (TC12) and records it on
 // the timeline. Its cost is the number of expired rows plus the rows whose
 // TTL or timestamp format is unusual, never the size of the mailbox.
-func (s *Service) purgeExpiredMail(ctx context.Context, tx hub.Tx, now time.Time, explicit bool) ([]hub.MailRow, error) {
+func (s *Service) purgeExpiredMail(ctx context.Context, tx Tx, now time.Time, explicit bool) ([]hub.MailRow, error) {
 	exp, err := expiredMail(ctx, tx, now)
 	if err != nil || len(exp.rows) == 0 {
 		return exp.rows, err
@@ -252,7 +252,7 @@ func (s *Service) purgeExpiredMail(ctx context.Context, tx hub.Tx, now time.Time
 		}
 	}
 	rows := exp.rows
-	e := s.Event(hub.EventMailExpired, "", map[string]any{
+	e := s.kernel.Event(hub.EventMailExpired, "", map[string]any{
 		"deleted_count": len(rows), "oldest": rows[0].Created, "newest": rows[len(rows)-1].Created,
 		"explicit": explicit,
 	})
@@ -272,7 +272,7 @@ type expiry struct {
 	irregular []string
 }
 
-func expiredMail(ctx context.Context, tx hub.Tx, now time.Time) (expiry, error) {
+func expiredMail(ctx context.Context, tx Tx, now time.Time) (expiry, error) {
 	x := expiry{cutoff: now.Add(-MailTTLHours * time.Hour)}
 	regular, irregular, err := tx.MailExpiryCandidates(ctx, x.cutoff)
 	if err != nil {
@@ -357,8 +357,8 @@ func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (hub.Mail
 	if in.To == hub.Broadcast {
 		typ = hub.BroadcastName
 	}
-	return hub.Write(ctx, s.Service, in, func(tx hub.Tx) (hub.MailRow, error) {
-		now := s.Now()
+	return hub.WriteAs(ctx, s.kernel, in, func(tx Tx) (hub.MailRow, error) {
+		now := s.kernel.Now()
 		if _, err := s.purgeExpiredMail(ctx, tx, now, false); err != nil {
 			return hub.MailRow{}, err
 		}
@@ -376,7 +376,7 @@ func (s *Service) SendAgentMail(ctx context.Context, in MailSendInput) (hub.Mail
 		}
 		// One mail event whatever the surface: agent-mail's own keys (id,
 		// type, seq) and the message_id every surface's mail.sent carries.
-		e := s.Event(hub.EventMailSent, in.From, map[string]any{"message_id": m.UUID, "id": m.UUID, "type": typ, "seq": m.Seq, "subject": m.Subject})
+		e := s.kernel.Event(hub.EventMailSent, in.From, map[string]any{"message_id": m.UUID, "id": m.UUID, "type": typ, "seq": m.Seq, "subject": m.Subject})
 		e.ToAgent = in.To
 		e.Message = hub.Preview(in.Subject, 120)
 		if err := tx.AppendEvent(ctx, e); err != nil {
@@ -429,8 +429,8 @@ func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]hub.Ma
 			return nil, err
 		}
 	}
-	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) ([]hub.MailRow, error) {
-		now := s.Now()
+	return hub.WriteAs(ctx, s.kernel, hub.SideEffectRead{}, func(tx Tx) ([]hub.MailRow, error) {
+		now := s.kernel.Now()
 		if _, err := s.purgeExpiredMail(ctx, tx, now, false); err != nil {
 			return nil, err
 		}
@@ -470,13 +470,13 @@ func (s *Service) ReadAgentMail(ctx context.Context, in MailReadInput) ([]hub.Ma
 				return nil, err
 			}
 		}
-		e := s.Event(hub.EventMailRead, in.Agent, map[string]any{"count": len(rows), "first": rows[0].ID, "last": rows[len(rows)-1].ID})
+		e := s.kernel.Event(hub.EventMailRead, in.Agent, map[string]any{"count": len(rows), "first": rows[0].ID, "last": rows[len(rows)-1].ID})
 		e.Message = fmt.Sprintf("%s read %d messages", in.Agent, len(rows))
 		return rows, tx.AppendEvent(ctx, e)
 	})
 }
 
-func touchMailReader(ctx context.Context, tx hub.Tx, agent string, now time.Time) error {
+func touchMailReader(ctx context.Context, tx Tx, agent string, now time.Time) error {
 	a, err := tx.GetAgent(ctx, agent)
 	if err != nil {
 		return err
@@ -489,7 +489,7 @@ func touchMailReader(ctx context.Context, tx hub.Tx, agent string, now time.Time
 
 // mailThread walks reply_to up to the root (stopping on cycles), then
 // returns the root and all its descendants, oldest first.
-func mailThread(ctx context.Context, tx hub.Tx, id string) ([]hub.MailRow, error) {
+func mailThread(ctx context.Context, tx Tx, id string) ([]hub.MailRow, error) {
 	root := id
 	seen := map[string]bool{}
 	for root != "" && !seen[root] {
@@ -530,7 +530,7 @@ func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckRe
 	if err := ValidateMailUUID(id); err != nil {
 		return MailAckResult{}, err
 	}
-	return hub.Write(ctx, s.Service, []string{agent, id}, func(tx hub.Tx) (MailAckResult, error) {
+	return hub.WriteAs(ctx, s.kernel, []string{agent, id}, func(tx Tx) (MailAckResult, error) {
 		m, err := tx.MailByID(ctx, id)
 		if err != nil {
 			return MailAckResult{}, err
@@ -538,7 +538,7 @@ func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckRe
 		if m == nil {
 			return MailAckResult{}, hub.Errorf(hub.CodeMessageNotFound, "Message not found: %s", id)
 		}
-		now := s.Now()
+		now := s.kernel.Now()
 		if err := tx.MarkAckedLatest(ctx, &hub.Message{UUID: m.ID, To: m.Recipient}, agent, now); err != nil {
 			return MailAckResult{}, err
 		}
@@ -550,7 +550,7 @@ func (s *Service) AckAgentMail(ctx context.Context, agent, id string) (MailAckRe
 		if err := tx.TouchAgent(ctx, agent, now); err != nil {
 			return MailAckResult{}, err
 		}
-		e := s.Event(hub.EventMailAcked, agent, map[string]any{"message_id": m.ID, "seq": m.Seq})
+		e := s.kernel.Event(hub.EventMailAcked, agent, map[string]any{"message_id": m.ID, "seq": m.Seq})
 		e.ToAgent = m.Sender
 		e.Message = agent + " acked: " + hub.Preview(m.Subject, 100)
 		return MailAckResult{MessageID: id, Agent: agent, AckedAt: hub.FormatTime(now)}, tx.AppendEvent(ctx, e)
@@ -566,8 +566,8 @@ func (s *Service) AgentMailStatus(ctx context.Context, agent, project string) ([
 			return nil, err
 		}
 	}
-	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) ([]hub.MailCounts, error) {
-		if _, err := s.purgeExpiredMail(ctx, tx, s.Now(), false); err != nil {
+	return hub.WriteAs(ctx, s.kernel, hub.SideEffectRead{}, func(tx Tx) ([]hub.MailCounts, error) {
+		if _, err := s.purgeExpiredMail(ctx, tx, s.kernel.Now(), false); err != nil {
 			return nil, err
 		}
 		all, err := tx.MailAgents(ctx)
@@ -609,13 +609,13 @@ func (s *Service) CleanAgentMail(ctx context.Context, dryRun bool) (MailCleanupR
 		return MailCleanupResult{}, err
 	}
 	if dryRun {
-		rows, err := hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.MailRow, error) {
-			x, err := expiredMail(ctx, tx, s.Now())
+		rows, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) ([]hub.MailRow, error) {
+			x, err := expiredMail(ctx, tx, s.kernel.Now())
 			return x.rows, err
 		})
 		return MailCleanupResult{DryRun: true, Expired: rows}, err
 	}
-	rows, err := hub.Write(ctx, s.Service, dryRun, func(tx hub.Tx) ([]hub.MailRow, error) { return s.purgeExpiredMail(ctx, tx, s.Now(), true) })
+	rows, err := hub.WriteAs(ctx, s.kernel, dryRun, func(tx Tx) ([]hub.MailRow, error) { return s.purgeExpiredMail(ctx, tx, s.kernel.Now(), true) })
 	return MailCleanupResult{Expired: rows}, err
 }
 

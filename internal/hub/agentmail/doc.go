@@ -13,8 +13,8 @@ import "github.com/blackboard-hub/bb/internal/hub"
 
 // Service holds the Agent Mail v1 use cases over the kernel.
 type Service struct {
-	*hub.Service
+	kernel *hub.Service
 }
 
 // New builds the Agent Mail service over k.
-func New(k *hub.Service) *Service { return &Service{Service: k} }
+func New(k *hub.Service) *Service { return &Service{kernel: k} }

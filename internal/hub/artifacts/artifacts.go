@@ -21,10 +21,10 @@ func (s *Service) AddArtifact(ctx context.Context, in Input) (hub.Artifact, bool
 	if err := hub.Allow(ctx, hub.Act(in.Agent)); err != nil {
 		return hub.Artifact{}, false, err
 	}
-	if err := s.CheckBoardAgent(ctx, in.Agent); err != nil {
+	if err := s.kernel.CheckBoardAgent(ctx, in.Agent); err != nil {
 		return hub.Artifact{}, false, err
 	}
-	path, err := hub.CleanArtifactPath(s.ProjectRoot, in.Path)
+	path, err := hub.CleanArtifactPath(s.kernel.ProjectRoot, in.Path)
 	if err != nil {
 		return hub.Artifact{}, false, err
 	}
@@ -44,14 +44,14 @@ func (s *Service) AddArtifact(ctx context.Context, in Input) (hub.Artifact, bool
 		A   hub.Artifact
 		New bool
 	}
-	r, err := hub.Write(ctx, s.Service, in, func(tx hub.Tx) (res, error) {
-		now := s.Now()
+	r, err := hub.Write(ctx, s.kernel, in, func(tx hub.Tx) (res, error) {
+		now := s.kernel.Now()
 		a := hub.Artifact{Path: path, ProducedBy: in.Agent, Description: in.Description, Version: in.Version, Refs: refs, CreatedAt: now, UpdatedAt: now}
 		created, err := tx.UpsertBoardArtifact(ctx, &a)
 		if err != nil {
 			return res{}, err
 		}
-		e := s.Event(hub.EventArtifactRegistered, in.Agent, map[string]any{"id": a.ID, "path": a.Path, "new": created})
+		e := s.kernel.Event(hub.EventArtifactRegistered, in.Agent, map[string]any{"id": a.ID, "path": a.Path, "new": created})
 		e.Message = a.Path + ": " + hub.Preview(a.Description, 100)
 		return res{a, created}, tx.AppendEvent(ctx, e)
 	})
@@ -64,7 +64,7 @@ func (s *Service) ArtifactByPath(ctx context.Context, p string) (hub.Artifact, e
 	if err != nil {
 		return hub.Artifact{}, err
 	}
-	a, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (*hub.Artifact, error) { return tx.BoardArtifactByPath(ctx, path) })
+	a, err := hub.Read(ctx, s.kernel, func(tx hub.Tx) (*hub.Artifact, error) { return tx.BoardArtifactByPath(ctx, path) })
 	if err != nil {
 		return hub.Artifact{}, err
 	}
@@ -84,7 +84,7 @@ type Query struct {
 // Artifacts lists board artifacts, most recently registered first.
 func (s *Service) Artifacts(ctx context.Context, q Query) ([]hub.Artifact, error) {
 	f := hub.ArtifactFilter{By: q.By, Ref: q.Ref, Limit: hub.ClampLimit(q.Limit, hub.DefaultArtifactsLimit, hub.MaxArtifactsLimit)}
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.Artifact, error) { return tx.ListBoardArtifacts(ctx, f) })
+	return hub.Read(ctx, s.kernel, func(tx hub.Tx) ([]hub.Artifact, error) { return tx.ListBoardArtifacts(ctx, f) })
 }
 
 // RefMatches is what `bb refs` finds.
@@ -96,7 +96,7 @@ type RefMatches struct {
 // FindRefs returns every message and artifact that carries ref. A numeric
 // ref matches its decimal text ("13" and 13 are the same ref).
 func (s *Service) FindRefs(ctx context.Context, ref hub.Ref) (RefMatches, error) {
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) (RefMatches, error) {
+	return hub.Read(ctx, s.kernel, func(tx hub.Tx) (RefMatches, error) {
 		msgs, err := tx.ListMessages(ctx, hub.MessageFilter{Ref: &ref})
 		if err != nil {
 			return RefMatches{}, err

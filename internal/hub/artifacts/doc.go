@@ -17,11 +17,11 @@ import (
 
 // Service is the artifact register over the kernel.
 type Service struct {
-	*hub.Service
+	kernel *hub.Service
 }
 
 // New builds the artifact register over k.
-func New(k *hub.Service) *Service { return &Service{Service: k} }
+func New(k *hub.Service) *Service { return &Service{kernel: k} }
 
 // API is the artifact register's role.
 type API interface {

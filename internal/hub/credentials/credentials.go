@@ -63,7 +63,7 @@ func (s *Service) CreateCredential(ctx context.Context, in Input) (Issued, error
 		return Issued{}, hub.FieldErr(hub.CodeInvalidInput, "agent", "{field} is required: the agent the credential acts as")
 	}
 	if in.Agent != "" {
-		id, err := s.AgentID(ctx, hub.GrammarBoard, in.Agent)
+		id, err := s.kernel.AgentID(ctx, hub.GrammarBoard, in.Agent)
 		if err != nil {
 			return Issued{}, err
 		}
@@ -83,14 +83,14 @@ func (s *Service) CreateCredential(ctx context.Context, in Input) (Issued, error
 		return Issued{}, hub.Internal("random secret", err)
 	}
 	secret := SecretPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
-	now := s.Now()
+	now := s.kernel.Now()
 	c := hub.Credential{ID: uuid.NewString(), Agent: in.Agent, Role: in.Role, CreatedBy: hub.AuditCredential(ctx), CreatedAt: now, Hash: HashSecret(secret)}
 	if in.Expires > 0 {
 		t := now.Add(in.Expires)
 		c.ExpiresAt = &t
 	}
 	// Never replayed: a stored reply would keep the secret.
-	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) (Issued, error) {
+	return hub.WriteAs(ctx, s.kernel, hub.SideEffectRead{}, func(tx Tx) (Issued, error) {
 		c.Name = name
 		if c.Name == "" {
 			base := in.Agent
@@ -118,7 +118,7 @@ func (s *Service) CreateCredential(ctx context.Context, in Input) (Issued, error
 		if err := tx.InsertCredential(ctx, &c); err != nil {
 			return Issued{}, err
 		}
-		e := s.Event(hub.EventCredentialCreated, c.Agent, map[string]any{"id": c.ID, "name": c.Name, "role": c.Role, "expires_at": c.ExpiresAt})
+		e := s.kernel.Event(hub.EventCredentialCreated, c.Agent, map[string]any{"id": c.ID, "name": c.Name, "role": c.Role, "expires_at": c.ExpiresAt})
 		if err := tx.AppendEvent(ctx, e); err != nil {
 			return Issued{}, err
 		}
@@ -131,7 +131,7 @@ func (s *Service) ListCredentials(ctx context.Context) ([]hub.Credential, error)
 	if err := hub.Allow(ctx, hub.Needs(hub.AccessOperator, "listing credentials")); err != nil {
 		return nil, err
 	}
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.Credential, error) { return tx.ListCredentials(ctx) })
+	return hub.ReadAs(ctx, s.kernel, func(tx Tx) ([]hub.Credential, error) { return tx.ListCredentials(ctx) })
 }
 
 // RevokeCredential revokes the credential whose id or name is ref
@@ -144,7 +144,7 @@ func (s *Service) RevokeCredential(ctx context.Context, ref string) (hub.Credent
 	if ref == "" {
 		return hub.Credential{}, hub.FieldErr(hub.CodeInvalidInput, "credential", "{field} is required: its id or name ({do})").With(listThem)
 	}
-	return hub.Write(ctx, s.Service, nil, func(tx hub.Tx) (hub.Credential, error) {
+	return hub.WriteAs(ctx, s.kernel, nil, func(tx Tx) (hub.Credential, error) {
 		c, err := tx.FindCredential(ctx, ref)
 		if err != nil {
 			return hub.Credential{}, err
@@ -155,12 +155,12 @@ func (s *Service) RevokeCredential(ctx context.Context, ref string) (hub.Credent
 		if c.RevokedAt != nil {
 			return *c, nil
 		}
-		now := s.Now()
+		now := s.kernel.Now()
 		if err := tx.RevokeCredential(ctx, c.ID, now); err != nil {
 			return hub.Credential{}, err
 		}
 		c.RevokedAt = &now
-		e := s.Event(hub.EventCredentialRevoked, c.Agent, map[string]any{"id": c.ID, "name": c.Name, "role": c.Role})
+		e := s.kernel.Event(hub.EventCredentialRevoked, c.Agent, map[string]any{"id": c.ID, "name": c.Name, "role": c.Role})
 		if err := tx.AppendEvent(ctx, e); err != nil {
 			return hub.Credential{}, err
 		}
@@ -175,11 +175,11 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (hub.Principa
 		return hub.Principal{}, bad
 	}
 	want := HashSecret(secret)
-	c, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (*hub.Credential, error) { return tx.CredentialByHash(ctx, want) })
+	c, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (*hub.Credential, error) { return tx.CredentialByHash(ctx, want) })
 	if err != nil {
 		return hub.Principal{}, err
 	}
-	if c == nil || subtle.ConstantTimeCompare([]byte(c.Hash), []byte(want)) != 1 || c.State(s.Now()) != "active" {
+	if c == nil || subtle.ConstantTimeCompare([]byte(c.Hash), []byte(want)) != 1 || c.State(s.kernel.Now()) != "active" {
 		return hub.Principal{}, bad
 	}
 	return hub.Principal{Credential: c.Name, ID: c.ID, Agent: c.Agent, Role: c.Role, ExpiresAt: c.ExpiresAt}, nil

@@ -18,11 +18,11 @@ import (
 
 // Service manages credentials over the kernel.
 type Service struct {
-	*hub.Service
+	kernel *hub.Service
 }
 
 // New builds the credential manager over k.
-func New(k *hub.Service) *Service { return &Service{Service: k} }
+func New(k *hub.Service) *Service { return &Service{kernel: k} }
 
 // API is the credentials' role.
 type API interface {

@@ -73,9 +73,9 @@ var nameNouns = []string{"otter", "harbor", "falcon", "badger", "beacon", "cedar
 
 // SuggestName returns the first free adjective-noun name in a sequence
 // seeded by the project root: the same board state gives the same name.
-func (s *Service) SuggestName(ctx context.Context, tx hub.Tx) (string, error) {
+func (s *Service) SuggestName(ctx context.Context, tx Tx) (string, error) {
 	h := fnv.New32a()
-	h.Write([]byte(s.SlashRoot()))
+	h.Write([]byte(s.kernel.SlashRoot()))
 	n := len(nameAdjectives) * len(nameNouns)
 	start := int(h.Sum32() % uint32(n))
 	for i := 0; i < n; i++ {
@@ -94,7 +94,7 @@ func (s *Service) SuggestName(ctx context.Context, tx hub.Tx) (string, error) {
 
 // EvidenceFor checks seed 001 §3.2 for one identity: uncommitted changes
 // inside a scope it holds, else an in-progress task it owns.
-func (s *Service) EvidenceFor(ctx context.Context, tx hub.Tx, agent string, changes []string) (*AdoptionCandidate, error) {
+func (s *Service) EvidenceFor(ctx context.Context, tx Tx, agent string, changes []string) (*AdoptionCandidate, error) {
 	held, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: agent, States: []string{hub.ResActive}, Limit: hub.StatusLimit})
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func (s *Service) EvidenceFor(ctx context.Context, tx hub.Tx, agent string, chan
 		var files []string
 		for _, f := range changes {
 			if hub.IsWithin(r.Scope, f) {
-				files = append(files, hub.Scope{Path: f}.Display(s.ProjectRoot))
+				files = append(files, hub.Scope{Path: f}.Display(s.kernel.ProjectRoot))
 			}
 		}
 		if len(files) == 0 {
@@ -116,7 +116,7 @@ func (s *Service) EvidenceFor(ctx context.Context, tx hub.Tx, agent string, chan
 			more = fmt.Sprintf(" and %d more", len(files)-3)
 			files = files[:3]
 		}
-		scope := s.DisplayScope(r)
+		scope := s.kernel.DisplayScope(r)
 		return &AdoptionCandidate{AgentID: agent, Reason: ReasonUncommittedScope, Scope: scope, BeadIDs: []string{r.BeadID},
 			Evidence: fmt.Sprintf("uncommitted changes inside %s reserved by %s: %s%s", scope, agent, strings.Join(files, ", "), more)}, nil
 	}
@@ -135,8 +135,8 @@ func (s *Service) EvidenceFor(ctx context.Context, tx hub.Tx, agent string, chan
 // inUse refuses adopting an identity whose session is still alive: seen
 // within the stale window (active or quiet). It returns nil when the
 // identity is stale or offline (or unknown), which adoption may consider.
-func (s *Service) inUse(ctx context.Context, tx hub.Tx, id string) (*hub.Error, error) {
-	stale, err := s.StaleMinutes()
+func (s *Service) inUse(ctx context.Context, tx Tx, id string) (*hub.Error, error) {
+	stale, err := s.kernel.StaleMinutes()
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (s *Service) inUse(ctx context.Context, tx hub.Tx, id string) (*hub.Error, 
 	if err != nil || a == nil {
 		return nil, err
 	}
-	live := hub.LiveOf(a.LastSeen, s.Now(), stale)
+	live := hub.LiveOf(a.LastSeen, s.kernel.Now(), stale)
 	if live.Presence != hub.PresActive && live.Presence != hub.PresQuiet {
 		return nil, nil
 	}
@@ -154,7 +154,7 @@ func (s *Service) inUse(ctx context.Context, tx hub.Tx, id string) (*hub.Error, 
 
 // candidates finds every identity with adoption evidence, in a
 // deterministic order (uncommitted scope first, then by id).
-func (s *Service) candidates(ctx context.Context, tx hub.Tx, changes []string) ([]AdoptionCandidate, error) {
+func (s *Service) candidates(ctx context.Context, tx Tx, changes []string) ([]AdoptionCandidate, error) {
 	ids := map[string]bool{}
 	for i, f := range changes {
 		if i == 500 {
@@ -222,7 +222,7 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 		if role == "" {
 			role = "worker"
 		}
-		info, _, err := s.RegisterAgent(ctx, hub.RegisterInput{ID: in.Register, Display: in.Display, Role: role})
+		info, _, err := s.kernel.RegisterAgent(ctx, hub.RegisterInput{ID: in.Register, Display: in.Display, Role: role})
 		if hub.IsCode(err, hub.CodeDuplicateAgentID) {
 			return InitResult{}, hub.FieldErr(hub.CodeDuplicateAgentID, "register", "agent %q is already registered: a new session needs a new name (try {register} <another-name>), or {adopt} %s if you are resuming its work", in.Register, in.Register)
 		}
@@ -235,10 +235,10 @@ func (s *Service) InitSession(ctx context.Context, in InitInput) (InitResult, er
 	if in.Adopt != "" {
 		return s.adopt(ctx, in)
 	}
-	if _, err := s.StaleMinutes(); err != nil {
+	if _, err := s.kernel.StaleMinutes(); err != nil {
 		return InitResult{}, err
 	}
-	res, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (InitResult, error) {
+	res, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (InitResult, error) {
 		name, err := s.SuggestName(ctx, tx)
 		if err != nil {
 			return InitResult{}, err
@@ -278,11 +278,11 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 	if err := hub.ValidateAgentRef("adopt", in.Adopt); err != nil {
 		return InitResult{}, err
 	}
-	stale, err := s.StaleMinutes()
+	stale, err := s.kernel.StaleMinutes()
 	if err != nil {
 		return InitResult{}, err
 	}
-	return hub.Write(ctx, s.Service, in, func(tx hub.Tx) (InitResult, error) {
+	return hub.WriteAs(ctx, s.kernel, in, func(tx Tx) (InitResult, error) {
 		if _, err := hub.RequireAgent(ctx, tx, in.Adopt, hub.CodeAgentNotFound, "adopt"); err != nil {
 			return InitResult{}, err
 		}
@@ -307,7 +307,7 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 		} else if live != nil {
 			return InitResult{}, live
 		}
-		now := s.Now()
+		now := s.kernel.Now()
 		if err := tx.TouchAgent(ctx, in.Adopt, now); err != nil {
 			return InitResult{}, err
 		}
@@ -315,7 +315,7 @@ func (s *Service) adopt(ctx context.Context, in InitInput) (InitResult, error) {
 		if len(c.BeadIDs) > 0 {
 			bead = c.BeadIDs[0]
 		}
-		e := s.ProtocolEvent(hub.EventResume, bead, in.Adopt, in.Adopt, c.Scope, hub.ResumePayload{
+		e := s.kernel.ProtocolEvent(hub.EventResume, bead, in.Adopt, in.Adopt, c.Scope, hub.ResumePayload{
 			ResumeReason: c.Reason, PriorSessionAgent: in.Adopt, AdoptedAgent: in.Adopt, Evidence: c.Evidence, BeadIDs: c.BeadIDs,
 		}, fmt.Sprintf("session resumed %s (%s): %s", in.Adopt, c.Reason, c.Evidence))
 		if err := tx.AppendEvent(ctx, e); err != nil {

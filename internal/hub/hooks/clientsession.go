@@ -38,7 +38,7 @@ func (s *Service) SessionOf(ctx context.Context, ref ClientRef) (hub.HookSession
 	if !named && ref.PID <= 0 {
 		return hub.HookSession{}, hub.FieldErr(hub.CodeInvalidArgs, "pid", "name a client session or a client process")
 	}
-	hs, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (*hub.HookSession, error) {
+	hs, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (*hub.HookSession, error) {
 		var byName, byPID *hub.HookSession
 		var err error
 		if named {

@@ -65,12 +65,12 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return Delivery{}, err
 	}
-	stale, err := s.StaleMinutes()
+	stale, err := s.kernel.StaleMinutes()
 	if err != nil {
 		return Delivery{}, err
 	}
-	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) (Delivery, error) {
-		now := s.Now()
+	return hub.WriteAs(ctx, s.kernel, hub.SideEffectRead{}, func(tx Tx) (Delivery, error) {
+		now := s.kernel.Now()
 		me, err := tx.GetAgent(ctx, agent)
 		if err != nil {
 			return Delivery{}, err
@@ -115,7 +115,7 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 // briefIdentity is the brief's first lines: who the agent is, and where.
 func (s *Service) briefIdentity(b *strings.Builder, me *hub.Agent) {
 	agent := me.ID
-	fmt.Fprintf(b, "[Blackboard] You are agent %s on this project's board (%s).\n", agent, s.SlashRoot())
+	fmt.Fprintf(b, "[Blackboard] You are agent %s on this project's board (%s).\n", agent, s.kernel.SlashRoot())
 	fmt.Fprintf(b, "Use this id for every board action: %s.\n", say(ActActAs, "agent", agent))
 	if w := me.Where.Describe(); w != "" {
 		fmt.Fprintf(b, "You work %s; the board is shared by every work tree and clone of this repository, and file scopes are relative to the top of your work tree.\n", w)
@@ -123,12 +123,12 @@ func (s *Service) briefIdentity(b *strings.Builder, me *hub.Agent) {
 }
 
 // briefOthers says who else is active, and on what.
-func (s *Service) briefOthers(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agent, now time.Time, stale int) error {
+func (s *Service) briefOthers(ctx context.Context, tx Tx, b *strings.Builder, me *hub.Agent, now time.Time, stale int) error {
 	agents, err := tx.ListAgents(ctx)
 	if err != nil {
 		return err
 	}
-	work, err := s.WorkOf(ctx, tx, agents, now)
+	work, err := s.kernel.WorkOf(ctx, tx, agents, now)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func peerLine(a hub.Agent, w *hub.Work) string {
 }
 
 // briefHolds lists the reservations held in the project.
-func (s *Service) briefHolds(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agent, now time.Time) error {
+func (s *Service) briefHolds(ctx context.Context, tx Tx, b *strings.Builder, me *hub.Agent, now time.Time) error {
 	holds, err := tx.ListReservations(ctx, hub.ReservationFilter{States: []string{hub.ResActive}, Limit: briefHoldsLimit + 1})
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func (s *Service) briefHolds(ctx context.Context, tx hub.Tx, b *strings.Builder,
 		if owner == me.ID {
 			owner = "you"
 		}
-		hl = append(hl, fmt.Sprintf("%s (%s, expires %s, bead %s)", voice.Name(s.DisplayScope(r)), voice.Name(owner), hub.WhenText(now, r.ExpiresAt), voice.Name(r.BeadID)))
+		hl = append(hl, fmt.Sprintf("%s (%s, expires %s, bead %s)", voice.Name(s.kernel.DisplayScope(r)), voice.Name(owner), hub.WhenText(now, r.ExpiresAt), voice.Name(r.BeadID)))
 	}
 	if len(hl) > 0 {
 		fmt.Fprintf(b, "Reserved files: %s. Edits to files another active agent holds are refused; ask the holder.\n", strings.Join(hl, "; "))
@@ -201,7 +201,7 @@ func (s *Service) briefHolds(ctx context.Context, tx hub.Tx, b *strings.Builder,
 
 // briefFocus names the agent's focus task, or its tasks in progress (a
 // failed read leaves the line out).
-func briefFocus(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agent) {
+func briefFocus(ctx context.Context, tx Tx, b *strings.Builder, me *hub.Agent) {
 	agent := me.ID
 	if me.FocusTaskID != "" {
 		if t, err := tx.GetTask(ctx, me.FocusTaskID); err == nil && t != nil {
@@ -215,7 +215,7 @@ func briefFocus(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agen
 
 // briefMail writes the agent's unread mail (handoffs and blockers first)
 // and the acks it owes, and returns the mail shown.
-func (s *Service) briefMail(ctx context.Context, tx hub.Tx, b *strings.Builder, me *hub.Agent) ([]hub.Message, error) {
+func (s *Service) briefMail(ctx context.Context, tx Tx, b *strings.Builder, me *hub.Agent) ([]hub.Message, error) {
 	agent := me.ID
 	cursor, err := tx.ReadCursor(ctx, agent)
 	if err != nil {
@@ -273,7 +273,7 @@ func (s *Service) deliverNew(ctx context.Context, agent string, via DeliveryVia)
 		return Delivery{}, err
 	}
 	// The common case (nothing new) is one read transaction.
-	p, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (pending, error) { return s.pendingDelivery(ctx, tx, agent) })
+	p, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (pending, error) { return s.pendingDelivery(ctx, tx, agent) })
 	if err != nil || p.empty() {
 		return Delivery{AgentID: agent, Delivered: []string{}}, err
 	}
@@ -297,13 +297,13 @@ func (s *Service) DeliverToSession(ctx context.Context, in SessionInput) (Sessio
 	if err := bindSession(ctx, &in); err != nil {
 		return SessionDelivery{}, err
 	}
-	now := s.Now()
+	now := s.kernel.Now()
 	type fast struct {
 		res     SessionResult
 		known   bool
 		pending pending
 	}
-	f, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (fast, error) {
+	f, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (fast, error) {
 		hs, err := in.freshSession(ctx, tx, now)
 		if err != nil || hs == nil {
 			return fast{}, err
@@ -351,7 +351,7 @@ func (p pending) selected(keep func(hub.Message) bool) pending {
 
 // pendingDelivery lists what a hook would deliver to agent now (nothing
 // when the board's delivery is off or the agent is unknown).
-func (s *Service) pendingDelivery(ctx context.Context, tx hub.Tx, agent string) (pending, error) {
+func (s *Service) pendingDelivery(ctx context.Context, tx Tx, agent string) (pending, error) {
 	set, err := s.hookSettingsTx(ctx, tx)
 	if err != nil || !set.Delivery {
 		return pending{}, err
@@ -360,7 +360,7 @@ func (s *Service) pendingDelivery(ctx context.Context, tx hub.Tx, agent string) 
 	if err != nil || a == nil {
 		return pending{}, err
 	}
-	es, err := s.escalationsDue(ctx, tx, agent, set.EscalateAfter, s.Now())
+	es, err := s.escalationsDue(ctx, tx, agent, set.EscalateAfter, s.kernel.Now())
 	if err != nil {
 		return pending{}, err
 	}
@@ -383,7 +383,7 @@ func (s *Service) pendingDelivery(ctx context.Context, tx hub.Tx, agent string) 
 // leaves the rest (and the escalations) for a later delivery: a wait for
 // a reply delivers the reply alone.
 func (s *Service) deliver(ctx context.Context, agent string, via DeliveryVia, only func(hub.Message) bool) (Delivery, error) {
-	return hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) (Delivery, error) {
+	return hub.WriteAs(ctx, s.kernel, hub.SideEffectRead{}, func(tx Tx) (Delivery, error) {
 		p, err := s.pendingDelivery(ctx, tx, agent) // again, under the write lock: never twice
 		if err == nil && only != nil {
 			p = p.selected(only)
@@ -393,7 +393,7 @@ func (s *Service) deliver(ctx context.Context, agent string, via DeliveryVia, on
 		}
 		ms := p.mail
 		d := Delivery{AgentID: agent, Delivered: hub.MessageIDs(ms), Escalations: p.escalations}
-		if err := markEscalationsTold(ctx, tx, agent, p.escalations, s.Now()); err != nil {
+		if err := markEscalationsTold(ctx, tx, agent, p.escalations, s.kernel.Now()); err != nil {
 			return Delivery{}, err
 		}
 		if len(ms) == 0 {
@@ -406,7 +406,7 @@ func (s *Service) deliver(ctx context.Context, agent string, via DeliveryVia, on
 			return Delivery{}, err
 		}
 		d.Text, d.From = b.String(), sendersOf(ms)
-		if err := tx.MarkDelivered(ctx, agent, d.Delivered, s.Now(), string(via)); err != nil {
+		if err := tx.MarkDelivered(ctx, agent, d.Delivered, s.kernel.Now(), string(via)); err != nil {
 			return Delivery{}, err
 		}
 		if err := s.recordDelivery(ctx, tx, agent, via, ms); err != nil {
@@ -453,7 +453,7 @@ func sortDeliveries(ms []hub.Message) {
 // speaker's (voice), the intent of a handoff or blocker among them (the
 // sender's words, never the board's instruction), then the board's own
 // command that answers.
-func (s *Service) writeMail(ctx context.Context, tx hub.Tx, b *strings.Builder, agent string, ms []hub.Message) error {
+func (s *Service) writeMail(ctx context.Context, tx Tx, b *strings.Builder, agent string, ms []hub.Message) error {
 	for _, m := range ms {
 		it, err := s.mailItem(ctx, tx, agent, &m)
 		if err != nil {
@@ -465,7 +465,7 @@ func (s *Service) writeMail(ctx context.Context, tx hub.Tx, b *strings.Builder, 
 }
 
 // mailItem is the delivery item of m for agent.
-func (s *Service) mailItem(ctx context.Context, tx hub.Tx, agent string, m *hub.Message) (voice.Item, error) {
+func (s *Service) mailItem(ctx context.Context, tx Tx, agent string, m *hub.Message) (voice.Item, error) {
 	kind := hub.CategoryOr(m)
 	if m.IsBroadcast() {
 		kind = "broadcast " + kind
@@ -502,7 +502,7 @@ func (s *Service) mailItem(ctx context.Context, tx hub.Tx, agent string, m *hub.
 // (BLOCKED) of m: its stored intent, or for a message stored without one
 // (written before intents were stored, or by another program) the
 // protocol event that travelled with it.
-func (s *Service) intentOf(ctx context.Context, tx hub.Tx, m *hub.Message) (string, string, error) {
+func (s *Service) intentOf(ctx context.Context, tx Tx, m *hub.Message) (string, string, error) {
 	if m.Category != hub.CategoryHandoff && m.Category != hub.CategoryBlocked {
 		return "", "", nil
 	}
@@ -560,7 +560,7 @@ func (s *Service) DeliveredTo(ctx context.Context, agent string, messageIDs []st
 	if err := hub.ValidateStoredAgentID(agent); err != nil {
 		return nil, err
 	}
-	m, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (map[string]hub.DeliveryMark, error) { return tx.DeliveredVia(ctx, agent, messageIDs) })
+	m, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (map[string]hub.DeliveryMark, error) { return tx.DeliveredVia(ctx, agent, messageIDs) })
 	if err != nil {
 		return nil, err
 	}

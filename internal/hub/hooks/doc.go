@@ -14,8 +14,8 @@ import "github.com/blackboard-hub/bb/internal/hub"
 
 // Service is the hook application over the kernel.
 type Service struct {
-	*hub.Service
+	kernel *hub.Service
 }
 
 // New builds the hook application over k.
-func New(k *hub.Service) *Service { return &Service{Service: k} }
+func New(k *hub.Service) *Service { return &Service{kernel: k} }

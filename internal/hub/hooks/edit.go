@@ -99,17 +99,17 @@ func (s *Service) CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckR
 	if len(in.Paths) > maxCheckPaths {
 		return PathCheckResult{}, hub.FieldErr(hub.CodeInvalidArgs, "paths", "at most %d paths per check, got %d", maxCheckPaths, len(in.Paths))
 	}
-	stale, err := s.StaleMinutes()
+	stale, err := s.kernel.StaleMinutes()
 	if err != nil {
 		return PathCheckResult{}, err
 	}
-	res, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (PathCheckResult, error) { return s.checkPathsTx(ctx, tx, in, stale) })
+	res, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (PathCheckResult, error) { return s.checkPathsTx(ctx, tx, in, stale) })
 	where := hub.CleanWhere(in.Where)
 	committed := in.Committed && in.Agent != "" && where.Branch != "" && !res.Blocking && len(res.Paths) > 0
 	if err != nil || in.Agent == "" || !in.RecordIncursions && !committed {
 		return res, err
 	}
-	return res, s.Store.Write(ctx, func(tx hub.Tx) error {
+	return res, hub.WriteObserved(ctx, s.kernel, func(tx Tx) error {
 		if in.RecordIncursions {
 			entered := !res.Blocking || in.Mode == hub.ModeWarn
 			if err := s.recordIncursionsTx(ctx, tx, in.Agent, "", res, "", entered); err != nil {
@@ -127,28 +127,28 @@ func (s *Service) CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckR
 		for i, pc := range res.Paths {
 			paths[i] = pc.scope.Path
 		}
-		return recordBranchEdits(ctx, tx, in.Agent, where, paths, s.Now())
+		return recordBranchEdits(ctx, tx, in.Agent, where, paths, s.kernel.Now())
 	})
 }
 
-func (s *Service) checkPathsTx(ctx context.Context, tx hub.Tx, in PathCheckInput, staleMin int) (PathCheckResult, error) {
-	now := s.Now()
+func (s *Service) checkPathsTx(ctx context.Context, tx Tx, in PathCheckInput, staleMin int) (PathCheckResult, error) {
+	now := s.kernel.Now()
 	res := PathCheckResult{Paths: []PathCheck{}}
 	var blocked, stale []string
 	owners := map[string]*hub.Agent{}
 	for _, p := range in.Paths {
-		sc, err := s.ScopeOf(in.Wd, p)
+		sc, err := s.kernel.ScopeOf(in.Wd, p)
 		if err != nil {
 			return PathCheckResult{}, err
 		}
-		d, err := s.Decide(ctx, tx, in.Agent, sc, now, staleMin, owners)
+		d, err := s.kernel.Decide(ctx, tx, in.Agent, sc, now, staleMin, owners)
 		if err != nil {
 			return PathCheckResult{}, err
 		}
-		pc := PathCheck{Path: sc.Display(s.ProjectRoot), Outcome: d.Outcome, Held: d.Held != nil, Holders: []PathHolder{}, scope: sc, decision: d}
+		pc := PathCheck{Path: sc.Display(s.kernel.ProjectRoot), Outcome: d.Outcome, Held: d.Held != nil, Holders: []PathHolder{}, scope: sc, decision: d}
 		for _, o := range d.Others {
 			r := o.Reservation
-			h := PathHolder{AgentID: r.AgentID, Scope: s.DisplayScope(r), BeadID: r.BeadID, ExpiresAt: r.ExpiresAt,
+			h := PathHolder{AgentID: r.AgentID, Scope: s.kernel.DisplayScope(r), BeadID: r.BeadID, ExpiresAt: r.ExpiresAt,
 				Overlap: string(o.Kind), Liveness: string(o.Liveness), Expired: o.Expired, Blocking: o.Blocking, Where: o.Where}
 			pc.Holders = append(pc.Holders, h)
 			who := h.AgentID
@@ -187,14 +187,14 @@ func (s *Service) recordIncursions(ctx context.Context, agent, bead string, res 
 	if agent == "" {
 		return nil
 	}
-	return s.Store.Write(ctx, func(tx hub.Tx) error { return s.recordIncursionsTx(ctx, tx, agent, bead, res, outcome, entered) })
+	return hub.WriteObserved(ctx, s.kernel, func(tx Tx) error { return s.recordIncursionsTx(ctx, tx, agent, bead, res, outcome, entered) })
 }
 
 // recordIncursionsTx appends one event per overlapping holder of res's
 // decisions (at most MaxIncursions), naming the reservation each decision
 // was made on: an INCURSION when the edit or commit went ahead inside it
 // (entered), a reservation.conflict when it was refused.
-func (s *Service) recordIncursionsTx(ctx context.Context, tx hub.Tx, agent, bead string, res PathCheckResult, outcome string, entered bool) error {
+func (s *Service) recordIncursionsTx(ctx context.Context, tx Tx, agent, bead string, res PathCheckResult, outcome string, entered bool) error {
 	if agent == "" {
 		return nil
 	}
@@ -212,7 +212,7 @@ func (s *Service) recordIncursionsTx(ctx context.Context, tx hub.Tx, agent, bead
 					out = "stale_found"
 				}
 			}
-			e := s.OverlapEvent(hub.ReserveInput{Agent: agent, BeadID: bead}, pc.scope, pc.Path, o, out, entered)
+			e := s.kernel.OverlapEvent(hub.ReserveInput{Agent: agent, BeadID: bead}, pc.scope, pc.Path, o, out, entered)
 			if err := tx.AppendEvent(ctx, e); err != nil {
 				return err
 			}
@@ -311,15 +311,15 @@ func (s *Service) CheckEdit(ctx context.Context, in EditInput) (EditDecision, er
 	if len(in.Paths) > maxCheckPaths {
 		return EditDecision{}, hub.FieldErr(hub.CodeInvalidArgs, "paths", "at most %d paths per check, got %d", maxCheckPaths, len(in.Paths))
 	}
-	stale, err := s.StaleMinutes()
+	stale, err := s.kernel.StaleMinutes()
 	if err != nil {
 		return EditDecision{}, err
 	}
-	q := editQuery{agent: in.Agent, sess: sess, wd: in.Wd, paths: in.Paths, where: hub.CleanWhere(in.Where), merged: mergedSet(in.Merged), now: s.Now(), stale: stale}
+	q := editQuery{agent: in.Agent, sess: sess, wd: in.Wd, paths: in.Paths, where: hub.CleanWhere(in.Where), merged: mergedSet(in.Merged), now: s.kernel.Now(), stale: stale}
 	if sess != nil && q.where.IsZero() {
 		q.where = hub.CleanWhere(sess.Where)
 	}
-	sn, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (editSnap, error) { return s.editSnapTx(ctx, tx, q) })
+	sn, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (editSnap, error) { return s.editSnapTx(ctx, tx, q) })
 	if err != nil {
 		return EditDecision{}, err
 	}
@@ -392,7 +392,7 @@ type editSnap struct {
 // hook settings and, unless the check is off, the paths' holders, the
 // agent's focus (when auto-reserve is on) and the merge risks (when the
 // merge check is on).
-func (s *Service) editSnapTx(ctx context.Context, tx hub.Tx, q editQuery) (editSnap, error) {
+func (s *Service) editSnapTx(ctx context.Context, tx Tx, q editQuery) (editSnap, error) {
 	agent := q.agent
 	if q.sess != nil {
 		hs, err := q.sess.freshSession(ctx, tx, q.now)
@@ -424,7 +424,7 @@ func (s *Service) editSnapTx(ctx context.Context, tx hub.Tx, q editQuery) (editS
 }
 
 // focusOf is the task an agent focuses on ("" when none).
-func focusOf(ctx context.Context, tx hub.Tx, agent string) (string, error) {
+func focusOf(ctx context.Context, tx Tx, agent string) (string, error) {
 	a, err := tx.GetAgent(ctx, agent)
 	if err != nil {
 		return "", err
@@ -520,11 +520,11 @@ func toReserve(sn editSnap, now time.Time) []PathCheck {
 // reserved).
 func (s *Service) editWrites(ctx context.Context, q editQuery, sn editSnap, bead string, todo []PathCheck, d *EditDecision) (refused error, err error) {
 	record := q.where.Branch != "" && sn.set.MergeCheck != hub.ModeOff && len(todo) > 0
-	err = s.Store.Write(ctx, func(tx hub.Tx) error {
+	err = hub.WriteObserved(ctx, s.kernel, func(tx Tx) error {
 		if !sn.set.AutoReserve {
 			return s.recordIncursionsTx(ctx, tx, q.agent, bead, sn.check, "", true)
 		}
-		now := s.Now()
+		now := s.kernel.Now()
 		var paths []string
 		var err error
 		if paths, refused, err = s.reserveEditedTx(ctx, tx, q, sn.set.ReserveTTL, bead, todo, d); err != nil {
@@ -541,9 +541,9 @@ func (s *Service) editWrites(ctx context.Context, q editQuery, sn editSnap, bead
 // reserveEditedTx reserves todo for the editing agent for ttl minutes,
 // adding each to d (and a takeover to its note), until one is refused;
 // paths are the canonical scopes reserved.
-func (s *Service) reserveEditedTx(ctx context.Context, tx hub.Tx, q editQuery, ttl int, bead string, todo []PathCheck, d *EditDecision) (paths []string, refused, err error) {
+func (s *Service) reserveEditedTx(ctx context.Context, tx Tx, q editQuery, ttl int, bead string, todo []PathCheck, d *EditDecision) (paths []string, refused, err error) {
 	for _, pc := range todo {
-		r, err := s.ReserveTx(ctx, tx, hub.ReserveInput{Agent: q.agent, BeadID: bead, TakeoverStale: true}, pc.scope, ttl, q.stale)
+		r, err := s.kernel.ReserveTx(ctx, tx, hub.ReserveInput{Agent: q.agent, BeadID: bead, TakeoverStale: true}, pc.scope, ttl, q.stale)
 		if inner, ok := hub.Refused(err); ok {
 			return paths, inner, nil // taken by another agent since the check
 		}
@@ -561,7 +561,7 @@ func (s *Service) reserveEditedTx(ctx context.Context, tx hub.Tx, q editQuery, t
 
 // mergeRisks lists the files of the check that other active agents edited
 // on a branch other than where's, leaving out branches known merged.
-func (s *Service) mergeRisks(ctx context.Context, tx hub.Tx, agent string, where hub.Where, c PathCheckResult, merged map[[2]string]bool, now time.Time, stale int) ([]MergeRisk, error) {
+func (s *Service) mergeRisks(ctx context.Context, tx Tx, agent string, where hub.Where, c PathCheckResult, merged map[[2]string]bool, now time.Time, stale int) ([]MergeRisk, error) {
 	paths := make([]string, 0, len(c.Paths))
 	shown := map[string]string{}
 	for _, pc := range c.Paths {
@@ -603,7 +603,7 @@ const BranchEditRetention = 30 * 24 * time.Hour
 
 // recordBranchEdits records agent's edits of paths on where's branch, and
 // forgets the records of those paths older than BranchEditRetention.
-func recordBranchEdits(ctx context.Context, tx hub.Tx, agent string, where hub.Where, paths []string, now time.Time) error {
+func recordBranchEdits(ctx context.Context, tx Tx, agent string, where hub.Where, paths []string, now time.Time) error {
 	return tx.RecordBranchEdits(ctx, agent, where, paths, now, now.Add(-BranchEditRetention))
 }
 
@@ -649,7 +649,7 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 	if key == "" {
 		key = "agent:" + in.Agent
 	}
-	f, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (stopFound, error) { return s.stopFoundTx(ctx, tx, in, key) })
+	f, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (stopFound, error) { return s.stopFoundTx(ctx, tx, in, key) })
 	switch {
 	case err != nil || f.text == "":
 		return Reminder{}, err
@@ -675,12 +675,12 @@ type stopFound struct {
 
 // stopFoundTx reads the reminder of in's agent: its idle reservations
 // (when the uncommitted changes are known) and the acks it owes.
-func (s *Service) stopFoundTx(ctx context.Context, tx hub.Tx, in StopInput, key string) (stopFound, error) {
+func (s *Service) stopFoundTx(ctx context.Context, tx Tx, in StopInput, key string) (stopFound, error) {
 	hs, err := tx.GetHookSession(ctx, in.Client, key)
 	if err != nil {
 		return stopFound{}, err
 	}
-	now := s.Now()
+	now := s.kernel.Now()
 	var items, ids []string
 	if in.ChangesKnown {
 		idle, rids, err := s.idleReservationsTx(ctx, tx, in.Agent, in.Changes, now)
@@ -712,7 +712,7 @@ func (s *Service) stopFoundTx(ctx context.Context, tx hub.Tx, in StopInput, key 
 // idleReservationsTx lists, by scope, the unexpired reservations of agent
 // with no uncommitted change under them (shown scopes, and their ids with
 // expiry for the fingerprint).
-func (s *Service) idleReservationsTx(ctx context.Context, tx hub.Tx, agent string, changes []string, now time.Time) (idle, ids []string, err error) {
+func (s *Service) idleReservationsTx(ctx context.Context, tx Tx, agent string, changes []string, now time.Time) (idle, ids []string, err error) {
 	held, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: agent, States: []string{hub.ResActive}, Limit: hub.StatusLimit})
 	if err != nil {
 		return nil, nil, err
@@ -722,7 +722,7 @@ func (s *Service) idleReservationsTx(ctx context.Context, tx hub.Tx, agent strin
 		if !now.Before(r.ExpiresAt) || changedWithin(r.Scope, changes) {
 			continue
 		}
-		idle = append(idle, s.DisplayScope(r))
+		idle = append(idle, s.kernel.DisplayScope(r))
 		ids = append(ids, r.ID+"@"+hub.FormatTime(r.ExpiresAt))
 	}
 	return idle, ids, nil
@@ -740,7 +740,7 @@ func changedWithin(scope string, changes []string) bool {
 
 // owedAcksTx lists the messages in agent's inbox that require its ack and
 // have none (worded, and their ids for the fingerprint).
-func owedAcksTx(ctx context.Context, tx hub.Tx, agent string) (owed, ids []string, err error) {
+func owedAcksTx(ctx context.Context, tx Tx, agent string) (owed, ids []string, err error) {
 	cursor, err := tx.ReadCursor(ctx, agent)
 	if err != nil {
 		return nil, nil, err
@@ -762,7 +762,7 @@ func owedAcksTx(ctx context.Context, tx hub.Tx, agent string) (owed, ids []strin
 // key); first is false when another hook recorded it first.
 func (s *Service) remember(ctx context.Context, client, key, print string) (first bool, err error) {
 	first = true
-	err = s.Store.Write(ctx, func(tx hub.Tx) error {
+	err = hub.WriteObserved(ctx, s.kernel, func(tx Tx) error {
 		hs, err := tx.GetHookSession(ctx, client, key)
 		if err != nil || hs == nil {
 			return err

@@ -86,8 +86,8 @@ func TestCheckEditAutoReserveOff(t *testing.T) {
 	if _, err := svc.Heartbeat(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	cs := &hubtest.CountingStore{Store: svc.Store}
-	svc.Store = cs
+	counted, cs := hubtest.Counting(svc.Kernel())
+	svc = app.New(counted)
 	d := edit(t, svc, hooks.EditInput{Agent: b, Paths: []string{"src/x.go"}})
 	if d.Decision != hooks.EditAllow || !strings.Contains(d.Note, "may be taken over") || strings.Contains(d.Note, "for you") || len(d.Reserved) != 0 || cs.Writes != 1 {
 		t.Fatalf("stale holder, auto-reserve off: %+v, %d writes", d, cs.Writes)
@@ -109,8 +109,8 @@ func TestCheckEditAutoReserveOff(t *testing.T) {
 func TestCheckEditRenewsHalfExpired(t *testing.T) {
 	svc, clk := hookBoard(t, nil)
 	a := session(t, svc, "s-a")
-	cs := &hubtest.CountingStore{Store: svc.Store}
-	svc.Store = cs
+	counted, cs := hubtest.Counting(svc.Kernel())
+	svc = app.New(counted)
 	check := func(path string) hooks.EditDecision {
 		t.Helper()
 		cs.Writes = 0
@@ -205,8 +205,11 @@ func TestCheckEditTakenSinceCheck(t *testing.T) {
 	for _, mode := range []string{hub.ModeBlock, hub.ModeWarn} {
 		svc, _ := hookBoard(t, map[string]string{"BB_HOOKS_MODE": mode})
 		a, b := session(t, svc, "s-a"), session(t, svc, "s-b")
-		rs := &raceStore{Store: svc.Store}
-		svc.Store = rs
+		var rs *raceStore
+		svc = app.New(svc.Kernel().WithStore(func(st hub.Store) hub.Store {
+			rs = &raceStore{Store: st}
+			return rs
+		}))
 		rs.before = func() { reserve(t, svc, a, "src/r.go", 30) }
 		d := edit(t, svc, hooks.EditInput{Agent: b, Paths: []string{"src/r.go"}})
 		want := "Blackboard: cannot reserve src/r.go: " + a + " holds src/r.go"

@@ -38,7 +38,7 @@ func escalationNotice(messageID string) string { return messageID + "#escalated"
 
 // escalationsDue lists the escalations of the messages agent sent that no
 // hook has told it of yet, oldest first.
-func (s *Service) escalationsDue(ctx context.Context, tx hub.Tx, agent string, after int, now time.Time) ([]Escalation, error) {
+func (s *Service) escalationsDue(ctx context.Context, tx Tx, agent string, after int, now time.Time) ([]Escalation, error) {
 	ms, err := tx.UnackedSentBy(ctx, agent, now.Add(-time.Duration(after)*time.Minute), escalationsLimit)
 	if err != nil || len(ms) == 0 {
 		return nil, err
@@ -72,7 +72,7 @@ func (s *Service) escalationsDue(ctx context.Context, tx hub.Tx, agent string, a
 
 // markEscalationsTold records that the escalations reached the agent's
 // context, so no later delivery tells them again.
-func markEscalationsTold(ctx context.Context, tx hub.Tx, agent string, es []Escalation, now time.Time) error {
+func markEscalationsTold(ctx context.Context, tx Tx, agent string, es []Escalation, now time.Time) error {
 	if len(es) == 0 {
 		return nil
 	}

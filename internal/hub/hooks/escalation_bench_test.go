@@ -59,7 +59,7 @@ func BenchmarkEscalationRead(b *testing.B) {
 			return err
 		},
 		"escalation-read": func(int) error {
-			_, err := hub.Read(ctx, k, func(tx hub.Tx) ([]hub.Message, error) {
+			_, err := hub.ReadAs(ctx, k, func(tx hooks.Tx) ([]hub.Message, error) {
 				return tx.UnackedSentBy(ctx, me, clk.T.Add(-15*time.Minute), 10)
 			})
 			return err

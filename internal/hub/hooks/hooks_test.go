@@ -176,8 +176,8 @@ func TestStopReminderOnce(t *testing.T) {
 func TestDeliverToSession(t *testing.T) {
 	ctx := context.Background()
 	svc, clk := hookBoard(t, nil)
-	cs := &hubtest.CountingStore{Store: svc.Store}
-	svc.Store = cs
+	counted, cs := hubtest.Counting(svc.Kernel())
+	svc = app.New(counted)
 	in := hooks.SessionInput{Client: "claude", SessionID: "s-a"}
 	first, err := svc.DeliverToSession(ctx, in)
 	if err != nil || !first.Session.New || first.Session.AgentID == "" || first.Delivery.Text != "" {
@@ -234,8 +234,8 @@ func TestCheckEditForSession(t *testing.T) {
 	if _, err := svc.Reserve(ctx, hub.ReserveInput{Agent: a, Scope: "src/*", BeadID: "bd-1"}); err != nil {
 		t.Fatal(err)
 	}
-	cs := &hubtest.CountingStore{Store: svc.Store}
-	svc.Store = cs
+	counted, cs := hubtest.Counting(svc.Kernel())
+	svc = app.New(counted)
 	check := func(id string, paths ...string) hooks.EditDecision {
 		t.Helper()
 		cs.Reads, cs.Writes = 0, 0

@@ -7,6 +7,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
@@ -17,7 +18,7 @@ type eventReads struct {
 }
 
 type countingTx struct {
-	hub.Tx
+	hooks.Tx
 	n *int
 }
 
@@ -27,11 +28,11 @@ func (t countingTx) ListEvents(ctx context.Context, f hub.EventFilter) ([]hub.Ev
 }
 
 func (s *eventReads) Read(ctx context.Context, fn func(hub.Tx) error) error {
-	return s.Store.Read(ctx, func(tx hub.Tx) error { return fn(countingTx{tx, &s.n}) })
+	return s.Store.Read(ctx, func(tx hub.Tx) error { return fn(countingTx{tx.(hooks.Tx), &s.n}) })
 }
 
 func (s *eventReads) Write(ctx context.Context, fn func(hub.Tx) error) error {
-	return s.Store.Write(ctx, func(tx hub.Tx) error { return fn(countingTx{tx, &s.n}) })
+	return s.Store.Write(ctx, func(tx hub.Tx) error { return fn(countingTx{tx.(hooks.Tx), &s.n}) })
 }
 
 // A HANDOFF's next action and a BLOCKED's requested action and urgency
@@ -40,8 +41,11 @@ func (s *eventReads) Write(ctx context.Context, fn func(hub.Tx) error) error {
 func TestDeliveryReadsTheStoredIntent(t *testing.T) {
 	ctx := context.Background()
 	k, _ := hubtest.Board(t, nil)
-	count := &eventReads{Store: k.Store}
-	k.Store = count
+	var count *eventReads
+	k = k.WithStore(func(st hub.Store) hub.Store {
+		count = &eventReads{Store: st}
+		return count
+	})
 	svc := app.New(k)
 	a, b := session(t, svc, "s-a"), session(t, svc, "s-b")
 	for _, in := range []hub.SendInput{

@@ -128,7 +128,7 @@ func (in SessionInput) idleSince(was, now time.Time) time.Time {
 // freshSession is in's stored session when it is mapped and fresh at now,
 // read inside tx: then a hook event needs no ResolveSession write (nil,
 // nil otherwise).
-func (in SessionInput) freshSession(ctx context.Context, tx hub.Tx, now time.Time) (*hub.HookSession, error) {
+func (in SessionInput) freshSession(ctx context.Context, tx Tx, now time.Time) (*hub.HookSession, error) {
 	hs, err := tx.GetHookSession(ctx, in.Client, in.key())
 	if err != nil || !in.mapped(hs) || !in.fresh(hs, now) {
 		return nil, err
@@ -152,19 +152,19 @@ func (s *Service) ResolveSession(ctx context.Context, in SessionInput) (SessionR
 		return SessionResult{}, err
 	}
 	key := in.key()
-	now := s.Now()
-	hs, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (*hub.HookSession, error) { return tx.GetHookSession(ctx, in.Client, key) })
+	now := s.kernel.Now()
+	hs, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (*hub.HookSession, error) { return tx.GetHookSession(ctx, in.Client, key) })
 	if err != nil {
 		return SessionResult{}, err
 	}
 	if in.mapped(hs) {
 		return s.seenAgain(ctx, in, hs, now)
 	}
-	stale, err := s.StaleMinutes()
+	stale, err := s.kernel.StaleMinutes()
 	if err != nil {
 		return SessionResult{}, err
 	}
-	return hub.Write(ctx, s.Service, in, func(tx hub.Tx) (SessionResult, error) {
+	return hub.WriteAs(ctx, s.kernel, in, func(tx Tx) (SessionResult, error) {
 		if cur, err := tx.GetHookSession(ctx, in.Client, key); err != nil {
 			return SessionResult{}, err
 		} else if cur != nil && (in.Explicit == "" || in.Explicit == cur.AgentID) {
@@ -193,7 +193,7 @@ func (s *Service) seenAgain(ctx context.Context, in SessionInput, hs *hub.HookSe
 	if in.fresh(hs, now) {
 		return res, nil
 	}
-	err := s.Store.Write(ctx, func(tx hub.Tx) error {
+	err := hub.WriteObserved(ctx, s.kernel, func(tx Tx) error {
 		hs.LastSeen = now
 		wasIdle := !hs.IdleSince.IsZero()
 		hs.IdleSince = in.idleSince(hs.IdleSince, now)
@@ -220,7 +220,7 @@ func (s *Service) seenAgain(ctx context.Context, in SessionInput, hs *hub.HookSe
 // woken ends with items waiting for its agent, that they go unheard: the
 // event moves every follower of the timeline, so the attention list shows
 // it at once (bb top, the dashboard, bb notify).
-func (s *Service) goneIdle(ctx context.Context, tx hub.Tx, hs *hub.HookSession) error {
+func (s *Service) goneIdle(ctx context.Context, tx Tx, hs *hub.HookSession) error {
 	c := hub.Client(hs.Client)
 	if c.Wakes {
 		return nil // its waiter, armed now, delivers them
@@ -230,7 +230,7 @@ func (s *Service) goneIdle(ctx context.Context, tx hub.Tx, hs *hub.HookSession) 
 		return err
 	}
 	n := len(p.mail) + len(p.escalations)
-	e := s.Event(EventSessionUnheard, hs.AgentID, map[string]any{"client": hs.Client, "session_id": hs.SessionID, "items": n})
+	e := s.kernel.Event(EventSessionUnheard, hs.AgentID, map[string]any{"client": hs.Client, "session_id": hs.SessionID, "items": n})
 	e.Message = fmt.Sprintf("%s is idle with %d unread (%s cannot be woken)", hs.AgentID, n, c.Title)
 	return tx.AppendEvent(ctx, e)
 }
@@ -239,7 +239,7 @@ func (s *Service) goneIdle(ctx context.Context, tx hub.Tx, hs *hub.HookSession) 
 // in order: the one named explicitly; after /clear, the agent of the same
 // client process; an inactive identity with adoption evidence (recording
 // RESUME); else a new adjective-noun identity, registered.
-func (s *Service) newSessionAgent(ctx context.Context, tx hub.Tx, in SessionInput, now time.Time, stale int) (SessionResult, error) {
+func (s *Service) newSessionAgent(ctx context.Context, tx Tx, in SessionInput, now time.Time, stale int) (SessionResult, error) {
 	res := SessionResult{New: true, AgentID: in.Explicit}
 	if res.AgentID == "" && in.Source == "clear" && in.ClientPID > 0 {
 		// /clear starts a new session id inside the same client
@@ -267,7 +267,7 @@ func (s *Service) newSessionAgent(ctx context.Context, tx hub.Tx, in SessionInpu
 		if err != nil {
 			return res, err
 		}
-		if _, err := s.RegisterTx(ctx, tx, hub.RegisterInput{ID: name, Role: SessionRole,
+		if _, err := s.kernel.RegisterTx(ctx, tx, hub.RegisterInput{ID: name, Role: SessionRole,
 			Display: fmt.Sprintf("%s session %s", in.Client, hub.Preview(in.SessionID, 12))}); err != nil {
 			return res, err
 		}
@@ -278,12 +278,12 @@ func (s *Service) newSessionAgent(ctx context.Context, tx hub.Tx, in SessionInpu
 
 // recordAdoption records on the timeline that a new session of client
 // resumed the identity of c (RESUME, seed 001 §3.4).
-func (s *Service) recordAdoption(ctx context.Context, tx hub.Tx, client string, c *AdoptionCandidate) error {
+func (s *Service) recordAdoption(ctx context.Context, tx Tx, client string, c *AdoptionCandidate) error {
 	bead := ""
 	if len(c.BeadIDs) > 0 {
 		bead = c.BeadIDs[0]
 	}
-	e := s.ProtocolEvent(hub.EventResume, bead, c.AgentID, c.AgentID, c.Scope, hub.ResumePayload{
+	e := s.kernel.ProtocolEvent(hub.EventResume, bead, c.AgentID, c.AgentID, c.Scope, hub.ResumePayload{
 		ResumeReason: c.Reason, PriorSessionAgent: c.AgentID, AdoptedAgent: c.AgentID, Evidence: c.Evidence, BeadIDs: c.BeadIDs,
 	}, fmt.Sprintf("new %s session resumed %s (%s): %s", client, c.AgentID, c.Reason, c.Evidence))
 	return tx.AppendEvent(ctx, e)
@@ -291,7 +291,7 @@ func (s *Service) recordAdoption(ctx context.Context, tx hub.Tx, client string, 
 
 // adoptableSession finds a previous session's identity that is no longer
 // active and has adoption evidence; nil when none.
-func (s *Service) adoptableSession(ctx context.Context, tx hub.Tx, changes []string, now time.Time, stale int) (*AdoptionCandidate, error) {
+func (s *Service) adoptableSession(ctx context.Context, tx Tx, changes []string, now time.Time, stale int) (*AdoptionCandidate, error) {
 	ids, err := tx.HookAgents(ctx, hookAdoptionScan)
 	if err != nil {
 		return nil, err
@@ -333,7 +333,7 @@ func (s *Service) SessionByClientPID(ctx context.Context, client string, pid int
 	if pid <= 0 {
 		return hub.HookSession{}, hub.FieldErr(hub.CodeInvalidArgs, "pid", "a client process id must be positive")
 	}
-	hs, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (*hub.HookSession, error) { return tx.HookSessionByPID(ctx, client, pid) })
+	hs, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (*hub.HookSession, error) { return tx.HookSessionByPID(ctx, client, pid) })
 	if err != nil {
 		return hub.HookSession{}, err
 	}
@@ -357,13 +357,13 @@ type HookSettings struct {
 	EscalateAfter int
 }
 
-func (s *Service) hookSettingsTx(ctx context.Context, tx hub.Tx) (HookSettings, error) {
+func (s *Service) hookSettingsTx(ctx context.Context, tx Tx) (HookSettings, error) {
 	stored, err := tx.ListConfig(ctx)
 	if err != nil {
 		return HookSettings{}, err
 	}
 	var hs HookSettings
-	for _, e := range s.ConfigEntries(stored) {
+	for _, e := range s.kernel.ConfigEntries(stored) {
 		switch e.Key {
 		case hub.ConfigHooksMode:
 			hs.Mode = e.Value
@@ -386,7 +386,7 @@ func (s *Service) hookSettingsTx(ctx context.Context, tx hub.Tx) (HookSettings, 
 
 // GetHookSettings returns the effective hook settings.
 func (s *Service) GetHookSettings(ctx context.Context) (HookSettings, error) {
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) (HookSettings, error) { return s.hookSettingsTx(ctx, tx) })
+	return hub.ReadAs(ctx, s.kernel, func(tx Tx) (HookSettings, error) { return s.hookSettingsTx(ctx, tx) })
 }
 
 // bindSession applies the credential of ctx to a hook session: a session

@@ -49,12 +49,12 @@ type UnheardSession struct {
 // unheard until it is started again. next is when a wakeable session's
 // mail will have waited WakeGrace (zero: none will), so a watcher looks
 // again then. It reads only, in tx.
-func (s *Service) Unheard(ctx context.Context, tx hub.Tx, since time.Time) (out []UnheardSession, next time.Time, err error) {
+func (s *Service) Unheard(ctx context.Context, tx Tx, since time.Time) (out []UnheardSession, next time.Time, err error) {
 	idle, err := tx.IdleHookSessions(ctx, since, unheardMax)
 	if err != nil || len(idle) == 0 {
 		return nil, time.Time{}, err
 	}
-	now := s.Now()
+	now := s.kernel.Now()
 	seen := map[string]bool{}
 	for _, hs := range idle {
 		if seen[hs.AgentID] {
@@ -100,7 +100,7 @@ func (s *Service) Unheard(ctx context.Context, tx hub.Tx, since time.Time) (out 
 // session last was (its own hooks touch both): it works elsewhere (a
 // session resumed under a new id, a shell as the same agent), where its
 // replies carry its unread mail.
-func (s *Service) busyElsewhere(ctx context.Context, tx hub.Tx, hs hub.HookSession) (bool, error) {
+func (s *Service) busyElsewhere(ctx context.Context, tx Tx, hs hub.HookSession) (bool, error) {
 	a, err := tx.GetAgent(ctx, hs.AgentID)
 	if err != nil || a == nil {
 		return a == nil, err

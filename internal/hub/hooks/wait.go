@@ -204,7 +204,7 @@ func (s *Service) followFor(ctx context.Context, p waitPlan) (*waitFeed, error) 
 	f := &waitFeed{wake: make(chan struct{}, 1), superseded: make(chan struct{}), ended: make(chan error, 1)}
 	ready := make(chan struct{})
 	go func() {
-		f.ended <- s.Follow(ctx, hub.FollowInput{Started: func(int64) error { close(ready); return nil }}, func(e hub.Event) error {
+		f.ended <- s.kernel.Follow(ctx, hub.FollowInput{Started: func(int64) error { close(ready); return nil }}, func(e hub.Event) error {
 			if p.session != "" && e.Type == EventSessionWaiting {
 				if key, token := waitingSession(e); key != p.session || token == p.token {
 					return nil
@@ -319,7 +319,7 @@ func (s *Service) planWait(ctx context.Context, in *WaitInput) (waitPlan, error)
 		return waitPlan{}, err
 	}
 	p.agent = in.Agent
-	_, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (struct{}, error) {
+	_, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (struct{}, error) {
 		if _, err := hub.RequireAgent(ctx, tx, in.Agent, hub.CodeAgentNotFound, "agent"); err != nil {
 			return struct{}{}, err
 		}
@@ -353,7 +353,7 @@ func (s *Service) planWait(ctx context.Context, in *WaitInput) (waitPlan, error)
 	}
 	if in.ForScope != "" {
 		p.condition = "scope"
-		sc, err := s.ScopeOf(in.Wd, in.ForScope)
+		sc, err := s.kernel.ScopeOf(in.Wd, in.ForScope)
 		if err != nil {
 			return waitPlan{}, err
 		}
@@ -391,17 +391,17 @@ func (p waitPlan) relevant(e hub.Event) bool {
 func (s *Service) checkWait(ctx context.Context, p waitPlan, via DeliveryVia, woken bool, res *WaitResult) (time.Time, bool, error) {
 	switch p.condition {
 	case "scope":
-		stale, err := s.StaleMinutes()
+		stale, err := s.kernel.StaleMinutes()
 		if err != nil {
 			return time.Time{}, false, err
 		}
-		d, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (hub.Decision, error) {
-			return s.Decide(ctx, tx, p.agent, p.scope, s.Now(), stale, nil)
+		d, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (hub.Decision, error) {
+			return s.kernel.Decide(ctx, tx, p.agent, p.scope, s.kernel.Now(), stale, nil)
 		})
 		if err != nil {
 			return time.Time{}, false, err
 		}
-		res.Scope = p.scope.Display(s.ProjectRoot)
+		res.Scope = p.scope.Display(s.kernel.ProjectRoot)
 		next, blocked := time.Time{}, false
 		for _, o := range d.Others {
 			if !o.Blocking {
@@ -410,7 +410,7 @@ func (s *Service) checkWait(ctx context.Context, p waitPlan, via DeliveryVia, wo
 			blocked = true
 			// Look again when the reservation expires, or within
 			// waitRecheck (its holder may turn stale).
-			at := time.Now().Add(min(max(o.Reservation.ExpiresAt.Sub(s.Now()), 0)+time.Second, waitRecheck))
+			at := time.Now().Add(min(max(o.Reservation.ExpiresAt.Sub(s.kernel.Now()), 0)+time.Second, waitRecheck))
 			if next.IsZero() || at.Before(next) {
 				next = at
 			}
@@ -439,7 +439,7 @@ func (s *Service) checkWait(ctx context.Context, p waitPlan, via DeliveryVia, wo
 		}
 	}
 	var next time.Time
-	pend, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (pending, error) {
+	pend, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (pending, error) {
 		pd, err := s.pendingDelivery(ctx, tx, p.agent)
 		if err != nil || !pd.empty() {
 			return pd, err
@@ -476,7 +476,7 @@ func (s *Service) checkReply(ctx context.Context, p waitPlan, via DeliveryVia, r
 		reply   bool
 		ackedAt *time.Time
 	}
-	l, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (look, error) {
+	l, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (look, error) {
 		pd, err := s.pendingDelivery(ctx, tx, p.agent)
 		if err != nil {
 			return look{}, err
@@ -520,7 +520,7 @@ func (s *Service) taskReady(ctx context.Context, id string) (hub.Task, bool, err
 		t     hub.Task
 		ready bool
 	}
-	o, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (out, error) {
+	o, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (out, error) {
 		t, err := hub.MustTask(ctx, tx, id)
 		if err != nil {
 			return out{}, err
@@ -542,12 +542,12 @@ func (s *Service) taskReady(ctx context.Context, id string) (hub.Task, bool, err
 // nextEscalation is when the agent's oldest unaccepted HANDOFF or BLOCKED
 // not yet told falls due (zero: none), so an idle waiter wakes for it
 // without looking in between.
-func (s *Service) nextEscalation(ctx context.Context, tx hub.Tx, agent string) (time.Time, error) {
+func (s *Service) nextEscalation(ctx context.Context, tx Tx, agent string) (time.Time, error) {
 	set, err := s.hookSettingsTx(ctx, tx)
 	if err != nil || !set.Delivery || set.EscalateAfter <= 0 {
 		return time.Time{}, err
 	}
-	now := s.Now()
+	now := s.kernel.Now()
 	ms, err := tx.UnackedSentBy(ctx, agent, now.Add(MaxWait), escalationsLimit)
 	if err != nil || len(ms) == 0 {
 		return time.Time{}, err
@@ -582,8 +582,8 @@ func (s *Service) nextEscalation(ctx context.Context, tx hub.Tx, agent string) (
 // any older waiter of the same session, and tells the person the session
 // is idle and listening.
 func (s *Service) armWaiter(ctx context.Context, in *SessionInput, p waitPlan) error {
-	_, err := hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) (struct{}, error) {
-		e := s.Event(EventSessionWaiting, p.agent, map[string]any{"client": in.Client, "session_id": in.SessionID, "waiter": p.token})
+	_, err := hub.WriteAs(ctx, s.kernel, hub.SideEffectRead{}, func(tx Tx) (struct{}, error) {
+		e := s.kernel.Event(EventSessionWaiting, p.agent, map[string]any{"client": in.Client, "session_id": in.SessionID, "waiter": p.token})
 		e.Message = fmt.Sprintf("%s is idle; its %s session wakes when something arrives for it", p.agent, in.Client)
 		return struct{}{}, tx.AppendEvent(ctx, e)
 	})
@@ -606,9 +606,9 @@ func waitingSession(e hub.Event) (key, waiter string) {
 
 // recordDelivery appends the timeline's record of what reached agent and
 // how.
-func (s *Service) recordDelivery(ctx context.Context, tx hub.Tx, agent string, via DeliveryVia, ms []hub.Message) error {
+func (s *Service) recordDelivery(ctx context.Context, tx Tx, agent string, via DeliveryVia, ms []hub.Message) error {
 	ids := hub.MessageIDs(ms)
-	e := s.Event(EventMailDelivered, agent, map[string]any{"via": viaName(via), "message_ids": ids})
+	e := s.kernel.Event(EventMailDelivered, agent, map[string]any{"via": viaName(via), "message_ids": ids})
 	e.Message = DeliveredWords(agent, string(via)) + ": " + itemsWords(ms)
 	return tx.AppendEvent(ctx, e)
 }

@@ -15,11 +15,11 @@ import (
 
 // Service is the board's housekeeping over the kernel.
 type Service struct {
-	*hub.Service
+	kernel *hub.Service
 }
 
 // New builds the housekeeping over k.
-func New(k *hub.Service) *Service { return &Service{Service: k} }
+func New(k *hub.Service) *Service { return &Service{kernel: k} }
 
 // API is the housekeeping's role.
 type API interface {

@@ -42,7 +42,7 @@ func (s *Service) clearCounts(ctx context.Context, tx hub.Tx, in ClearInput, now
 		}
 	}
 	if in.ResetOffline {
-		stale, err := s.StaleMinutes()
+		stale, err := s.kernel.StaleMinutes()
 		if err != nil {
 			return p, err
 		}
@@ -74,7 +74,7 @@ func (s *Service) PlanClear(ctx context.Context, in ClearInput) (ClearPlan, erro
 	if err := hub.Allow(ctx, hub.Act(in.Agent), hub.Needs(hub.AccessOperator, "clearing the board")); err != nil {
 		return ClearPlan{}, err
 	}
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) (ClearPlan, error) { return s.clearCounts(ctx, tx, in, s.Now()) })
+	return hub.Read(ctx, s.kernel, func(tx hub.Tx) (ClearPlan, error) { return s.clearCounts(ctx, tx, in, s.kernel.Now()) })
 }
 
 // Clear removes old messages, offline agents and/or board artifacts in one
@@ -89,7 +89,7 @@ func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
 	if in.EventsBefore < 0 {
 		return ClearPlan{}, hub.FieldErr(hub.CodeInvalidInput, "events-before", "duration must not be negative")
 	}
-	stale, err := s.StaleMinutes()
+	stale, err := s.kernel.StaleMinutes()
 	if err != nil {
 		return ClearPlan{}, err
 	}
@@ -97,12 +97,12 @@ func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
 	if in.EventsBefore > 0 {
 		// First, in batches of their own: the events older than the
 		// cutoff, never holding the write lock long.
-		if err := s.removeEvents(ctx, s.Now().Add(-in.EventsBefore), 0, &events); err != nil {
+		if err := s.removeEvents(ctx, s.kernel.Now().Add(-in.EventsBefore), 0, &events); err != nil {
 			return ClearPlan{}, err
 		}
 	}
-	return hub.Write(ctx, s.Service, in, func(tx hub.Tx) (ClearPlan, error) {
-		now := s.Now()
+	return hub.Write(ctx, s.kernel, in, func(tx hub.Tx) (ClearPlan, error) {
+		now := s.kernel.Now()
 		var done ClearPlan
 		var err error
 		if in.MessagesBefore > 0 {
@@ -127,7 +127,7 @@ func (s *Service) Clear(ctx context.Context, in ClearInput) (ClearPlan, error) {
 		if done.Empty() {
 			return done, nil
 		}
-		e := s.Event(hub.EventBoardCleared, in.Agent, done)
+		e := s.kernel.Event(hub.EventBoardCleared, in.Agent, done)
 		e.Message = fmt.Sprintf("cleared %d messages, %d offline agents, %d artifacts, %d events", done.Messages, done.OfflineAgents, done.Artifacts, done.Events)
 		return done, tx.AppendEvent(ctx, e)
 	})
@@ -147,8 +147,8 @@ func (s *Service) Export(ctx context.Context) (Export, error) {
 	if err := hub.Allow(ctx, hub.Needs(hub.AccessOperator, "exporting the whole board")); err != nil {
 		return Export{}, err
 	}
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) (Export, error) {
-		x := Export{ExportedAt: s.Now()}
+	return hub.Read(ctx, s.kernel, func(tx hub.Tx) (Export, error) {
+		x := Export{ExportedAt: s.kernel.Now()}
 		var err error
 		if x.Agents, err = tx.ListAgents(ctx); err != nil {
 			return x, err

@@ -36,12 +36,12 @@ func (s *Service) Retain(ctx context.Context, batch int) (RetainReport, error) {
 	if err := hub.Allow(ctx, hub.Needs(hub.AccessOperator, "applying the board's retention")); err != nil {
 		return RetainReport{}, err
 	}
-	entries, err := s.Config(ctx)
+	entries, err := s.kernel.Config(ctx)
 	if err != nil {
 		return RetainReport{}, err
 	}
 	r := hub.RetentionOf(entries)
-	now := s.Now()
+	now := s.kernel.Now()
 	var rep RetainReport
 	if r.Events > 0 {
 		if err := s.removeEvents(ctx, now.Add(-r.Events), batch, &rep); err != nil {
@@ -78,7 +78,7 @@ func (s *Service) removeEvents(ctx context.Context, cutoff time.Time, batch int,
 			return n, err
 		}
 		rep.EventsRemovedThrough = through
-		return n, hub.RecordEventsRemoved(ctx, tx, through, s.Now())
+		return n, hub.RecordEventsRemoved(ctx, tx, through, s.kernel.Now())
 	})
 	rep.Events += n
 	return err
@@ -102,7 +102,7 @@ func (s *Service) removeBatches(ctx context.Context, batch int, rep *RetainRepor
 	var total int64
 	for ctx.Err() == nil {
 		start := time.Now()
-		n, err := hub.Write(ctx, s.Service, hub.Maintenance{}, func(tx hub.Tx) (int64, error) { return remove(tx, batch) })
+		n, err := hub.Write(ctx, s.kernel, hub.Maintenance{}, func(tx hub.Tx) (int64, error) { return remove(tx, batch) })
 		if err != nil {
 			return total, err
 		}

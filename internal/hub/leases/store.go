@@ -8,7 +8,8 @@ import (
 )
 
 // Tx is the lease application's persistence port: the kernel's
-// transaction (agents, events, idempotency) and the lease tables. The
+// transaction (agents, events, idempotency), the lease tables and the one
+// read of the hook sessions a session's end needs. The
 // SQL store implements it (internal/store/sqlstore proves it at compile
 // time); the kernel's hub.Tx does not name it.
 type Tx interface {
@@ -37,6 +38,9 @@ type Tx interface {
 	DeleteWaiter(ctx context.Context, name, agent string) error
 	// WaitingNames returns the names that have at least one waiter.
 	WaitingNames(ctx context.Context) ([]string, error)
+	// GetHookSession returns the client session's row (nil, nil when the
+	// session is unknown): whose session ends.
+	GetHookSession(ctx context.Context, client, sessionID string) (*hub.HookSession, error)
 }
 
 // HolderFilter selects active grants. Zero values mean "no filter".

@@ -13,8 +13,8 @@ import (
 // asking "what is remembered here?" wants to see, wherever an agent put it
 // (without the agent memory the authority table keeps from its caller).
 func (s *Service) ListAllMemory(ctx context.Context) ([]hub.Memory, error) {
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.Memory, error) {
-		now := s.Now()
+	return hub.ReadAs(ctx, s.kernel, func(tx Tx) ([]hub.Memory, error) {
+		now := s.kernel.Now()
 		out := []hub.Memory{}
 		for _, scope := range hub.MemoryScopes {
 			ms, err := tx.ListMemory(ctx, scope, "", true, now, MaxMemoryList)

@@ -17,11 +17,11 @@ import (
 
 // Service is the shared memory over the kernel.
 type Service struct {
-	*hub.Service
+	kernel *hub.Service
 }
 
 // New builds the shared memory over k.
-func New(k *hub.Service) *Service { return &Service{Service: k} }
+func New(k *hub.Service) *Service { return &Service{kernel: k} }
 
 // API is the shared memory's role.
 type API interface {

@@ -193,7 +193,7 @@ func ValidateInput(in *Input) error {
 
 // memoryScopeID names a task scope by the task's full id when scopeID is
 // a handle of one (any other scope id is kept as given).
-func memoryScopeID(ctx context.Context, tx hub.Tx, scope, scopeID string) (string, error) {
+func memoryScopeID(ctx context.Context, tx Tx, scope, scopeID string) (string, error) {
 	if scope != hub.ScopeTask {
 		return scopeID, nil
 	}
@@ -213,10 +213,10 @@ func memoryEventIDs(scope, scopeID string) (taskID, projectID string) {
 }
 
 // UpsertTx writes one entry and its memory_upserted event.
-func (s *Service) UpsertTx(ctx context.Context, tx hub.Tx, a *hub.Agent, in Input, now time.Time) (WriteResult, error) {
+func (s *Service) UpsertTx(ctx context.Context, tx Tx, a *hub.Agent, in Input, now time.Time) (WriteResult, error) {
 	// Every write of memory (bb memory set, vybe push) goes through the
 	// authority table here.
-	if err := s.AuthorizeTx(ctx, tx, hub.MemoryTarget(hub.VerbWrite, in.Scope, in.ScopeID), a.ID); err != nil {
+	if err := s.kernel.AuthorizeTx(ctx, tx, hub.MemoryTarget(hub.VerbWrite, in.Scope, in.ScopeID), a.ID); err != nil {
 		return WriteResult{}, err
 	}
 	var err error
@@ -236,7 +236,7 @@ func (s *Service) UpsertTx(ctx context.Context, tx hub.Tx, a *hub.Agent, in Inpu
 		return WriteResult{}, err
 	}
 	taskID, projectID := memoryEventIDs(m.Scope, m.ScopeID)
-	ev, err := s.TaskEventTx(ctx, tx, a, hub.KindMemoryUpserted, taskID, projectID, "Memory upserted: "+m.Key,
+	ev, err := s.kernel.TaskEventTx(ctx, tx, a, hub.KindMemoryUpserted, taskID, projectID, "Memory upserted: "+m.Key,
 		map[string]string{"key": m.Key, "scope": m.Scope, "scope_id": m.ScopeID})
 	if err != nil {
 		return WriteResult{}, err
@@ -258,9 +258,9 @@ func (s *Service) SetMemory(ctx context.Context, agent string, in Input) (WriteR
 	if _, err := hub.Authorize(ctx, hub.MemoryTarget(hub.VerbWrite, in.Scope, in.ScopeID)); err != nil {
 		return WriteResult{}, err // refused before the transaction; UpsertTx records an override
 	}
-	return hub.Write(ctx, s.Service, []any{agent, in}, func(tx hub.Tx) (WriteResult, error) {
-		now := s.Now()
-		a, err := s.ActingAgentTx(ctx, tx, agent, now)
+	return hub.WriteAs(ctx, s.kernel, []any{agent, in}, func(tx Tx) (WriteResult, error) {
+		now := s.kernel.Now()
+		a, err := s.kernel.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
 			return WriteResult{}, err
 		}
@@ -284,12 +284,12 @@ func (s *Service) GetMemory(ctx context.Context, scope, scopeID, key string) (hu
 	if _, err := hub.Authorize(ctx, hub.MemoryTarget(hub.VerbRead, scope, scopeID)); err != nil {
 		return hub.Memory{}, err
 	}
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) (hub.Memory, error) {
+	return hub.ReadAs(ctx, s.kernel, func(tx Tx) (hub.Memory, error) {
 		scopeID, err := memoryScopeID(ctx, tx, scope, scopeID)
 		if err != nil {
 			return hub.Memory{}, err
 		}
-		m, err := tx.GetMemory(ctx, scope, scopeID, key, s.Now())
+		m, err := tx.GetMemory(ctx, scope, scopeID, key, s.kernel.Now())
 		if err != nil {
 			return hub.Memory{}, err
 		}
@@ -312,12 +312,12 @@ func (s *Service) ListMemory(ctx context.Context, scope, scopeID string) ([]hub.
 	if _, err := hub.Authorize(ctx, hub.MemoryTarget(hub.VerbRead, scope, scopeID)); err != nil {
 		return nil, err
 	}
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.Memory, error) {
+	return hub.ReadAs(ctx, s.kernel, func(tx Tx) ([]hub.Memory, error) {
 		scopeID, err := memoryScopeID(ctx, tx, scope, scopeID)
 		if err != nil {
 			return nil, err
 		}
-		return tx.ListMemory(ctx, scope, scopeID, false, s.Now(), MaxMemoryList)
+		return tx.ListMemory(ctx, scope, scopeID, false, s.kernel.Now(), MaxMemoryList)
 	})
 }
 
@@ -340,13 +340,13 @@ func (s *Service) DeleteMemory(ctx context.Context, agent, scope, scopeID, key s
 	if err := ValidateScope(scope, scopeID); err != nil {
 		return WriteResult{}, err
 	}
-	return hub.Write(ctx, s.Service, []string{agent, scope, scopeID, key}, func(tx hub.Tx) (WriteResult, error) {
-		now := s.Now()
-		a, err := s.ActingAgentTx(ctx, tx, agent, now)
+	return hub.WriteAs(ctx, s.kernel, []string{agent, scope, scopeID, key}, func(tx Tx) (WriteResult, error) {
+		now := s.kernel.Now()
+		a, err := s.kernel.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
 			return WriteResult{}, err
 		}
-		if err := s.OverrideEventTx(ctx, tx, o, agent); err != nil {
+		if err := s.kernel.OverrideEventTx(ctx, tx, o, agent); err != nil {
 			return WriteResult{}, err
 		}
 		scopeID, err := memoryScopeID(ctx, tx, scope, scopeID)
@@ -361,7 +361,7 @@ func (s *Service) DeleteMemory(ctx context.Context, agent, scope, scopeID, key s
 			return WriteResult{}, memoryNotFound()
 		}
 		taskID, projectID := memoryEventIDs(scope, scopeID)
-		ev, err := s.TaskEventTx(ctx, tx, a, hub.KindMemoryDelete, taskID, projectID, "Memory deleted: "+key,
+		ev, err := s.kernel.TaskEventTx(ctx, tx, a, hub.KindMemoryDelete, taskID, projectID, "Memory deleted: "+key,
 			map[string]string{"key": key, "scope": scope, "scope_id": scopeID})
 		return WriteResult{EventID: ev, Key: key, Scope: scope, ScopeID: scopeID}, err
 	})
@@ -385,9 +385,9 @@ func (s *Service) GCMemory(ctx context.Context, agent string, limit int) (GCResu
 	if limit <= 0 {
 		return GCResult{}, hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be > 0")
 	}
-	return hub.Write(ctx, s.Service, []any{agent, limit}, func(tx hub.Tx) (GCResult, error) {
-		now := s.Now()
-		a, err := s.ActingAgentTx(ctx, tx, agent, now)
+	return hub.WriteAs(ctx, s.kernel, []any{agent, limit}, func(tx Tx) (GCResult, error) {
+		now := s.kernel.Now()
+		a, err := s.kernel.ActingAgentTx(ctx, tx, agent, now)
 		if err != nil {
 			return GCResult{}, err
 		}
@@ -395,7 +395,7 @@ func (s *Service) GCMemory(ctx context.Context, agent string, limit int) (GCResu
 		if err != nil {
 			return GCResult{}, err
 		}
-		ev, err := s.TaskEventTx(ctx, tx, a, hub.KindMemoryGC, "", "", fmt.Sprintf("Memory GC deleted %d rows", n),
+		ev, err := s.kernel.TaskEventTx(ctx, tx, a, hub.KindMemoryGC, "", "", fmt.Sprintf("Memory GC deleted %d rows", n),
 			map[string]int64{"deleted": n})
 		return GCResult{EventID: ev, Deleted: n, Limit: limit}, err
 	})

@@ -70,7 +70,7 @@ func (s *Service) Answer(ctx context.Context, in AnswerInput) (AnswerResult, err
 		return AnswerResult{}, err
 	}
 	if parent.IsBroadcast() && !parent.RequiresAck && parent.Category == "" {
-		m, err := s.Post(ctx, hub.PostInput{From: in.Person, Content: in.Body, ReplyTo: parent.Seq})
+		m, err := s.kernel.Post(ctx, hub.PostInput{From: in.Person, Content: in.Body, ReplyTo: parent.Seq})
 		return AnswerResult{Sent: m}, err
 	}
 	waitsOnPerson := parent.To == in.Person || parent.IsBroadcast()
@@ -86,14 +86,14 @@ func (s *Service) Answer(ctx context.Context, in AnswerInput) (AnswerResult, err
 			return AnswerResult{}, err
 		}
 	}
-	sent, err := s.SendMail(ctx, hub.ReplyTo(&parent, in.Person, in.Body, "", ""))
+	sent, err := s.kernel.SendMail(ctx, hub.ReplyTo(&parent, in.Person, in.Body, "", ""))
 	if err != nil {
 		return AnswerResult{}, err
 	}
 	out := AnswerResult{Sent: sent.Message}
 	switch {
 	case parent.RequiresAck && waitsOnPerson:
-		if _, err := s.AckMail(ctx, in.Person, parent.UUID); err != nil {
+		if _, err := s.kernel.AckMail(ctx, in.Person, parent.UUID); err != nil {
 			return out, err
 		}
 		out.Accepted = true
@@ -115,14 +115,14 @@ func (s *Service) answerAgent(ctx context.Context, in AnswerInput) (AnswerResult
 	if bead == "" {
 		bead = "status:" + in.Agent
 	}
-	sent, err := s.SendMail(ctx, hub.SendInput{From: in.Person, To: in.Agent, BeadID: bead, Category: hub.CategoryInfo,
+	sent, err := s.kernel.SendMail(ctx, hub.SendInput{From: in.Person, To: in.Agent, BeadID: bead, Category: hub.CategoryInfo,
 		Subject: "Re: your blocker", Body: in.Body})
 	return AnswerResult{Sent: sent.Message}, err
 }
 
 // message reads the message named by id or handle.
 func (s *Service) message(ctx context.Context, ref string) (hub.Message, error) {
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) (hub.Message, error) {
+	return hub.Read(ctx, s.kernel, func(tx hub.Tx) (hub.Message, error) {
 		id, err := hub.ResolveID(ctx, tx, "messages", "message", ref)
 		if err != nil {
 			return hub.Message{}, err
@@ -139,7 +139,7 @@ func (s *Service) message(ctx context.Context, ref string) (hub.Message, error) 
 }
 
 func (s *Service) requirePersonRead(ctx context.Context, person string) error {
-	_, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (struct{}, error) { return struct{}{}, requirePerson(ctx, tx, person) })
+	_, err := hub.Read(ctx, s.kernel, func(tx hub.Tx) (struct{}, error) { return struct{}{}, requirePerson(ctx, tx, person) })
 	return err
 }
 
@@ -147,16 +147,16 @@ func (s *Service) requirePersonRead(ctx context.Context, person string) error {
 // recipient, given by person stepping in: mail.acked under the person's
 // name, naming the recipient it was accepted for.
 func (s *Service) acceptFor(ctx context.Context, person, id string) error {
-	_, err := hub.Write(ctx, s.Service, []string{"accept-for", person, id}, func(tx hub.Tx) (struct{}, error) {
+	_, err := hub.Write(ctx, s.kernel, []string{"accept-for", person, id}, func(tx hub.Tx) (struct{}, error) {
 		m, err := tx.MessageByUUID(ctx, id)
 		if err != nil || m == nil || m.AckedAt != nil {
 			return struct{}{}, err
 		}
-		now := s.Now()
+		now := s.kernel.Now()
 		if err := tx.MarkAcked(ctx, m, m.To, now); err != nil {
 			return struct{}{}, err
 		}
-		e := s.Event(hub.EventMailAcked, person, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From,
+		e := s.kernel.Event(hub.EventMailAcked, person, map[string]any{"message_id": m.UUID, "category": m.Category, "from_agent": m.From,
 			"requires_ack": m.RequiresAck, "for_agent": m.To, "by_person": true})
 		e.ToAgent, e.BeadID = m.From, m.BeadID
 		e.Message = fmt.Sprintf("%s stepped in and accepted %s from %s for %s: %s", person, hub.CategoryOr(m), m.From, m.To, hub.Preview(m.Subject, 80))
@@ -201,7 +201,7 @@ func (s *Service) Nudge(ctx context.Context, in NudgeInput) (hub.MailItem, error
 		if body == "" {
 			body = fmt.Sprintf("%s asks you to look at this: %s", in.Person, in.Subject)
 		}
-		return s.SendMail(ctx, hub.SendInput{From: in.Person, To: in.Agent, BeadID: bead, Category: hub.CategoryInfo,
+		return s.kernel.SendMail(ctx, hub.SendInput{From: in.Person, To: in.Agent, BeadID: bead, Category: hub.CategoryInfo,
 			Subject: subjectLine("Reminder: " + in.Subject), Body: body, Priority: string(hub.PriorityHigh)})
 	}
 	m, err := s.message(ctx, in.Message)
@@ -221,13 +221,13 @@ func (s *Service) Nudge(ctx context.Context, in NudgeInput) (hub.MailItem, error
 			asked = m.Intent.RequestedAction + m.Intent.NextAction
 		}
 		body = fmt.Sprintf("%s has waited %s for you to accept its %s (message %s): %s. Accept it, or answer %s.",
-			m.From, hub.DurationText(s.Now().Sub(m.CreatedAt)), m.Category, hub.ShortID(m.UUID), asked, m.From)
+			m.From, hub.DurationText(s.kernel.Now().Sub(m.CreatedAt)), m.Category, hub.ShortID(m.UUID), asked, m.From)
 	}
 	bead := m.BeadID
 	if bead == "" {
 		bead = "msg:" + hub.ShortID(m.UUID)
 	}
-	return s.SendMail(ctx, hub.SendInput{From: in.Person, To: m.To, BeadID: bead, Category: hub.CategoryInfo,
+	return s.kernel.SendMail(ctx, hub.SendInput{From: in.Person, To: m.To, BeadID: bead, Category: hub.CategoryInfo,
 		Subject: subjectLine("Reminder: " + m.Subject), Body: body, ThreadID: m.ThreadID, ReplyTo: m.UUID, Priority: string(hub.PriorityHigh)})
 }
 

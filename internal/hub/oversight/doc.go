@@ -20,11 +20,11 @@ import (
 
 // Service is the people's oversight over the kernel.
 type Service struct {
-	*hub.Service
+	kernel *hub.Service
 }
 
 // New builds the oversight over k.
-func New(k *hub.Service) *Service { return &Service{Service: k} }
+func New(k *hub.Service) *Service { return &Service{kernel: k} }
 
 // API is the oversight's role.
 type API interface {

@@ -63,16 +63,16 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 	if err := checkStepIn(in); err != nil {
 		return StepInResult{}, err
 	}
-	sc, err := s.ScopeOf(in.Wd, in.Scope)
+	sc, err := s.kernel.ScopeOf(in.Wd, in.Scope)
 	if err != nil {
 		return StepInResult{}, err
 	}
-	stale, err := s.StaleMinutes()
+	stale, err := s.kernel.StaleMinutes()
 	if err != nil {
 		return StepInResult{}, err
 	}
 	req := []string{in.Person, in.Holder, sc.Path, strconv.FormatBool(sc.Wildcard), in.To}
-	return hub.Write(ctx, s.Service, req, func(tx hub.Tx) (StepInResult, error) { return s.stepInTx(ctx, tx, in, sc, stale) })
+	return hub.Write(ctx, s.kernel, req, func(tx hub.Tx) (StepInResult, error) { return s.stepInTx(ctx, tx, in, sc, stale) })
 }
 
 // checkStepIn validates the agents a step-in names: the person, the
@@ -101,7 +101,7 @@ func checkStepIn(in StepInInput) error {
 // (reassignTx).
 func (s *Service) stepInTx(ctx context.Context, tx hub.Tx, in StepInInput, sc hub.Scope, stale int) (StepInResult, error) {
 	var out StepInResult
-	shown := sc.Display(s.ProjectRoot)
+	shown := sc.Display(s.kernel.ProjectRoot)
 	if err := requirePerson(ctx, tx, in.Person); err != nil {
 		return out, err
 	}
@@ -113,7 +113,7 @@ func (s *Service) stepInTx(ctx context.Context, tx hub.Tx, in StepInInput, sc hu
 		return out, hub.FieldErr(hub.CodeReservationNotFound, "scope", "%s holds no active reservation of %s", in.Holder, shown)
 	}
 	r := rows[0]
-	now := s.Now()
+	now := s.kernel.Now()
 	holder, err := tx.GetAgent(ctx, in.Holder)
 	if err != nil {
 		return out, err
@@ -139,7 +139,7 @@ func (s *Service) stepInTx(ctx context.Context, tx hub.Tx, in StepInInput, sc hu
 		out.Reassigned, err = s.reassignTx(ctx, tx, in, sc, r, stepInNote{shown: shown, why: why, payload: payload}, now, stale)
 		return out, err
 	}
-	e := s.Event(hub.EventReservationRelease, in.Person, payload)
+	e := s.kernel.Event(hub.EventReservationRelease, in.Person, payload)
 	e.ToAgent, e.BeadID, e.Scope = in.Holder, r.BeadID, shown
 	e.Message = fmt.Sprintf("%s released %s's reservation of %s (%s)", in.Person, in.Holder, shown, why)
 	return out, tx.AppendEvent(ctx, e)
@@ -174,13 +174,13 @@ func (s *Service) reassignTx(ctx context.Context, tx hub.Tx, in StepInInput, sc 
 	if _, err := hub.RequireAgent(ctx, tx, in.To, hub.CodeAgentNotFound, "to"); err != nil {
 		return nil, err
 	}
-	dec, err := s.Decide(ctx, tx, in.To, sc, now, stale, nil)
+	dec, err := s.kernel.Decide(ctx, tx, in.To, sc, now, stale, nil)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range dec.Others {
 		if d.Blocking {
-			return nil, reassignConflict(s.DisplayScope(d.Reservation), in, note, d, now)
+			return nil, reassignConflict(s.kernel.DisplayScope(d.Reservation), in, note, d, now)
 		}
 	}
 	given, err := giveReservation(ctx, tx, in.To, r, dec.Mine, now)
@@ -196,7 +196,7 @@ func (s *Service) reassignTx(ctx context.Context, tx hub.Tx, in StepInInput, sc 
 		return nil, err
 	}
 	note.payload["message_id"] = m.UUID
-	e := s.Event(hub.EventReservationReassigned, in.Person, note.payload)
+	e := s.kernel.Event(hub.EventReservationReassigned, in.Person, note.payload)
 	e.ToAgent, e.BeadID, e.Scope = in.To, r.BeadID, note.shown
 	// How long, not until when: a stored text names no clock or zone.
 	e.Message = fmt.Sprintf("%s reassigned %s from %s (%s) to %s for %s", in.Person, note.shown, in.Holder, note.why, in.To, hub.DurationText(given.ExpiresAt.Sub(now)))

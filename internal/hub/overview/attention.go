@@ -203,9 +203,9 @@ func (f AttentionFilter) keeps(it AttentionItem) bool {
 // dashboard's panel and conversations, bb top, the notifiers) reads it
 // here. It reads only.
 func (s *Service) Attention(ctx context.Context, f AttentionFilter) (Attention, error) {
-	now := s.Now()
+	now := s.kernel.Now()
 	out := Attention{Now: now}
-	err := s.read(ctx, func(tx hub.Tx) error {
+	err := s.read(ctx, func(tx Tx) error {
 		g := &gathering{s: s, tx: tx, f: f, now: now, since: now.Add(-AttentionWindow), out: &out}
 		for _, step := range []func(context.Context) error{g.asks, g.stuck, g.critical, g.incursions, g.unheard} {
 			if err := step(ctx); err != nil {
@@ -233,7 +233,7 @@ func (s *Service) Attention(ctx context.Context, f AttentionFilter) (Attention, 
 // that the filter keeps.
 type gathering struct {
 	s          *Service
-	tx         hub.Tx
+	tx         Tx
 	f          AttentionFilter
 	now, since time.Time
 	out        *Attention
@@ -262,7 +262,7 @@ func (g *gathering) asks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	g.out.EscalateAfter = hub.EscalateAfter(g.s.ConfigEntries(stored))
+	g.out.EscalateAfter = hub.EscalateAfter(g.s.kernel.ConfigEntries(stored))
 	unacked, err := g.tx.UnackedRequired(ctx, hub.MailFilter{BeadID: g.f.BeadID, Limit: attentionMax})
 	if err != nil {
 		return err
@@ -373,7 +373,7 @@ const concernedMax = 5
 // concerned fills each item's Task and Files: what it is about, so that a
 // person sees what is asked without guessing (a BLOCKED that says "Need
 // src/main.go" names the file its sender was refused).
-func (s *Service) concerned(ctx context.Context, tx hub.Tx, items []AttentionItem, since time.Time) error {
+func (s *Service) concerned(ctx context.Context, tx Tx, items []AttentionItem, since time.Time) error {
 	tasks := map[string]*hub.TaskRef{}
 	for i := range items {
 		it := &items[i]
@@ -414,7 +414,7 @@ func (s *Service) concerned(ctx context.Context, tx hub.Tx, items []AttentionIte
 				return err
 			}
 			for _, r := range rs {
-				it.Files = append(it.Files, s.DisplayScope(r))
+				it.Files = append(it.Files, s.kernel.DisplayScope(r))
 			}
 		}
 	}
@@ -422,8 +422,8 @@ func (s *Service) concerned(ctx context.Context, tx hub.Tx, items []AttentionIte
 }
 
 // read runs fn in one consistent read of the board.
-func (s *Service) read(ctx context.Context, fn func(tx hub.Tx) error) error {
-	_, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (struct{}, error) { return struct{}{}, fn(tx) })
+func (s *Service) read(ctx context.Context, fn func(tx Tx) error) error {
+	_, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (struct{}, error) { return struct{}{}, fn(tx) })
 	return err
 }
 

@@ -18,14 +18,14 @@ import (
 
 // Service is the dashboard's read model over the kernel.
 type Service struct {
-	*hub.Service
+	kernel *hub.Service
 	// hooks knows what a hook would deliver to an agent, so the list of
 	// what needs a person names the idle sessions with mail unheard.
 	hooks *hooks.Service
 }
 
 // New builds the read model over k.
-func New(k *hub.Service) *Service { return &Service{Service: k, hooks: hooks.New(k)} }
+func New(k *hub.Service) *Service { return &Service{kernel: k, hooks: hooks.New(k)} }
 
 // API is the dashboard's role: sessions grouped by what they need, and one
 // conversation.

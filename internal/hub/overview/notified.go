@@ -32,7 +32,7 @@ func (s *Service) Notified(ctx context.Context, channel string, ids []string) ([
 	if len(ids) == 0 {
 		return []string{}, nil
 	}
-	out, err := hub.Read(ctx, s.Service, func(tx hub.Tx) ([]string, error) { return tx.NotifiedOf(ctx, channel, ids) })
+	out, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) ([]string, error) { return tx.NotifiedOf(ctx, channel, ids) })
 	if out == nil {
 		out = []string{}
 	}
@@ -45,8 +45,8 @@ func (s *Service) MarkNotified(ctx context.Context, channel string, ids []string
 	if err := checkNotified(ctx, channel, ids); err != nil {
 		return err
 	}
-	now := s.Now()
-	_, err := hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) (struct{}, error) {
+	now := s.kernel.Now()
+	_, err := hub.WriteAs(ctx, s.kernel, hub.SideEffectRead{}, func(tx Tx) (struct{}, error) {
 		return struct{}{}, tx.MarkNotified(ctx, channel, ids, now, now.Add(-NotifiedKeep))
 	})
 	return err

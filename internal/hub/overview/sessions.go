@@ -299,7 +299,7 @@ type sessionData struct {
 }
 
 func (s *Service) loadSessions(ctx context.Context, viewer string) (sessionData, error) {
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) (sessionData, error) {
+	return hub.ReadAs(ctx, s.kernel, func(tx Tx) (sessionData, error) {
 		var d sessionData
 		var err error
 		if d.agents, err = hub.ListAgentsIn(ctx, tx); err != nil {
@@ -319,7 +319,7 @@ func (s *Service) loadSessions(ctx context.Context, viewer string) (sessionData,
 		if d.tasks, err = tx.ListTasks(ctx, hub.TaskFilter{Priority: -1, Limit: sessionTasks}); err != nil {
 			return d, err
 		}
-		if d.work, err = s.WorkOf(ctx, tx, d.agents, s.Now()); err != nil {
+		if d.work, err = s.kernel.WorkOf(ctx, tx, d.agents, s.kernel.Now()); err != nil {
 			return d, err
 		}
 		if d.lastSeq, err = tx.LastEventSeq(ctx); err != nil {
@@ -368,8 +368,8 @@ func (s *Service) Sessions(ctx context.Context, viewer string) (Sessions, error)
 	if err != nil {
 		return Sessions{}, err
 	}
-	now := s.Now()
-	stale, err := s.StaleMinutes()
+	now := s.kernel.Now()
+	stale, err := s.kernel.StaleMinutes()
 	if err != nil {
 		return Sessions{}, err
 	}

@@ -33,7 +33,7 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 			return CoordStatus{}, err
 		}
 	}
-	st, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (CoordStatus, error) {
+	st, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (CoordStatus, error) {
 		var st CoordStatus
 		var err error
 		if bead, err = hub.WorkItem(ctx, tx, bead); err != nil {
@@ -86,7 +86,7 @@ func (s *Service) CoordinationStatus(ctx context.Context, bead, agent string) (C
 	if err != nil {
 		return CoordStatus{}, err
 	}
-	st.Timeline, err = s.ProtocolTimeline(ctx, bead, agent, 20)
+	st.Timeline, err = s.kernel.ProtocolTimeline(ctx, bead, agent, 20)
 	return st, err
 }
 
@@ -103,12 +103,12 @@ type Summary struct {
 
 // Summary builds the compact overview (with the liveness side effect).
 func (s *Service) Summary(ctx context.Context) (Summary, error) {
-	agents, err := s.Board(ctx)
+	agents, err := s.kernel.Board(ctx)
 	if err != nil {
 		return Summary{}, err
 	}
-	now := s.Now()
-	sum, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (Summary, error) {
+	now := s.kernel.Now()
+	sum, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (Summary, error) {
 		var sum Summary
 		var err error
 		if sum.RecentMessages, err = tx.ListMessages(ctx, hub.MessageFilter{Since: now.Add(-30 * time.Minute), Limit: 20}); err != nil {

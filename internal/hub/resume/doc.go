@@ -20,13 +20,13 @@ import (
 
 // Service is the work loop over the kernel.
 type Service struct {
-	*hub.Service
+	kernel *hub.Service
 	// mem writes the memories a push carries.
 	mem *memory.Service
 }
 
 // New builds the work loop over k.
-func New(k *hub.Service) *Service { return &Service{Service: k, mem: memory.New(k)} }
+func New(k *hub.Service) *Service { return &Service{kernel: k, mem: memory.New(k)} }
 
 // API is the work loop's role.
 type API interface {

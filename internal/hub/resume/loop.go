@@ -30,8 +30,8 @@ func (s *Service) TaskStoreStatus(ctx context.Context, agent string) (TaskStatus
 		if err := hub.ValidateStoredAgentID(agent); err != nil {
 			return out, err
 		}
-		st, err := hub.Write(ctx, s.Service, hub.SideEffectRead{}, func(tx hub.Tx) (AgentStateView, error) {
-			a, err := s.ActingAgentTx(ctx, tx, agent, s.Now())
+		st, err := hub.WriteAs(ctx, s.kernel, hub.SideEffectRead{}, func(tx Tx) (AgentStateView, error) {
+			a, err := s.kernel.ActingAgentTx(ctx, tx, agent, s.kernel.Now())
 			if err != nil {
 				return AgentStateView{}, err
 			}
@@ -42,7 +42,7 @@ func (s *Service) TaskStoreStatus(ctx context.Context, agent string) (TaskStatus
 		}
 		out.AgentState = &st
 	}
-	c, err := hub.Read(ctx, s.Service, func(tx hub.Tx) (hub.TaskCounts, error) { return tx.Counts(ctx, s.Now()) })
+	c, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (hub.TaskCounts, error) { return tx.Counts(ctx, s.kernel.Now()) })
 	out.Counts = c
 	return out, err
 }
@@ -65,7 +65,7 @@ func (s *Service) LoopRunStats(ctx context.Context, last int, projectID string) 
 	if last > 100 {
 		last = 100
 	}
-	evs, err := hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.Event, error) {
+	evs, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) ([]hub.Event, error) {
 		return tx.TaskEvents(ctx, hub.TaskEventFilter{Kind: hub.KindLoopRun, ProjectID: projectID, Limit: last})
 	})
 	if err != nil {

@@ -279,7 +279,7 @@ func (s *Service) Push(ctx context.Context, agent string, in PushInput) (PushRes
 	if err := s.checkArtifactPaths(in); err != nil {
 		return PushResult{}, err
 	}
-	return hub.Write(ctx, s.Service, []any{agent, in}, func(tx hub.Tx) (PushResult, error) { return s.pushTx(ctx, tx, agent, in, mems) })
+	return hub.WriteAs(ctx, s.kernel, []any{agent, in}, func(tx Tx) (PushResult, error) { return s.pushTx(ctx, tx, agent, in, mems) })
 }
 
 // pushMemoryInputs validates the pushed memories.
@@ -304,7 +304,7 @@ func (s *Service) checkArtifactPaths(in PushInput) error {
 		return nil
 	}
 	for _, a := range in.Artifacts {
-		if _, err := hub.CleanArtifactPath(s.ProjectRoot, a.FilePath); err != nil {
+		if _, err := hub.CleanArtifactPath(s.kernel.ProjectRoot, a.FilePath); err != nil {
 			return err
 		}
 	}
@@ -313,9 +313,9 @@ func (s *Service) checkArtifactPaths(in PushInput) error {
 
 // pushTx applies a checked push in the caller's transaction, in order:
 // the event, the memories, the artifacts, the status change.
-func (s *Service) pushTx(ctx context.Context, tx hub.Tx, agent string, in PushInput, mems []memory.Input) (PushResult, error) {
-	now := s.Now()
-	a, err := s.ActingAgentTx(ctx, tx, agent, now)
+func (s *Service) pushTx(ctx context.Context, tx Tx, agent string, in PushInput, mems []memory.Input) (PushResult, error) {
+	now := s.kernel.Now()
+	a, err := s.kernel.ActingAgentTx(ctx, tx, agent, now)
 	if err != nil {
 		return PushResult{}, err
 	}
@@ -350,7 +350,7 @@ func (s *Service) pushTx(ctx context.Context, tx hub.Tx, agent string, in PushIn
 // pushTask finds the task a push names (nil when it names none). Nothing
 // may be recorded against a task that does not exist; with artifacts,
 // their own error applies (pushArtifactsTx).
-func pushTask(ctx context.Context, tx hub.Tx, in PushInput) (*hub.Task, error) {
+func pushTask(ctx context.Context, tx Tx, in PushInput) (*hub.Task, error) {
 	if in.TaskID == "" {
 		return nil, nil
 	}
@@ -366,7 +366,7 @@ func pushTask(ctx context.Context, tx hub.Tx, in PushInput) (*hub.Task, error) {
 
 // pushEventTx records the pushed event on the timeline (metadata "null"
 // or blank is none).
-func (s *Service) pushEventTx(ctx context.Context, tx hub.Tx, a *hub.Agent, e *PushEvent, taskID string, task *hub.Task) (int64, error) {
+func (s *Service) pushEventTx(ctx context.Context, tx Tx, a *hub.Agent, e *PushEvent, taskID string, task *hub.Task) (int64, error) {
 	projectID := ""
 	if task != nil {
 		projectID = task.ProjectID
@@ -375,11 +375,11 @@ func (s *Service) pushEventTx(ctx context.Context, tx hub.Tx, a *hub.Agent, e *P
 	if m := bytes.TrimSpace(e.Metadata); len(m) > 0 && string(m) != "null" {
 		meta = e.Metadata
 	}
-	return s.TaskEventTx(ctx, tx, a, e.Kind, taskID, projectID, e.Message, meta)
+	return s.kernel.TaskEventTx(ctx, tx, a, e.Kind, taskID, projectID, e.Message, meta)
 }
 
 // pushMemoriesTx writes the pushed memories.
-func (s *Service) pushMemoriesTx(ctx context.Context, tx hub.Tx, a *hub.Agent, mems []memory.Input, now time.Time) ([]PushMemoryResult, error) {
+func (s *Service) pushMemoriesTx(ctx context.Context, tx Tx, a *hub.Agent, mems []memory.Input, now time.Time) ([]PushMemoryResult, error) {
 	var out []PushMemoryResult
 	for _, m := range mems {
 		r, err := s.mem.UpsertTx(ctx, tx, a, m, now)
@@ -393,14 +393,14 @@ func (s *Service) pushMemoriesTx(ctx context.Context, tx hub.Tx, a *hub.Agent, m
 
 // pushArtifactsTx attaches the pushed files to the task, each with its
 // artifact event, as produced by agent.
-func (s *Service) pushArtifactsTx(ctx context.Context, tx hub.Tx, a *hub.Agent, agent string, task *hub.Task, arts []PushArtifact, now time.Time) ([]PushArtifactRes, error) {
+func (s *Service) pushArtifactsTx(ctx context.Context, tx Tx, a *hub.Agent, agent string, task *hub.Task, arts []PushArtifact, now time.Time) ([]PushArtifactRes, error) {
 	var out []PushArtifactRes
 	for _, p := range arts {
 		if task == nil {
 			return nil, &hub.Error{Code: hub.CodeNotFound, Field: "task_id",
 				Message: fmt.Sprintf("failed to add artifact %q: failed to insert artifact: constraint failed: FOREIGN KEY constraint failed (787)", p.FilePath)}
 		}
-		ev, err := s.TaskEventTx(ctx, tx, a, hub.KindArtifactAdded, task.ID, task.ProjectID, "Artifact added: "+p.FilePath,
+		ev, err := s.kernel.TaskEventTx(ctx, tx, a, hub.KindArtifactAdded, task.ID, task.ProjectID, "Artifact added: "+p.FilePath,
 			map[string]string{"file_path": p.FilePath})
 		if err != nil {
 			return nil, err
@@ -417,16 +417,16 @@ func (s *Service) pushArtifactsTx(ctx context.Context, tx hub.Tx, a *hub.Agent, 
 
 // pushStatusTx changes the task's status: completed and blocked close it
 // (with a default summary), any other status is set.
-func (s *Service) pushStatusTx(ctx context.Context, tx hub.Tx, a *hub.Agent, task *hub.Task, taskID string, st *PushStatus, now time.Time) (*PushStatusResult, error) {
+func (s *Service) pushStatusTx(ctx context.Context, tx Tx, a *hub.Agent, task *hub.Task, taskID string, st *PushStatus, now time.Time) (*PushStatusResult, error) {
 	if task == nil {
 		return nil, hub.TaskNotFound(taskID)
 	}
-	if err := s.AuthorizeTaskTx(ctx, tx, a, task, hub.StatusVerb(st.Status)); err != nil {
+	if err := s.kernel.AuthorizeTaskTx(ctx, tx, a, task, hub.StatusVerb(st.Status)); err != nil {
 		return nil, err
 	}
 	res := &PushStatusResult{TaskID: task.ID, Status: st.Status}
 	if st.Status != hub.TaskCompleted && st.Status != hub.TaskBlocked {
-		id, err := s.SetTaskStatusTx(ctx, tx, a, task, st.Status, "", now)
+		id, err := s.kernel.SetTaskStatusTx(ctx, tx, a, task, st.Status, "", now)
 		res.StatusEventID = id
 		return res, err
 	}
@@ -434,7 +434,7 @@ func (s *Service) pushStatusTx(ctx context.Context, tx hub.Tx, a *hub.Agent, tas
 	if summary == "" {
 		summary = "Task " + st.Status + " via push"
 	}
-	rep, err := s.CloseTaskTx(ctx, tx, a, task, st.Status, hub.CloseInput{ID: task.ID, Summary: summary, Label: st.Label, BlockedReason: st.BlockedReason}, now)
+	rep, err := s.kernel.CloseTaskTx(ctx, tx, a, task, st.Status, hub.CloseInput{ID: task.ID, Summary: summary, Label: st.Label, BlockedReason: st.BlockedReason}, now)
 	if err != nil {
 		return nil, err
 	}

@@ -156,7 +156,7 @@ func SelectFocus(st FocusState) string {
 
 // focusState gathers what SelectFocus needs with bounded, indexed reads.
 // own names the agent whose own in-progress task is a fallback ("" for none).
-func focusState(ctx context.Context, tx hub.Tx, focusID, projectID string, scoped bool, deltas []hub.Event, own string) (FocusState, error) {
+func focusState(ctx context.Context, tx Tx, focusID, projectID string, scoped bool, deltas []hub.Event, own string) (FocusState, error) {
 	st := FocusState{ProjectID: projectID, Scoped: scoped}
 	var err error
 	if focusID != "" {
@@ -233,13 +233,13 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 	if err := hub.CheckLen("project_dir", in.ProjectDir, hub.MaxProjectIDLen); err != nil {
 		return ResumeResult{}, err
 	}
-	return hub.Write(ctx, s.Service, in, func(tx hub.Tx) (ResumeResult, error) {
-		now := s.Now()
-		a, err := s.ActingAgentTx(ctx, tx, in.Agent, now)
+	return hub.WriteAs(ctx, s.kernel, in, func(tx Tx) (ResumeResult, error) {
+		now := s.kernel.Now()
+		a, err := s.kernel.ActingAgentTx(ctx, tx, in.Agent, now)
 		if err != nil {
 			return ResumeResult{}, err
 		}
-		if err := s.AuthorizeTx(ctx, tx, hub.Target{Thing: hub.ThingBrief, Verb: hub.VerbWrite, Owner: in.Agent, Name: "the resume cursor"}, in.Agent); err != nil {
+		if err := s.kernel.AuthorizeTx(ctx, tx, hub.Target{Thing: hub.ThingBrief, Verb: hub.VerbWrite, Owner: in.Agent, Name: "the resume cursor"}, in.Agent); err != nil {
 			return ResumeResult{}, err
 		}
 		if in.Focus != "" {
@@ -252,7 +252,7 @@ func (s *Service) Resume(ctx context.Context, in ResumeInput) (ResumeResult, err
 					return ResumeResult{}, err
 				}
 			}
-			if _, err := s.SetFocusTx(ctx, tx, a, focus, now); err != nil {
+			if _, err := s.kernel.SetFocusTx(ctx, tx, a, focus, now); err != nil {
 				return ResumeResult{}, err
 			}
 		}
@@ -317,8 +317,8 @@ func (s *Service) peekResume(ctx context.Context, agent, projectDir string, ownI
 	if _, err := hub.Authorize(ctx, hub.Target{Thing: hub.ThingBrief, Verb: hub.VerbRead, Owner: agent, Name: "the resume brief"}); err != nil {
 		return PeekResult{}, err
 	}
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) (PeekResult, error) {
-		now := s.Now()
+	return hub.ReadAs(ctx, s.kernel, func(tx Tx) (PeekResult, error) {
+		now := s.kernel.Now()
 		a, err := tx.GetAgent(ctx, agent)
 		if err != nil {
 			return PeekResult{}, err
@@ -364,7 +364,7 @@ func WithPrompt(r ResumeResult, render func(Brief) string) ResumeResult {
 }
 
 // brief assembles the resume context of a focus task with bounded reads.
-func (s *Service) brief(ctx context.Context, tx hub.Tx, focus, p string, scoped bool, now time.Time) (Brief, error) {
+func (s *Service) brief(ctx context.Context, tx Tx, focus, p string, scoped bool, now time.Time) (Brief, error) {
 	b := Brief{RelevantMemory: []MemoryView{}, RecentEvents: []EventView{}, Artifacts: []ArtifactView{}, PriorReasoning: []EventView{}}
 	if scoped {
 		b.Project = &ProjectView{ID: p}
@@ -395,7 +395,7 @@ func (s *Service) brief(ctx context.Context, tx hub.Tx, focus, p string, scoped 
 // relevantMemory is the newest memory (at most RelevantMemoryLimit) of
 // the global scope, the focus task's and the project's (or every
 // project's when the brief is not scoped to one).
-func relevantMemory(ctx context.Context, tx hub.Tx, task *hub.Task, p string, scoped bool, now time.Time) ([]MemoryView, error) {
+func relevantMemory(ctx context.Context, tx Tx, task *hub.Task, p string, scoped bool, now time.Time) ([]MemoryView, error) {
 	type scope struct {
 		name, id string
 		anyID    bool
@@ -421,7 +421,7 @@ func relevantMemory(ctx context.Context, tx hub.Tx, task *hub.Task, p string, sc
 }
 
 // briefCounts counts the tasks of the brief's project by status.
-func briefCounts(ctx context.Context, tx hub.Tx, p string, scoped bool) (*BriefCounts, error) {
+func briefCounts(ctx context.Context, tx Tx, p string, scoped bool) (*BriefCounts, error) {
 	c := &BriefCounts{}
 	for _, st := range []struct {
 		status string
@@ -437,7 +437,7 @@ func briefCounts(ctx context.Context, tx hub.Tx, p string, scoped bool) (*BriefC
 }
 
 // briefPipeline lists the next pending tasks besides the focus.
-func briefPipeline(ctx context.Context, tx hub.Tx, p string, scoped bool, focus string) ([]PipelineTask, error) {
+func briefPipeline(ctx context.Context, tx Tx, p string, scoped bool, focus string) ([]PipelineTask, error) {
 	next, err := tx.NextPendingTasks(ctx, p, scoped, focus, briefPipelineLimit)
 	if err != nil {
 		return nil, err
@@ -451,7 +451,7 @@ func briefPipeline(ctx context.Context, tx hub.Tx, p string, scoped bool, focus 
 
 // taskBrief fills the focus task's part of b: the task, its recent events,
 // its prior reasoning, its artifacts and the open tasks it unlocks.
-func taskBrief(ctx context.Context, tx hub.Tx, task *hub.Task, b *Brief) error {
+func taskBrief(ctx context.Context, tx Tx, task *hub.Task, b *Brief) error {
 	tv := ViewTask(*task)
 	b.Task = &tv
 	evs, err := tx.TaskEvents(ctx, hub.TaskEventFilter{TaskID: task.ID, Limit: briefEventsLimit})
@@ -476,7 +476,7 @@ func taskBrief(ctx context.Context, tx hub.Tx, task *hub.Task, b *Brief) error {
 
 // unlocks lists the tasks depending on a task that are not completed (at
 // most briefUnlocksLimit).
-func unlocks(ctx context.Context, tx hub.Tx, id string) ([]PipelineTask, error) {
+func unlocks(ctx context.Context, tx Tx, id string) ([]PipelineTask, error) {
 	dependents, err := tx.TaskDependents(ctx, id)
 	if err != nil {
 		return nil, err
@@ -523,7 +523,7 @@ func (s *Service) ListTaskEvents(ctx context.Context, q EventsQuery) ([]EventVie
 	if !q.All {
 		f.Agent = q.Agent
 	}
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]EventView, error) {
+	return hub.ReadAs(ctx, s.kernel, func(tx Tx) ([]EventView, error) {
 		f := f
 		var err error
 		if f.TaskID, err = hub.ResolveID(ctx, tx, "tasks", "task_id", f.TaskID); err != nil {
@@ -543,7 +543,7 @@ func (s *Service) ListTaskArtifacts(ctx context.Context, taskID string, limit in
 		return nil, hub.FieldErr(hub.CodeInvalidInput, "limit", "limit must be > 0")
 	}
 	limit = min(limit, hub.MaxEventsLimit)
-	return hub.Read(ctx, s.Service, func(tx hub.Tx) ([]ArtifactView, error) {
+	return hub.ReadAs(ctx, s.kernel, func(tx Tx) ([]ArtifactView, error) {
 		taskID, err := hub.ResolveID(ctx, tx, "tasks", "task_id", taskID)
 		if err != nil {
 			return nil, err

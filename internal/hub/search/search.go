@@ -149,12 +149,12 @@ func (s *Service) Search(ctx context.Context, q Query) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	st := hub.SearchTerms{Terms: terms, Agent: strings.TrimSpace(q.Agent), Limit: hub.ClampLimit(q.Limit, hub.DefaultSearchLimit, hub.MaxSearchLimit), Now: s.Now()}
+	st := hub.SearchTerms{Terms: terms, Agent: strings.TrimSpace(q.Agent), Limit: hub.ClampLimit(q.Limit, hub.DefaultSearchLimit, hub.MaxSearchLimit), Now: s.kernel.Now()}
 	if q.Since < 0 {
 		return Result{}, hub.FieldErr(hub.CodeInvalidInput, "since", "since must not be negative")
 	}
 	if q.Since > 0 {
-		st.Since = s.Now().Add(-q.Since)
+		st.Since = s.kernel.Now().Add(-q.Since)
 	}
 	for _, typed := range q.Kinds {
 		k := strings.ToLower(strings.TrimSpace(typed))
@@ -171,7 +171,7 @@ func (s *Service) Search(ctx context.Context, q Query) (Result, error) {
 			st.Kinds = append(st.Kinds, k)
 		}
 	}
-	rows, err := hub.Read(ctx, s.Service, func(tx hub.Tx) ([]hub.SearchRow, error) { return tx.Search(ctx, st) })
+	rows, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) ([]hub.SearchRow, error) { return tx.Search(ctx, st) })
 	if err != nil {
 		return Result{}, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/storetest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // follower collects the seqs a follower of a service's timeline receives
@@ -75,7 +76,7 @@ func (fl *follower) until(t *testing.T, n int) []int64 {
 func storedSeqs(t *testing.T, svc *hub.Service) []int64 {
 	t.Helper()
 	var out []int64
-	err := svc.Store.Read(context.Background(), func(tx hub.Tx) error {
+	err := hubtest.StoreOf(svc).Read(context.Background(), func(tx hub.Tx) error {
 		evs, err := tx.ListEvents(context.Background(), hub.EventFilter{})
 		for _, e := range evs {
 			out = append(out, e.Seq)
@@ -175,7 +176,7 @@ func TestFollowerNeverSkipsOutOfOrderCommits(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 8*12)
 	for w := range 8 {
-		st := []*hub.Service{hub.NewService(a, clock, ""), hub.NewService(b, clock, "")}[w%2].Store
+		st := hubtest.StoreOf([]*hub.Service{hub.NewService(a, clock, ""), hub.NewService(b, clock, "")}[w%2])
 		wg.Go(func() {
 			for i := range 12 {
 				wctx := ctx

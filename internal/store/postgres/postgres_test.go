@@ -16,6 +16,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 	"github.com/blackboard-hub/bb/internal/store/sqlstore"
 	"github.com/blackboard-hub/bb/internal/store/storetest"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 func TestMain(m *testing.M) {
@@ -454,7 +455,7 @@ func TestReservationRaceAcrossPools(t *testing.T) {
 	for i := range svcs {
 		svcs[i] = hub.NewService(open(t, url), clock, root)
 	}
-	a := svcs[0].Store.(*sqlstore.DB)
+	a := hubtest.StoreOf(svcs[0]).(*sqlstore.DB)
 	for i := 0; i < n; i++ {
 		if _, _, err := svcs[0].RegisterAgent(ctx, hub.RegisterInput{ID: fmt.Sprintf("agent-%02d", i), Role: "worker"}); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/agentmail"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 )
 
@@ -54,7 +56,7 @@ func TestAckAndMailCursorsNeverHideABroadcast(t *testing.T) {
 		t.Helper()
 		var rows []hub.MailRow
 		if err := st.Read(ctx, func(tx hub.Tx) (err error) {
-			rows, err = tx.MailInbox(ctx, hub.MailInboxQuery{Agent: me, Broadcast: true, Unread: true, Limit: -1})
+			rows, err = tx.(agentmail.Tx).MailInbox(ctx, hub.MailInboxQuery{Agent: me, Broadcast: true, Unread: true, Limit: -1})
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -73,7 +75,7 @@ func TestAckAndMailCursorsNeverHideABroadcast(t *testing.T) {
 		m := msgs[i]
 		if err := st.Write(ctx, func(tx hub.Tx) error {
 			return errors.Join(tx.MarkAcked(ctx, m, me, t0), tx.AdvanceAckCursor(ctx, me),
-				tx.MarkRead(ctx, m, me, t0), tx.AdvanceMailCursor(ctx, me))
+				tx.MarkRead(ctx, m, me, t0), tx.(agentmail.Tx).AdvanceMailCursor(ctx, me))
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +149,7 @@ func TestDeliveryCursorNeverSkipsADueBroadcast(t *testing.T) {
 	cursor := func() int64 {
 		t.Helper()
 		var c int64
-		if err := st.Read(ctx, func(tx hub.Tx) (err error) { c, err = tx.DeliveryCursor(ctx, me); return err }); err != nil {
+		if err := st.Read(ctx, func(tx hub.Tx) (err error) { c, err = tx.(hooks.Tx).DeliveryCursor(ctx, me); return err }); err != nil {
 			t.Fatal(err)
 		}
 		return c

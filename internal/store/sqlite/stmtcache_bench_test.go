@@ -11,6 +11,7 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/store/sqlite"
 	"github.com/blackboard-hub/bb/internal/store/sqlstore"
+	"github.com/blackboard-hub/bb/internal/testkit/hubtest"
 )
 
 // BenchmarkStatementCache measures what a long-lived process (bb serve,
@@ -106,13 +107,13 @@ func BenchmarkNoticeCounts(b *testing.B) {
 	}
 	agent := func(i int) string { return fmt.Sprintf("agent-%d", i%50) }
 	one := func(i int) error {
-		return svc.Store.Read(ctx, func(tx hub.Tx) error {
+		return hubtest.StoreOf(svc).Read(ctx, func(tx hub.Tx) error {
 			_, err := tx.NoticeCounts(ctx, agent(i), hub.NoticeCap)
 			return err
 		})
 	}
 	parts := func(i int) error {
-		return svc.Store.Read(ctx, func(tx hub.Tx) error {
+		return hubtest.StoreOf(svc).Read(ctx, func(tx hub.Tx) error {
 			a := agent(i)
 			if _, err := tx.UnreadCounts(ctx, a, hub.NoticeCap); err != nil {
 				return err

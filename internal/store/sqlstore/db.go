@@ -18,6 +18,13 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/agentmail"
+	"github.com/blackboard-hub/bb/internal/hub/credentials"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/memory"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
+	"github.com/blackboard-hub/bb/internal/hub/resume"
+	"github.com/blackboard-hub/bb/internal/hub/search"
 )
 
 // Dialect captures the differences between SQL backends.
@@ -420,7 +427,16 @@ type tx struct {
 	unindexed []int64
 }
 
-var _ hub.Tx = (*tx)(nil)
+var (
+	_ hub.Tx         = (*tx)(nil)
+	_ hooks.Tx       = (*tx)(nil)
+	_ overview.Tx    = (*tx)(nil)
+	_ memory.Tx      = (*tx)(nil)
+	_ resume.Tx      = (*tx)(nil)
+	_ search.Tx      = (*tx)(nil)
+	_ credentials.Tx = (*tx)(nil)
+	_ agentmail.Tx   = (*tx)(nil)
+)
 
 func (t *tx) rebind(q string) string {
 	guard := t.d.GuardLimits && strings.Contains(q, "LIMIT ?")

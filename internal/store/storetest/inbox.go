@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/agentmail"
 )
 
 // testInbox checks the inbox pages of one state (unread, read, acked)
@@ -135,7 +136,7 @@ func testInbox(t *testing.T, open Opener) {
 			var got []hub.MailCounts
 			want := map[string]hub.MailCounts{}
 			f.Read(func(tx hub.Tx) (err error) {
-				if got, err = tx.MailCounts(f.Ctx, append(ids, "p:nobody")); err != nil {
+				if got, err = tx.(agentmail.Tx).MailCounts(f.Ctx, append(ids, "p:nobody")); err != nil {
 					return err
 				}
 				for _, a := range append(ids, "p:nobody") {
@@ -215,7 +216,7 @@ func testInbox(t *testing.T, open Opener) {
 				gone = append(gone, msgs[i].UUID)
 				msgs = slices.Delete(msgs, i, i+1)
 			}
-			f.Write(func(tx hub.Tx) error { return tx.DeleteMail(f.Ctx, gone) })
+			f.Write(func(tx hub.Tx) error { return tx.(agentmail.Tx).DeleteMail(f.Ctx, gone) })
 			check(fmt.Sprintf("round %d after deleting", round))
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/leases"
 	"github.com/blackboard-hub/bb/internal/hub/search"
 )
@@ -353,7 +354,7 @@ func testLeases(t *testing.T, open Opener) {
 		f.acquire(leases.AcquireInput{Agent: "wise-robin", Name: "build"})
 		// The client's hook mapped s1 to wise-robin.
 		Ok(t, f.Store.Write(f.Ctx, func(tx hub.Tx) error {
-			return tx.PutHookSession(f.Ctx, &hub.HookSession{Client: "claude", SessionID: "s1", AgentID: "wise-robin", CreatedAt: f.Clock.Now(), LastSeen: f.Clock.Now()})
+			return tx.(hooks.Tx).PutHookSession(f.Ctx, &hub.HookSession{Client: "claude", SessionID: "s1", AgentID: "wise-robin", CreatedAt: f.Clock.Now(), LastSeen: f.Clock.Now()})
 		}))
 		before := len(f.Events())
 		none, err := f.l.ReleaseSessionLeases(f.Ctx, leases.SessionEndInput{Client: "claude", Session: "never-seen"})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/housekeeping"
+	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
 
 func testRetention(t *testing.T, open Opener) {
@@ -155,7 +156,7 @@ func testRetention(t *testing.T, open Opener) {
 	t.Run("Notifications", func(t *testing.T) {
 		f := New(t, open)
 		f.Write(func(tx hub.Tx) error {
-			return tx.MarkNotified(f.Ctx, "webhook:abc", []string{"a", "b", "c"}, f.Clock.T, f.Clock.T.Add(-time.Hour))
+			return tx.(overview.Tx).MarkNotified(f.Ctx, "webhook:abc", []string{"a", "b", "c"}, f.Clock.T, f.Clock.T.Add(-time.Hour))
 		})
 		f.Clock.Advance(31 * 24 * time.Hour)
 		rep, err := housekeeping.New(f.Svc).Retain(f.Ctx, 2)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/blackboard-hub/bb/internal/hub"
+	"github.com/blackboard-hub/bb/internal/hub/agentmail"
+	"github.com/blackboard-hub/bb/internal/hub/search"
 )
 
 // testSearchIndex checks that the search index of messages follows the
@@ -17,7 +19,7 @@ func testSearchIndex(t *testing.T, open Opener) {
 	f := New(t, open)
 	words := func(tx hub.Tx, word string) []string {
 		t.Helper()
-		rows, err := tx.Search(f.Ctx, hub.SearchTerms{Terms: []hub.SearchTerm{{Tokens: []string{word}}},
+		rows, err := tx.(search.Tx).Search(f.Ctx, hub.SearchTerms{Terms: []hub.SearchTerm{{Tokens: []string{word}}},
 			Kinds: []string{hub.SearchMessage}, Limit: 100, Now: f.Clock.T})
 		check(t, err)
 		var keys []string
@@ -84,7 +86,7 @@ func testSearchIndex(t *testing.T, open Opener) {
 					return err
 				}
 			}
-			return tx.DeleteMail(f.Ctx, []string{"okapi-1"})
+			return tx.(agentmail.Tx).DeleteMail(f.Ctx, []string{"okapi-1"})
 		})
 		if got := found("okapi"); !slices.Equal(got, []string{"okapi-2"}) {
 			t.Errorf("after deleting one in the same transaction: %v", got)

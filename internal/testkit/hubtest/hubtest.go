@@ -55,3 +55,25 @@ func (c *CountingStore) Write(ctx context.Context, fn func(hub.Tx) error) error 
 	c.Writes++
 	return c.Store.Write(ctx, fn)
 }
+
+// Counting returns svc over a CountingStore, and that store: the calls a
+// test makes through the returned service are counted.
+func Counting(svc *hub.Service) (*hub.Service, *CountingStore) {
+	var cs *CountingStore
+	counted := svc.WithStore(func(st hub.Store) hub.Store {
+		cs = &CountingStore{Store: st}
+		return cs
+	})
+	return counted, cs
+}
+
+// StoreOf is the store under svc, for a test that reads or writes rows
+// directly.
+func StoreOf(svc *hub.Service) hub.Store {
+	var st hub.Store
+	svc.WithStore(func(s hub.Store) hub.Store {
+		st = s
+		return s
+	})
+	return st
+}
