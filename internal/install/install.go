@@ -82,9 +82,15 @@ type Options struct {
 	// NoHooks writes the MCP entry only.
 	NoHooks bool
 	// HookType is how a client that can have its hooks answered by the
-	// session's bb mcp gets them: HookTypeMCP (the default, "") or
-	// HookTypeCommand (a bb process per event, for an older client).
+	// session's bb mcp gets them: HookTypeMCP, HookTypeCommand (a bb
+	// process per event, for an older client), or "": the type the
+	// client's version takes (HookTypeFor, with ClientVersion; HookTypeMCP
+	// without it).
 	HookType string
+	// ClientVersion is the installed client's version ("" when unknown),
+	// asked only when a client with MCPHooks is installed or inspected,
+	// once per Env.
+	ClientVersion func(client string) string
 	// Absolute runs the bb binary by its path (Exe) instead of "bb".
 	Absolute bool
 	// Agent pins one agent id for every session ("" for one per session).
@@ -116,6 +122,8 @@ type Env struct {
 	files  map[string]*FileChange
 	order  []string
 	getenv func(string) string
+	// versions memoizes opts.ClientVersion.
+	versions map[string]string
 }
 
 // New starts an install or uninstall in base (the project root, or $HOME
@@ -305,7 +313,21 @@ func (ie *Env) hookCommand(cl Client, event string) string {
 
 // mcpHooks reports whether cl's hooks are wired to the session's bb mcp.
 func (ie *Env) mcpHooks(cl Client) bool {
-	return cl.Hooks != nil && cl.Hooks.MCPHooks && ie.opts.HookType != HookTypeCommand
+	if cl.Hooks == nil || !cl.Hooks.MCPHooks || ie.opts.HookType == HookTypeCommand {
+		return false
+	}
+	if ie.opts.HookType == HookTypeMCP || ie.opts.ClientVersion == nil {
+		return true
+	}
+	v, ok := ie.versions[cl.Name]
+	if !ok {
+		v = ie.opts.ClientVersion(cl.Name)
+		if ie.versions == nil {
+			ie.versions = map[string]string{}
+		}
+		ie.versions[cl.Name] = v
+	}
+	return HookTypeFor(cl.Name, v) == HookTypeMCP
 }
 
 // ourHookEntry recognises the hook entries bb wrote for client.

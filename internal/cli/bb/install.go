@@ -165,10 +165,13 @@ bb install asks whether to.`,
 // takes (install.HookTypeFor).
 const hookTypeAuto = "auto"
 
-// claudeVersion is the version `claude --version` prints ("2.1.328 (Claude
-// Code)" → "2.1.328"), or "" when claude is not on PATH or does not answer
-// within 5 s.
-func (a *app) claudeVersion() string {
+// clientVersion is the version a client's `--version` prints ("2.1.328
+// (Claude Code)" → "2.1.328"), or "" when it is not on PATH or does not
+// answer within 5 s. Only Claude Code's decides anything (its hook type).
+func (a *app) clientVersion(client string) string {
+	if client != "claude" {
+		return ""
+	}
 	path, err := exec.LookPath("claude")
 	if err != nil {
 		return ""
@@ -342,11 +345,9 @@ func (a *app) newInstallEnv(o install.Options, installing bool) (*install.Env, e
 // some clients name (install does not link the MCP server).
 func (a *app) newInstall(o install.Options, base, exe string, getenv func(string) string) *install.Env {
 	o.ToolNames = bbmcp.ToolNames
-	if o.HookType == "" {
-		// Only Claude Code has hooks bb mcp can answer; its version
-		// decides (an older one keeps command hooks).
-		o.HookType = install.HookTypeFor("claude", a.claudeVersion())
-	}
+	// With --hook-type auto, the installed client's version decides (asked
+	// only when Claude Code is installed or inspected).
+	o.ClientVersion = a.clientVersion
 	return install.New(o, base, exe, getenv)
 }
 
