@@ -120,7 +120,7 @@ func (a *app) runHook(ctx context.Context, args []string, agent string) {
 		agent = strings.TrimSpace(a.env.Getenv("BB_AGENT_ID"))
 	}
 	a.busyTimeoutMS = hookBusyTimeoutMS
-	out, note := a.hookAnswer(ctx, a.service, client, event, data, agent)
+	out, note := a.hookAnswer(ctx, a.service, client, event, data, agent, nil)
 	if note != "" {
 		a.errorf("%s\n", termtext.Text(note))
 	}
@@ -134,9 +134,10 @@ func (a *app) runHook(ctx context.Context, args []string, agent string) {
 // hook, whether the client ran `bb hook` or asked the session's bb mcp
 // (its hidden bb_hook tool): open gives the board (the process's own, kept
 // open by bb mcp). It never fails: past hookBudget, or on any error, the
-// answer is empty and the note says the agent's work goes on. Safe for
+// answer is empty and the note says the agent's work goes on. seen, when
+// not nil, is told the input of every event the board uses. Safe for
 // concurrent calls.
-func (a *app) hookAnswer(ctx context.Context, open func(context.Context) (core.API, error), client, event string, data []byte, agent string) (out []byte, note string) {
+func (a *app) hookAnswer(ctx context.Context, open func(context.Context) (core.API, error), client, event string, data []byte, agent string, seen func(hookio.Input)) (out []byte, note string) {
 	if hookio.Events(client) == nil {
 		return nil, fmt.Sprintf("bb hook: unknown client %q (known: %s); nothing done", client, strings.Join(hookio.Clients, ", "))
 	}
@@ -150,6 +151,9 @@ func (a *app) hookAnswer(ctx context.Context, open func(context.Context) (core.A
 	in, ok := hookio.Parse(client, data)
 	if !ok {
 		return nil, "bb hook: the hook input is not a JSON object; nothing done"
+	}
+	if seen != nil {
+		seen(in)
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookBudget)
 	defer cancel()

@@ -105,8 +105,7 @@ left unanswered at shutdown, exit 1.`,
 					if agent == "" {
 						agent = strings.TrimSpace(a.env.Getenv("BB_AGENT_ID"))
 					}
-					hooked.note(client, payload, agent)
-					return a.hookAnswer(ctx, open, client, event, payload, agent)
+					return a.hookAnswer(ctx, open, client, event, payload, agent, func(in hookio.Input) { hooked.note(client, in.SessionID, agent) })
 				},
 				HookLog: a.env.Stderr,
 			})
@@ -155,9 +154,8 @@ type hookedSessions struct {
 	seen map[[2]string]string // {client, session id} → explicit agent
 }
 
-func (h *hookedSessions) note(client string, payload []byte, agent string) {
-	in, ok := hookio.Parse(client, payload)
-	if !ok || in.SessionID == "" {
+func (h *hookedSessions) note(client, session, agent string) {
+	if session == "" {
 		return
 	}
 	h.mu.Lock()
@@ -165,7 +163,7 @@ func (h *hookedSessions) note(client string, payload []byte, agent string) {
 	if h.seen == nil {
 		h.seen = map[[2]string]string{}
 	}
-	h.seen[[2]string{client, in.SessionID}] = agent
+	h.seen[[2]string{client, session}] = agent
 }
 
 // endHookedSessions releases the session leases of every session whose
