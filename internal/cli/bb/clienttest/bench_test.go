@@ -30,7 +30,7 @@ func BenchmarkClaudeTurn(b *testing.B) {
 	arms := []*benchProject{
 		newBenchProject(b, bin, "mcp", "--hook-type", "mcp"),
 		newBenchProject(b, bin, "command", "--hook-type", "command"),
-		floorProject(newBenchProject(b, bin, "floor", "--hook-type", "mcp")),
+		floorProject(b, newBenchProject(b, bin, "floor", "--hook-type", "mcp")),
 		newBenchProject(b, bin, "mcponly", "--no-hooks"),
 	}
 	procs := make([]int, len(arms))
@@ -125,16 +125,16 @@ func newBenchProject(b *testing.B, bin, name string, installArgs ...string) *ben
 // every mcp_tool hook asks bb mcp's hook tool for an event the board does
 // not use, which it answers without opening anything. What bp then costs
 // over the MCP-only turn is the client's own handling of the hooks.
-func floorProject(bp *benchProject) *benchProject {
+func floorProject(b *testing.B, bp *benchProject) *benchProject {
 	settings := filepath.Join(bp.dir, ".claude", "settings.local.json")
 	s, err := os.ReadFile(settings)
 	if err != nil {
-		panic(err)
+		b.Fatal(err)
 	}
 	t := regexp.MustCompile(`"bb hook claude SessionStart[^"]*"`).ReplaceAllString(string(s), `"cat > /dev/null"`)
 	t = regexp.MustCompile(`"bb_event": "[A-Za-z]+"`).ReplaceAllString(t, `"bb_event": "Notification"`)
 	if err := os.WriteFile(settings, []byte(t), 0o644); err != nil {
-		panic(err)
+		b.Fatal(err)
 	}
 	return bp
 }
