@@ -221,7 +221,8 @@ func untilWaiting(t *testing.T, dir, name string, want []string) {
 }
 
 // waiter starts `bb lease acquire name --wait` for agent in the
-// background; its exit is sent on done.
+// background; its exit is sent on done. The goroutine here is the one
+// Wait of the process: callers wait on done, never on the returned Cmd.
 func waiter(t *testing.T, dir, agent, name string, done chan<- string) *exec.Cmd {
 	t.Helper()
 	c := bbCmd(dir, []string{"BB_AGENT_ID=" + agent}, "-q", "lease", "acquire", name, "--wait", "10m")
@@ -231,14 +232,11 @@ func waiter(t *testing.T, dir, agent, name string, done chan<- string) *exec.Cmd
 		t.Fatal(err)
 	}
 	go func() {
-		err := c.Wait()
-		if done != nil {
-			if err != nil {
-				done <- agent + " failed: " + err.Error() + ": " + out.String()
-				return
-			}
-			done <- agent
+		if err := c.Wait(); err != nil {
+			done <- agent + " failed: " + err.Error() + ": " + out.String()
+			return
 		}
+		done <- agent
 	}()
 	return c
 }
@@ -254,11 +252,12 @@ func TestLeaseQueueInOrder(t *testing.T) {
 	done := make(chan string, n+1)
 	var queue []string
 	var killed *exec.Cmd
+	killedDone := make(chan string, 1)
 	for i := range n {
 		agent := fmt.Sprintf("waiter-%02d", i)
 		if i == 3 {
 			// This one dies in the queue.
-			killed = waiter(t, dir, "doomed-1", "deploy", nil)
+			killed = waiter(t, dir, "doomed-1", "deploy", killedDone)
 			queue = append(queue, "doomed-1")
 			untilWaiting(t, dir, "deploy", queue)
 		}
@@ -269,7 +268,9 @@ func TestLeaseQueueInOrder(t *testing.T) {
 	if err := killed.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = killed.Wait()
+	// waiter's goroutine reaps it; a second Wait on the same process
+	// could block for ever (the child is already reaped).
+	<-killedDone
 	holder := "holder-0"
 	for i := range n {
 		run(t, dir, []string{"BB_AGENT_ID=" + holder}, "lease", "release", "deploy")
