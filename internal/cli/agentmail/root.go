@@ -10,10 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,26 +26,13 @@ import (
 // Prog is the program name shown in usage messages.
 const Prog = "agent-mail"
 
-// Env is everything agent-mail takes from the outside world.
-type Env struct {
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
-	// Loc is the local time zone timestamps are shown in (Python's
-	// datetime.now().astimezone()).
-	Loc *time.Location
-	// ProcessExits is true when the process ends right after Run (the real
-	// binary). The SQLite connection is then left for the OS to close, as
-	// bb does: every transaction is already committed in the WAL, and
-	// skipping sqlite3_close skips its checkpoint, fsyncs and the removal
-	// and re-creation of the -wal/-shm files on every call.
-	ProcessExits bool
-}
+// Env is everything agent-mail takes from the outside world (the three
+// programs' one environment, kit.Env); its Loc is the local time zone
+// timestamps are shown in (Python's datetime.now().astimezone()).
+type Env = kit.Env
 
 // OSEnv is the real process environment.
-func OSEnv() Env {
-	return Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Loc: time.Local, ProcessExits: true}
-}
+func OSEnv() Env { return kit.OSEnv() }
 
 // Exit statuses.
 const (
@@ -67,10 +52,7 @@ func Main(args []string, env Env) int {
 
 // Run is Main with a caller-supplied context.
 func Run(ctx context.Context, args []string, env Env) int {
-	kit.Defaults(&env.Getenv, nil, nil)
-	if env.Loc == nil {
-		env.Loc = time.Local
-	}
+	env.Fill()
 	a := &app{env: env}
 	defer a.close()
 	root := a.rootCmd()

@@ -73,7 +73,7 @@ is told ("timeline.cursor_expired") and resumes at the oldest event kept.`,
 				return a.reply(cmd, map[string]any{"cleared": false, "deleted": plan}, func(w io.Writer) { fmt.Fprintln(w, "Nothing to clear.") })
 			}
 			if !confirm {
-				if a.g.json || !a.env.IsTerminal {
+				if a.g.json || !a.env.StdinTerminal {
 					return a.reply(cmd, map[string]any{"cleared": false, "would_delete": plan, "hint": "run again with --confirm"}, func(w io.Writer) {
 						printPlan(w, plan, before, eventsBefore)
 						fmt.Fprintln(w, "Nothing deleted: run again with --confirm.")

@@ -283,7 +283,7 @@ func (a *app) installTrust(cmd *cobra.Command, ie *install.Env, cl install.Clien
 	if t == nil || t.State == install.TrustTrusted || !t.CanRecord {
 		return t
 	}
-	if !flag && !cmd.Flags().Changed("trust") && a.env.IsTerminal && !a.g.json {
+	if !flag && !cmd.Flags().Changed("trust") && a.env.StdinTerminal && !a.g.json {
 		fmt.Fprintf(a.env.Stderr, "%s: %s.\nRecord the trust now (%s)? [y/N] ", cl.Title, t.Detail, trustHow(cl.Name))
 		line, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
 		ans := strings.ToLower(strings.TrimSpace(line))
@@ -357,7 +357,7 @@ func (a *app) wantGuard(cmd *cobra.Command, root string, flag bool) bool {
 	if flag || cmd.Flags().Changed("guard") {
 		return flag
 	}
-	if !a.env.IsTerminal || a.g.json {
+	if !a.env.StdinTerminal || a.g.json {
 		return false
 	}
 	if _, err := hooksDir(root); err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/blackboard-hub/bb/internal/cli/kit"
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
@@ -22,10 +21,10 @@ func (a *app) stdinArg(field, arg string, limit int) (string, error) {
 	if arg != "-" {
 		return arg, nil
 	}
-	if a.env.IsTerminal || a.env.Stdin == nil {
-		return "", hub.FieldErr(hub.CodeInvalidInput, field, "{field} \"-\" reads it from stdin, but stdin is a terminal: pipe the text in (echo text | bb post -) or give it as the argument")
+	if !a.env.StdinDocument() {
+		return "", hub.FieldErr(hub.CodeInvalidInput, field, "{field} \"-\" reads it from stdin, but stdin is %s: pipe the text in (echo text | bb post -) or give it as the argument", a.stdinIs())
 	}
-	raw, err := kit.Document(field, false, "", a.env.Stdin, false, int64(limit))
+	raw, err := a.env.Document(field, false, "", int64(limit))
 	if err != nil {
 		return "", err
 	}
@@ -33,6 +32,14 @@ func (a *app) stdinArg(field, arg string, limit int) (string, error) {
 	s = strings.TrimSuffix(s, "\n")
 	s = strings.TrimSuffix(s, "\r")
 	return s, nil
+}
+
+// stdinIs says why stdin holds no document: a terminal, or closed.
+func (a *app) stdinIs() string {
+	if a.env.StdinTerminal {
+		return "a terminal"
+	}
+	return "closed"
 }
 
 func (a *app) pushCmd() *cobra.Command {
@@ -50,7 +57,7 @@ All of it is stored, or nothing is. The same format as 'vybe push'.`,
 		Example: `  bb --as claude-1 push --data '{"task_id":"task_1","event":{"kind":"progress","message":"tests pass"}}'`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			raw, err := kit.Document("data", cmd.Flags().Changed("data"), doc, a.env.Stdin, a.env.IsTerminal, resume.MaxPushInput)
+			raw, err := a.env.Document("data", cmd.Flags().Changed("data"), doc, resume.MaxPushInput)
 			if err != nil {
 				return err
 			}

@@ -9,8 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -22,38 +20,13 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub"
 )
 
-// Env is everything the CLI takes from the outside world, so tests can run
-// it in-process with their own streams, environment and clock.
-type Env struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
-	Getwd  func() (string, error)
-	// IsTerminal reports whether stdin is an interactive terminal (used to
-	// decide whether a command may prompt; never for a file, a pipe or
-	// /dev/null).
-	IsTerminal bool
-	// StdoutTerminal and StderrTerminal report whether those streams are
-	// terminals (human output is coloured only there; see --color).
-	StdoutTerminal, StderrTerminal bool
-	// Exe is the absolute path of the running binary (for bb install).
-	Exe string
-	// ProcessExits is true when the process ends right after Run (the real
-	// bb binary). The SQLite connection is then left for the OS to close:
-	// every transaction is already committed (durable in the WAL), and
-	// skipping sqlite3_close skips its checkpoint, fsyncs and the removal
-	// and re-creation of the -wal/-shm files by every CLI call.
-	ProcessExits bool
-}
+// Env is everything bb takes from the outside world (the three programs'
+// one environment, kit.Env), so tests can run it in-process with their own
+// streams, environment and clock.
+type Env = kit.Env
 
 // OSEnv is the real process environment.
-func OSEnv() Env {
-	exe, _ := os.Executable()
-	std := kit.OSStd()
-	return Env{Stdin: std.Stdin, Stdout: std.Stdout, Stderr: std.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: std.StdinTerminal,
-		StdoutTerminal: std.StdoutTerminal, StderrTerminal: std.StderrTerminal, Exe: exe, ProcessExits: true}
-}
+func OSEnv() Env { return kit.OSEnv() }
 
 // Exit statuses.
 const (
@@ -179,7 +152,7 @@ type globals struct {
 }
 
 func newApp(env Env) *app {
-	kit.Defaults(&env.Getenv, &env.Getwd, &env.Stdin)
+	env.Fill()
 	return &app{env: env}
 }
 

@@ -465,7 +465,7 @@ func (a *app) commandRunner(svc core.API) server.CommandRunner {
 		var out, errb bytes.Buffer
 		env := a.env
 		env.Stdin, env.Stdout, env.Stderr = strings.NewReader(""), &out, &errb
-		env.IsTerminal = false
+		env.StdinTerminal, env.StdinClosed = false, true
 		env.Getwd = func() (string, error) { return svc.Root(), nil }
 		parent := a.env.Getenv
 		env.Getenv = func(k string) string {

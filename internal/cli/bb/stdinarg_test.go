@@ -15,7 +15,7 @@ func TestPostDashFromATerminal(t *testing.T) {
 	run := func(terminal bool, stdin string, args ...string) (int, string, string) {
 		t.Helper()
 		var out, errb bytes.Buffer
-		e := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, IsTerminal: terminal,
+		e := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, StdinTerminal: terminal,
 			Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return dir, nil }}
 		code := Run(context.Background(), args, e)
 		return code, out.String(), errb.String()

@@ -42,7 +42,7 @@ colour (bold and reverse video only).`,
   NO_COLOR=1 bb top`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !a.env.StdoutTerminal || !a.env.IsTerminal {
+			if !a.env.StdoutTerminal || !a.env.StdinTerminal {
 				return hub.Errorf(hub.CodeInvalidArgs, "bb top needs a terminal on stdin and stdout; for scripts use bb status, bb agent status, bb task list or bb events --follow")
 			}
 			viewer, _ := a.identity()

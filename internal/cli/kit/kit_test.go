@@ -15,45 +15,45 @@ import (
 
 func TestDocument(t *testing.T) {
 	for _, c := range []struct {
-		name     string
-		given    bool
-		value    string
-		stdin    string
-		terminal bool
-		want     string
+		name             string
+		given            bool
+		value            string
+		stdin            string
+		terminal, closed bool
+		want             string
 	}{
-		{"flag wins over stdin", true, `{"a":1}`, `{"b":2}`, false, `{"a":1}`},
-		{"stdin when piped", false, "", `{"b":2}`, false, `{"b":2}`},
-		{"a terminal is never read", false, "", `{"b":2}`, true, ""},
-		{"at most limit+1 bytes", false, "", strings.Repeat("x", 20), false, strings.Repeat("x", 11)},
+		{"flag wins over stdin", true, `{"a":1}`, `{"b":2}`, false, false, `{"a":1}`},
+		{"stdin when piped", false, "", `{"b":2}`, false, false, `{"b":2}`},
+		{"a terminal is never read", false, "", `{"b":2}`, true, false, ""},
+		{"a closed stdin is never read", false, "", `{"b":2}`, false, true, ""},
+		{"at most limit+1 bytes", false, "", strings.Repeat("x", 20), false, false, strings.Repeat("x", 11)},
 	} {
-		got, err := Document("json", c.given, c.value, strings.NewReader(c.stdin), c.terminal, 10)
+		e := Env{Stdin: strings.NewReader(c.stdin), StdinTerminal: c.terminal, StdinClosed: c.closed}
+		got, err := e.Document("json", c.given, c.value, 10)
 		if err != nil || string(got) != c.want {
 			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
 		}
 	}
-	_, err := Document("json", false, "", iotest.ErrReader(errors.New("boom")), false, 10)
+	_, err := Env{Stdin: iotest.ErrReader(errors.New("boom"))}.Document("json", false, "", 10)
 	if !hub.IsCode(err, hub.CodeIOReadFailed) || strings.Contains(hub.MessageOf(err), "boom") {
 		t.Fatalf("a failing stdin: %v", err)
 	}
 }
 
-func TestDefaults(t *testing.T) {
-	var getenv func(string) string
-	var getwd func() (string, error)
-	var stdin io.Reader
-	Defaults(&getenv, &getwd, &stdin)
-	if getenv("HOME") != "" || getwd == nil {
-		t.Fatal("an unset environment must read as empty and the working directory be the process's")
+func TestFill(t *testing.T) {
+	var e Env
+	e.Fill()
+	if e.Getenv("HOME") != "" || e.Getwd == nil || e.Home != "" || e.Loc == nil || e.Stdout == nil || e.Stderr == nil {
+		t.Fatalf("an unset environment must read as empty, the working directory be the process's, output be thrown away: %+v", e)
 	}
-	if b, err := io.ReadAll(stdin); err != nil || len(b) != 0 {
-		t.Fatalf("an unset stdin must be empty: %q, %v", b, err)
+	if b, err := io.ReadAll(e.Stdin); err != nil || len(b) != 0 || !e.StdinClosed || e.StdinDocument() {
+		t.Fatalf("an unset stdin must be empty and closed: %q, %v, %+v", b, err, e)
 	}
 	given := strings.NewReader("x")
-	stdin = given
-	Defaults(nil, nil, &stdin)
-	if stdin != given {
-		t.Fatal("a given stdin must be kept")
+	e = Env{Stdin: given, Getenv: func(k string) string { return "/h/" + k }}
+	e.Fill()
+	if e.Stdin != given || e.StdinClosed || !e.StdinDocument() || e.Home != "/h/HOME" {
+		t.Fatalf("a given stdin must be kept, and $HOME read from the given environment: %+v", e)
 	}
 }
 

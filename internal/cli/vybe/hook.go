@@ -380,7 +380,7 @@ func (a *app) hookAgent() string {
 
 func (a *app) runHook(cmd *cobra.Command, h hookSpec) error {
 	var in hookInput
-	if a.env.StdinPiped {
+	if a.env.StdinDocument() {
 		b, err := io.ReadAll(io.LimitReader(a.env.Stdin, resume.MaxPushInput))
 		if err == nil && len(bytes.TrimSpace(b)) > 0 {
 			_ = json.Unmarshal(b, &in)

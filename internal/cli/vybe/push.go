@@ -4,8 +4,6 @@ import (
 	"github.com/blackboard-hub/bb/internal/hub/resume"
 
 	"github.com/spf13/cobra"
-
-	"github.com/blackboard-hub/bb/internal/cli/kit"
 )
 
 func (a *app) pushCmd() *cobra.Command {
@@ -22,7 +20,7 @@ func (a *app) pushCmd() *cobra.Command {
 and applies it atomically (event, then memories, artifacts and status).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			raw, err := kit.Document("json", cmd.Flags().Changed("json"), doc, a.env.Stdin, !a.env.StdinPiped, resume.MaxPushInput)
+			raw, err := a.env.Document("json", cmd.Flags().Changed("json"), doc, resume.MaxPushInput)
 			if err != nil {
 				return err
 			}

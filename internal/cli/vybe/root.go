@@ -11,10 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,37 +26,12 @@ import (
 // Version is what `vybe --version` reports (the original reports "dev").
 const Version = "dev"
 
-// Env is everything vybe takes from the outside world.
-type Env struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
-	Getwd  func() (string, error)
-	// StdinPiped is true when stdin is a pipe or a file (not a terminal).
-	StdinPiped bool
-	// Exe is the absolute path of the running binary (for hook install).
-	Exe string
-	// Home is the user's home directory.
-	Home string
-	// ProcessExits is true when the process ends right after Run (the real
-	// binary): the SQLite connection is then left for the OS to close, which
-	// skips sqlite3_close's checkpoint and fsyncs (every transaction is
-	// already committed to the WAL). Same rule as bb.
-	ProcessExits bool
-}
+// Env is everything vybe takes from the outside world (the three programs'
+// one environment, kit.Env).
+type Env = kit.Env
 
 // OSEnv is the real process environment.
-func OSEnv() Env {
-	exe, _ := os.Executable()
-	if abs, err := filepath.Abs(exe); err == nil {
-		exe = abs
-	}
-	std := kit.OSStd()
-	home, _ := os.UserHomeDir()
-	return Env{Stdin: std.Stdin, Stdout: std.Stdout, Stderr: std.Stderr, Getenv: os.Getenv, Getwd: os.Getwd,
-		StdinPiped: std.StdinOpen && !std.StdinTerminal, Exe: exe, Home: home, ProcessExits: true}
-}
+func OSEnv() Env { return kit.OSEnv() }
 
 // Main runs vybe and returns the exit status (0 ok, 1 any error).
 func Main(args []string, env Env) int {
@@ -120,13 +92,7 @@ type app struct {
 }
 
 func newApp(env Env) *app {
-	kit.Defaults(&env.Getenv, &env.Getwd, &env.Stdin)
-	if env.Stderr == nil {
-		env.Stderr = io.Discard
-	}
-	if env.Home == "" {
-		env.Home = env.Getenv("HOME")
-	}
+	env.Fill()
 	return &app{env: env, log: slog.New(slog.NewJSONHandler(env.Stderr, nil))}
 }
 
