@@ -196,10 +196,30 @@ func WaitForScopeAction(agent, scope string) Action {
 	return Action{Do: ActWaitFor, Args: map[string]string{"agent": agent, "scope": scope}}
 }
 
-// WaitForReply is the line that names the wait for the answer to a
-// message the agent sent (the reply to its BLOCKED).
-func WaitForReply(agent, message string) string {
-	return "wait for the answer: " + Say(Action{Do: ActWaitFor, Args: map[string]string{"agent": agent, "message": message}})
+// WaitForReplyAction is the wait for the answer to a message the agent
+// sent (the reply to its BLOCKED).
+func WaitForReplyAction(agent, message string) Action {
+	return Action{Do: ActWaitFor, Args: map[string]string{"agent": agent, "message": message}}
+}
+
+// WaitLine words a wait (ActWaitFor) as the line that names it, in a
+// surface's words: "wait for src/a.go: bb agent wait --for-scope src/a.go",
+// "wait for the answer: …"; "" for nil.
+func WaitLine(a *Action, words ActionWords) string {
+	if a == nil {
+		return ""
+	}
+	w := ""
+	if words != nil {
+		w = words(*a)
+	}
+	if w == "" {
+		w = PlainAction(*a)
+	}
+	if sc := a.Args["scope"]; sc != "" {
+		return "wait for " + sc + ": " + w
+	}
+	return "wait for the answer: " + w
 }
 
 // InlineMark encloses an action written into a text the core returns (a

@@ -47,9 +47,9 @@ const (
 type MailItem struct {
 	Message
 	// Wait is the sender's next step after a BLOCKED it just sent (set by
-	// SendMail only): the wait for the scope it was refused or for the
-	// answer, with its action said (Say) for each surface to word.
-	Wait string
+	// SendMail only): the wait (ActWaitFor) for the scope it was refused or
+	// for the answer, which each surface words (WaitLine); nil otherwise.
+	Wait *Action `json:",omitempty"`
 
 	State   string
 	ReadAt  *time.Time
@@ -304,10 +304,10 @@ const blockedWaitWindow = time.Hour
 // blockedWait is the wait a BLOCKED's sender is told to make instead of
 // polling: for the scope its recipient holds and refused it lately (the
 // newest such refusal), else for the answer to the message.
-func (s *Service) blockedWait(ctx context.Context, tx Tx, m *Message) (string, error) {
+func (s *Service) blockedWait(ctx context.Context, tx Tx, m *Message) (*Action, error) {
 	evs, err := tx.ListEvents(ctx, EventFilter{Types: []string{EventReservationConflict}, Agent: m.From, Limit: 20, Desc: true})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	since := s.Now().Add(-blockedWaitWindow)
 	for _, e := range evs {
@@ -315,10 +315,12 @@ func (s *Service) blockedWait(ctx context.Context, tx Tx, m *Message) (string, e
 			break
 		}
 		if e.Agent == m.From && e.ToAgent == m.To && e.Scope != "" {
-			return WaitForScope(m.From, e.Scope), nil
+			a := WaitForScopeAction(m.From, e.Scope)
+			return &a, nil
 		}
 	}
-	return WaitForReply(m.From, m.UUID), nil
+	a := WaitForReplyAction(m.From, m.UUID)
+	return &a, nil
 }
 
 // replyParent resolves the message a reply answers (an id or a unique

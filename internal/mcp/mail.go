@@ -52,7 +52,7 @@ func (s *Server) addMailTools() {
 			}
 			m, err := c.svc.SendMail(ctx, hub.SendInput{From: c.agent, To: in.Agent, BeadID: in.Bead, Category: cat, Subject: in.Subject, Body: in.Body, ThreadID: in.Thread, Priority: in.Priority})
 			out := mailOut(m)
-			out.Wait = hub.WordsIn(m.Wait, mcpAction)
+			out.Wait = hub.WaitLine(m.Wait, mcpAction)
 			return out, err
 		})
 

@@ -46,7 +46,7 @@ same scale in the protocol's words (medium = normal): give either one.`,
 				return err
 			}
 			v := mailView(m)
-			v.Wait = hub.WordsIn(m.Wait, actionWords)
+			v.Wait = hub.WaitLine(m.Wait, actionWords)
 			return a.reply(cmd, v, func(w io.Writer) {
 				ack := ""
 				if m.RequiresAck {
@@ -128,7 +128,7 @@ category is DECISION when answering a BLOCKED message, INFO otherwise
 				shown = append(shown, m.Message)
 			}
 			v := mailView(m)
-			v.Wait = hub.WordsIn(m.Wait, actionWords)
+			v.Wait = hub.WaitLine(m.Wait, actionWords)
 			return a.reply(cmd, v, func(w io.Writer) {
 				fmt.Fprintf(w, "Replied %s %s to %s on %s (in reply to %s)\n", m.Category, hub.ShortID(m.UUID), toName(m.To), hub.HandleText(m.ThreadID), hub.ShortID(m.ReplyTo))
 				if v.Wait != "" {
@@ -280,7 +280,7 @@ func (a *app) mailActCmd(use, short string, act func(svc core.API, cmd *cobra.Co
 				return err
 			}
 			v := mailView(m)
-			v.Wait = hub.WordsIn(m.Wait, actionWords)
+			v.Wait = hub.WaitLine(m.Wait, actionWords)
 			return a.reply(cmd, v, func(w io.Writer) {
 				fmt.Fprintf(w, "%s %s %s from %s: %s (state %s)\n", verb, dash(m.Category), hub.ShortID(m.UUID), termtext.Line(m.From), termtext.Line(preview(m.Subject, m.Body)), m.State)
 				if verb == "Read" {
