@@ -82,8 +82,14 @@ warn reports without refusing); BB_GUARD=off|warn|block overrides it.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	c.AddCommand(a.guardInstallCmd(), a.guardUninstallCmd(), a.guardCheckCmd())
+	return c
+}
+
+// guardInstallCmd is bb guard install.
+func (a *app) guardInstallCmd() *cobra.Command {
 	var absolute bool
-	install := &cobra.Command{
+	c := &cobra.Command{
 		Use:   "install",
 		Short: "Install the pre-commit and pre-push guard (keeping existing hooks)",
 		Long: `Write the pre-commit and pre-push hooks into the repository's hooks
@@ -115,8 +121,13 @@ it again changes nothing.`,
 			return a.reply(cmd, res, func(w io.Writer) { printGuard(w, res) })
 		},
 	}
-	install.Flags().BoolVar(&absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
-	uninstall := &cobra.Command{
+	c.Flags().BoolVar(&absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
+	return c
+}
+
+// guardUninstallCmd is bb guard uninstall.
+func (a *app) guardUninstallCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove the guard hooks and put back the hooks they chained",
 		Long: `Delete the pre-commit and pre-push hooks bb guard install wrote and rename
@@ -136,8 +147,12 @@ hooks directory is as it was. Hooks bb did not write are left alone.`,
 			return a.reply(cmd, res, func(w io.Writer) { printGuard(w, res) })
 		},
 	}
+}
+
+// guardCheckCmd is bb guard check, what the hooks run.
+func (a *app) guardCheckCmd() *cobra.Command {
 	var stage string
-	check := &cobra.Command{
+	c := &cobra.Command{
 		Use:   "check",
 		Short: "Refuse (exit 1) when the commit or push touches paths another active agent holds",
 		Long: `Check the paths of the commit being made (--stage commit: the staged
@@ -164,8 +179,7 @@ overrides it.`,
 			return a.guardCheck(cmd, stage, args)
 		},
 	}
-	check.Flags().StringVar(&stage, "stage", "commit", "what to check: commit (staged paths) or push (pushed commits)")
-	c.AddCommand(install, uninstall, check)
+	c.Flags().StringVar(&stage, "stage", "commit", "what to check: commit (staged paths) or push (pushed commits)")
 	return c
 }
 
