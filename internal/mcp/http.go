@@ -124,46 +124,15 @@ func (h *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("message too large: the limit is %d bytes", MaxMessageBytes))
-			return
-		}
-		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: cannot read the body")
-		return
-	}
-	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
-	if !json.Valid(body) {
-		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the body is not valid JSON")
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	var rewrites map[string]json.RawMessage // marker → id as sent
 	isInit := false
 	if body[0] == '{' {
-		m, reply := inspect(body)
-		if reply != nil {
-			writeRaw(w, http.StatusBadRequest, reply)
+		if body, rewrites, isInit, ok = h.single(w, body, sid); !ok {
 			return
-		}
-		isInit = m.method == "initialize"
-		if d := callWait(m); d > 0 {
-			liftDeadlines(w, d)
-		}
-		if sid == "" && !isInit {
-			writeRPCError(w, http.StatusBadRequest, m.id, codeInvalidRequest,
-				"invalid request: no Mcp-Session-Id header: start a session with initialize, then send its Mcp-Session-Id with every request")
-			return
-		}
-		if m.id != nil && !exactID(m.id) {
-			marker := fmt.Sprintf("bb-id-%d-%d", time.Now().UnixNano(), h.marker.Add(1))
-			if body, err = replaceID(body, marker); err != nil {
-				writeRPCError(w, http.StatusBadRequest, m.id, codeInvalidRequest, "invalid request: "+err.Error())
-				return
-			}
-			q, _ := json.Marshal(marker)
-			rewrites = map[string]json.RawMessage{string(q): m.id}
 		}
 	} else if sid == "" {
 		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: a batch needs an initialized session (Mcp-Session-Id)")
@@ -176,24 +145,90 @@ func (h *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rw = &idWriter{ResponseWriter: w, rewrites: rewrites}
 	}
 	if isInit && sid == "" {
-		agent, given := requestedAgent(r)
-		if given {
-			if err := hub.Allow(r.Context(), hub.Act(agent)); err != nil {
-				writeRPCError(w, http.StatusForbidden, nil, codeInvalidRequest, fmt.Sprintf("%s: %s: %s", AgentHeader, hub.CodeOf(err), hub.MessageOf(err)))
-				return
-			}
-			if err := h.s.checkAgent(r.Context(), agent); err != nil {
-				writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, fmt.Sprintf("%s: %s: %s", AgentHeader, hub.CodeOf(err), hub.MessageOf(err)))
-				return
-			}
-			if err := h.s.claimable(agent, ""); err != nil {
-				writeRPCError(w, http.StatusConflict, nil, codeInvalidRequest, err.Error())
-				return
-			}
-			rw = &pinWriter{ResponseWriter: rw, s: h.s, pin: pin{agent: agent, token: tokenHash(r)}}
+		if rw, ok = h.pinNew(w, r, rw); !ok {
+			return
 		}
 	}
 	h.next.ServeHTTP(rw, r)
+}
+
+// readBody reads a POST's body, at most MaxMessageBytes, without a
+// byte-order mark or surrounding space; ok is false when it is not valid
+// JSON, once the error is answered.
+func readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("message too large: the limit is %d bytes", MaxMessageBytes))
+			return nil, false
+		}
+		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: cannot read the body")
+		return nil, false
+	}
+	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+	if !json.Valid(body) {
+		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the body is not valid JSON")
+		return nil, false
+	}
+	return body, true
+}
+
+// single checks one JSON-RPC message (not a batch): its shape, a session
+// unless it is initialize, and a call's wait, which lifts the write
+// deadline. An id the SDK would not give back exactly is replaced by a
+// marker, rewrites mapping it back in the reply. ok is false once an
+// error is answered.
+func (h *httpFront) single(w http.ResponseWriter, body []byte, sid string) (_ []byte, rewrites map[string]json.RawMessage, isInit, ok bool) {
+	m, reply := inspect(body)
+	if reply != nil {
+		writeRaw(w, http.StatusBadRequest, reply)
+		return nil, nil, false, false
+	}
+	isInit = m.method == "initialize"
+	if d := callWait(m); d > 0 {
+		liftDeadlines(w, d)
+	}
+	if sid == "" && !isInit {
+		writeRPCError(w, http.StatusBadRequest, m.id, codeInvalidRequest,
+			"invalid request: no Mcp-Session-Id header: start a session with initialize, then send its Mcp-Session-Id with every request")
+		return nil, nil, false, false
+	}
+	if m.id != nil && !exactID(m.id) {
+		marker := fmt.Sprintf("bb-id-%d-%d", time.Now().UnixNano(), h.marker.Add(1))
+		var err error
+		if body, err = replaceID(body, marker); err != nil {
+			writeRPCError(w, http.StatusBadRequest, m.id, codeInvalidRequest, "invalid request: "+err.Error())
+			return nil, nil, false, false
+		}
+		q, _ := json.Marshal(marker)
+		rewrites = map[string]json.RawMessage{string(q): m.id}
+	}
+	return body, rewrites, isInit, true
+}
+
+// pinNew, for an initialize that asks for an identity (header or query),
+// checks the agent may be claimed and wraps rw so the new session is
+// pinned to it and to the request's token. ok is false once a refusal is
+// answered.
+func (h *httpFront) pinNew(w http.ResponseWriter, r *http.Request, rw http.ResponseWriter) (_ http.ResponseWriter, ok bool) {
+	agent, given := requestedAgent(r)
+	if !given {
+		return rw, true
+	}
+	if err := hub.Allow(r.Context(), hub.Act(agent)); err != nil {
+		writeRPCError(w, http.StatusForbidden, nil, codeInvalidRequest, fmt.Sprintf("%s: %s: %s", AgentHeader, hub.CodeOf(err), hub.MessageOf(err)))
+		return nil, false
+	}
+	if err := h.s.checkAgent(r.Context(), agent); err != nil {
+		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, fmt.Sprintf("%s: %s: %s", AgentHeader, hub.CodeOf(err), hub.MessageOf(err)))
+		return nil, false
+	}
+	if err := h.s.claimable(agent, ""); err != nil {
+		writeRPCError(w, http.StatusConflict, nil, codeInvalidRequest, err.Error())
+		return nil, false
+	}
+	return &pinWriter{ResponseWriter: rw, s: h.s, pin: pin{agent: agent, token: tokenHash(r)}}, true
 }
 
 // requestedAgent is the identity asked for by the header or the query.

@@ -575,13 +575,27 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 	if s.opts.Tools == ProfileCore && !t.core {
 		return
 	}
+	in, out, resolved := toolSchemas[In, Out](t.name)
+	s.names = append(s.names, t.name)
+	def := &sdk.Tool{Name: t.name, Description: t.desc, InputSchema: in, OutputSchema: out,
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, DestructiveHint: &t.destructive,
+			IdempotentHint: t.idempotent || t.readOnly, OpenWorldHint: new(bool)}}
+	s.sdk.AddTool(def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return runTool(ctx, s, t, resolved, h, req)
+	})
+}
+
+// toolSchemas are a tool's input and output schemas, generated from In and
+// Out, and the input schema its arguments are checked against, resolved.
+// A type no schema can describe is a programming error: it panics.
+func toolSchemas[In, Out any](name string) (in, out *jsonschema.Schema, resolved *jsonschema.Resolved) {
 	in, err := jsonschema.For[In](schemaOpts)
 	if err != nil {
-		panic(fmt.Sprintf("mcp: input schema of %s: %v", t.name, err))
+		panic(fmt.Sprintf("mcp: input schema of %s: %v", name, err))
 	}
-	out, err := jsonschema.For[Out](schemaOpts)
+	out, err = jsonschema.For[Out](schemaOpts)
 	if err != nil {
-		panic(fmt.Sprintf("mcp: output schema of %s: %v", t.name, err))
+		panic(fmt.Sprintf("mcp: output schema of %s: %v", name, err))
 	}
 	// An error result carries {"error":{…}} as structured content; some
 	// clients validate it against the output schema even when isError is
@@ -592,87 +606,107 @@ func addTool[In, Out any](s *Server, t tool, h func(ctx context.Context, c *call
 		out.Properties = map[string]*jsonschema.Schema{}
 	}
 	out.Properties["error"] = &jsonschema.Schema{Type: "object"}
-	shapeInput(t.name, in, false)
+	shapeInput(name, in, false)
 	check, err := jsonschema.For[In](schemaOpts)
 	if err != nil {
-		panic(fmt.Sprintf("mcp: input schema of %s: %v", t.name, err))
+		panic(fmt.Sprintf("mcp: input schema of %s: %v", name, err))
 	}
-	shapeInput(t.name, check, true)
-	resolved, err := check.Resolve(nil)
+	shapeInput(name, check, true)
+	resolved, err = check.Resolve(nil)
 	if err != nil {
-		panic(fmt.Sprintf("mcp: input schema of %s: %v", t.name, err))
+		panic(fmt.Sprintf("mcp: input schema of %s: %v", name, err))
 	}
-	s.names = append(s.names, t.name)
-	def := &sdk.Tool{Name: t.name, Description: t.desc, InputSchema: in, OutputSchema: out,
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, DestructiveHint: &t.destructive,
-			IdempotentHint: t.idempotent || t.readOnly, OpenWorldHint: new(bool)}}
-	s.sdk.AddTool(def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		svc, err := s.service(ctx)
-		if err != nil {
-			return errorResult(t.name, err, nil), nil
+	return in, out, resolved
+}
+
+// runTool answers one call of tool t: it finds the caller, checks and
+// decodes the arguments, runs h to completion and checks the caller in
+// (before the call for t.touchFirst, else inside the tool's own write).
+func runTool[In, Out any](ctx context.Context, s *Server, t tool, resolved *jsonschema.Resolved, h func(ctx context.Context, c *call, in In) (Out, error), req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	svc, err := s.service(ctx)
+	if err != nil {
+		return errorResult(t.name, err, nil), nil
+	}
+	ctx, agent := s.callAgent(ctx, svc, req)
+	if t.needsID && agent == "" {
+		return errorResult(t.name, errIdentityRequired(), nil), nil
+	}
+	var args In
+	if err := decodeArgs(t.name, req.Params.Arguments, resolved, &args); err != nil {
+		return errorResult(t.name, err, nil), nil
+	}
+	// A tool call runs to completion once started: the client going
+	// away or a shutdown must not cut a transaction in half.
+	live := ctx
+	ctx = context.WithoutCancel(ctx)
+	var notices *hub.Notices
+	if t.touchFirst && agent != "" {
+		notices = checkInNotices(ctx, svc, agent)
+	}
+	c := &call{svc: svc, agent: agent, session: req.Session, live: live}
+	if req.Params != nil {
+		c.progressToken = req.Params.GetProgressToken()
+	}
+	// A tool that writes checks its caller in inside its own write
+	// transaction, as a CLI command does (hub.WithCheckIn): one
+	// transaction, not two.
+	var slot *hub.CheckInSlot
+	if !t.touchFirst && agent != "" {
+		ctx, slot = hub.WithCheckIn(ctx, func() string { return agent })
+	}
+	res, herr := h(ctx, c, args)
+	if c.checkedIn {
+		notices = c.notices
+	} else if !t.touchFirst {
+		notices = s.afterCallNotices(ctx, svc, req, slot)
+	}
+	if herr != nil {
+		return errorResult(t.name, herr, notices), nil
+	}
+	return okResult(t.name, res, notices)
+}
+
+// callAgent is the agent a call acts as: the session's, or, for a call
+// with a credential, the credential's agent; the credential goes into the
+// context, so the core checks everything the call does against it.
+func (s *Server) callAgent(ctx context.Context, svc Roles, req *sdk.CallToolRequest) (context.Context, string) {
+	agent := s.agentFor(ctx, svc, req.Session)
+	if p, ok := principalOf(req); ok {
+		// Everything the call does is checked against its credential
+		// by the core; an agent's credential is its identity.
+		ctx = hub.WithPrincipal(ctx, p)
+		if own := hub.Acting(ctx); own != "" {
+			agent = own
 		}
-		agent := s.agentFor(ctx, svc, req.Session)
-		if p, ok := principalOf(req); ok {
-			// Everything the call does is checked against its credential
-			// by the core; an agent's credential is its identity.
-			ctx = hub.WithPrincipal(ctx, p)
-			if own := hub.Acting(ctx); own != "" {
-				agent = own
-			}
-		}
-		if t.needsID && agent == "" {
-			return errorResult(t.name, errIdentityRequired(), nil), nil
-		}
-		var args In
-		if err := decodeArgs(t.name, req.Params.Arguments, resolved, &args); err != nil {
-			return errorResult(t.name, err, nil), nil
-		}
-		// A tool call runs to completion once started: the client going
-		// away or a shutdown must not cut a transaction in half.
-		live := ctx
-		ctx = context.WithoutCancel(ctx)
-		var notices *hub.Notices
-		checkIn := func(agent string) {
-			if n, err := svc.CheckIn(ctx, agent); err == nil {
-				notices = &n
-			}
-		}
-		if t.touchFirst && agent != "" {
-			checkIn(agent)
-		}
-		c := &call{svc: svc, agent: agent, session: req.Session, live: live}
-		if req.Params != nil {
-			c.progressToken = req.Params.GetProgressToken()
-		}
-		// A tool that writes checks its caller in inside its own write
-		// transaction, as a CLI command does (hub.WithCheckIn): one
-		// transaction, not two.
-		var slot *hub.CheckInSlot
-		if !t.touchFirst && agent != "" {
-			ctx, slot = hub.WithCheckIn(ctx, func() string { return agent })
-		}
-		res, herr := h(ctx, c, args)
-		if c.checkedIn {
-			notices = c.notices
-		} else if !t.touchFirst {
-			if own := hub.Acting(ctx); own != "" {
-				agent = own
-			} else {
-				agent = s.agentFor(ctx, svc, req.Session)
-			}
-			if agent != "" {
-				if n, ok := slot.NoticesFor(agent); ok {
-					notices = &n
-				} else {
-					checkIn(agent)
-				}
-			}
-		}
-		if herr != nil {
-			return errorResult(t.name, herr, notices), nil
-		}
-		return okResult(t.name, res, notices)
-	})
+	}
+	return ctx, agent
+}
+
+// afterCallNotices are the notices of a tool that writes, for the agent
+// it acted as (the one it names, else the session's): those of the
+// check-in made inside its write (slot), or of a check-in now when it made
+// none; nil without an agent.
+func (s *Server) afterCallNotices(ctx context.Context, svc Roles, req *sdk.CallToolRequest, slot *hub.CheckInSlot) *hub.Notices {
+	agent := hub.Acting(ctx)
+	if agent == "" {
+		agent = s.agentFor(ctx, svc, req.Session)
+	}
+	if agent == "" {
+		return nil
+	}
+	if n, ok := slot.NoticesFor(agent); ok {
+		return &n
+	}
+	return checkInNotices(ctx, svc, agent)
+}
+
+// checkInNotices checks agent in and returns its notices (nil when the
+// check-in fails).
+func checkInNotices(ctx context.Context, svc Roles, agent string) *hub.Notices {
+	if n, err := svc.CheckIn(ctx, agent); err == nil {
+		return &n
+	}
+	return nil
 }
 
 // compactOut trims a generated output schema to keep tools/list small: it

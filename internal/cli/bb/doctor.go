@@ -246,6 +246,28 @@ func doctorGuard(r *doctorReport) {
 func (a *app) doctorClient(ctx context.Context, ie *install.Env, cl install.Client, w install.Wiring, global bool, project string, add func(name, status, detail, fix string)) {
 	name := "client " + cl.Name
 	fix := w.Fix(global)
+	doctorClientEntries(cl, w, name, fix, add)
+	// An idle session of a client bb cannot wake hears the team only at
+	// its next prompt: the person is the one who is told.
+	if !cl.Wakes && cl.WakeNote != "" {
+		add(name+" wake", checkWarn, cl.WakeNote, "")
+	}
+	doctorClientHooks(ctx, cl, w, global, project, name, fix, add)
+	// The MCP entry starts and answers.
+	if w.MCPCommand != "" {
+		if info, err := mcpInitialize(ctx, w.MCPCommand, w.MCPArgs, project); err != nil {
+			add(name+" mcp", checkFail, fmt.Sprintf("%s: the MCP entry (%s %s) does not start: %s", cl.Title, w.MCPCommand, strings.Join(w.MCPArgs, " "), err), notFoundFix(err, fix))
+		} else {
+			add(name+" mcp", checkOK, fmt.Sprintf("%s: the MCP entry starts (%s)", cl.Title, info), "")
+		}
+	}
+	doctorClientTrust(ie, cl, name, add)
+}
+
+// doctorClientEntries checks a client's written entries: the MCP entry
+// there, the entries what this bb writes, and no machine path pinned in a
+// file meant to be committed.
+func doctorClientEntries(cl install.Client, w install.Wiring, name, fix string, add func(name, status, detail, fix string)) {
 	switch {
 	case w.MCPCommand == "":
 		add(name, checkFail, fmt.Sprintf("%s: bb's hooks are there but the MCP entry %q is missing from %s", cl.Title, cl.Server, w.MCPPath), fix)
@@ -271,12 +293,11 @@ func (a *app) doctorClient(ctx context.Context, ie *install.Env, cl install.Clie
 	if w.Pinned != "" {
 		add(name+" committed", checkFail, fmt.Sprintf("%s: %s pins --dir %s, a path of this machine, in a file meant to be committed (every clone and work tree gets it); %s writes entries that find the board from where the client runs", cl.Title, w.PinnedIn, w.Pinned, fix), fix)
 	}
-	// An idle session of a client bb cannot wake hears the team only at
-	// its next prompt: the person is the one who is told.
-	if !cl.Wakes && cl.WakeNote != "" {
-		add(name+" wake", checkWarn, cl.WakeNote, "")
-	}
-	// The hooks' bb runs and pins this board.
+}
+
+// doctorClientHooks checks a client's hooks: their type, and that each
+// command hook's bb starts and pins this board.
+func doctorClientHooks(ctx context.Context, cl install.Client, w install.Wiring, global bool, project, name, fix string, add func(name, status, detail, fix string)) {
 	if w.HookType == install.HookTypeMCP {
 		add(name+" hook type", checkOK, cl.Title+": hooks answered by the session's bb mcp (mcp_tool hooks; the session start runs bb)", "")
 	} else if w.HookType == install.HookTypeCommand && cl.Hooks != nil && cl.Hooks.MCPHooks {
@@ -303,15 +324,11 @@ func (a *app) doctorClient(ctx context.Context, ie *install.Env, cl install.Clie
 			add(name+" hooks", checkOK, fmt.Sprintf("%s: the hooks run %s", cl.Title, exe), "")
 		}
 	}
-	// The MCP entry starts and answers.
-	if w.MCPCommand != "" {
-		if info, err := mcpInitialize(ctx, w.MCPCommand, w.MCPArgs, project); err != nil {
-			add(name+" mcp", checkFail, fmt.Sprintf("%s: the MCP entry (%s %s) does not start: %s", cl.Title, w.MCPCommand, strings.Join(w.MCPArgs, " "), err), notFoundFix(err, fix))
-		} else {
-			add(name+" mcp", checkOK, fmt.Sprintf("%s: the MCP entry starts (%s)", cl.Title, info), "")
-		}
-	}
-	// The client's own trust gate.
+}
+
+// doctorClientTrust reports the client's own trust gate, for clients that
+// have one.
+func doctorClientTrust(ie *install.Env, cl install.Client, name string, add func(name, status, detail, fix string)) {
 	if t := ie.CheckTrust(cl); t != nil {
 		switch t.State {
 		case install.TrustTrusted:

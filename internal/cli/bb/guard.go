@@ -82,8 +82,14 @@ warn reports without refusing); BB_GUARD=off|warn|block overrides it.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	c.AddCommand(a.guardInstallCmd(), a.guardUninstallCmd(), a.guardCheckCmd())
+	return c
+}
+
+// guardInstallCmd is bb guard install.
+func (a *app) guardInstallCmd() *cobra.Command {
 	var absolute bool
-	install := &cobra.Command{
+	c := &cobra.Command{
 		Use:   "install",
 		Short: "Install the pre-commit and pre-push guard (keeping existing hooks)",
 		Long: `Write the pre-commit and pre-push hooks into the repository's hooks
@@ -115,8 +121,13 @@ it again changes nothing.`,
 			return a.reply(cmd, res, func(w io.Writer) { printGuard(w, res) })
 		},
 	}
-	install.Flags().BoolVar(&absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
-	uninstall := &cobra.Command{
+	c.Flags().BoolVar(&absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
+	return c
+}
+
+// guardUninstallCmd is bb guard uninstall.
+func (a *app) guardUninstallCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove the guard hooks and put back the hooks they chained",
 		Long: `Delete the pre-commit and pre-push hooks bb guard install wrote and rename
@@ -136,8 +147,12 @@ hooks directory is as it was. Hooks bb did not write are left alone.`,
 			return a.reply(cmd, res, func(w io.Writer) { printGuard(w, res) })
 		},
 	}
+}
+
+// guardCheckCmd is bb guard check, what the hooks run.
+func (a *app) guardCheckCmd() *cobra.Command {
 	var stage string
-	check := &cobra.Command{
+	c := &cobra.Command{
 		Use:   "check",
 		Short: "Refuse (exit 1) when the commit or push touches paths another active agent holds",
 		Long: `Check the paths of the commit being made (--stage commit: the staged
@@ -164,8 +179,7 @@ overrides it.`,
 			return a.guardCheck(cmd, stage, args)
 		},
 	}
-	check.Flags().StringVar(&stage, "stage", "commit", "what to check: commit (staged paths) or push (pushed commits)")
-	c.AddCommand(install, uninstall, check)
+	c.Flags().StringVar(&stage, "stage", "commit", "what to check: commit (staged paths) or push (pushed commits)")
 	return c
 }
 
@@ -456,27 +470,9 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 		return note("BB_GUARD=off: check skipped")
 	}
 	ctx := cmd.Context()
-	wd, err := a.env.Getwd()
-	if err != nil {
-		return note("cannot read the working directory; check skipped")
-	}
-	top, err := gitrepo.Run(ctx, wd, nil, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return note("not in a git work tree (%s); check skipped", oneLineErr(err))
-	}
-	toplevel := strings.TrimRight(string(top), "\r\n")
-	var paths []string
-	if stage == "commit" {
-		paths, err = stagedPaths(ctx, toplevel)
-	} else {
-		remote := ""
-		if len(args) > 0 {
-			remote = args[0]
-		}
-		paths, err = pushedPaths(ctx, toplevel, remote, a.env.Stdin)
-	}
-	if err != nil {
-		return note("cannot list the paths (%s); check skipped", oneLineErr(err))
+	toplevel, paths, skip := a.guardPaths(ctx, stage, args)
+	if skip != "" {
+		return note("%s", skip)
 	}
 	api, err := a.service(ctx)
 	if err != nil {
@@ -506,14 +502,55 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 	if a.remote() {
 		wdCheck = ""
 	}
-	seen := map[string]bool{}
 	var rels []string
+	res.Paths, rels = guardScopes(paths)
+	in := hooks.PathCheckInput{Agent: agent, Wd: wdCheck, RecordIncursions: true, Mode: res.Mode,
+		Committed: stage == "commit", Where: where}
+	if err := guardCheckBatches(ctx, api, in, rels, &res); err != nil {
+		return note("%s; check skipped", hub.MessageOf(err))
+	}
+	return a.guardVerdict(cmd, res)
+}
+
+// guardPaths lists the paths the commit (staged) or the push (the pushed
+// commits, from the ref lines on stdin) touches, named from toplevel, the
+// top of the work tree. skip says why the check is skipped when it cannot
+// list them ("" otherwise).
+func (a *app) guardPaths(ctx context.Context, stage string, args []string) (toplevel string, paths []string, skip string) {
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return "", nil, "cannot read the working directory; check skipped"
+	}
+	top, err := gitrepo.Run(ctx, wd, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", nil, fmt.Sprintf("not in a git work tree (%s); check skipped", oneLineErr(err))
+	}
+	toplevel = strings.TrimRight(string(top), "\r\n")
+	if stage == "commit" {
+		paths, err = stagedPaths(ctx, toplevel)
+	} else {
+		remote := ""
+		if len(args) > 0 {
+			remote = args[0]
+		}
+		paths, err = pushedPaths(ctx, toplevel, remote, a.env.Stdin)
+	}
+	if err != nil {
+		return "", nil, fmt.Sprintf("cannot list the paths (%s); check skipped", oneLineErr(err))
+	}
+	return toplevel, paths, ""
+}
+
+// guardScopes is how many distinct paths there are and the relative scopes
+// of those a reservation can hold.
+func guardScopes(paths []string) (distinct int, rels []string) {
+	seen := map[string]bool{}
 	for _, p := range paths {
 		if seen[p] {
 			continue
 		}
 		seen[p] = true
-		res.Paths++
+		distinct++
 		rel, ok := hub.RelativeScope(p)
 		if !ok {
 			continue
@@ -523,14 +560,21 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 		}
 		rels = append(rels, rel)
 	}
+	return distinct, rels
+}
+
+// guardCheckBatches runs the core's path check on rels, guardCheckBatch
+// paths at a time with in's other fields, and gathers into res the held
+// paths, whether the check refuses, and the reasons and notes.
+func guardCheckBatches(ctx context.Context, api hooks.API, in hooks.PathCheckInput, rels []string, res *guardCheck) error {
 	var reasons, notes []string
 	for len(rels) > 0 {
 		batch := rels[:min(len(rels), guardCheckBatch)]
 		rels = rels[len(batch):]
-		chk, err := api.CheckPaths(ctx, hooks.PathCheckInput{Agent: agent, Wd: wdCheck, Paths: batch, RecordIncursions: true, Mode: res.Mode,
-			Committed: stage == "commit", Where: where})
+		in.Paths = batch
+		chk, err := api.CheckPaths(ctx, in)
 		if err != nil {
-			return note("%s; check skipped", hub.MessageOf(err))
+			return err
 		}
 		for _, pc := range chk.Paths {
 			if len(pc.Holders) > 0 {
@@ -546,12 +590,19 @@ func (a *app) guardCheck(cmd *cobra.Command, stage string, args []string) error 
 		}
 	}
 	res.Reason, res.Note = strings.Join(reasons, "\n"), strings.Join(notes, "\n")
+	return nil
+}
+
+// guardVerdict says the check's note on stderr, then passes, reports what
+// warn mode would refuse, or refuses with the holders and the way out.
+func (a *app) guardVerdict(cmd *cobra.Command, res guardCheck) error {
 	if res.Note != "" {
 		fmt.Fprintf(a.env.Stderr, "bb guard: note: %s\n", res.Note)
 	}
 	if !res.Refused {
 		return a.reply(cmd, res, nil)
 	}
+	stage := res.Stage
 	msg := fmt.Sprintf("bb guard: %s refused: it touches files another active agent has reserved.\n%s\nOr unstage those paths, or wait until the reservation expires.\nTo %s anyway: BB_GUARD=off git %s ...  (or git %s --no-verify)", stage, res.Reason, stage, stage, stage)
 	if res.Mode == hub.ModeWarn {
 		fmt.Fprintln(a.env.Stderr, strings.Replace(msg, "refused", "would be refused (warn mode)", 1))

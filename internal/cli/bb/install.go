@@ -17,10 +17,16 @@ import (
 	bbmcp "github.com/blackboard-hub/bb/internal/mcp"
 )
 
+// installFlags are bb install's flags: the install options and the
+// command's own switches.
+type installFlags struct {
+	tool                                       string
+	o                                          install.Options
+	printOnly, local, writeAlias, guard, trust bool
+}
+
 func (a *app) installCmd() *cobra.Command {
-	var tool string
-	var o install.Options
-	var printOnly, local, writeAlias, guard, trust bool
+	var fl installFlags
 	c := &cobra.Command{
 		Use:   "install [" + strings.Join(install.ClientNames(), "|") + "]",
 		Short: "Wire a coding agent to the board: its MCP server entry and its hooks",
@@ -62,103 +68,157 @@ bb install asks whether to.`,
   bb uninstall claude             # remove exactly what install added`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				if tool != "" && !strings.EqualFold(tool, args[0]) {
-					return usageErr{fmt.Errorf("client given twice: %q and --tool %q", args[0], tool)}
-				}
-				tool = args[0]
-			}
-			if o.Global && local {
-				return usageErr{errors.New("--global and --local are exclusive")}
-			}
-			if o.Tools != bbmcp.ProfileAll && o.Tools != bbmcp.ProfileCore {
-				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", o.Tools)}
-			}
-			switch o.HookType {
-			case hookTypeAuto:
-				o.HookType = ""
-			case install.HookTypeMCP, install.HookTypeCommand:
-			default:
-				return usageErr{fmt.Errorf("invalid --hook-type %q: expected auto, mcp or command", o.HookType)}
-			}
-			selected, err := install.Select(tool)
-			if err != nil {
-				return err
-			}
-			if o.Agent != "" {
-				if err := hub.ValidateBoardAgentID(o.Agent); err != nil {
-					return err
-				}
-			}
-			ie, err := a.newInstallEnv(o, true)
-			if err != nil {
-				return err
-			}
-			plan := tool == ""
-			var results []installReply
-			for _, cl := range selected {
-				r, err := ie.Install(cl)
-				if err != nil && plan {
-					r.Action, r.Error = "cannot_install", hub.MessageOf(err)
-					results = append(results, installReply{Result: r})
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				results = append(results, installReply{Result: r})
-			}
-			switch {
-			case printOnly:
-				for i := range results {
-					results[i].Action = "print"
-					for j := range results[i].Files {
-						f := &results[i].Files[j]
-						content := ie.Content(f.Path)
-						f.Content = &content
-					}
-				}
-			case plan:
-				for i := range results {
-					if results[i].Action == "installed" {
-						results[i].Action = "would_install"
-					} else if results[i].Action == "updated" {
-						results[i].Action = "would_update"
-					}
-				}
-			default:
-				if err := ie.Commit(); err != nil {
-					return err
-				}
-				for i, cl := range selected {
-					results[i].Trust = a.installTrust(cmd, ie, cl, trust)
-				}
-				if !o.Global && a.wantGuard(cmd, ie.Base(), guard) {
-					g, err := a.guardInstall(ie.Base(), ie.Exe())
-					if err != nil {
-						return err
-					}
-					results[0].Guard = &g
-				}
-			}
-			return a.reply(cmd, results, func(w io.Writer) { a.printInstall(w, results, plan, printOnly, false) })
+			return a.runInstall(cmd, args, &fl)
 		},
 	}
-	f := c.Flags()
-	f.StringVar(&tool, "tool", "", "client to configure (same as the positional name)")
-	f.BoolVar(&o.Global, "global", false, "configure the client for every project (the files in your home)")
-	f.BoolVar(&local, "local", false, "configure this project only (default)")
-	f.BoolVar(&printOnly, "print", false, "print every file it would write, in full; write nothing")
-	f.BoolVar(&o.NoHooks, "no-hooks", false, "write the MCP entry only, no hooks")
-	f.BoolVar(&o.Absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
-	f.BoolVar(&guard, "guard", false, "also install the git guard (bb guard install)")
-	f.BoolVar(&trust, "trust", false, "also record the client's trust in this project and bb's hooks (Codex, Gemini CLI, Copilot CLI, Qwen Code)")
-	f.BoolVar(&writeAlias, "write", false, "write the files (the default; kept for compatibility)")
-	_ = f.MarkHidden("write")
-	f.StringVar(&o.Agent, "agent", "", "pin this agent id for every session (default: one identity per session)")
-	f.StringVar(&o.Tools, "tools", bbmcp.ProfileAll, "tool profile of the MCP server: core or all")
-	f.StringVar(&o.HookType, "hook-type", hookTypeAuto, "Claude Code: hooks answered by the session's bb mcp (mcp), or a bb process per event (command); auto picks by the installed claude --version")
+	fl.register(c)
 	return c
+}
+
+// register declares bb install's flags on c.
+func (fl *installFlags) register(c *cobra.Command) {
+	f := c.Flags()
+	f.StringVar(&fl.tool, "tool", "", "client to configure (same as the positional name)")
+	f.BoolVar(&fl.o.Global, "global", false, "configure the client for every project (the files in your home)")
+	f.BoolVar(&fl.local, "local", false, "configure this project only (default)")
+	f.BoolVar(&fl.printOnly, "print", false, "print every file it would write, in full; write nothing")
+	f.BoolVar(&fl.o.NoHooks, "no-hooks", false, "write the MCP entry only, no hooks")
+	f.BoolVar(&fl.o.Absolute, "absolute", false, "run this bb binary by its absolute path instead of 'bb' from PATH")
+	f.BoolVar(&fl.guard, "guard", false, "also install the git guard (bb guard install)")
+	f.BoolVar(&fl.trust, "trust", false, "also record the client's trust in this project and bb's hooks (Codex, Gemini CLI, Copilot CLI, Qwen Code)")
+	f.BoolVar(&fl.writeAlias, "write", false, "write the files (the default; kept for compatibility)")
+	_ = f.MarkHidden("write")
+	f.StringVar(&fl.o.Agent, "agent", "", "pin this agent id for every session (default: one identity per session)")
+	f.StringVar(&fl.o.Tools, "tools", bbmcp.ProfileAll, "tool profile of the MCP server: core or all")
+	f.StringVar(&fl.o.HookType, "hook-type", hookTypeAuto, "Claude Code: hooks answered by the session's bb mcp (mcp), or a bb process per event (command); auto picks by the installed claude --version")
+}
+
+// check merges the positional client name into --tool and refuses
+// contradictory or invalid flags; it turns --hook-type auto into "" (the
+// type the client's version takes).
+func (fl *installFlags) check(args []string) error {
+	if len(args) == 1 {
+		if fl.tool != "" && !strings.EqualFold(fl.tool, args[0]) {
+			return usageErr{fmt.Errorf("client given twice: %q and --tool %q", args[0], fl.tool)}
+		}
+		fl.tool = args[0]
+	}
+	if fl.o.Global && fl.local {
+		return usageErr{errors.New("--global and --local are exclusive")}
+	}
+	if fl.o.Tools != bbmcp.ProfileAll && fl.o.Tools != bbmcp.ProfileCore {
+		return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", fl.o.Tools)}
+	}
+	switch fl.o.HookType {
+	case hookTypeAuto:
+		fl.o.HookType = ""
+	case install.HookTypeMCP, install.HookTypeCommand:
+	default:
+		return usageErr{fmt.Errorf("invalid --hook-type %q: expected auto, mcp or command", fl.o.HookType)}
+	}
+	return nil
+}
+
+// runInstall is bb install's body: without a client name it plans every
+// client and writes nothing; --print shows the files in full; otherwise it
+// writes them, then the trust and, when asked, the git guard.
+func (a *app) runInstall(cmd *cobra.Command, args []string, fl *installFlags) error {
+	if err := fl.check(args); err != nil {
+		return err
+	}
+	selected, err := install.Select(fl.tool)
+	if err != nil {
+		return err
+	}
+	if fl.o.Agent != "" {
+		if err := hub.ValidateBoardAgentID(fl.o.Agent); err != nil {
+			return err
+		}
+	}
+	ie, err := a.newInstallEnv(fl.o, true)
+	if err != nil {
+		return err
+	}
+	plan := fl.tool == ""
+	results, err := installEach(ie, selected, plan)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fl.printOnly:
+		installPrinted(ie, results)
+	case plan:
+		installPlanned(results)
+	default:
+		if err := a.installCommit(cmd, ie, selected, results, fl); err != nil {
+			return err
+		}
+	}
+	return a.reply(cmd, results, func(w io.Writer) { a.printInstall(w, results, plan, fl.printOnly, false) })
+}
+
+// installEach stages every selected client's files in ie. When planning, a
+// client that cannot be installed is reported as cannot_install instead of
+// failing the command.
+func installEach(ie *install.Env, selected []install.Client, plan bool) ([]installReply, error) {
+	var results []installReply
+	for _, cl := range selected {
+		r, err := ie.Install(cl)
+		if err != nil && plan {
+			r.Action, r.Error = "cannot_install", hub.MessageOf(err)
+			results = append(results, installReply{Result: r})
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, installReply{Result: r})
+	}
+	return results, nil
+}
+
+// installPrinted marks the results as printed, each file with the content
+// it would be given (--print).
+func installPrinted(ie *install.Env, results []installReply) {
+	for i := range results {
+		results[i].Action = "print"
+		for j := range results[i].Files {
+			f := &results[i].Files[j]
+			content := ie.Content(f.Path)
+			f.Content = &content
+		}
+	}
+}
+
+// installPlanned turns what would be done into would_install and
+// would_update (bb install without a client).
+func installPlanned(results []installReply) {
+	for i := range results {
+		if results[i].Action == "installed" {
+			results[i].Action = "would_install"
+		} else if results[i].Action == "updated" {
+			results[i].Action = "would_update"
+		}
+	}
+}
+
+// installCommit writes the staged files, then records each client's trust
+// and, for a project install when wanted, installs the git guard.
+func (a *app) installCommit(cmd *cobra.Command, ie *install.Env, selected []install.Client, results []installReply, fl *installFlags) error {
+	if err := ie.Commit(); err != nil {
+		return err
+	}
+	for i, cl := range selected {
+		results[i].Trust = a.installTrust(cmd, ie, cl, fl.trust)
+	}
+	if !fl.o.Global && a.wantGuard(cmd, ie.Base(), fl.guard) {
+		g, err := a.guardInstall(ie.Base(), ie.Exe())
+		if err != nil {
+			return err
+		}
+		results[0].Guard = &g
+	}
+	return nil
 }
 
 // hookTypeAuto is --hook-type's default: the type the client's version

@@ -54,97 +54,121 @@ left unanswered at shutdown, exit 1.`,
   BB_AGENT_ID=codex-2 bb mcp --tools core`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if agent != "" && a.g.as != "" && agent != a.g.as {
-				return usageErr{fmt.Errorf("--agent %q and --as %q disagree: give one", agent, a.g.as)}
-			}
-			if cmd.Flags().Changed("agent") {
-				// --agent '' or '  ' is an invalid identity, not "none". A
-				// longer id is checked against the board when it opens.
-				if err := hub.ValidateBoardAgentID(agent); err != nil && len(agent) <= hub.MaxAgentIDLen {
-					return fmt.Errorf("--agent: %w", err)
-				}
-			}
-			if agent == "" {
-				agent = a.g.as
-			}
-			if agent == "" && a.env.Getenv("BB_AGENT_ID") == "" {
-				// A credential (BB_SERVER + BB_TOKEN) names the agent.
-				agent = a.credentialAgent()
-			}
-			if tools != bbmcp.ProfileAll && tools != bbmcp.ProfileCore {
-				return usageErr{fmt.Errorf("invalid --tools %q: expected core or all", tools)}
-			}
-			a.longLived = true
-			client, clientSession := procid.Session(a.env.Getenv)
-			var mu sync.Mutex
-			open := func(ctx context.Context) (core.API, error) {
-				mu.Lock()
-				defer mu.Unlock()
-				return a.service(ctx)
-			}
-			hooked := &hookedSessions{}
-			srv, err := bbmcp.New(nil, bbmcp.Options{
-				Agent:    agent,
-				EnvAgent: a.env.Getenv("BB_AGENT_ID"),
-				Tools:    tools,
-				Version:  Version,
-				// The client that started this server: its hook sessions
-				// name the agent when no identity is given.
-				ClientPID: procid.Client(),
-				// Where the client hands its session id to its MCP
-				// servers too, that session is the one.
-				Client: client, ClientSessionID: clientSession,
-				Where: a.mcpWhere(),
-				// The local board, or with BB_SERVER a bb serve (so an
-				// agent on another machine gets the same tools).
-				Open: func(ctx context.Context) (bbmcp.Roles, error) { return open(ctx) },
-				// The client's hooks wired to this server (bb install claude):
-				// the same answers as bb hook, from the board this process
-				// holds open.
-				Hook: func(ctx context.Context, client, event, agent string, payload []byte) ([]byte, string) {
-					if agent == "" {
-						agent = strings.TrimSpace(a.env.Getenv("BB_AGENT_ID"))
-					}
-					return a.hookAnswer(ctx, open, client, event, payload, agent, func(in hookio.Input) { hooked.note(client, in.SessionID, agent) })
-				},
-				HookLog: a.env.Stderr,
-			})
+			id, err := a.mcpAgent(cmd, agent, tools)
 			if err != nil {
 				return err
 			}
-			// The board is opened now, beside the client's handshake, not at
-			// the first tool call: while this server holds the SQLite board
-			// open, each hook process of the client (one per event) finds
-			// the write-ahead log's shared-memory index valid, instead of
-			// rebuilding it by reading the whole log as the board's only
-			// connection. A failure is left to the first tool call, which
-			// opens again and reports it.
-			openCtx, stopOpen := context.WithCancel(cmd.Context())
-			opened := make(chan struct{})
-			go func() {
-				defer close(opened)
-				mu.Lock()
-				defer mu.Unlock()
-				_, _ = a.service(openCtx)
-			}()
-			defer func() { stopOpen(); <-opened }()
-			// An abnormal end (stdin or stdout failing, calls left
-			// unanswered at shutdown) exits non-zero.
-			err = srv.ServeIO(cmd.Context(), a.env.Stdin, a.env.Stdout, mcpDrainTimeout)
-			// The client closed this server: its sessions whose hooks came
-			// here have ended (a client's own session-end hook cannot reach
-			// a server it has already closed).
-			a.endHookedSessions(open, hooked)
-			if err != nil {
-				return hub.Errorf(hub.CodeInternal, "bb mcp: %v", err)
-			}
-			return nil
+			return a.serveMCP(cmd, id, tools)
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&agent, "agent", "", "act as this agent id (fixed: bb_identify cannot change it)")
 	f.StringVar(&tools, "tools", bbmcp.ProfileAll, "tool profile: core (the ten most used) or all")
 	return c
+}
+
+// mcpAgent checks bb mcp's flags and is the agent the server is fixed to:
+// --agent, else --as, else (without $BB_AGENT_ID) the agent a credential
+// names; "" leaves it to the environment, bb_identify or the hook session.
+func (a *app) mcpAgent(cmd *cobra.Command, agent, tools string) (string, error) {
+	if agent != "" && a.g.as != "" && agent != a.g.as {
+		return "", usageErr{fmt.Errorf("--agent %q and --as %q disagree: give one", agent, a.g.as)}
+	}
+	if cmd.Flags().Changed("agent") {
+		// --agent '' or '  ' is an invalid identity, not "none". A
+		// longer id is checked against the board when it opens.
+		if err := hub.ValidateBoardAgentID(agent); err != nil && len(agent) <= hub.MaxAgentIDLen {
+			return "", fmt.Errorf("--agent: %w", err)
+		}
+	}
+	if agent == "" {
+		agent = a.g.as
+	}
+	if agent == "" && a.env.Getenv("BB_AGENT_ID") == "" {
+		// A credential (BB_SERVER + BB_TOKEN) names the agent.
+		agent = a.credentialAgent()
+	}
+	if tools != bbmcp.ProfileAll && tools != bbmcp.ProfileCore {
+		return "", usageErr{fmt.Errorf("invalid --tools %q: expected core or all", tools)}
+	}
+	return agent, nil
+}
+
+// serveMCP runs the MCP server on stdio until the end of input or a
+// signal, with the board opened beside the client's handshake.
+func (a *app) serveMCP(cmd *cobra.Command, agent, tools string) error {
+	a.longLived = true
+	var mu sync.Mutex
+	open := func(ctx context.Context) (core.API, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return a.service(ctx)
+	}
+	hooked := &hookedSessions{}
+	srv, err := bbmcp.New(nil, a.mcpOptions(agent, tools, open, hooked))
+	if err != nil {
+		return err
+	}
+	// The board is opened now, beside the client's handshake, not at
+	// the first tool call: while this server holds the SQLite board
+	// open, each hook process of the client (one per event) finds
+	// the write-ahead log's shared-memory index valid, instead of
+	// rebuilding it by reading the whole log as the board's only
+	// connection. A failure is left to the first tool call, which
+	// opens again and reports it.
+	openCtx, stopOpen := context.WithCancel(cmd.Context())
+	opened := make(chan struct{})
+	go func() {
+		defer close(opened)
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = a.service(openCtx)
+	}()
+	defer func() { stopOpen(); <-opened }()
+	// An abnormal end (stdin or stdout failing, calls left
+	// unanswered at shutdown) exits non-zero.
+	err = srv.ServeIO(cmd.Context(), a.env.Stdin, a.env.Stdout, mcpDrainTimeout)
+	// The client closed this server: its sessions whose hooks came
+	// here have ended (a client's own session-end hook cannot reach
+	// a server it has already closed).
+	a.endHookedSessions(open, hooked)
+	if err != nil {
+		return hub.Errorf(hub.CodeInternal, "bb mcp: %v", err)
+	}
+	return nil
+}
+
+// mcpOptions are the MCP server's options: its identity, the client that
+// started it, the board (open) and the client's hooks answered from it,
+// noting in hooked the sessions whose hooks came here.
+func (a *app) mcpOptions(agent, tools string, open func(context.Context) (core.API, error), hooked *hookedSessions) bbmcp.Options {
+	client, clientSession := procid.Session(a.env.Getenv)
+	return bbmcp.Options{
+		Agent:    agent,
+		EnvAgent: a.env.Getenv("BB_AGENT_ID"),
+		Tools:    tools,
+		Version:  Version,
+		// The client that started this server: its hook sessions
+		// name the agent when no identity is given.
+		ClientPID: procid.Client(),
+		// Where the client hands its session id to its MCP
+		// servers too, that session is the one.
+		Client: client, ClientSessionID: clientSession,
+		Where: a.mcpWhere(),
+		// The local board, or with BB_SERVER a bb serve (so an
+		// agent on another machine gets the same tools).
+		Open: func(ctx context.Context) (bbmcp.Roles, error) { return open(ctx) },
+		// The client's hooks wired to this server (bb install claude):
+		// the same answers as bb hook, from the board this process
+		// holds open.
+		Hook: func(ctx context.Context, client, event, agent string, payload []byte) ([]byte, string) {
+			if agent == "" {
+				agent = strings.TrimSpace(a.env.Getenv("BB_AGENT_ID"))
+			}
+			return a.hookAnswer(ctx, open, client, event, payload, agent, func(in hookio.Input) { hooked.note(client, in.SessionID, agent) })
+		},
+		HookLog: a.env.Stderr,
+	}
 }
 
 // hookedSessions are the client sessions whose hooks this bb mcp answered,

@@ -185,109 +185,146 @@ func (a *app) waitService(ctx context.Context, wait time.Duration) (core.API, er
 // `bb serve` child process on a fresh temporary board, drives it with
 // concurrent clients through the HTTP API and reports latency, throughput,
 // SSE delivery delay and the server's peak RSS.
+// benchFlags are bb serve bench's flags.
+type benchFlags struct {
+	clients, rounds int
+	dur             time.Duration
+	url, token      string
+	creds           bool
+}
+
 func (a *app) serveBenchCmd() *cobra.Command {
-	var clients, rounds int
-	var dur time.Duration
-	var url, token string
-	var creds bool
+	var fl benchFlags
 	c := &cobra.Command{
 		Use:    "bench",
 		Short:  "Load-test bb serve: concurrent clients posting and reading through the API",
 		Hidden: true,
 		Args:   usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			var pid int
-			var clientTokens []string
-			if url == "" {
-				dir, err := os.MkdirTemp("", "bb-serve-bench-")
-				if err != nil {
-					return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot create a temporary directory", Err: err}
-				}
-				defer os.RemoveAll(dir)
-				exe := a.env.Exe
-				if exe == "" {
-					exe, _ = os.Executable()
-				}
-				if out, err := exec.CommandContext(ctx, exe, "--dir", dir, "init").CombinedOutput(); err != nil {
-					return hub.Errorf(hub.CodeInternal, "bb init: %v: %s", err, out)
-				}
-				if creds {
-					// One agent credential per client; the server gets an
-					// operator token.
-					var raw [16]byte
-					_, _ = rand.Read(raw[:])
-					token = hex.EncodeToString(raw[:])
-					for c := 0; c < clients; c++ {
-						out, err := exec.CommandContext(ctx, exe, "--dir", dir, "--json", "token", "create", "--agent", fmt.Sprintf("load-%02d", c)).Output()
-						var env struct {
-							Data struct {
-								Token string `json:"token"`
-							} `json:"data"`
-						}
-						if err != nil || json.Unmarshal(out, &env) != nil || env.Data.Token == "" {
-							return hub.Errorf(hub.CodeInternal, "bb token create: %v: %s", err, out)
-						}
-						clientTokens = append(clientTokens, env.Data.Token)
-					}
-				}
-				ln, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					return hub.Errorf(hub.CodeInternal, "find a free port: %v", err)
-				}
-				addr := ln.Addr().String()
-				ln.Close()
-				// The fair-use budget is off: a load test measures what the
-				// server can take, not the brake on one runaway client.
-				srv := exec.CommandContext(ctx, exe, "--dir", dir, "-q", "serve", "--addr", addr, "--rate", "-1")
-				if token != "" {
-					srv.Env = append(os.Environ(), "BB_TOKEN="+token)
-				}
-				srv.Stderr = a.env.Stderr
-				if err := srv.Start(); err != nil {
-					return hub.Errorf(hub.CodeInternal, "start bb serve: %v", err)
-				}
-				defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-				pid = srv.Process.Pid
-				url = "http://" + addr
-				if err := waitUp(ctx, url); err != nil {
-					return err
-				}
-			}
-			if creds {
-				if clientTokens == nil {
-					return usageErr{errorString("--credentials starts its own server: drop --url")}
-				}
-				return a.benchCredentials(ctx, url, token, clientTokens, clients, rounds, dur)
-			}
-			fmt.Fprintf(a.env.Stderr, "bench: %d clients for %s against %s\n", clients, dur, url)
-			rep, err := loadgen.Run(ctx, loadgen.Config{URL: url, Token: token, Clients: clients, Duration: dur})
-			if err != nil {
-				return hub.Errorf(hub.CodeInternal, "load test: %v", err)
-			}
-			rss := ""
-			if pid != 0 {
-				rss = peakRSS(pid)
-			}
-			if a.g.json {
-				writeJSON(a.env.Stdout, view.Envelope{OK: true, Command: "serve bench", Data: map[string]any{"report": rep, "server_peak_rss": rss}})
-				return nil
-			}
-			fmt.Fprint(a.env.Stdout, rep.String())
-			if rss != "" {
-				fmt.Fprintf(a.env.Stdout, "server peak RSS %s\n", rss)
-			}
-			return nil
+			return a.runServeBench(cmd.Context(), &fl)
 		},
 	}
 	f := c.Flags()
-	f.IntVar(&clients, "clients", 50, "concurrent clients")
-	f.DurationVar(&dur, "duration", 10*time.Second, "how long to run")
-	f.StringVar(&url, "url", "", "bench an already running server instead of starting one")
-	f.StringVar(&token, "token", "", "token of the server given by --url")
-	f.BoolVar(&creds, "credentials", false, "compare the operator's token with one agent credential per client, in interleaved rounds on one server")
-	f.IntVar(&rounds, "rounds", 8, "with --credentials: rounds, alternating operator and agent credentials (--duration is split among them)")
+	f.IntVar(&fl.clients, "clients", 50, "concurrent clients")
+	f.DurationVar(&fl.dur, "duration", 10*time.Second, "how long to run")
+	f.StringVar(&fl.url, "url", "", "bench an already running server instead of starting one")
+	f.StringVar(&fl.token, "token", "", "token of the server given by --url")
+	f.BoolVar(&fl.creds, "credentials", false, "compare the operator's token with one agent credential per client, in interleaved rounds on one server")
+	f.IntVar(&fl.rounds, "rounds", 8, "with --credentials: rounds, alternating operator and agent credentials (--duration is split among them)")
 	return c
+}
+
+// runServeBench is bb serve bench's body: without --url it starts a bb
+// serve on a new board in a temporary directory, then runs the load (or,
+// with --credentials, the rounds comparing tokens) and reports.
+func (a *app) runServeBench(ctx context.Context, fl *benchFlags) error {
+	var pid int
+	var clientTokens []string
+	if fl.url == "" {
+		dir, err := os.MkdirTemp("", "bb-serve-bench-")
+		if err != nil {
+			return &hub.Error{Code: hub.CodeIOWriteFailed, Message: "cannot create a temporary directory", Err: err}
+		}
+		defer os.RemoveAll(dir)
+		srv, tokens, err := a.benchStartServer(ctx, dir, fl)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+		pid, clientTokens = srv.Process.Pid, tokens
+	}
+	if fl.creds {
+		if clientTokens == nil {
+			return usageErr{errorString("--credentials starts its own server: drop --url")}
+		}
+		return a.benchCredentials(ctx, fl.url, fl.token, clientTokens, fl.clients, fl.rounds, fl.dur)
+	}
+	fmt.Fprintf(a.env.Stderr, "bench: %d clients for %s against %s\n", fl.clients, fl.dur, fl.url)
+	rep, err := loadgen.Run(ctx, loadgen.Config{URL: fl.url, Token: fl.token, Clients: fl.clients, Duration: fl.dur})
+	if err != nil {
+		return hub.Errorf(hub.CodeInternal, "load test: %v", err)
+	}
+	rss := ""
+	if pid != 0 {
+		rss = peakRSS(pid)
+	}
+	if a.g.json {
+		writeJSON(a.env.Stdout, view.Envelope{OK: true, Command: "serve bench", Data: map[string]any{"report": rep, "server_peak_rss": rss}})
+		return nil
+	}
+	fmt.Fprint(a.env.Stdout, rep.String())
+	if rss != "" {
+		fmt.Fprintf(a.env.Stdout, "server peak RSS %s\n", rss)
+	}
+	return nil
+}
+
+// benchStartServer makes a board in dir and starts a bb serve on it, on a
+// free local port, without the fair-use budget; it sets fl.url to it once
+// it answers. With --credentials it creates one agent credential per client
+// (returned) and gives the server a new operator token (fl.token).
+func (a *app) benchStartServer(ctx context.Context, dir string, fl *benchFlags) (*exec.Cmd, []string, error) {
+	exe := a.env.Exe
+	if exe == "" {
+		exe, _ = os.Executable()
+	}
+	if out, err := exec.CommandContext(ctx, exe, "--dir", dir, "init").CombinedOutput(); err != nil {
+		return nil, nil, hub.Errorf(hub.CodeInternal, "bb init: %v: %s", err, out)
+	}
+	var clientTokens []string
+	if fl.creds {
+		// One agent credential per client; the server gets an
+		// operator token.
+		var raw [16]byte
+		_, _ = rand.Read(raw[:])
+		fl.token = hex.EncodeToString(raw[:])
+		var err error
+		if clientTokens, err = benchAgentTokens(ctx, exe, dir, fl.clients); err != nil {
+			return nil, nil, err
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, hub.Errorf(hub.CodeInternal, "find a free port: %v", err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	// The fair-use budget is off: a load test measures what the
+	// server can take, not the brake on one runaway client.
+	srv := exec.CommandContext(ctx, exe, "--dir", dir, "-q", "serve", "--addr", addr, "--rate", "-1")
+	if fl.token != "" {
+		srv.Env = append(os.Environ(), "BB_TOKEN="+fl.token)
+	}
+	srv.Stderr = a.env.Stderr
+	if err := srv.Start(); err != nil {
+		return nil, nil, hub.Errorf(hub.CodeInternal, "start bb serve: %v", err)
+	}
+	fl.url = "http://" + addr
+	if err := waitUp(ctx, fl.url); err != nil {
+		_ = srv.Process.Kill()
+		_ = srv.Wait()
+		return nil, nil, err
+	}
+	return srv, clientTokens, nil
+}
+
+// benchAgentTokens creates one agent credential per client on the board in
+// dir (agents load-00, load-01, …).
+func benchAgentTokens(ctx context.Context, exe, dir string, clients int) ([]string, error) {
+	var tokens []string
+	for c := 0; c < clients; c++ {
+		out, err := exec.CommandContext(ctx, exe, "--dir", dir, "--json", "token", "create", "--agent", fmt.Sprintf("load-%02d", c)).Output()
+		var env struct {
+			Data struct {
+				Token string `json:"token"`
+			} `json:"data"`
+		}
+		if err != nil || json.Unmarshal(out, &env) != nil || env.Data.Token == "" {
+			return nil, hub.Errorf(hub.CodeInternal, "bb token create: %v: %s", err, out)
+		}
+		tokens = append(tokens, env.Data.Token)
+	}
+	return tokens, nil
 }
 
 // benchCredentials runs rounds of the load alternately (ABBA) with the

@@ -238,100 +238,23 @@ func (a *app) opencodeStatus() (installed bool, status string) {
 }
 
 func (a *app) hookCmd() *cobra.Command {
-	var claude, opencode, project bool
-	selected := func(cmd *cobra.Command) (bool, bool, error) {
-		c, o := claude, opencode
-		if cmd.Flags().Changed("opencode") && !cmd.Flags().Changed("claude") {
-			c = false
-		}
-		if !c && !o {
-			return false, false, hub.Errorf(hub.CodeInvalidInput, "nothing selected: use --claude and/or --opencode")
-		}
-		return c, o, nil
-	}
+	var t hookTargets
 	install := &cobra.Command{
 		Use:   "install",
 		Short: "Install the Claude Code hooks (and/or the OpenCode plugin)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, o, err := selected(cmd)
-			if err != nil {
-				return err
-			}
-			// Best effort: make sure the database is migrated.
-			if _, err := a.service(cmd.Context()); err != nil {
-				a.log.Warn("database migration skipped", "error", err.Error())
-			}
-			out := map[string]any{}
-			var msgs []string
-			if c {
-				path, err := a.claudeSettingsPath(project)
-				if err != nil {
-					return err
-				}
-				r, err := a.installClaude(path)
-				if err != nil {
-					return err
-				}
-				out["claude"] = r
-				if changed := append(append([]string{}, r.Installed...), r.Updated...); len(changed) > 0 {
-					msgs = append(msgs, fmt.Sprintf("Claude Code hooks installed (%s). Run 'vybe status' to verify.", strings.Join(changed, ", ")))
-				} else {
-					msgs = append(msgs, "Claude Code hooks already installed. Run 'vybe status' to verify.")
-				}
-			}
-			if o {
-				path := a.opencodePluginPath()
-				_, st := a.opencodeStatus()
-				status := map[string]string{"missing": "installed", "modified": "updated", "current": "skipped"}[st]
-				if st != "current" {
-					if err := install.WriteFile(path, []byte(a.opencodePlugin())); err != nil {
-						return err
-					}
-				}
-				out["opencode"] = opencodeInstall{Path: path, Status: status}
-				msgs = append(msgs, "OpenCode plugin "+status+" ("+path+").")
-			}
-			out["message"] = strings.Join(msgs, " ")
-			return a.ok(out)
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.hookInstall(cmd, &t) },
 	}
 	uninstall := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove vybe's Claude Code hooks (and/or the OpenCode plugin)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, o, err := selected(cmd)
-			if err != nil {
-				return err
-			}
-			out := map[string]any{}
-			if c {
-				path, err := a.claudeSettingsPath(project)
-				if err != nil {
-					return err
-				}
-				r, err := a.uninstallClaude(path)
-				if err != nil {
-					return err
-				}
-				out["claude"] = r
-			}
-			if o {
-				path := a.opencodePluginPath()
-				err := os.Remove(path)
-				if err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return hub.Errorf(hub.CodeIOWriteFailed, "cannot remove %s: %v", path, err)
-				}
-				out["opencode"] = map[string]any{"path": path, "removed": err == nil}
-			}
-			return a.ok(out)
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.hookUninstall(cmd, &t) },
 	}
 	for _, c := range []*cobra.Command{install, uninstall} {
-		c.Flags().BoolVar(&claude, "claude", true, "Claude Code hooks (~/.claude/settings.json)")
-		c.Flags().BoolVar(&opencode, "opencode", false, "OpenCode plugin (~/.config/opencode/plugins/vybe-bridge.js)")
-		c.Flags().BoolVar(&project, "project", false, "use ./.claude/settings.json instead of the user settings")
+		c.Flags().BoolVar(&t.claude, "claude", true, "Claude Code hooks (~/.claude/settings.json)")
+		c.Flags().BoolVar(&t.opencode, "opencode", false, "OpenCode plugin (~/.config/opencode/plugins/vybe-bridge.js)")
+		c.Flags().BoolVar(&t.project, "project", false, "use ./.claude/settings.json instead of the user settings")
 		mutating(c, false)
 	}
 	c := namespace("hook", "Install or remove the coding-assistant hooks", install, uninstall)
@@ -340,6 +263,118 @@ func (a *app) hookCmd() *cobra.Command {
 	}
 	a.namespaceRun(c)
 	return c
+}
+
+// hookTargets are vybe hook install/uninstall's flags: which assistants,
+// and for Claude Code the project's settings instead of the user's.
+type hookTargets struct {
+	claude, opencode, project bool
+}
+
+// selected is which assistants the command acts on: --opencode alone
+// means OpenCode only (--claude defaults to true).
+func (t *hookTargets) selected(cmd *cobra.Command) (bool, bool, error) {
+	c, o := t.claude, t.opencode
+	if cmd.Flags().Changed("opencode") && !cmd.Flags().Changed("claude") {
+		c = false
+	}
+	if !c && !o {
+		return false, false, hub.Errorf(hub.CodeInvalidInput, "nothing selected: use --claude and/or --opencode")
+	}
+	return c, o, nil
+}
+
+// hookInstall is vybe hook install: the Claude Code hooks and/or the
+// OpenCode plugin, each with a line of the message.
+func (a *app) hookInstall(cmd *cobra.Command, t *hookTargets) error {
+	c, o, err := t.selected(cmd)
+	if err != nil {
+		return err
+	}
+	// Best effort: make sure the database is migrated.
+	if _, err := a.service(cmd.Context()); err != nil {
+		a.log.Warn("database migration skipped", "error", err.Error())
+	}
+	out := map[string]any{}
+	var msgs []string
+	if c {
+		r, msg, err := a.hookInstallClaude(t.project)
+		if err != nil {
+			return err
+		}
+		out["claude"] = r
+		msgs = append(msgs, msg)
+	}
+	if o {
+		r, err := a.hookInstallOpenCode()
+		if err != nil {
+			return err
+		}
+		out["opencode"] = r
+		msgs = append(msgs, "OpenCode plugin "+r.Status+" ("+r.Path+").")
+	}
+	out["message"] = strings.Join(msgs, " ")
+	return a.ok(out)
+}
+
+// hookInstallClaude installs the Claude Code hooks in the user's (or the
+// project's) settings and says what changed.
+func (a *app) hookInstallClaude(project bool) (*claudeInstall, string, error) {
+	path, err := a.claudeSettingsPath(project)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := a.installClaude(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if changed := append(append([]string{}, r.Installed...), r.Updated...); len(changed) > 0 {
+		return r, fmt.Sprintf("Claude Code hooks installed (%s). Run 'vybe status' to verify.", strings.Join(changed, ", ")), nil
+	}
+	return r, "Claude Code hooks already installed. Run 'vybe status' to verify.", nil
+}
+
+// hookInstallOpenCode writes the OpenCode plugin unless it is current.
+func (a *app) hookInstallOpenCode() (opencodeInstall, error) {
+	path := a.opencodePluginPath()
+	_, st := a.opencodeStatus()
+	status := map[string]string{"missing": "installed", "modified": "updated", "current": "skipped"}[st]
+	if st != "current" {
+		if err := install.WriteFile(path, []byte(a.opencodePlugin())); err != nil {
+			return opencodeInstall{}, err
+		}
+	}
+	return opencodeInstall{Path: path, Status: status}, nil
+}
+
+// hookUninstall is vybe hook uninstall: it removes vybe's Claude Code
+// hooks and/or the OpenCode plugin.
+func (a *app) hookUninstall(cmd *cobra.Command, t *hookTargets) error {
+	c, o, err := t.selected(cmd)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{}
+	if c {
+		path, err := a.claudeSettingsPath(t.project)
+		if err != nil {
+			return err
+		}
+		r, err := a.uninstallClaude(path)
+		if err != nil {
+			return err
+		}
+		out["claude"] = r
+	}
+	if o {
+		path := a.opencodePluginPath()
+		err := os.Remove(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return hub.Errorf(hub.CodeIOWriteFailed, "cannot remove %s: %v", path, err)
+		}
+		out["opencode"] = map[string]any{"path": path, "removed": err == nil}
+	}
+	return a.ok(out)
 }
 
 // hookInput is the part of a hook's stdin JSON the handlers use.

@@ -39,46 +39,17 @@ type attempt struct {
 func (s *Service) acquireTx(ctx context.Context, tx Tx, in AcquireInput, kind Kind, ttl, stale int, waitUntil time.Time) (attempt, error) {
 	var out attempt
 	now := s.kernel.Now()
-	// Asking for a lease is a sign of life: a new agent is recorded, a
-	// known one refreshed (a holder's liveness decides takeovers).
-	if err := tx.TouchAgent(ctx, in.Agent, now); err != nil {
-		return out, err
-	}
-	rec, err := tx.LeaseRecord(ctx, in.Name)
-	if err != nil {
-		return out, err
-	}
-	if rec == nil {
-		rec = &Record{Name: in.Name, Kind: kind, Capacity: 1, CreatedAt: now}
-	}
-	holders, err := s.liveHolders(ctx, tx, HolderFilter{Name: in.Name}, now, stale)
+	rec, holders, err := s.leaseState(ctx, tx, in, kind, now, stale)
 	if err != nil {
 		return out, err
 	}
 	exp := now.Add(time.Duration(ttl) * time.Minute)
-	for i, h := range holders {
-		if h.Agent == in.Agent && kind == KindPort && h.Host == s.hostOf(in) && slices.Contains(in.Avoid, portOf(h.Value)) {
-			// The caller found its port in use on its host: it gives
-			// that one up for another.
-			if _, err := s.endTx(ctx, tx, h, StateReleased, in.Agent, now); err != nil {
-				return out, err
-			}
-			holders = slices.Delete(slices.Clone(holders), i, i+1)
-			break
-		}
+	if holders, err = s.dropAvoidedPort(ctx, tx, in, kind, holders, now); err != nil {
+		return out, err
 	}
-	for _, h := range holders {
-		if h.Agent == in.Agent && (kind == KindLock || h.Host == s.hostOf(in)) {
-			g, err := s.renewTx(ctx, tx, h.Lease, exp, in)
-			if err != nil {
-				return out, err
-			}
-			if err := tx.DeleteWaiter(ctx, in.Name, in.Agent); err != nil {
-				return out, err
-			}
-			out.Grant = &Grant{Lease: g, Renewed: true, TakenOver: []Lease{}}
-			return out, nil
-		}
+	if renewed, err := s.renewOwnTx(ctx, tx, in, kind, holders, exp); err != nil || renewed != nil {
+		out.Grant = renewed
+		return out, err
 	}
 	if c := in.Capacity; c != nil && *c != rec.Capacity {
 		if len(holders) > 0 {
@@ -102,25 +73,90 @@ func (s *Service) acquireTx(ctx context.Context, tx Tx, in AcquireInput, kind Ki
 			return out, err
 		}
 	}
+	if err := s.grantTx(ctx, tx, in, rec, g, holders, now, grant); err != nil {
+		return out, err
+	}
+	out.Grant = grant
+	return out, nil
+}
+
+// leaseState is what an acquisition decides on: the lease's record (a new
+// one when it was never held) and its live holders, once the caller's sign
+// of life is recorded.
+func (s *Service) leaseState(ctx context.Context, tx Tx, in AcquireInput, kind Kind, now time.Time, stale int) (*Record, []Holder, error) {
+	// Asking for a lease is a sign of life: a new agent is recorded, a
+	// known one refreshed (a holder's liveness decides takeovers).
+	if err := tx.TouchAgent(ctx, in.Agent, now); err != nil {
+		return nil, nil, err
+	}
+	rec, err := tx.LeaseRecord(ctx, in.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec == nil {
+		rec = &Record{Name: in.Name, Kind: kind, Capacity: 1, CreatedAt: now}
+	}
+	holders, err := s.liveHolders(ctx, tx, HolderFilter{Name: in.Name}, now, stale)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec, holders, nil
+}
+
+// dropAvoidedPort releases the caller's port on its host when the caller
+// found it in use (in.Avoid), so it gets another; it returns the holders
+// left.
+func (s *Service) dropAvoidedPort(ctx context.Context, tx Tx, in AcquireInput, kind Kind, holders []Holder, now time.Time) ([]Holder, error) {
+	for i, h := range holders {
+		if h.Agent == in.Agent && kind == KindPort && h.Host == s.hostOf(in) && slices.Contains(in.Avoid, portOf(h.Value)) {
+			// The caller found its port in use on its host: it gives
+			// that one up for another.
+			if _, err := s.endTx(ctx, tx, h, StateReleased, in.Agent, now); err != nil {
+				return nil, err
+			}
+			return slices.Delete(slices.Clone(holders), i, i+1), nil
+		}
+	}
+	return holders, nil
+}
+
+// renewOwnTx renews the caller's own grant (a lock's anywhere, another
+// kind's on its host) until exp, same fence, and ends its wait; nil when
+// it holds none.
+func (s *Service) renewOwnTx(ctx context.Context, tx Tx, in AcquireInput, kind Kind, holders []Holder, exp time.Time) (*Grant, error) {
+	for _, h := range holders {
+		if h.Agent == in.Agent && (kind == KindLock || h.Host == s.hostOf(in)) {
+			g, err := s.renewTx(ctx, tx, h.Lease, exp, in)
+			if err != nil {
+				return nil, err
+			}
+			if err := tx.DeleteWaiter(ctx, in.Name, in.Agent); err != nil {
+				return nil, err
+			}
+			return &Grant{Lease: g, Renewed: true, TakenOver: []Lease{}}, nil
+		}
+	}
+	return nil, nil
+}
+
+// grantTx records the new grant g: the lease's next fence, the holder, the
+// caller's wait ended, and the lease.acquired event; grant gets the lease.
+func (s *Service) grantTx(ctx context.Context, tx Tx, in AcquireInput, rec *Record, g Lease, holders []Holder, now time.Time, grant *Grant) error {
 	rec.Fence++
 	rec.UpdatedAt = now
 	g.Fence = rec.Fence
 	g.Env = EnvName(in.Name)
 	if err := tx.PutLeaseRecord(ctx, rec); err != nil {
-		return out, err
+		return err
 	}
 	if err := tx.InsertHolder(ctx, &g); err != nil {
-		return out, err
+		return err
 	}
 	if err := tx.DeleteWaiter(ctx, in.Name, in.Agent); err != nil {
-		return out, err
+		return err
 	}
 	grant.Lease = g
-	if err := tx.AppendEvent(ctx, s.acquiredEvent(g, rec, len(holders)+1-len(grant.TakenOver))); err != nil {
-		return out, err
-	}
-	out.Grant = grant
-	return out, nil
+	return tx.AppendEvent(ctx, s.acquiredEvent(g, rec, len(holders)+1-len(grant.TakenOver)))
 }
 
 // hostOf is the host a caller works on ("": this process's).

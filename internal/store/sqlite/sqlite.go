@@ -151,32 +151,81 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	if o.LogResetBytes <= 0 {
 		o.LogResetBytes = DefaultLogResetBytes
 	}
+	if err := prepareFile(path, o); err != nil {
+		return nil, err
+	}
+	readonly := !o.Create && !writable(filepath.Dir(path))
+	background := o.CheckpointEvery > 0 && !readonly
+	db, err := sql.Open("sqlite", dataSource(path, o, readonly))
+	if err != nil {
+		return nil, hub.Internal("open database", err)
+	}
+	// A connection that goes back to the pool stays open until it has
+	// been idle a minute (database/sql keeps 2 by default): each new one
+	// runs dataSource's pragmas and parses the whole schema on its first
+	// statement, which under a burst of concurrent requests on bb serve
+	// (120 agents reading) was a quarter of the server's CPU. It never
+	// opens more than the burst itself did.
+	db.SetMaxIdleConns(256)
+	db.SetConnMaxIdleTime(time.Minute)
+	if err := migrateWaiting(ctx, db, path, o.StuckAfter); err != nil {
+		db.Close()
+		if e := Explain(err, path); e != nil {
+			return nil, e
+		}
+		return nil, err
+	}
+	d := Dialect()
+	d.Explain = func(err error) error { return Explain(err, path) }
+	d.Progress = walMark(path)
+	st := sqlstore.New(db, d, path)
+	st.StuckAfter = o.StuckAfter
+	watchOthers(st, path)
+	if !readonly && !background {
+		st.OnCommit(resetLog(ctx, st, path, o.LogResetBytes, o.BusyTimeoutMS))
+	}
+	if background {
+		checkpointInBackground(st, db, o.CheckpointEvery)
+	}
+	return st, nil
+}
+
+// prepareFile checks the database file before SQLite opens it: not a
+// directory, there unless o.Create (which creates it, private), and not
+// an emptied board's 0-byte file unless o.InitEmpty.
+func prepareFile(path string, o Options) error {
 	fi, statErr := os.Stat(path)
 	if statErr == nil && fi.Size() == 0 && !o.InitEmpty {
 		fi = awaitFirstWrite(path, fi)
 	}
 	switch {
 	case statErr == nil && fi.IsDir():
-		return nil, isDir(path, nil)
+		return isDir(path, nil)
 	case !o.Create && statErr != nil:
-		return nil, hub.Errorf(hub.CodeNotInitialized, "no database at %s", path)
+		return hub.Errorf(hub.CodeNotInitialized, "no database at %s", path)
 	case statErr == nil && fi.Size() == 0 && !o.InitEmpty:
 		// SQLite would take an empty file for a new database and migrate
 		// it: a board whose file was truncated would silently restart
 		// empty. One rule for every surface (bb, agent-mail, vybe, which
 		// all create a missing file): only a command whose job is to make
 		// a board (bb init, bb migrate's target) starts from an empty file.
-		return nil, &hub.Error{Code: hub.CodeIOReadFailed, Message: fmt.Sprintf(
+		return &hub.Error{Code: hub.CodeIOReadFailed, Message: fmt.Sprintf(
 			"the database %s is empty (0 bytes), so the board's data is gone: restore it from a backup, or delete the empty file or run 'bb init' to start a new, empty board", path)}
 	case o.Create:
 		if err := createPrivate(path, statErr == nil); err != nil {
 			if errors.Is(err, os.ErrPermission) {
-				return nil, readOnly(path, err)
+				return readOnly(path, err)
 			}
-			return nil, &hub.Error{Code: hub.CodeIOWriteFailed, Message: fmt.Sprintf("cannot create %s: %v", path, errors.Unwrap(err)), Err: err}
+			return &hub.Error{Code: hub.CodeIOWriteFailed, Message: fmt.Sprintf("cannot create %s: %v", path, errors.Unwrap(err)), Err: err}
 		}
 	}
-	readonly := !o.Create && !writable(filepath.Dir(path))
+	return nil
+}
+
+// dataSource is the driver's DSN for path: the busy timeout, WAL (or a
+// read-only, possibly immutable, open of a board this process cannot
+// write beside), and the pragmas every connection runs.
+func dataSource(path string, o Options, readonly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeoutMS))
 	if readonly {
@@ -198,7 +247,6 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	// temporary file, one write system call per page.
 	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Add("_pragma", "foreign_keys(1)")
-	background := o.CheckpointEvery > 0 && !readonly
 	// SQLite's own automatic checkpoint is off: the commits of this
 	// process checkpoint in the background (CheckpointEvery) or after
 	// the commit that grows the log past LogResetBytes (resetLog).
@@ -209,31 +257,12 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 	if !o.NoMemoryMap {
 		q.Add("_pragma", "mmap_size(1073741824)")
 	}
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, hub.Internal("open database", err)
-	}
-	// A connection that goes back to the pool stays open until it has
-	// been idle a minute (database/sql keeps 2 by default): each new one
-	// runs the pragmas above and parses the whole schema on its first
-	// statement, which under a burst of concurrent requests on bb serve
-	// (120 agents reading) was a quarter of the server's CPU. It never
-	// opens more than the burst itself did.
-	db.SetMaxIdleConns(256)
-	db.SetConnMaxIdleTime(time.Minute)
-	if err := migrateWaiting(ctx, db, path, o.StuckAfter); err != nil {
-		db.Close()
-		if e := Explain(err, path); e != nil {
-			return nil, e
-		}
-		return nil, err
-	}
-	d := Dialect()
-	d.Explain = func(err error) error { return Explain(err, path) }
-	d.Progress = walMark(path)
-	st := sqlstore.New(db, d, path)
-	st.StuckAfter = o.StuckAfter
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// watchOthers has st watch the log for other processes' commits
+// (watchCommits), leaving this process's own to the commit signal.
+func watchOthers(st *sqlstore.DB, path string) {
 	// The log's mark after this process's own last commit: the watcher
 	// leaves those changes to the commit signal.
 	var own atomic.Value
@@ -245,23 +274,22 @@ func Open(ctx context.Context, path string, o Options) (*sqlstore.DB, error) {
 			return m.v
 		})
 	}
-	if !readonly && !background {
-		st.OnCommit(resetLog(ctx, st, path, o.LogResetBytes, o.BusyTimeoutMS))
-	}
-	if background {
-		committed := make(chan struct{}, 1)
-		st.OnCommit(func() {
-			select {
-			case committed <- struct{}{}:
-			default:
-			}
-		})
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		st.BeforeClose = func() { close(stop); <-done }
-		go checkpoints(db, o.CheckpointEvery, committed, stop, done)
-	}
-	return st, nil
+}
+
+// checkpointInBackground checkpoints db every interval after commits, on
+// its own goroutine, until st closes.
+func checkpointInBackground(st *sqlstore.DB, db *sql.DB, every time.Duration) {
+	committed := make(chan struct{}, 1)
+	st.OnCommit(func() {
+		select {
+		case committed <- struct{}{}:
+		default:
+		}
+	})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	st.BeforeClose = func() { close(stop); <-done }
+	go checkpoints(db, every, committed, stop, done)
 }
 
 // checkpoints runs a PASSIVE checkpoint every interval in which this

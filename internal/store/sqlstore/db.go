@@ -310,27 +310,11 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 	}
 	keep := false
 	defer func() { s.releaseConn(pc, keep) }()
-	ordered := write && s.ordered(ctx)
-	begin := s.dialect.BeginRead
-	switch {
-	case ordered:
-		begin = s.dialect.BeginOrdered
-	case write:
-		begin = s.dialect.BeginWrite
-	}
-	s.stats.tx.Add(1)
-	// An ordered write sends its BEGIN with its first statements.
-	lazyBegin := ordered && s.dialect.Pipeline != nil
-	if !lazyBegin {
-		s.stats.stmts.Add(1)
-		s.stats.trips.Add(1)
-		if _, err := pc.ExecContext(ctx, begin); err != nil {
-			return err
-		}
+	t, err := s.beginTx(ctx, pc, write)
+	if err != nil {
+		return err
 	}
 	done := false
-	t := &tx{q: pc, conn: pc.conn, d: &s.dialect, onQuery: s.OnQuery, stats: &s.stats, ordered: ordered, begun: !lazyBegin,
-		rebound: &s.rebound}
 	defer func() {
 		if !done && t.begun {
 			// Use a fresh context: the caller's may be cancelled, and an
@@ -338,12 +322,6 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 			_, _ = pc.conn.ExecContext(context.Background(), "ROLLBACK")
 		}
 	}()
-	if lazyBegin {
-		t.pending = append(t.pending, Stmt{SQL: begin})
-	}
-	if write && !ordered {
-		t.lockedAt = time.Now()
-	}
 	if write && s.dialect.AfterBeginWrite != "" {
 		if _, err := t.exec(ctx, s.dialect.AfterBeginWrite); err != nil {
 			return err
@@ -360,6 +338,54 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 		keep = errors.As(err, &he) && he.Code != hub.CodeInternal && len(t.pending) == 0
 		return err
 	}
+	if err := s.commitTx(ctx, pc, t, write); err != nil {
+		return err
+	}
+	done = true
+	keep = true
+	if t.newest > 0 && s.Grown != nil {
+		s.Grown(t.newest)
+	}
+	return nil
+}
+
+// beginTx begins a transaction on pc: a read, a write, or an ordered
+// write (hub.OrderAtCommit), whose BEGIN goes with its first statements
+// where the dialect pipelines. No transaction is open when it fails.
+func (s *DB) beginTx(ctx context.Context, pc *pconn, write bool) (*tx, error) {
+	ordered := write && s.ordered(ctx)
+	begin := s.dialect.BeginRead
+	switch {
+	case ordered:
+		begin = s.dialect.BeginOrdered
+	case write:
+		begin = s.dialect.BeginWrite
+	}
+	s.stats.tx.Add(1)
+	// An ordered write sends its BEGIN with its first statements.
+	lazyBegin := ordered && s.dialect.Pipeline != nil
+	if !lazyBegin {
+		s.stats.stmts.Add(1)
+		s.stats.trips.Add(1)
+		if _, err := pc.ExecContext(ctx, begin); err != nil {
+			return nil, err
+		}
+	}
+	t := &tx{q: pc, conn: pc.conn, d: &s.dialect, onQuery: s.OnQuery, stats: &s.stats, ordered: ordered, begun: !lazyBegin,
+		rebound: &s.rebound}
+	if lazyBegin {
+		t.pending = append(t.pending, Stmt{SQL: begin})
+	}
+	if write && !ordered {
+		t.lockedAt = time.Now()
+	}
+	return t, nil
+}
+
+// commitTx indexes the messages t inserted and commits it (with the
+// statements still queued, when there are), counting a write's time
+// under the write lock.
+func (s *DB) commitTx(ctx context.Context, pc *pconn, t *tx, write bool) error {
 	if err := t.indexMessages(ctx); err != nil {
 		return err
 	}
@@ -377,11 +403,6 @@ func (s *DB) once(ctx context.Context, write bool, fn func(hub.Tx) error) (err e
 	if write && !t.lockedAt.IsZero() {
 		s.stats.writes.Add(1)
 		s.stats.serial.Add(int64(time.Since(t.lockedAt)))
-	}
-	done = true
-	keep = true
-	if t.newest > 0 && s.Grown != nil {
-		s.Grown(t.newest)
 	}
 	return nil
 }

@@ -186,91 +186,11 @@ func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow
 		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, src.kind) {
 			continue
 		}
-		// Each word counted as a whole word over its newest window+1
-		// matches (FTS5 reads them lazily), one row back.
-		whole := make([]bool, len(q.Terms))
-		probes := make([]searchProbe, len(q.Terms))
-		anyCommon := false
-		var top int64
-		for i, term := range q.Terms {
-			p := &probes[i]
-			if err := t.row(ctx, "SELECT count(*), coalesce(min(rowid), 0), coalesce((SELECT rowid FROM "+src.fts5+" ORDER BY rowid DESC LIMIT 1), 0) FROM (SELECT rowid FROM "+
-				src.fts5+" WHERE "+src.fts5+" MATCH ? ORDER BY rowid DESC LIMIT "+strconv.Itoa(window+1)+")",
-				fts5Query([]hub.SearchTerm{term}, []bool{true})).Scan(&p.n, &p.oldest, &top); err != nil {
-				return nil, err
-			}
-			whole[i] = p.n > window
-			anyCommon = anyCommon || whole[i]
-		}
-		if top == 0 {
-			continue // nothing of this kind is indexed
-		}
-		cond, wargs := searchFilters(src, q)
-		if !anyCommon {
-			// Few matches: FTS5 ranks them all; the best are looked up
-			// (all of them when a filter is to be applied).
-			inner := "SELECT " + src.key() + ", bm25(" + src.fts5 + ", 4.0, 1.0) AS rank FROM " + src.fts5 + " WHERE " + src.fts5 + " MATCH ?"
-			if cond == "" {
-				inner += " ORDER BY rank LIMIT " + strconv.Itoa(q.Limit)
-			}
-			rows, err := t.searchRows(ctx, src.selectRow("-f.rank AS score")+" FROM ("+inner+") f CROSS JOIN "+
-				src.table+" m ON "+src.join+" WHERE 1 = 1"+cond+" ORDER BY f.rank LIMIT ?",
-				append(append([]any{fts5Query(q.Terms, nil)}, wargs...), q.Limit)...)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, rows...)
-			continue
-		}
-		// The rarest word first: FTS5 walks the first phrase of an AND and
-		// seeks the others from it.
-		order := make([]int, len(q.Terms))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return probes[order[a]].density(top) < probes[order[b]].density(top) })
-		terms, wholes := make([]hub.SearchTerm, len(order)), make([]bool, len(order))
-		for i, k := range order {
-			terms[i], wholes[i] = q.Terms[k], whole[k]
-		}
-		match := fts5Query(terms, wholes)
-		var rows []hub.SearchRow
-		var err error
-		if src.kind == hub.SearchMessage && q.Agent != "" {
-			rows, err = t.searchAgentWalk(ctx, src, q, match, window+1, top, probes[order[0]].density(top))
-		} else {
-			rows, err = t.searchWindowOf(ctx, src, q, match, window+1, cond, wargs)
-		}
+		rows, err := t.searchKind(ctx, src, q, window)
 		if err != nil {
 			return nil, err
 		}
-		if len(rows) == 0 {
-			continue
-		}
-		if len(rows) > window {
-			rows = rows[:window]
-		}
-		// How many rows of the kind match, for the weight of the words:
-		// the window's rows, or, when it is full, their density over the
-		// message numbers they span.
-		n := int64(min(len(rows), window))
-		if len(rows) >= window {
-			if last := rows[window-1].Seq; last > 0 {
-				n = int64(float64(window) * float64(top) / float64(max(top-last+1, 1)))
-			}
-		}
-		idf := hub.SearchIDF(n, top)
-		docs := make([]hub.SearchDoc, len(rows))
-		total := 0
-		for i, r := range rows {
-			docs[i] = hub.NewSearchDoc(r.Title, r.Body)
-			total += docs[i].Len()
-		}
-		avg := float64(total) / float64(len(rows))
-		for i, r := range rows {
-			r.Score = hub.SearchScore(q.Terms, docs[i], idf, avg)
-			out = append(out, r)
-		}
+		out = append(out, rows...)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
@@ -282,6 +202,111 @@ func (t *tx) searchFTS5(ctx context.Context, q hub.SearchTerms) ([]hub.SearchRow
 		out = out[:q.Limit]
 	}
 	return out, nil
+}
+
+// searchKind is one kind's scored matches: all of them ranked by FTS5
+// when every word is rare, else the newest window of them (the rarest
+// word walked first) scored here.
+func (t *tx) searchKind(ctx context.Context, src searchSource, q hub.SearchTerms, window int) ([]hub.SearchRow, error) {
+	whole, probes, anyCommon, top, err := t.searchProbes(ctx, src, q, window)
+	if err != nil {
+		return nil, err
+	}
+	if top == 0 {
+		return nil, nil // nothing of this kind is indexed
+	}
+	cond, wargs := searchFilters(src, q)
+	if !anyCommon {
+		return t.searchRare(ctx, src, q, cond, wargs)
+	}
+	// The rarest word first: FTS5 walks the first phrase of an AND and
+	// seeks the others from it.
+	order := make([]int, len(q.Terms))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return probes[order[a]].density(top) < probes[order[b]].density(top) })
+	terms, wholes := make([]hub.SearchTerm, len(order)), make([]bool, len(order))
+	for i, k := range order {
+		terms[i], wholes[i] = q.Terms[k], whole[k]
+	}
+	match := fts5Query(terms, wholes)
+	var rows []hub.SearchRow
+	if src.kind == hub.SearchMessage && q.Agent != "" {
+		rows, err = t.searchAgentWalk(ctx, src, q, match, window+1, top, probes[order[0]].density(top))
+	} else {
+		rows, err = t.searchWindowOf(ctx, src, q, match, window+1, cond, wargs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	if len(rows) > window {
+		rows = rows[:window]
+	}
+	return searchScored(q, rows, window, top), nil
+}
+
+// searchProbes counts each word as a whole word over its newest window+1
+// matches of src (FTS5 reads them lazily), one row back: whole[i] when
+// word i has more than window, anyCommon when one has, and top, the
+// newest row indexed (0: none).
+func (t *tx) searchProbes(ctx context.Context, src searchSource, q hub.SearchTerms, window int) (whole []bool, probes []searchProbe, anyCommon bool, top int64, err error) {
+	whole = make([]bool, len(q.Terms))
+	probes = make([]searchProbe, len(q.Terms))
+	for i, term := range q.Terms {
+		p := &probes[i]
+		if err := t.row(ctx, "SELECT count(*), coalesce(min(rowid), 0), coalesce((SELECT rowid FROM "+src.fts5+" ORDER BY rowid DESC LIMIT 1), 0) FROM (SELECT rowid FROM "+
+			src.fts5+" WHERE "+src.fts5+" MATCH ? ORDER BY rowid DESC LIMIT "+strconv.Itoa(window+1)+")",
+			fts5Query([]hub.SearchTerm{term}, []bool{true})).Scan(&p.n, &p.oldest, &top); err != nil {
+			return nil, nil, false, 0, err
+		}
+		whole[i] = p.n > window
+		anyCommon = anyCommon || whole[i]
+	}
+	return whole, probes, anyCommon, top, nil
+}
+
+// searchRare is src's matches when every word has few: FTS5 ranks them
+// all; the best are looked up (all of them when a filter is to be
+// applied).
+func (t *tx) searchRare(ctx context.Context, src searchSource, q hub.SearchTerms, cond string, wargs []any) ([]hub.SearchRow, error) {
+	inner := "SELECT " + src.key() + ", bm25(" + src.fts5 + ", 4.0, 1.0) AS rank FROM " + src.fts5 + " WHERE " + src.fts5 + " MATCH ?"
+	if cond == "" {
+		inner += " ORDER BY rank LIMIT " + strconv.Itoa(q.Limit)
+	}
+	return t.searchRows(ctx, src.selectRow("-f.rank AS score")+" FROM ("+inner+") f CROSS JOIN "+
+		src.table+" m ON "+src.join+" WHERE 1 = 1"+cond+" ORDER BY f.rank LIMIT ?",
+		append(append([]any{fts5Query(q.Terms, nil)}, wargs...), q.Limit)...)
+}
+
+// searchScored scores a window of a kind's newest matches (the core's
+// SearchScore), the words weighted by how many rows of the kind match: the
+// window's rows, or, when it is full, their density over the message
+// numbers they span up to top.
+func searchScored(q hub.SearchTerms, rows []hub.SearchRow, window int, top int64) []hub.SearchRow {
+	n := int64(min(len(rows), window))
+	if len(rows) >= window {
+		if last := rows[window-1].Seq; last > 0 {
+			n = int64(float64(window) * float64(top) / float64(max(top-last+1, 1)))
+		}
+	}
+	idf := hub.SearchIDF(n, top)
+	docs := make([]hub.SearchDoc, len(rows))
+	total := 0
+	for i, r := range rows {
+		docs[i] = hub.NewSearchDoc(r.Title, r.Body)
+		total += docs[i].Len()
+	}
+	avg := float64(total) / float64(len(rows))
+	out := make([]hub.SearchRow, 0, len(rows))
+	for i, r := range rows {
+		r.Score = hub.SearchScore(q.Terms, docs[i], idf, avg)
+		out = append(out, r)
+	}
+	return out
 }
 
 // searchSince is the sequence number of the first message written since
