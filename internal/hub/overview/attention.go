@@ -573,3 +573,53 @@ func minutesSince(now, t time.Time) int {
 	}
 	return 0
 }
+
+// Handle names the item briefly for a person to type, the same for as
+// long as it waits: a message's short id (hub.ShortID), an incursion's
+// "incursion:<seq>", a blocked or unheard agent's "stuck:<agent>" or
+// "unheard:<agent>".
+func (it AttentionItem) Handle() string {
+	switch {
+	case it.MessageID != "":
+		return hub.ShortID(it.MessageID)
+	case it.Kind == AttentionIncursion:
+		return it.Kind + ":" + strconv.FormatInt(it.Seq, 10)
+	}
+	return it.Kind + ":" + it.Agent
+}
+
+// minPrefix is the shortest prefix of a message's id that names an item.
+const minPrefix = 4
+
+// FindItem is the item of items that ref names: its Handle or ID, or a
+// prefix of its message's id of minPrefix characters or more that no
+// other item's shares. None is NOT_FOUND (it may have been accepted
+// meanwhile); a prefix of several is INVALID_ARGS naming them.
+func FindItem(items []AttentionItem, ref string) (AttentionItem, error) {
+	ref = strings.TrimSpace(ref)
+	var found []AttentionItem
+	for _, it := range items {
+		switch {
+		case ref == "":
+		case it.Handle() == ref || it.ID() == ref || (it.MessageID != "" && it.MessageID == ref):
+			return it, nil
+		case it.MessageID != "" && len(ref) >= minPrefix && strings.HasPrefix(it.MessageID, ref):
+			found = append(found, it)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		why := "nothing waiting for a person is named %q: it was accepted or answered meanwhile, or the name is mistyped"
+		if ref != "" && len(ref) < minPrefix && !strings.Contains(ref, ":") {
+			why = "nothing waiting for a person is named %q: a message's handle has " + strconv.Itoa(minPrefix) + " characters or more"
+		}
+		return AttentionItem{}, hub.FieldErr(hub.CodeNotFound, "item", why, ref)
+	}
+	var names []string
+	for _, it := range found {
+		names = append(names, it.Handle())
+	}
+	return AttentionItem{}, hub.FieldErr(hub.CodeInvalidArgs, "item", "%q names %d items (%s): type more of the handle", ref, len(found), strings.Join(names, ", "))
+}

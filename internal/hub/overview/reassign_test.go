@@ -121,3 +121,29 @@ func TestReassignPastTheThreshold(t *testing.T) {
 		}
 	}
 }
+
+// An item is named by its handle, its id or a unique prefix of its
+// message's id of 4 characters or more; anything else is NOT_FOUND, a
+// prefix shared by two items INVALID_ARGS.
+func TestFindItem(t *testing.T) {
+	items := []overview.AttentionItem{
+		{Kind: overview.AttentionBlocked, MessageID: "abcd1234-0000", Agent: "alice", To: "carol"},
+		{Kind: overview.AttentionHandoff, MessageID: "abcd9999-0000", Agent: "bob", To: "dana"},
+		{Kind: overview.AttentionStuck, Agent: "bob"},
+		{Kind: overview.AttentionIncursion, Seq: 42, Agent: "eve"},
+	}
+	for ref, want := range map[string]int{"abcd1234": 0, "abcd1234-0000": 0, "abcd9": 1, "blocked:abcd1234-0000": 0, "stuck:bob": 2, "incursion:42": 3} {
+		got, err := overview.FindItem(items, ref)
+		if err != nil || got.ID() != items[want].ID() {
+			t.Errorf("FindItem(%q) = %s %v, want %s", ref, got.ID(), err, items[want].ID())
+		}
+	}
+	for ref, code := range map[string]hub.Code{"abcd": hub.CodeInvalidArgs, "abc": hub.CodeNotFound, "ffff": hub.CodeNotFound, "": hub.CodeNotFound, "stuck:carol": hub.CodeNotFound} {
+		if _, err := overview.FindItem(items, ref); !hub.IsCode(err, code) {
+			t.Errorf("FindItem(%q): %v, want %s", ref, err, code)
+		}
+	}
+	if h := items[0].Handle(); h != "abcd1234" {
+		t.Errorf("a message's handle: %q", h)
+	}
+}
