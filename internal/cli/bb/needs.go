@@ -191,7 +191,7 @@ stuck:<agent>, incursion:<n>, unheard:<agent>).`,
 					}
 					esc := ""
 					if it.Escalated {
-						esc = fmt.Sprintf(" ESCALATED after %d min", it.WaitingMinutes)
+						esc = fmt.Sprintf(" · ESCALATED (nobody accepted it within %d min)", att.EscalateAfter)
 					}
 					fmt.Fprintf(w, "\n  • %s %s %s: %s (%s)%s\n", strings.ToUpper(it.Kind), it.Handle(), termtext.Line(who),
 						termtext.Line(truncate(it.Subject, 60)), tw.at(it.At), esc)
