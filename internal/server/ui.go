@@ -111,6 +111,7 @@ func (u *ui) routes(m router) {
 	m.HandleFunc("POST /ui/needs/ack/{id}", u.needsAccept)
 	m.HandleFunc("POST /ui/needs/answer", u.needsAnswer)
 	m.HandleFunc("POST /ui/needs/nudge", u.needsNudge)
+	m.HandleFunc("POST /ui/needs/reassign", u.needsReassign)
 }
 
 func (u *ui) static() http.Handler {

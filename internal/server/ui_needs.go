@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/oversight"
 	"github.com/blackboard-hub/bb/internal/hub/overview"
 )
@@ -144,6 +145,37 @@ func (u *ui) needsNudge(w http.ResponseWriter, r *http.Request) {
 	}
 	in := oversight.NudgeInput{Person: d.Viewer, Message: f.Get("message"), Agent: f.Get("agent"), BeadID: f.Get("bead"), Subject: f.Get("subject")}
 	if _, err := u.s.svc.Nudge(r.Context(), in); err != nil {
+		u.fail(w, err)
+		return
+	}
+	u.needsPanel(w, r, d)
+}
+
+// needsReassign hands the reservation an item between two agents
+// concerns (overview.AttentionItem.Reassign: holder, scope, to) to the
+// other agent, as the person: the core's step-in (oversight.StepIn), which
+// refuses it before the holder is past the takeover threshold.
+func (u *ui) needsReassign(w http.ResponseWriter, r *http.Request) {
+	if err := u.form(w, r); err != nil {
+		u.fail(w, err)
+		return
+	}
+	d := u.base(r)
+	f := r.PostForm
+	if err := u.ensureHuman(r, d.Viewer); err != nil {
+		u.fail(w, err)
+		return
+	}
+	if _, err := u.s.svc.CheckIn(r.Context(), d.Viewer); err != nil {
+		u.fail(w, err)
+		return
+	}
+	in := oversight.StepInInput{Person: d.Viewer, Holder: f.Get("holder"), Scope: f.Get("scope"), To: strings.TrimSpace(f.Get("to"))}
+	if in.To == "" {
+		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "to", "Name the agent that takes these files over."))
+		return
+	}
+	if _, err := u.s.svc.StepIn(r.Context(), in); err != nil {
 		u.fail(w, err)
 		return
 	}

@@ -224,6 +224,9 @@ func (b *board) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Release):
 		return b.stepIn(false)
 	case key.Matches(msg, k.Reassign):
+		if b.focus == secAttention {
+			return b.reassign()
+		}
 		return b.stepIn(true)
 	case key.Matches(msg, k.Search):
 		b.prompt = newPrompt(b.st, "Search", "", b.searchCmd)
@@ -332,9 +335,44 @@ func (b *board) nudge() tea.Cmd {
 	})
 }
 
+// reassign hands the reservations the selected item between two agents
+// concerns (overview.AttentionItem.Reassign, offered once their holder is
+// past the takeover threshold) to the agent typed, the item's other agent
+// by default: the same step-in as g on a reservation (oversight.StepIn).
+func (b *board) reassign() tea.Cmd {
+	i := b.selected(secAttention)
+	if i < 0 {
+		b.setStatus("select an item in Needs attention (tab, ↑↓) to reassign what it concerns", nil)
+		return nil
+	}
+	it := b.attItems[i]
+	if !slices.Contains(it.Choices(b.viewer), overview.ChoiceReassign) {
+		b.setStatus(fmt.Sprintf("this item offers %s", choiceWords(it.Choices(b.viewer))), nil)
+		return nil
+	}
+	var scopes []string
+	for _, r := range it.Reassign {
+		scopes = append(scopes, r.Scope)
+	}
+	shown, holder := strings.Join(scopes, ", "), it.Reassign[0].Holder
+	label := fmt.Sprintf("Reassign %s from %s (%s) to", shown, holder, it.Reassign[0].Why)
+	b.prompt = newPrompt(b.st, label, it.Reassign[0].To, func(to string) tea.Cmd {
+		return b.act(func(ctx context.Context) (string, error) {
+			for _, r := range it.Reassign {
+				if _, err := b.api.StepIn(ctx, oversight.StepInInput{Person: b.viewer, Holder: r.Holder, Scope: r.Scope, To: to}); err != nil {
+					return "", err
+				}
+			}
+			return fmt.Sprintf("reassigned %s from %s to %s", shown, holder, to), nil
+		})
+	})
+	return nil
+}
+
 // choiceWords names the choices by their keys.
 func choiceWords(cs []string) string {
-	keys := map[string]string{overview.ChoiceAccept: "a accept", overview.ChoiceAnswer: "r answer", overview.ChoiceNudge: "n nudge", overview.ChoiceStepIn: "s step in"}
+	keys := map[string]string{overview.ChoiceAccept: "a accept", overview.ChoiceAnswer: "r answer", overview.ChoiceNudge: "n nudge",
+		overview.ChoiceReassign: "g reassign", overview.ChoiceStepIn: "s step in"}
 	var out []string
 	for _, c := range cs {
 		out = append(out, keys[c])
@@ -527,6 +565,8 @@ func (b *board) attentionRows() []row {
 			text += " · " + strings.Join(it.Files, ", ")
 		}
 		r := newRow(text).in(st.Warn)
+		// The keys of the person's choices on it, the core's (overview).
+		r.hint = choiceWords(it.Choices(b.viewer))
 		if it.Escalated || it.Kind == overview.AttentionBlocked || it.Kind == overview.AttentionCritical || it.Kind == overview.AttentionStuck || it.Kind == overview.AttentionUnheard {
 			r = r.in(st.Bad)
 		}

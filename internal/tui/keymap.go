@@ -30,7 +30,7 @@ func defaultKeyMap() keyMap {
 		StepIn:   b([]string{"s"}, "s", "step in"),
 		Msg:      b([]string{"m"}, "m", "message agent"),
 		Release:  b([]string{"x"}, "x", "release reservation"),
-		Reassign: b([]string{"g"}, "g", "reassign reservation"),
+		Reassign: b([]string{"g"}, "g", "reassign"),
 		Search:   b([]string{"/"}, "/", "search"),
 		Filter:   b([]string{"f"}, "f", "filter by agent"),
 		Cancel:   b([]string{"esc"}, "esc", "back"),

@@ -17,6 +17,9 @@ type row struct {
 	style lipgloss.Style
 	// styled is false for rows drawn plain.
 	styled bool
+	// hint is shown after the section's title while the row is selected
+	// (the keys that act on it); "" for none.
+	hint string
 }
 
 func newRow(text string) row { return row{text: termtext.Line(text)} }
@@ -80,6 +83,9 @@ func (s *section) view(st styles, focused bool) string {
 	title := s.title
 	if len(s.rows) > 0 {
 		title += " (" + itoa(len(s.rows)) + ")"
+	}
+	if focused && s.cursor < len(s.rows) && s.rows[s.cursor].hint != "" {
+		title += " · " + s.rows[s.cursor].hint
 	}
 	if focused {
 		b.WriteString(st.TitleActive.Render(fit("▸ "+title, s.width)))

@@ -215,7 +215,8 @@ func (a *app) summaryCmd() *cobra.Command {
 			}
 			return a.reply(cmd, data, func(w io.Writer) {
 				printSummary(w, s)
-				printSummaryWork(w, tasks, att, a.when())
+				person, _ := a.identity()
+				a.printSummaryWork(w, tasks, att, person)
 				if inbox != nil {
 					fmt.Fprintf(w, "\nYour inbox (%s): %d unread addressed to you, %d unread board posts, %d awaiting your ack\n",
 						inbox.Agent, inbox.Addressed, inbox.Board, inbox.AcksOwed)
@@ -227,8 +228,10 @@ func (a *app) summaryCmd() *cobra.Command {
 
 // printSummaryWork is bb summary's open tasks (a count per status, those in
 // progress with their owner) and the HANDOFF and BLOCKED messages nobody
-// accepted yet, with what they ask.
-func printSummaryWork(w io.Writer, tasks []hub.Task, att overview.Attention, tw when) {
+// accepted yet, with what they ask and the choices of person on each, as
+// the commands that make them (bb needs).
+func (a *app) printSummaryWork(w io.Writer, tasks []hub.Task, att overview.Attention, person string) {
+	tw := a.when()
 	count := map[string]int{}
 	var doing []hub.Task
 	for _, t := range tasks {
@@ -276,13 +279,10 @@ func printSummaryWork(w io.Writer, tasks []hub.Task, att overview.Attention, tw 
 		}
 		fmt.Fprintf(w, "  • %s %s %s → %s on %s: %s (%s)\n", strings.ToUpper(it.Kind), hub.ShortID(it.MessageID), termtext.Line(it.Agent), termtext.Line(to),
 			termtext.Line(dash(it.BeadID)), termtext.Line(truncate(it.Subject, 60)), tw.at(it.At))
-		if it.Asked != "" {
-			line := "    → Asks: " + termtext.Line(truncate(it.Asked, 100))
-			if it.Urgency != "" {
-				line += " (urgency " + it.Urgency + ")"
-			}
-			fmt.Fprintln(w, line)
+		if l := askedLine(it); l != "" {
+			fmt.Fprintln(w, "    → "+termtext.Line(l))
 		}
+		a.printChoices(w, it, person, "    ")
 	}
 }
 

@@ -282,7 +282,7 @@ func (a *app) topCommands() []topCommand {
 		{"status", a.statusCmd, true},
 		{"post", a.postCmd, true}, {"log", a.logCmd, true}, {"message", a.messageCmd, true}, {"search", a.searchCmd, true},
 		{"artifact", a.artifactCmd, true}, {"artifacts", a.artifactsCmd, true}, {"artifact-add", a.artifactAddAlias, true}, {"artifact-show", a.artifactShowAlias, true},
-		{"refs", a.refsCmd, true}, {"clear", a.clearCmd, true}, {"export", a.exportCmd, true}, {"summary", a.summaryCmd, true}, {"events", a.eventsCmd, true},
+		{"refs", a.refsCmd, true}, {"clear", a.clearCmd, true}, {"export", a.exportCmd, true}, {"summary", a.summaryCmd, true}, {"needs", a.needsCmd, true}, {"events", a.eventsCmd, true},
 		{"install", a.installCmd, false}, {"uninstall", a.uninstallCmd, false}, {"doctor", a.doctorCmd, false}, {"guard", a.guardCmd, false}, {"demo", a.demoCmd, false}, {"env", a.envCmd, false},
 		{"mcp", a.mcpCmd, false},
 		{"agent", a.agentCmd, true},

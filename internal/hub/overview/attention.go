@@ -3,6 +3,7 @@ package overview
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -79,6 +80,28 @@ type AttentionItem struct {
 	// blocked agent's focus task), by id, handle and title; nil when the
 	// work item is no task.
 	Task *hub.TaskRef `json:"task,omitempty"`
+	// Reassign are the reservations concerned by a HANDOFF or BLOCKED
+	// between two agents that a person may hand to the other agent
+	// (ChoiceReassign): those whose holder is past the takeover threshold
+	// (hub.TakeoverAllowed: stale or offline, or the reservation
+	// expired). A BLOCKED's are its recipient's reservations its sender
+	// was refused, to its sender; a HANDOFF's its sender's reservations
+	// for the work item, to its recipient. Empty otherwise.
+	Reassign []Reassignment `json:"reassign,omitempty"`
+}
+
+// Reassignment is one reservation a person may hand over
+// (oversight.StepIn with its To).
+type Reassignment struct {
+	// Holder holds the reservation; Scope is it as reserved, relative to
+	// the top of the work tree (what StepIn names, with no Wd).
+	Holder string `json:"holder"`
+	Scope  string `json:"scope"`
+	// To is the other agent of the item, who would get it.
+	To string `json:"to"`
+	// Why it no longer protects its holder: the holder's presence
+	// (stale, offline), or "expired".
+	Why string `json:"why"`
 }
 
 // The person's choices on an item (AttentionItem.Choices): the same on
@@ -96,6 +119,11 @@ const (
 	// ChoiceNudge reminds the agent the item waits on (an incursion: the
 	// agent that edited) of what is asked, by mail from the person.
 	ChoiceNudge = "nudge"
+	// ChoiceReassign hands the reservations concerned by an item between
+	// two agents (AttentionItem.Reassign) to the other agent; offered
+	// only once their holder is past the takeover threshold
+	// (hub.TakeoverAllowed), as oversight.StepIn allows.
+	ChoiceReassign = "reassign"
 	// ChoiceStepIn answers an item between two agents in the place of
 	// the one it waits on: the answer goes to who raised it and the item
 	// is accepted for its recipient, recorded as the person's doing.
@@ -104,7 +132,9 @@ const (
 
 // Choices are what person may do about the item: accept and answer what
 // waits on them; nudge or step in on a HANDOFF or BLOCKED between two
-// agents (their ack is not the person's to give); nudge the recipient of
+// agents (their ack is not the person's to give), and reassign the
+// reservations concerned once their holder is past the takeover
+// threshold (AttentionItem.Reassign); nudge the recipient of
 // their own request; answer a blocked agent or a critical message; nudge
 // the agent of an incursion.
 func (it AttentionItem) Choices(person string) []string {
@@ -115,6 +145,9 @@ func (it AttentionItem) Choices(person string) []string {
 			return []string{ChoiceAccept, ChoiceAnswer}
 		case it.Agent == person:
 			return []string{ChoiceNudge}
+		}
+		if len(it.Reassign) > 0 {
+			return []string{ChoiceNudge, ChoiceReassign, ChoiceStepIn}
 		}
 		return []string{ChoiceNudge, ChoiceStepIn}
 	case AttentionStuck, AttentionCritical:
@@ -372,9 +405,12 @@ const concernedMax = 5
 
 // concerned fills each item's Task and Files: what it is about, so that a
 // person sees what is asked without guessing (a BLOCKED that says "Need
-// src/main.go" names the file its sender was refused).
+// src/main.go" names the file its sender was refused); and, on a HANDOFF
+// or BLOCKED between two agents, the reservations concerned a person may
+// reassign (Reassign).
 func (s *Service) concerned(ctx context.Context, tx Tx, items []AttentionItem, since time.Time) error {
 	tasks := map[string]*hub.TaskRef{}
+	pr := &pastThreshold{s: s, tx: tx, now: s.kernel.Now(), live: map[string]hub.Presence{}}
 	for i := range items {
 		it := &items[i]
 		if id := it.BeadID; strings.HasPrefix(id, "task_") {
@@ -392,6 +428,7 @@ func (s *Service) concerned(ctx context.Context, tx Tx, items []AttentionItem, s
 			}
 			it.Task = ref
 		}
+		between := it.To != "" && it.To != it.Agent
 		switch it.Kind {
 		case AttentionBlocked:
 			// The scopes its sender was refused since it began waiting's
@@ -400,12 +437,30 @@ func (s *Service) concerned(ctx context.Context, tx Tx, items []AttentionItem, s
 			if err != nil {
 				return err
 			}
+			var held []string // the recipient's reservations refused
 			for _, e := range evs {
 				if e.CreatedAt.Before(since) {
 					break
 				}
-				if e.Agent == it.Agent && (it.To == "" || e.ToAgent == it.To) && e.Scope != "" && !slices.Contains(it.Files, e.Scope) && len(it.Files) < concernedMax {
+				if e.Agent != it.Agent || (it.To != "" && e.ToAgent != it.To) || e.Scope == "" {
+					continue
+				}
+				if !slices.Contains(it.Files, e.Scope) && len(it.Files) < concernedMax {
 					it.Files = append(it.Files, e.Scope)
+				}
+				var p hub.IncursionPayload
+				if json.Unmarshal(e.Payload, &p) == nil && p.ReservationID != "" && !slices.Contains(held, p.ReservationID) {
+					held = append(held, p.ReservationID)
+				}
+			}
+			if between && len(held) > 0 {
+				rs, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: it.To, States: []string{hub.ResActive}, Limit: attentionMax})
+				if err != nil {
+					return err
+				}
+				rs = slices.DeleteFunc(rs, func(r hub.Reservation) bool { return !slices.Contains(held, r.ID) })
+				if it.Reassign, err = pr.reassignable(ctx, it.To, it.Agent, rs); err != nil {
+					return err
 				}
 			}
 		case AttentionHandoff, AttentionStuck:
@@ -416,9 +471,62 @@ func (s *Service) concerned(ctx context.Context, tx Tx, items []AttentionItem, s
 			for _, r := range rs {
 				it.Files = append(it.Files, s.kernel.DisplayScope(r))
 			}
+			if it.Kind == AttentionHandoff && between {
+				if it.Reassign, err = pr.reassignable(ctx, it.Agent, it.To, rs); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
+}
+
+// pastThreshold decides which reservations a person may reassign: those
+// past the takeover threshold (hub.TakeoverAllowed), the one rule
+// oversight.StepIn applies. It reads each holder's presence once.
+type pastThreshold struct {
+	s     *Service
+	tx    Tx
+	now   time.Time
+	stale int
+	live  map[string]hub.Presence
+}
+
+// reassignable are those of holder's reservations rs a person may hand
+// to the agent to: each expired, or all when holder is stale or offline.
+func (p *pastThreshold) reassignable(ctx context.Context, holder, to string, rs []hub.Reservation) ([]Reassignment, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	pres, known := p.live[holder]
+	if !known {
+		if p.stale == 0 {
+			stale, err := p.s.kernel.StaleMinutes()
+			if err != nil {
+				return nil, err
+			}
+			p.stale = stale
+		}
+		a, err := p.tx.GetAgent(ctx, holder)
+		if err != nil {
+			return nil, err
+		}
+		pres = hub.HolderLive(a, p.now, p.stale).Presence
+		p.live[holder] = pres
+	}
+	var out []Reassignment
+	for _, r := range rs {
+		expired := r.Expired(p.now)
+		if !hub.TakeoverAllowed(pres, expired) {
+			continue
+		}
+		why := string(pres)
+		if expired {
+			why = "expired"
+		}
+		out = append(out, Reassignment{Holder: holder, Scope: p.s.kernel.DisplayScope(r), To: to, Why: why})
+	}
+	return out, nil
 }
 
 // read runs fn in one consistent read of the board.
@@ -464,4 +572,54 @@ func minutesSince(now, t time.Time) int {
 		return int(d / time.Minute)
 	}
 	return 0
+}
+
+// Handle names the item briefly for a person to type, the same for as
+// long as it waits: a message's short id (hub.ShortID), an incursion's
+// "incursion:<seq>", a blocked or unheard agent's "stuck:<agent>" or
+// "unheard:<agent>".
+func (it AttentionItem) Handle() string {
+	switch {
+	case it.MessageID != "":
+		return hub.ShortID(it.MessageID)
+	case it.Kind == AttentionIncursion:
+		return it.Kind + ":" + strconv.FormatInt(it.Seq, 10)
+	}
+	return it.Kind + ":" + it.Agent
+}
+
+// minPrefix is the shortest prefix of a message's id that names an item.
+const minPrefix = 4
+
+// FindItem is the item of items that ref names: its Handle or ID, or a
+// prefix of its message's id of minPrefix characters or more that no
+// other item's shares. None is NOT_FOUND (it may have been accepted
+// meanwhile); a prefix of several is INVALID_ARGS naming them.
+func FindItem(items []AttentionItem, ref string) (AttentionItem, error) {
+	ref = strings.TrimSpace(ref)
+	var found []AttentionItem
+	for _, it := range items {
+		switch {
+		case ref == "":
+		case it.Handle() == ref || it.ID() == ref || (it.MessageID != "" && it.MessageID == ref):
+			return it, nil
+		case it.MessageID != "" && len(ref) >= minPrefix && strings.HasPrefix(it.MessageID, ref):
+			found = append(found, it)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		why := "nothing waiting for a person is named %q: it was accepted or answered meanwhile, or the name is mistyped"
+		if ref != "" && len(ref) < minPrefix && !strings.Contains(ref, ":") {
+			why = "nothing waiting for a person is named %q: a message's handle has " + strconv.Itoa(minPrefix) + " characters or more"
+		}
+		return AttentionItem{}, hub.FieldErr(hub.CodeNotFound, "item", why, ref)
+	}
+	var names []string
+	for _, it := range found {
+		names = append(names, it.Handle())
+	}
+	return AttentionItem{}, hub.FieldErr(hub.CodeInvalidArgs, "item", "%q names %d items (%s): type more of the handle", ref, len(found), strings.Join(names, ", "))
 }

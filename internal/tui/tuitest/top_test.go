@@ -280,7 +280,7 @@ func TestTopShowsAndActs(t *testing.T) {
 
 	// ? shows every key, within 80×24.
 	tm.keys("?")
-	tm.waitFor(`g reassign reservation`)
+	tm.waitFor(`g +reassign`)
 	tm.waitFor(`q   quit`)
 	tm.keys("?")
 
