@@ -409,76 +409,115 @@ const concernedMax = 5
 // or BLOCKED between two agents, the reservations concerned a person may
 // reassign (Reassign).
 func (s *Service) concerned(ctx context.Context, tx Tx, items []AttentionItem, since time.Time) error {
-	tasks := map[string]*hub.TaskRef{}
-	pr := &pastThreshold{s: s, tx: tx, now: s.kernel.Now(), live: map[string]hub.Presence{}}
+	c := concern{s: s, tx: tx, since: since, tasks: map[string]*hub.TaskRef{},
+		pr: &pastThreshold{s: s, tx: tx, now: s.kernel.Now(), live: map[string]hub.Presence{}}}
 	for i := range items {
 		it := &items[i]
-		if id := it.BeadID; strings.HasPrefix(id, "task_") {
-			ref, seen := tasks[id]
-			if !seen {
-				t, err := tx.GetTask(ctx, id)
-				if err != nil {
-					return err
-				}
-				if t != nil {
-					r := hub.RefOf(*t)
-					ref = &r
-				}
-				tasks[id] = ref
-			}
-			it.Task = ref
+		if err := c.task(ctx, it); err != nil {
+			return err
 		}
-		between := it.To != "" && it.To != it.Agent
+		var err error
 		switch it.Kind {
 		case AttentionBlocked:
-			// The scopes its sender was refused since it began waiting's
-			// window, held by the one it waits on.
-			evs, err := tx.ListEvents(ctx, hub.EventFilter{Types: []string{hub.EventReservationConflict}, Agent: it.Agent, Limit: 20, Desc: true})
-			if err != nil {
-				return err
-			}
-			var held []string // the recipient's reservations refused
-			for _, e := range evs {
-				if e.CreatedAt.Before(since) {
-					break
-				}
-				if e.Agent != it.Agent || (it.To != "" && e.ToAgent != it.To) || e.Scope == "" {
-					continue
-				}
-				if !slices.Contains(it.Files, e.Scope) && len(it.Files) < concernedMax {
-					it.Files = append(it.Files, e.Scope)
-				}
-				var p hub.IncursionPayload
-				if json.Unmarshal(e.Payload, &p) == nil && p.ReservationID != "" && !slices.Contains(held, p.ReservationID) {
-					held = append(held, p.ReservationID)
-				}
-			}
-			if between && len(held) > 0 {
-				rs, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: it.To, States: []string{hub.ResActive}, Limit: attentionMax})
-				if err != nil {
-					return err
-				}
-				rs = slices.DeleteFunc(rs, func(r hub.Reservation) bool { return !slices.Contains(held, r.ID) })
-				if it.Reassign, err = pr.reassignable(ctx, it.To, it.Agent, rs); err != nil {
-					return err
-				}
-			}
+			err = c.blocked(ctx, it)
 		case AttentionHandoff, AttentionStuck:
-			rs, err := tx.ListReservations(ctx, hub.ReservationFilter{AgentID: it.Agent, BeadID: it.BeadID, States: []string{hub.ResActive}, Limit: concernedMax})
-			if err != nil {
-				return err
-			}
-			for _, r := range rs {
-				it.Files = append(it.Files, s.kernel.DisplayScope(r))
-			}
-			if it.Kind == AttentionHandoff && between {
-				if it.Reassign, err = pr.reassignable(ctx, it.Agent, it.To, rs); err != nil {
-					return err
-				}
-			}
+			err = c.handedOver(ctx, it)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// concern is one pass of concerned over the items: the tasks read so far
+// and the threshold's presence reads, shared by the items.
+type concern struct {
+	s     *Service
+	tx    Tx
+	since time.Time
+	tasks map[string]*hub.TaskRef
+	pr    *pastThreshold
+}
+
+// task names the task an item is about, when its bead is one (each task
+// read once).
+func (c *concern) task(ctx context.Context, it *AttentionItem) error {
+	id := it.BeadID
+	if !strings.HasPrefix(id, "task_") {
+		return nil
+	}
+	ref, seen := c.tasks[id]
+	if !seen {
+		t, err := c.tx.GetTask(ctx, id)
+		if err != nil {
+			return err
+		}
+		if t != nil {
+			r := hub.RefOf(*t)
+			ref = &r
+		}
+		c.tasks[id] = ref
+	}
+	it.Task = ref
+	return nil
+}
+
+// between reports whether an item is between two agents.
+func between(it *AttentionItem) bool { return it.To != "" && it.To != it.Agent }
+
+// blocked names the scopes a BLOCKED's sender was refused since it began
+// waiting's window, held by the one it waits on, and, between two agents,
+// those of the recipient's reservations a person may reassign to the
+// sender.
+func (c *concern) blocked(ctx context.Context, it *AttentionItem) error {
+	evs, err := c.tx.ListEvents(ctx, hub.EventFilter{Types: []string{hub.EventReservationConflict}, Agent: it.Agent, Limit: 20, Desc: true})
+	if err != nil {
+		return err
+	}
+	var held []string // the recipient's reservations refused
+	for _, e := range evs {
+		if e.CreatedAt.Before(c.since) {
+			break
+		}
+		if e.Agent != it.Agent || (it.To != "" && e.ToAgent != it.To) || e.Scope == "" {
+			continue
+		}
+		if !slices.Contains(it.Files, e.Scope) && len(it.Files) < concernedMax {
+			it.Files = append(it.Files, e.Scope)
+		}
+		var p hub.IncursionPayload
+		if json.Unmarshal(e.Payload, &p) == nil && p.ReservationID != "" && !slices.Contains(held, p.ReservationID) {
+			held = append(held, p.ReservationID)
+		}
+	}
+	if !between(it) || len(held) == 0 {
+		return nil
+	}
+	rs, err := c.tx.ListReservations(ctx, hub.ReservationFilter{AgentID: it.To, States: []string{hub.ResActive}, Limit: attentionMax})
+	if err != nil {
+		return err
+	}
+	rs = slices.DeleteFunc(rs, func(r hub.Reservation) bool { return !slices.Contains(held, r.ID) })
+	it.Reassign, err = c.pr.reassignable(ctx, it.To, it.Agent, rs)
+	return err
+}
+
+// handedOver names the files a HANDOFF's (or a stuck item's) sender holds
+// for the bead, and, for a HANDOFF between two agents, those a person may
+// reassign to the recipient.
+func (c *concern) handedOver(ctx context.Context, it *AttentionItem) error {
+	rs, err := c.tx.ListReservations(ctx, hub.ReservationFilter{AgentID: it.Agent, BeadID: it.BeadID, States: []string{hub.ResActive}, Limit: concernedMax})
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		it.Files = append(it.Files, c.s.kernel.DisplayScope(r))
+	}
+	if it.Kind == AttentionHandoff && between(it) {
+		it.Reassign, err = c.pr.reassignable(ctx, it.Agent, it.To, rs)
+	}
+	return err
 }
 
 // pastThreshold decides which reservations a person may reassign: those
