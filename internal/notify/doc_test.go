@@ -108,7 +108,7 @@ func TestWebhookBodyAsDocumented(t *testing.T) {
 	}
 	// The values the example's item decides (id, files, times, board and
 	// the link are the board's own).
-	for _, k := range []string{"type", "escalated", "agent", "to", "bead_id", "subject", "asked", "urgency", "task", "choices", "link"} {
+	for _, k := range []string{"type", "escalated", "agent", "to", "bead_id", "subject", "asked", "urgency", "task", "choices", "reassign", "link"} {
 		if !reflect.DeepEqual(gotFields[k], wantFields[k]) {
 			t.Errorf("%s = %#v, the doc says %#v", k, gotFields[k], wantFields[k])
 		}

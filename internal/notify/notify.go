@@ -69,6 +69,10 @@ type Payload struct {
 	// step_in: the dashboard's and bb top's actions), as the board's
 	// person sees them.
 	Choices []string `json:"choices"`
+	// Reassign names, when Choices holds reassign, each reservation the
+	// person may hand over: its holder, scope, who would get it and why it
+	// no longer protects its holder (never null).
+	Reassign []overview.Reassignment `json:"reassign"`
 	// Text is one line for a chat message: who waits on whom, for what,
 	// for how long.
 	Text           string    `json:"text"`
@@ -287,6 +291,9 @@ func (n *Notifier) payload(id string, it overview.AttentionItem, after int) Payl
 		WaitingMinutes: it.WaitingMinutes, At: it.At, Board: n.api.Root(), Link: n.o.Dashboard}
 	if p.Files == nil {
 		p.Files = []string{}
+	}
+	if p.Reassign = it.Reassign; p.Reassign == nil {
+		p.Reassign = []overview.Reassignment{}
 	}
 	p.Text = Text(p, after)
 	return p

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -372,5 +373,39 @@ func TestStopFinishesTheDeliveryInFlight(t *testing.T) {
 	id := "blocked:" + m.UUID
 	if rec, err := svc.Notified(ctx, WebhookChannel(srv.URL), []string{id}); err != nil || len(rec) != 1 {
 		t.Fatalf("the delivery answered after the stop was not recorded: %v %v", rec, err)
+	}
+}
+
+// A HANDOFF between two agents whose sender's reservation for the bead is
+// past the takeover threshold offers reassign, and the payload names the
+// reservation, its holder, who would get it and why (never null before).
+func TestPayloadNamesReassign(t *testing.T) {
+	ctx := context.Background()
+	svc, clk := board(t)
+	if _, _, err := svc.RegisterAgent(ctx, hub.RegisterInput{ID: "erin", Role: "worker"}); err != nil {
+		t.Fatal(err)
+	}
+	ttl := 30
+	if _, err := svc.Reserve(ctx, hub.ReserveInput{Agent: "carol", Scope: "src/a.go", BeadID: "bb-3", TTLMinutes: &ttl}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SendMail(ctx, hub.SendInput{From: "carol", To: "erin", BeadID: "bb-3", Category: hub.CategoryHandoff, Subject: "take bb-3", Body: "over to you"}); err != nil {
+		t.Fatal(err)
+	}
+	n := New(svc, Options{Webhooks: []string{"http://127.0.0.1:1/never-called"}})
+	n.Check(ctx)
+	got := queued(n)
+	if len(got) != 1 || strings.Join(got[0].Choices, ",") != "nudge,step_in" || got[0].Reassign == nil || len(got[0].Reassign) != 0 {
+		t.Fatalf("while carol holds src/a.go: %+v", got)
+	}
+	clk.add(time.Hour) // the reservation expired; the item escalated
+	n.Check(ctx)
+	got = queued(n)
+	if len(got) != 1 || !got[0].Escalated || !slices.Contains(got[0].Choices, "reassign") {
+		t.Fatalf("an hour later: %+v", got)
+	}
+	r := got[0].Reassign
+	if len(r) != 1 || r[0].Holder != "carol" || r[0].Scope != "src/a.go" || r[0].To != "erin" || r[0].Why == "" {
+		t.Errorf("reassign %+v", r)
 	}
 }
