@@ -139,6 +139,17 @@ func Events(client string) []EventSpec {
 			{Name: "PreToolUse", Kind: KindPreTool, Matcher: codexEditTools, Injects: true},
 			{Name: "PostToolUse", Kind: KindPostTool, Matcher: AllBut(codexEditTools), Except: codexEditTools, Injects: true},
 			{Name: "Stop", Kind: KindStop, Injects: true},
+			// SessionEnd, "Right before a session ends" (0.169.0's event
+			// list): its payload is session_id, cwd, transcript_path and
+			// reason, always "other" (the session-end.command.input schema
+			// in 0.169.0's binary, with codex-rs/hooks/src/events/
+			// session_end.rs; developers.openai.com/codex/hooks). Its
+			// output reaches nobody. codex exec runs it as it exits:
+			// TestCodexSessionEnd. Its timeout was not read from the
+			// binary (bb writes none; a third-party installer reports that
+			// Codex keeps SessionEnd hooks to a few seconds): bb hook's
+			// release is one write, and the test's hook finished in time.
+			{Name: "SessionEnd", Kind: KindEnd},
 		}
 	case "gemini":
 		// AfterTool runs for every tool, edits included: a BeforeTool hook
@@ -182,6 +193,16 @@ func Events(client string) []EventSpec {
 			{Name: "preToolUse", Kind: KindPreTool, Matcher: copilotEditTools, Injects: true},
 			{Name: "postToolUse", Kind: KindPostTool, Matcher: AllBut(copilotEditTools), Except: copilotEditTools, Injects: true},
 			{Name: "agentStop", Kind: KindStop, Injects: true},
+			// sessionEnd: payload sessionId, timestamp, cwd, reason
+			// ("complete", "error", "abort", "timeout", "user_exit");
+			// its output is not read (docs.github.com/en/copilot/reference/
+			// hooks-reference; SessionEndHookInput in 1.0.102's
+			// copilot-sdk/types.d.ts). A copilot -p run fires it once, as
+			// it ends, after the agentStop continuations (1.0.102's
+			// changelog.json: "Prompt-mode sessions fire a single sessionEnd
+			// hook after Stop-hook continuations complete"); an interactive
+			// session once, at its end or /clear. TestCopilotSessionEnd.
+			{Name: "sessionEnd", Kind: KindEnd},
 		}
 	case "qwen":
 		// Qwen Code's matchers are unanchored regular expressions over
@@ -191,6 +212,20 @@ func Events(client string) []EventSpec {
 		// drops it when it lets the tool run (firePreToolUseHook returns
 		// it; the scheduler and the ACP session only log it), which
 		// TestQwenCode's own-edit step showed with the edits excluded.
+		//
+		// No session end. Qwen Code has a SessionEnd hook (payload
+		// session_id, cwd, reason: clear, logout, prompt_input_exit,
+		// bypass_permissions_disabled, other; timeout 60 s by default:
+		// qwenlm.github.io/qwen-code-docs/en/users/features/hooks, and
+		// bundled/qc-helper/docs/features/hooks.md in 0.24.4), but 0.24.4
+		// fires it only as an interactive session exits or /clear runs,
+		// and as an ACP session shuts down: fireSessionEndEvent's callers
+		// are startInteractiveUI, start-opentui-ui, the /clear command and
+		// acpAgent; nonInteractiveCli (qwen -p) has none. A trial with
+		// SessionEnd wired (a qwen -p session given leases.session at its
+		// start, exiting 0) released nothing. Wired, it would work for
+		// the interactive terminal only, which no clienttest scenario
+		// drives.
 		return []EventSpec{
 			{Name: "SessionStart", Kind: KindStart, Injects: true},
 			{Name: "UserPromptSubmit", Kind: KindPrompt, Injects: true},
@@ -203,6 +238,16 @@ func Events(client string) []EventSpec {
 		// hooks and bus events that run them; the plugin checks the
 		// matcher itself. At session.idle (the end of a turn) the plugin
 		// sends a reminder back as the session's next prompt, once.
+		//
+		// No session end: OpenCode 1.18.33's bus has no event for a
+		// session that ends. session.deleted is the deletion of a stored
+		// session (the user deletes it), not its end, and a one-shot
+		// opencode run deletes nothing; server.instance.disposed is the
+		// instance of a directory shutting down, for every session at
+		// once (payload: directory only; the event schemas in its
+		// binary's bundle; opencode.ai/docs/plugins, Events). The plugin
+		// could end, at that event, each session it saw created: not
+		// done, and not tried.
 		return []EventSpec{
 			{Name: "session.created", Kind: KindStart, Injects: true},
 			{Name: "chat.message", Kind: KindPrompt, Injects: true},
