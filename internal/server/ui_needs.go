@@ -221,25 +221,7 @@ func needWords(it overview.AttentionItem) string {
 
 // askedWords is what an item asks, in the dashboard's words: the request
 // and its urgency ("" when nothing is asked).
-func askedWords(it overview.AttentionItem) string {
-	if it.Asked == "" {
-		return ""
-	}
-	verb := "Asks"
-	switch it.Kind {
-	case overview.AttentionHandoff:
-		verb = "Next"
-	case overview.AttentionStuck:
-		verb = "Blocked by"
-	case overview.AttentionUnheard:
-		verb = "To do"
-	}
-	s := verb + ": " + it.Asked
-	if it.Urgency != "" {
-		s += " (urgency " + it.Urgency + ")"
-	}
-	return s
-}
+func askedWords(it overview.AttentionItem) string { return it.AskedLine(nil) }
 
 // canAccept is true when the person may accept the item from the panel: a
 // HANDOFF or BLOCKED addressed to them or to everyone.

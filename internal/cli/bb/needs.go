@@ -108,25 +108,9 @@ func needAbout(it overview.AttentionItem) string {
 }
 
 // askedLine is what an item asks, with its urgency ("" when nothing is).
-func askedLine(it overview.AttentionItem) string {
-	if it.Asked == "" {
-		return ""
-	}
-	verb := "Asks"
-	switch it.Kind {
-	case overview.AttentionHandoff:
-		verb = "Next"
-	case overview.AttentionStuck:
-		verb = "Blocked by"
-	case overview.AttentionUnheard:
-		verb = "To do"
-	}
-	s := verb + ": " + truncate(it.Asked, 100)
-	if it.Urgency != "" {
-		s += " (urgency " + it.Urgency + ")"
-	}
-	return s
-}
+func askedLine(it overview.AttentionItem) string { return it.AskedLine(clip100) }
+
+func clip100(s string) string { return truncate(s, 100) }
 
 func (a *app) needsCmd() *cobra.Command {
 	c := &cobra.Command{

@@ -104,6 +104,35 @@ type Reassignment struct {
 	Why string `json:"why"`
 }
 
+// AskedLine is what the item asks, with its urgency, as a person reads it
+// in every view ("Asks: Release src/main.go (urgency high)", "Next: …"
+// for a HANDOFF, "Blocked by: …" for a blocked agent, "To do: …" for an
+// unheard session), the request passed through fit (a surface's clipping;
+// nil: as it is); "" when nothing is asked.
+func (it AttentionItem) AskedLine(fit func(string) string) string {
+	if it.Asked == "" {
+		return ""
+	}
+	verb := "Asks"
+	switch it.Kind {
+	case AttentionHandoff:
+		verb = "Next"
+	case AttentionStuck:
+		verb = "Blocked by"
+	case AttentionUnheard:
+		verb = "To do"
+	}
+	asked := it.Asked
+	if fit != nil {
+		asked = fit(asked)
+	}
+	s := verb + ": " + asked
+	if it.Urgency != "" {
+		s += " (urgency " + it.Urgency + ")"
+	}
+	return s
+}
+
 // The person's choices on an item (AttentionItem.Choices): the same on
 // every surface (the dashboard's buttons, bb top's keys, the notifier's
 // payload), each an operation of the core (oversight).
