@@ -91,6 +91,8 @@ func rpcRules() map[string]rpcRule {
 		// agent's credential).
 		"Answer": agent,
 		"Nudge":  agent,
+		// The person's first act registers them, as the dashboard does.
+		"EnsurePerson": agent,
 		// Tasks.
 		"CreateTask":        agent,
 		"GetTask":           agent,

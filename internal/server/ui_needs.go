@@ -127,22 +127,33 @@ func (u *ui) needsAnswer(w http.ResponseWriter, r *http.Request) {
 	u.needsPanel(w, r, d)
 }
 
-// needsNudge reminds the agent an item waits on, as the person.
-func (u *ui) needsNudge(w http.ResponseWriter, r *http.Request) {
+// personActs reads a person's form on an item and registers and checks
+// in the person who acts (the viewer); false when it answered with the
+// failure.
+func (u *ui) personActs(w http.ResponseWriter, r *http.Request) (*pageData, bool) {
 	if err := u.form(w, r); err != nil {
 		u.fail(w, err)
-		return
+		return nil, false
 	}
 	d := u.base(r)
-	f := r.PostForm
 	if err := u.ensureHuman(r, d.Viewer); err != nil {
 		u.fail(w, err)
-		return
+		return nil, false
 	}
 	if _, err := u.s.svc.CheckIn(r.Context(), d.Viewer); err != nil {
 		u.fail(w, err)
+		return nil, false
+	}
+	return d, true
+}
+
+// needsNudge reminds the agent an item waits on, as the person.
+func (u *ui) needsNudge(w http.ResponseWriter, r *http.Request) {
+	d, ok := u.personActs(w, r)
+	if !ok {
 		return
 	}
+	f := r.PostForm
 	in := oversight.NudgeInput{Person: d.Viewer, Message: f.Get("message"), Agent: f.Get("agent"), BeadID: f.Get("bead"), Subject: f.Get("subject")}
 	if _, err := u.s.svc.Nudge(r.Context(), in); err != nil {
 		u.fail(w, err)
@@ -156,20 +167,11 @@ func (u *ui) needsNudge(w http.ResponseWriter, r *http.Request) {
 // other agent, as the person: the core's step-in (oversight.StepIn), which
 // refuses it before the holder is past the takeover threshold.
 func (u *ui) needsReassign(w http.ResponseWriter, r *http.Request) {
-	if err := u.form(w, r); err != nil {
-		u.fail(w, err)
+	d, ok := u.personActs(w, r)
+	if !ok {
 		return
 	}
-	d := u.base(r)
 	f := r.PostForm
-	if err := u.ensureHuman(r, d.Viewer); err != nil {
-		u.fail(w, err)
-		return
-	}
-	if _, err := u.s.svc.CheckIn(r.Context(), d.Viewer); err != nil {
-		u.fail(w, err)
-		return
-	}
 	in := oversight.StepInInput{Person: d.Viewer, Holder: f.Get("holder"), Scope: f.Get("scope"), To: strings.TrimSpace(f.Get("to"))}
 	if in.To == "" {
 		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "to", "Name the agent that takes these files over."))

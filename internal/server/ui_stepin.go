@@ -26,11 +26,7 @@ import (
 // ensureHuman registers the viewer as an agent of role human the first time
 // they send mail (mail needs a known sender).
 func (u *ui) ensureHuman(r *http.Request, name string) error {
-	_, _, err := u.s.svc.RegisterAgent(r.Context(), hub.RegisterInput{ID: name, Role: hub.RolePerson})
-	if err != nil && hub.CodeOf(err) != hub.CodeDuplicateAgentID {
-		return err
-	}
-	return nil
+	return u.s.svc.EnsurePerson(r.Context(), name)
 }
 
 // send is the composer: to everyone it posts on the board; to one agent it

@@ -223,7 +223,7 @@ func (a *app) needItem(cmd *cobra.Command, ref, choice string) (core.API, string
 		}
 		return nil, "", it, hub.FieldErr(hub.CodeInvalidArgs, "item", "the %s %s offers %s no %s: %s", strings.ToUpper(it.Kind), it.Handle(), person, choiceLabel(choice), why)
 	}
-	if _, _, err := svc.RegisterAgent(cmd.Context(), hub.RegisterInput{ID: person, Role: hub.RolePerson}); err != nil && !hub.IsCode(err, hub.CodeDuplicateAgentID) {
+	if err := svc.EnsurePerson(cmd.Context(), person); err != nil {
 		return nil, "", it, err
 	}
 	a.acting = person

@@ -33,6 +33,21 @@ type API interface {
 	// (answer.go): the one meaning of "answer" on every surface.
 	Answer(ctx context.Context, in AnswerInput) (AnswerResult, error)
 	Nudge(ctx context.Context, in NudgeInput) (hub.MailItem, error)
+	// EnsurePerson registers a person the first time they act from a
+	// person's view (the dashboard, bb needs).
+	EnsurePerson(ctx context.Context, name string) error
+}
+
+// EnsurePerson registers name as a person (role hub.RolePerson) when the
+// board does not know it yet: a person acting for the first time from the
+// dashboard or `bb needs`. A name already registered is left as it is,
+// whatever its role (the core's checks then decide what it may do).
+func (s *Service) EnsurePerson(ctx context.Context, name string) error {
+	_, _, err := s.kernel.RegisterAgent(ctx, hub.RegisterInput{ID: name, Role: hub.RolePerson})
+	if err != nil && !hub.IsCode(err, hub.CodeDuplicateAgentID) {
+		return err
+	}
+	return nil
 }
 
 var _ API = (*Service)(nil)

@@ -722,6 +722,12 @@ func (c *Client) Nudge(ctx context.Context, in oversight.NudgeInput) (hub.MailIt
 	return r0, err
 }
 
+// EnsurePerson calls EnsurePerson on the server.
+func (c *Client) EnsurePerson(ctx context.Context, name string) error {
+	err := c.call(ctx, "EnsurePerson", []any{name}, []any{})
+	return err
+}
+
 // AcquireLease calls AcquireLease on the server.
 func (c *Client) AcquireLease(ctx context.Context, in leases.AcquireInput) (leases.Grant, error) {
 	var r0 leases.Grant
