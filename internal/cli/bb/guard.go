@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	core "github.com/blackboard-hub/bb/internal/app"
 	"github.com/blackboard-hub/bb/internal/gitrepo"
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
@@ -566,7 +567,7 @@ func guardScopes(paths []string) (distinct int, rels []string) {
 // guardCheckBatches runs the core's path check on rels, guardCheckBatch
 // paths at a time with in's other fields, and gathers into res the held
 // paths, whether the check refuses, and the reasons and notes.
-func guardCheckBatches(ctx context.Context, api hooks.API, in hooks.PathCheckInput, rels []string, res *guardCheck) error {
+func guardCheckBatches(ctx context.Context, api core.API, in hooks.PathCheckInput, rels []string, res *guardCheck) error {
 	var reasons, notes []string
 	for len(rels) > 0 {
 		batch := rels[:min(len(rels), guardCheckBatch)]
