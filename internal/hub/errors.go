@@ -150,6 +150,17 @@ const (
 // core's plain words (PlainAction).
 type ActionWords func(Action) string
 
+// Word is a in the surface's words, or in the core's plain words
+// (PlainAction) where words is nil or has none for it.
+func (words ActionWords) Word(a Action) string {
+	if words != nil {
+		if w := words(a); w != "" {
+			return w
+		}
+	}
+	return PlainAction(a)
+}
+
 // PlainAction words an action without any surface's syntax: what Message
 // says, and what a surface shows for an action it has no words for.
 func PlainAction(a Action) string {
@@ -209,13 +220,7 @@ func WaitLine(a *Action, words ActionWords) string {
 	if a == nil {
 		return ""
 	}
-	w := ""
-	if words != nil {
-		w = words(*a)
-	}
-	if w == "" {
-		w = PlainAction(*a)
-	}
+	w := words.Word(*a)
 	if sc := a.Args["scope"]; sc != "" {
 		return "wait for " + sc + ": " + w
 	}
@@ -246,14 +251,7 @@ func WordsIn(text string, words ActionWords) string {
 			parts[i] = ""
 			continue
 		}
-		w := ""
-		if words != nil {
-			w = words(a)
-		}
-		if w == "" {
-			w = PlainAction(a)
-		}
-		parts[i] = w
+		parts[i] = words.Word(a)
 	}
 	return strings.Join(parts, "")
 }
@@ -301,14 +299,7 @@ func renderTemplate(t string, acts []Action, v Vocabulary) string {
 				parts[i] = ""
 				continue
 			}
-			w := ""
-			if v.Action != nil {
-				w = v.Action(acts[n])
-			}
-			if w == "" {
-				w = PlainAction(acts[n])
-			}
-			parts[i] = w
+			parts[i] = v.Action.Word(acts[n])
 		}
 		t = strings.Join(parts, "")
 	}

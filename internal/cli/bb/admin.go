@@ -273,11 +273,7 @@ func (a *app) printSummaryWork(w io.Writer, tasks []hub.Task, att overview.Atten
 	}
 	fmt.Fprintf(w, "\nNot Accepted Yet: %d\n", len(waiting))
 	for _, it := range waiting {
-		to := it.To
-		if to == "" {
-			to = "everyone"
-		}
-		fmt.Fprintf(w, "  • %s %s %s → %s on %s: %s (%s)\n", strings.ToUpper(it.Kind), hub.ShortID(it.MessageID), termtext.Line(it.Agent), termtext.Line(to),
+		fmt.Fprintf(w, "  • %s %s %s → %s on %s: %s (%s)\n", strings.ToUpper(it.Kind), hub.ShortID(it.MessageID), termtext.Line(it.Agent), termtext.Line(waitsOnName(it)),
 			termtext.Line(dash(it.BeadID)), termtext.Line(truncate(it.Subject, 60)), tw.at(it.At))
 		if l := askedLine(it); l != "" {
 			fmt.Fprintln(w, "    → "+termtext.Line(l))

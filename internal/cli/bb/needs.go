@@ -107,6 +107,15 @@ func needAbout(it overview.AttentionItem) string {
 	return strings.Join(parts, " · ")
 }
 
+// waitsOnName names whom a HANDOFF or BLOCKED waits on: its recipient, or
+// "everyone" for one addressed to all.
+func waitsOnName(it overview.AttentionItem) string {
+	if it.To == "" {
+		return "everyone"
+	}
+	return it.To
+}
+
 // askedLine is what an item asks, with its urgency ("" when nothing is).
 func askedLine(it overview.AttentionItem) string { return it.AskedLine(clip100) }
 
@@ -165,13 +174,9 @@ stuck:<agent>, incursion:<n>, unheard:<agent>).`,
 				fmt.Fprintf(w, "Needs a person (you act as %s): %d\n", termtext.Line(person), len(att.Items))
 				tw := a.when()
 				for _, it := range att.Items {
-					to := it.To
-					if to == "" {
-						to = "everyone"
-					}
 					who := it.Agent
 					if it.Kind == overview.AttentionHandoff || it.Kind == overview.AttentionBlocked {
-						who += " → " + to
+						who += " → " + waitsOnName(it)
 					}
 					esc := ""
 					if it.Escalated {
