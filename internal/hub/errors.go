@@ -11,7 +11,6 @@
 package hub
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -194,14 +193,6 @@ func PlainAction(a Action) string {
 	return strings.ReplaceAll(a.Do, "_", " ")
 }
 
-// WaitForScope is the line that names the wait for a scope another agent
-// holds, in every text that tells an agent it is refused it (the edit
-// denial, a reserve's conflict, the reply to its BLOCKED): "wait for
-// src/a.go: bb agent wait --for-scope src/a.go" in bb's words.
-func WaitForScope(agent, scope string) string {
-	return "wait for " + scope + ": " + Say(WaitForScopeAction(agent, scope))
-}
-
 // WaitForScopeAction is the action of WaitForScope.
 func WaitForScopeAction(agent, scope string) Action {
 	return Action{Do: ActWaitFor, Args: map[string]string{"agent": agent, "scope": scope}}
@@ -225,35 +216,6 @@ func WaitLine(a *Action, words ActionWords) string {
 		return "wait for " + sc + ": " + w
 	}
 	return "wait for the answer: " + w
-}
-
-// InlineMark encloses an action written into a text the core returns (a
-// session brief, an edit denial, a reminder): the action as JSON (Say).
-const InlineMark = "\ue002"
-
-// Say is the inline form of a in a text the core returns: each surface
-// words it in its own syntax (WordsIn), as it words an error's actions.
-func Say(a Action) string {
-	b, _ := json.Marshal(a)
-	return InlineMark + string(b) + InlineMark
-}
-
-// WordsIn words each action said in text (Say) with words, or in the
-// core's plain words (PlainAction) where words is nil or has none.
-func WordsIn(text string, words ActionWords) string {
-	if !strings.Contains(text, InlineMark) {
-		return text
-	}
-	parts := strings.Split(text, InlineMark)
-	for i := 1; i < len(parts); i += 2 {
-		var a Action
-		if json.Unmarshal([]byte(parts[i]), &a) != nil {
-			parts[i] = ""
-			continue
-		}
-		parts[i] = words.Word(a)
-	}
-	return strings.Join(parts, "")
 }
 
 // Vocabulary is how a surface words errors: its names of the domain fields

@@ -105,22 +105,3 @@ func TestErrorActionsAreWordedBySurfaces(t *testing.T) {
 		t.Fatalf("plain = %q, want %q", got, want)
 	}
 }
-
-// An action said inside a text is worded by each surface, or in the
-// core's plain words without one; a mangled one is left out.
-func TestSayWordsIn(t *testing.T) {
-	text := "ask first: " + Say(Action{Do: ActHandOff, Args: map[string]string{"agent": "ana"}}) + "."
-	bb := func(a Action) string { return "bb agent send --to " + a.Args["agent"] + " --category HANDOFF" }
-	if got, want := WordsIn(text, bb), "ask first: bb agent send --to ana --category HANDOFF."; got != want {
-		t.Errorf("bb words: %q, want %q", got, want)
-	}
-	if got, want := WordsIn(text, nil), "ask first: mail ana a HANDOFF request."; got != want {
-		t.Errorf("plain words: %q, want %q", got, want)
-	}
-	if got := WordsIn("a "+InlineMark+"{not json"+InlineMark+" b", nil); got != "a  b" {
-		t.Errorf("mangled action: %q", got)
-	}
-	if got := WordsIn("no action here", nil); got != "no action here" {
-		t.Errorf("plain text changed: %q", got)
-	}
-}

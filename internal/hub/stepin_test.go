@@ -79,9 +79,9 @@ func TestStepIn(t *testing.T) {
 	}
 	// carol is told by mail from the person, and her hook delivers it.
 	d, err := hooks.New(svc).DeliverNew(ctx, "carol")
-	if err != nil || !strings.Contains(d.Text, "src/a.go is yours: reassigned from bob-1") ||
-		!strings.Contains(d.Text, "boss reassigned the reservation of src/a.go from bob-1 (offline) to you") {
-		t.Fatalf("carol's hook delivery: %q %v", d.Text, err)
+	if err != nil || !strings.Contains(d.Text.String(), "src/a.go is yours: reassigned from bob-1") ||
+		!strings.Contains(d.Text.String(), "boss reassigned the reservation of src/a.go from bob-1 (offline) to you") {
+		t.Fatalf("carol's hook delivery: %q %v", d.Text.String(), err)
 	}
 	mail, err := svc.Inbox(ctx, hub.InboxQuery{Agent: "carol", MailOnly: true})
 	if err != nil || len(mail) != 1 || mail[0].From != "boss" || mail[0].Category != hub.CategoryInfo || mail[0].BeadID != "bb-1" || mail[0].RequiresAck {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
+	"github.com/blackboard-hub/bb/internal/hub/voice"
 )
 
 // bb_wait: an agent that needs an answer waits for it instead of asking
@@ -111,7 +112,7 @@ func (s *Server) addWaitTools() {
 // hook words it, then the escalations of what the agent sent.
 func deliveryText(d hooks.Delivery) string {
 	var b strings.Builder
-	b.WriteString(hub.WordsIn(d.Text, mcpAction))
+	b.WriteString(d.Text.Words(mcpAction))
 	if len(d.Escalations) > 0 {
 		fmt.Fprintf(&b, "[Blackboard] Escalated (%d): nobody accepted in time what you sent; the people watching the board now see it.\n", len(d.Escalations))
 		for _, e := range d.Escalations {
@@ -119,7 +120,7 @@ func deliveryText(d hooks.Delivery) string {
 			if to == "" {
 				to = "everyone"
 			}
-			fmt.Fprintf(&b, "- your %s to %s: %s — waiting %d minutes (escalates after %d)\n", e.Category, to, e.Subject, e.WaitingMinutes, e.EscalateAfter)
+			fmt.Fprintf(&b, "- your %s to %s: %s — waiting %d minutes (escalates after %d)\n", e.Category, voice.Name(to), voice.Inline(e.Subject, 120), e.WaitingMinutes, e.EscalateAfter)
 		}
 	}
 	return b.String()

@@ -586,7 +586,7 @@ func guardCheckBatches(ctx context.Context, api core.API, in hooks.PathCheckInpu
 			res.Refused = true
 			reasons = append(reasons, hookWords(chk.Reason))
 		}
-		if chk.Note != "" {
+		if !chk.Note.Empty() {
 			notes = append(notes, hookWords(chk.Note))
 		}
 	}

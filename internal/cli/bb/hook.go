@@ -180,17 +180,17 @@ func (a *app) hookAnswer(ctx context.Context, open func(context.Context) (core.A
 	}
 }
 
-// hookWords words the actions the hook application wrote into a text
-// (its brief, mail, denials, reminders) as bb command lines.
-func hookWords(text string) string { return hub.WordsIn(text, actionWords) }
+// hookWords is a text of the hook application (its brief, mail, denials,
+// reminders) in bb's words: each action as the bb command line that does it.
+func hookWords(t hub.Text) string { return t.Words(actionWords) }
 
-// hookReply is what one hook event answers, in the hook application's
-// words: text for the model (what render sends through the client's
+// hookReply is what one hook event answers, as the hook application's
+// texts: text for the model (what render sends through the client's
 // reply of that sort) and a note for stderr.
 type hookReply struct {
 	sort hookSort
-	text string
-	note string
+	text hub.Text
+	note hub.Text
 }
 
 // hookSort is how a reply's text reaches the model.
@@ -212,20 +212,21 @@ const (
 // bb command lines: the one place the hook application's texts get bb's
 // words.
 func (r hookReply) render(client, event string) (out []byte, note string) {
-	if r.note != "" {
+	if !r.note.Empty() {
 		note = "bb hook: " + hookWords(r.note)
 	}
-	if r.text == "" {
+	if r.text.Empty() {
 		return nil, note
 	}
+	text := hookWords(r.text)
 	switch r.sort {
 	case replyNone:
 	case replyContext:
-		out = hookio.Context(client, event, hookWords(r.text))
+		out = hookio.Context(client, event, text)
 	case replyDeny:
-		out = hookio.Deny(client, event, hookWords(r.text))
+		out = hookio.Deny(client, event, text)
 	case replyContinue:
-		out = hookio.Continue(client, event, hookWords(r.text))
+		out = hookio.Continue(client, event, text)
 	}
 	return out, note
 }
@@ -288,7 +289,7 @@ func (a *app) hookWork(ctx context.Context, open func(context.Context) (core.API
 		}
 		d, err := svc.DeliverNew(ctx, sess.AgentID)
 		text := deliveryText(d)
-		if err != nil || text == "" {
+		if err != nil || text.Empty() {
 			return hookReply{}, err
 		}
 		return hookReply{sort: replyContext, text: text}, nil
@@ -307,7 +308,7 @@ func (a *app) hookStop(ctx context.Context, svc core.API, set hooks.HookSettings
 	changes, note := uncommittedFiles(ctx, a.env.Getenv, cmp.Or(in.Cwd, svc.Root()))
 	r, err := svc.StopReminder(ctx, hooks.StopInput{Client: client, SessionID: in.SessionID, Agent: agent,
 		Changes: changes, ChangesKnown: note == "", HookActive: in.StopActive})
-	if err != nil || r.Text == "" {
+	if err != nil || r.Text.Empty() {
 		return hookReply{}, err
 	}
 	return hookReply{sort: replyContinue, text: r.Text}, nil
@@ -354,7 +355,7 @@ func hookDeliver(ctx context.Context, svc core.API, client, event string, sin ho
 	}
 	sd, err := svc.DeliverToSession(ctx, sin)
 	text := deliveryText(sd.Delivery)
-	if err != nil || text == "" {
+	if err != nil || text.Empty() {
 		return hookReply{}, err
 	}
 	return hookReply{sort: replyContext, text: text}, nil
@@ -381,7 +382,7 @@ func (a *app) hookEdit(ctx context.Context, svc core.API, client, event string, 
 		// A path the board cannot hold (not UTF-8, control characters,
 		// too long): refused, nothing reserved. It is the edit's input,
 		// not a failure of the board, so the hook does not fail open.
-		return hookReply{sort: replyDeny, text: "bb: this edit's path cannot be checked against the board's reservations (" + he.Message + "); use a file name that is UTF-8 text"}, true, nil
+		return hookReply{sort: replyDeny, text: hub.TextOf("bb: this edit's path cannot be checked against the board's reservations (" + he.Message + "); use a file name that is UTF-8 text")}, true, nil
 	}
 	if err != nil {
 		return hookReply{}, true, err
@@ -409,7 +410,7 @@ func (a *app) hookEdit(ctx context.Context, svc core.API, client, event string, 
 	// it is marked told by this delivery.
 	sd, err := svc.DeliverToSession(ctx, sin)
 	text := deliveryText(sd.Delivery)
-	if err != nil || text == "" {
+	if err != nil || text.Empty() {
 		return hookReply{note: note}, true, err
 	}
 	return hookReply{sort: replyContext, text: text, note: note}, true, nil
@@ -421,9 +422,11 @@ func (a *app) hookStart(ctx context.Context, svc core.API, set hooks.HookSetting
 	id := sess.AgentID
 	held, leaseNote := a.sessionLeases(ctx, svc, id, in.SessionID, sin.Where)
 	a.exportIdentity(id, svc.Root(), held)
-	note := leaseNote
+	note := hub.TextOf(leaseNote)
+	adopted := ""
 	if sess.Adopted != nil {
-		note = strings.TrimSpace(fmt.Sprintf("this session resumed %s (%s) %s", id, sess.Adopted.Evidence, leaseNote))
+		adopted = sess.Adopted.Evidence
+		note = hub.TextOf(strings.TrimSpace(fmt.Sprintf("this session resumed %s (%s) %s", id, adopted, leaseNote)))
 	}
 	if !set.Delivery {
 		return hookReply{note: note}, nil
@@ -436,18 +439,14 @@ func (a *app) hookStart(ctx context.Context, svc core.API, set hooks.HookSetting
 		if err != nil {
 			return hookReply{note: note}, err
 		}
-		text := fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", id, filepath.ToSlash(svc.Root())) + leasesBrief(ctx, svc, id, held) + deliveryText(d)
+		text := hub.TextOf(hooks.IdentityLine(id, filepath.ToSlash(svc.Root())), leasesBrief(ctx, svc, id, held), deliveryText(d))
 		return hookReply{sort: replyContext, text: text, note: note}, nil
 	}
-	d, err := svc.SessionBrief(ctx, id)
+	d, err := svc.SessionBrief(ctx, hooks.BriefInput{Agent: id, Adopted: adopted})
 	if err != nil {
 		return hookReply{note: note}, err
 	}
-	text := deliveryText(d) + leasesBrief(ctx, svc, id, held)
-	if sess.Adopted != nil {
-		text = strings.Replace(text, "\n", fmt.Sprintf("\nThis session resumed %s's work: %s.\n", id, sess.Adopted.Evidence), 1)
-	}
-	return hookReply{sort: replyContext, text: text, note: note}, nil
+	return hookReply{sort: replyContext, text: hub.TextOf(deliveryText(d), leasesBrief(ctx, svc, id, held)), note: note}, nil
 }
 
 // exportIdentity writes the session's agent id (and board) for the shell

@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/blackboard-hub/bb/internal/hub"
 	"github.com/blackboard-hub/bb/internal/hub/hooks"
 	"github.com/blackboard-hub/bb/internal/hub/voice"
 )
 
 // deliveryText is what a hook injects for a delivery: the new mail, then
 // the escalations of what the agent sent, in bb's words.
-func deliveryText(d hooks.Delivery) string {
+func deliveryText(d hooks.Delivery) hub.Text {
 	if len(d.Escalations) == 0 {
 		return d.Text
 	}
-	return d.Text + escalationText(d.AgentID, d.Escalations)
+	return hub.TextOf(d.Text, escalationText(d.AgentID, d.Escalations))
 }
 
 // escalationText tells an agent that a HANDOFF or BLOCKED it sent was

@@ -35,7 +35,7 @@ func (a *app) sessionLeases(ctx context.Context, svc core.API, agent, session st
 // on stdout: the client reads no reply.
 func (a *app) sessionEnd(ctx context.Context, svc core.API, client, session, agent string) (hookReply, error) {
 	if _, err := svc.ReleaseSessionLeases(ctx, leases.SessionEndInput{Agent: agent, Client: client, Session: session}); err != nil {
-		return hookReply{note: "this session's leases were not released (they end when their agent is evicted or their time runs out): " + hookErrText(err)}, nil
+		return hookReply{note: hub.TextOf("this session's leases were not released (they end when their agent is evicted or their time runs out): " + hookErrText(err))}, nil
 	}
 	return hookReply{}, nil
 }

@@ -207,8 +207,8 @@ func (a *app) endHookedSessions(open func(context.Context) (core.API, error), h 
 		return
 	}
 	for k, agent := range seen {
-		if r, _ := a.sessionEnd(ctx, svc, k[0], k[1], agent); r.note != "" {
-			a.errorf("bb mcp: %s\n", termtext.Text(r.note))
+		if r, _ := a.sessionEnd(ctx, svc, k[0], k[1], agent); !r.note.Empty() {
+			a.errorf("bb mcp: %s\n", termtext.Text(hookWords(r.note)))
 		}
 	}
 }

@@ -2,10 +2,10 @@ package hooks
 
 import "github.com/blackboard-hub/bb/internal/hub"
 
-// The actions the hook application writes into its texts (the session
-// brief, mail, edit denials, the stop reminder) with hub.Say: the next
-// step in domain terms, which each surface words in its own syntax (bb
-// hook: the bb command line). Args name domain values.
+// The actions the hook application names in its texts (hub.Text: the
+// session brief, mail, edit denials, the stop reminder): the next step in
+// domain terms, which each surface words in its own syntax (bb hook: the
+// bb command line). Args name domain values.
 const (
 	// ActActAs: act on the board as Args["agent"].
 	ActActAs = "act_as"
@@ -27,12 +27,3 @@ const (
 	// ActNameAgent: say which agent the hook acts for.
 	ActNameAgent = "name_agent"
 )
-
-// say is hub.Say of the action do with its arguments, given in pairs.
-func say(do string, args ...string) string {
-	a := hub.Action{Do: do, Args: map[string]string{}}
-	for i := 0; i+1 < len(args); i += 2 {
-		a.Args[args[i]] = args[i+1]
-	}
-	return hub.Say(a)
-}

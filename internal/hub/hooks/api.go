@@ -18,7 +18,7 @@ type API interface {
 	CheckEdit(ctx context.Context, in EditInput) (EditDecision, error)
 	CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckResult, error)
 	StopReminder(ctx context.Context, in StopInput) (Reminder, error)
-	SessionBrief(ctx context.Context, agent string) (Delivery, error)
+	SessionBrief(ctx context.Context, in BriefInput) (Delivery, error)
 	DeliverNew(ctx context.Context, agent string) (Delivery, error)
 	DeliverToSession(ctx context.Context, in SessionInput) (SessionDelivery, error)
 	DeliveredTo(ctx context.Context, agent string, messageIDs []string) ([]DeliveryReceipt, error)

@@ -24,8 +24,8 @@ const (
 // Delivery is what a hook injects into an agent's context. Text is empty
 // when there is nothing new: the hook then prints nothing at all.
 type Delivery struct {
-	AgentID string `json:"agent_id"`
-	Text    string `json:"text"`
+	AgentID string   `json:"agent_id"`
+	Text    hub.Text `json:"text"`
 	// Delivered lists the message ids recorded as delivered by this call.
 	Delivered []string `json:"delivered"`
 	// From says, for each delivered message in Text's order, who sent it
@@ -58,7 +58,8 @@ func sendersOf(ms []hub.Message) []Sender {
 // first, with their next/requested action and urgency), acks it owes,
 // the reservations held in the project and its focus task. The mail it
 // shows (and any urgent broadcast) is recorded as delivered.
-func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, error) {
+func (s *Service) SessionBrief(ctx context.Context, in BriefInput) (Delivery, error) {
+	agent := in.Agent
 	if err := hub.Allow(ctx, hub.Act(agent)); err != nil {
 		return Delivery{}, err
 	}
@@ -78,8 +79,8 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		if me == nil {
 			return Delivery{}, hub.AgentNotFound("agent", agent)
 		}
-		var b strings.Builder
-		s.briefIdentity(&b, me)
+		var b hub.Text
+		s.briefIdentity(&b, me, in.Adopted)
 		if err := s.briefOthers(ctx, tx, &b, me, now, stale); err != nil {
 			return Delivery{}, err
 		}
@@ -102,7 +103,7 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 		if err := markEscalationsTold(ctx, tx, agent, es, now); err != nil {
 			return Delivery{}, err
 		}
-		d := Delivery{AgentID: agent, Text: b.String(), Delivered: hub.MessageIDs(unread), From: sendersOf(unread), Escalations: es}
+		d := Delivery{AgentID: agent, Text: b, Delivered: hub.MessageIDs(unread), From: sendersOf(unread), Escalations: es}
 		if len(unread) > 0 {
 			if err := s.recordDelivery(ctx, tx, agent, ViaSessionStart, unread); err != nil {
 				return Delivery{}, err
@@ -112,18 +113,38 @@ func (s *Service) SessionBrief(ctx context.Context, agent string) (Delivery, err
 	})
 }
 
-// briefIdentity is the brief's first lines: who the agent is, and where.
-func (s *Service) briefIdentity(b *strings.Builder, me *hub.Agent) {
+// BriefInput names the agent whose session starts and, when the session
+// took over an earlier session's identity (SessionResult.Adopted), the
+// evidence it was resumed on.
+type BriefInput struct {
+	Agent string `json:"agent"`
+	// Adopted is the adoption's evidence ("" when none): the brief says,
+	// after its first line, that this session resumed that work.
+	Adopted string `json:"adopted,omitempty"`
+}
+
+// IdentityLine is the first line of what a session is told: who the
+// agent is, on which board (its root, with forward slashes).
+func IdentityLine(agent, slashRoot string) string {
+	return fmt.Sprintf("[Blackboard] You are agent %s on this project's board (%s).\n", agent, slashRoot)
+}
+
+// briefIdentity is the brief's first lines: who the agent is, and where
+// (and, after an adoption, whose work this session resumed).
+func (s *Service) briefIdentity(b *hub.Text, me *hub.Agent, adopted string) {
 	agent := me.ID
-	fmt.Fprintf(b, "[Blackboard] You are agent %s on this project's board (%s).\n", agent, s.kernel.SlashRoot())
-	fmt.Fprintf(b, "Use this id for every board action: %s.\n", say(ActActAs, "agent", agent))
+	b.Add(IdentityLine(agent, s.kernel.SlashRoot()))
+	if adopted != "" {
+		fmt.Fprintf(b, "This session resumed %s's work: %s.\n", agent, adopted)
+	}
+	b.Add("Use this id for every board action: ", hub.Do(ActActAs, "agent", agent), ".\n")
 	if w := me.Where.Describe(); w != "" {
 		fmt.Fprintf(b, "You work %s; the board is shared by every work tree and clone of this repository, and file scopes are relative to the top of your work tree.\n", w)
 	}
 }
 
 // briefOthers says who else is active, and on what.
-func (s *Service) briefOthers(ctx context.Context, tx Tx, b *strings.Builder, me *hub.Agent, now time.Time, stale int) error {
+func (s *Service) briefOthers(ctx context.Context, tx Tx, b *hub.Text, me *hub.Agent, now time.Time, stale int) error {
 	agents, err := tx.ListAgents(ctx)
 	if err != nil {
 		return err
@@ -177,7 +198,7 @@ func peerLine(a hub.Agent, w *hub.Work) string {
 }
 
 // briefHolds lists the reservations held in the project.
-func (s *Service) briefHolds(ctx context.Context, tx Tx, b *strings.Builder, me *hub.Agent, now time.Time) error {
+func (s *Service) briefHolds(ctx context.Context, tx Tx, b *hub.Text, me *hub.Agent, now time.Time) error {
 	holds, err := tx.ListReservations(ctx, hub.ReservationFilter{States: []string{hub.ResActive}, Limit: briefHoldsLimit + 1})
 	if err != nil {
 		return err
@@ -201,12 +222,12 @@ func (s *Service) briefHolds(ctx context.Context, tx Tx, b *strings.Builder, me 
 
 // briefFocus names the agent's focus task, or its tasks in progress (a
 // failed read leaves the line out).
-func briefFocus(ctx context.Context, tx Tx, b *strings.Builder, me *hub.Agent) {
+func briefFocus(ctx context.Context, tx Tx, b *hub.Text, me *hub.Agent) {
 	agent := me.ID
 	if me.FocusTaskID != "" {
 		if t, err := tx.GetTask(ctx, me.FocusTaskID); err == nil && t != nil {
-			fmt.Fprintf(b, "Your focus task: %s %s (%s, id %s); when done: %s.\n",
-				hub.TaskHandle(t.ID), voice.Inline(t.Title, 100), t.Status, t.ID, say(ActCompleteTask, "agent", agent, "task", hub.TaskHandle(t.ID)))
+			fmt.Fprintf(b, "Your focus task: %s %s (%s, id %s); when done: ", hub.TaskHandle(t.ID), voice.Inline(t.Title, 100), t.Status, t.ID)
+			b.Add(hub.Do(ActCompleteTask, "agent", agent, "task", hub.TaskHandle(t.ID)), ".\n")
 		}
 	} else if ids, err := tx.InProgressTasksOwnedBy(ctx, agent, 3); err == nil && len(ids) > 0 {
 		fmt.Fprintf(b, "Your in-progress tasks: %s.\n", strings.Join(ids, ", "))
@@ -215,7 +236,7 @@ func briefFocus(ctx context.Context, tx Tx, b *strings.Builder, me *hub.Agent) {
 
 // briefMail writes the agent's unread mail (handoffs and blockers first)
 // and the acks it owes, and returns the mail shown.
-func (s *Service) briefMail(ctx context.Context, tx Tx, b *strings.Builder, me *hub.Agent) ([]hub.Message, error) {
+func (s *Service) briefMail(ctx context.Context, tx Tx, b *hub.Text, me *hub.Agent) ([]hub.Message, error) {
 	agent := me.ID
 	cursor, err := tx.ReadCursor(ctx, agent)
 	if err != nil {
@@ -226,14 +247,14 @@ func (s *Service) briefMail(ctx context.Context, tx Tx, b *strings.Builder, me *
 		return nil, err
 	}
 	var unread []hub.Message
-	var owed []string
+	var owed []hub.Text
 	for _, e := range entries {
 		st := hub.StateOf(&e.Message, e.Receipt, cursor)
 		fresh := !e.IsBroadcast() || (hub.UrgentBroadcast(&e.Message) && !e.CreatedAt.Before(me.CreatedAt.Add(-time.Second)))
 		if st == hub.StateUnread && fresh {
 			unread = append(unread, e.Message)
 		} else if st == hub.StateRead && e.RequiresAck {
-			owed = append(owed, fmt.Sprintf("%s from %s (ack: %s)", hub.CategoryOr(&e.Message), e.From, say(ActAck, "agent", agent, "message", e.UUID)))
+			owed = append(owed, hub.TextOf(hub.CategoryOr(&e.Message)+" from "+e.From+" (ack: ", hub.Do(ActAck, "agent", agent, "message", e.UUID), ")"))
 		}
 	}
 	sortDeliveries(unread)
@@ -249,7 +270,7 @@ func (s *Service) briefMail(ctx context.Context, tx Tx, b *strings.Builder, me *
 		}
 	}
 	if len(owed) > 0 {
-		fmt.Fprintf(b, "Acks you owe: %s.\n", strings.Join(owed, "; "))
+		b.Add("Acks you owe: ", hub.JoinText(owed, "; "), ".\n")
 	}
 	return unread, nil
 }
@@ -400,12 +421,12 @@ func (s *Service) deliver(ctx context.Context, agent string, via DeliveryVia, on
 			return d, nil
 		}
 		sortDeliveries(ms)
-		var b strings.Builder
+		var b hub.Text
 		fmt.Fprintf(&b, "[Blackboard] New for %s (%d). %s\n", agent, len(ms), voice.Legend)
 		if err := s.writeMail(ctx, tx, &b, agent, ms); err != nil {
 			return Delivery{}, err
 		}
-		d.Text, d.From = b.String(), sendersOf(ms)
+		d.Text, d.From = b, sendersOf(ms)
 		if err := tx.MarkDelivered(ctx, agent, d.Delivered, s.kernel.Now(), string(via)); err != nil {
 			return Delivery{}, err
 		}
@@ -453,7 +474,7 @@ func sortDeliveries(ms []hub.Message) {
 // speaker's (voice), the intent of a handoff or blocker among them (the
 // sender's words, never the board's instruction), then the board's own
 // command that answers.
-func (s *Service) writeMail(ctx context.Context, tx Tx, b *strings.Builder, agent string, ms []hub.Message) error {
+func (s *Service) writeMail(ctx context.Context, tx Tx, b *hub.Text, agent string, ms []hub.Message) error {
 	for _, m := range ms {
 		it, err := s.mailItem(ctx, tx, agent, &m)
 		if err != nil {
@@ -491,9 +512,9 @@ func (s *Service) mailItem(ctx context.Context, tx Tx, agent string, m *hub.Mess
 		it.Asks = append(it.Asks, voice.Ask{Label: "the action it requests", Text: next})
 	}
 	if m.RequiresAck {
-		it.Steps = append(it.Steps, "Acknowledge: "+say(ActAck, "agent", agent, "message", m.UUID))
+		it.Steps = append(it.Steps, hub.TextOf("Acknowledge: ", hub.Do(ActAck, "agent", agent, "message", m.UUID)))
 	} else if !m.IsBroadcast() {
-		it.Steps = append(it.Steps, "Reply: "+say(ActReply, "agent", agent, "message", hub.ShortID(m.UUID)))
+		it.Steps = append(it.Steps, hub.TextOf("Reply: ", hub.Do(ActReply, "agent", agent, "message", hub.ShortID(m.UUID))))
 	}
 	return it, nil
 }

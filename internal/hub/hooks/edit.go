@@ -80,9 +80,9 @@ type PathCheckResult struct {
 	Blocking bool `json:"blocking"`
 	// Reason names, for every blocked path, the holder, the scope, until
 	// when, the bead and the command to ask for it ("" when not blocking).
-	Reason string `json:"reason"`
-	// Note describes stale holders that may be taken over ("" when none).
-	Note string `json:"note"`
+	Reason hub.Text `json:"reason"`
+	// Note describes stale holders that may be taken over (empty when none).
+	Note hub.Text `json:"note"`
 }
 
 // CheckPaths checks paths against other agents' active reservations (exact
@@ -134,7 +134,8 @@ func (s *Service) CheckPaths(ctx context.Context, in PathCheckInput) (PathCheckR
 func (s *Service) checkPathsTx(ctx context.Context, tx Tx, in PathCheckInput, staleMin int) (PathCheckResult, error) {
 	now := s.kernel.Now()
 	res := PathCheckResult{Paths: []PathCheck{}}
-	var blocked, stale []string
+	var blocked []hub.Text
+	var stale []string
 	owners := map[string]*hub.Agent{}
 	for _, p := range in.Paths {
 		sc, err := s.kernel.ScopeOf(in.Wd, p)
@@ -157,10 +158,10 @@ func (s *Service) checkPathsTx(ctx context.Context, tx Tx, in PathCheckInput, st
 			}
 			if h.Blocking {
 				me := cmp.Or(in.Agent, "<you>")
-				blocked = append(blocked, fmt.Sprintf("%s is reserved by %s (scope %s, for %s more, bead %s); ask for it: %s, then %s",
-					pc.Path, who, h.Scope, hub.DurationText(h.ExpiresAt.Sub(now)), h.BeadID,
-					say(ActAskRelease, "from", me, "to", h.AgentID, "bead", h.BeadID, "scope", h.Scope, "path", pc.Path),
-					hub.WaitForScope(me, pc.Path)))
+				blocked = append(blocked, hub.TextOf(
+					fmt.Sprintf("%s is reserved by %s (scope %s, for %s more, bead %s); ask for it: ", pc.Path, who, h.Scope, hub.DurationText(h.ExpiresAt.Sub(now)), h.BeadID),
+					hub.Do(ActAskRelease, "from", me, "to", h.AgentID, "bead", h.BeadID, "scope", h.Scope, "path", pc.Path),
+					", then ", hub.WaitForScope(me, pc.Path)))
 				continue
 			}
 			why := "its owner is " + h.Liveness
@@ -173,10 +174,10 @@ func (s *Service) checkPathsTx(ctx context.Context, tx Tx, in PathCheckInput, st
 	}
 	res.Blocking = len(blocked) > 0
 	if res.Blocking {
-		res.Reason = "Blackboard: " + strings.Join(blocked, "; ") + ". Work on something else meanwhile, or wait for the release."
+		res.Reason = hub.TextOf("Blackboard: ", hub.JoinText(blocked, "; "), ". Work on something else meanwhile, or wait for the release.")
 	}
 	if len(stale) > 0 {
-		res.Note = "Blackboard: " + strings.Join(stale, "; ") + "."
+		res.Note = hub.TextOf("Blackboard: " + strings.Join(stale, "; ") + ".")
 	}
 	return res, nil
 }
@@ -265,10 +266,10 @@ type EditDecision struct {
 	Decision string `json:"decision"`
 	// Reason is what the model reads when the edit is denied, or, in warn
 	// mode, the warning.
-	Reason string `json:"reason"`
+	Reason hub.Text `json:"reason"`
 	// Note is an allowed edit's remark (takeover of a stale reservation,
-	// a warning in warn mode); "" when there is nothing to say.
-	Note string `json:"note"`
+	// a warning in warn mode); empty when there is nothing to say.
+	Note hub.Text `json:"note"`
 	// Reserved lists the paths reserved for the agent by this check.
 	Reserved []string        `json:"reserved"`
 	Check    PathCheckResult `json:"check"`
@@ -279,8 +280,8 @@ type EditDecision struct {
 }
 
 // mergeReason words the merge risks for the model.
-func mergeReason(me string, risks []MergeRisk) string {
-	var parts []string
+func mergeReason(me string, risks []MergeRisk) hub.Text {
+	var parts []hub.Text
 	for _, r := range risks {
 		who := r.AgentID + " on branch " + r.Branch
 		if r.Worktree != "" && r.Worktree != "." {
@@ -289,10 +290,11 @@ func mergeReason(me string, risks []MergeRisk) string {
 		if r.Host != "" {
 			who += " (host " + r.Host + ")"
 		}
-		parts = append(parts, fmt.Sprintf("%s was changed by %s, which is not merged yet: editing it here will conflict when %s merges; coordinate first: %s",
-			r.Path, who, r.Branch, say(ActCoordinate, "from", cmp.Or(me, "<you>"), "to", r.AgentID, "path", r.Path, "branch", r.Branch)))
+		parts = append(parts, hub.TextOf(
+			fmt.Sprintf("%s was changed by %s, which is not merged yet: editing it here will conflict when %s merges; coordinate first: ", r.Path, who, r.Branch),
+			hub.Do(ActCoordinate, "from", cmp.Or(me, "<you>"), "to", r.AgentID, "path", r.Path, "branch", r.Branch)))
 	}
-	return "Blackboard: " + strings.Join(parts, "; ") + "."
+	return hub.TextOf("Blackboard: ", hub.JoinText(parts, "; "), ".")
 }
 
 // CheckEdit decides whether agent's edit of paths may go ahead, by the
@@ -454,20 +456,24 @@ func (s *Service) decideEdit(ctx context.Context, q editQuery, sn editSnap) (Edi
 		if err := s.recordIncursions(ctx, q.agent, bead, sn.check, "", sn.set.Mode != hub.ModeBlock); err != nil {
 			return d, err
 		}
-		d.refuse(sn.set.Mode == hub.ModeBlock, sn.check.Reason, "Warning (hooks.mode warn): "+sn.check.Reason)
+		d.refuse(sn.set.Mode == hub.ModeBlock, sn.check.Reason, hub.TextOf("Warning (hooks.mode warn): ", sn.check.Reason))
 		return d, nil
 	}
 	d.Note = sn.check.Note
 	if len(sn.merge) > 0 {
 		why := mergeReason(q.agent, sn.merge)
 		block := sn.set.MergeCheck == hub.ModeBlock
-		d.refuse(block, why+" (hooks.merge_check block)", strings.TrimSpace(d.Note+" Warning (hooks.merge_check warn): "+why))
+		warning := hub.TextOf("Warning (hooks.merge_check warn): ", why)
+		if !d.Note.Empty() {
+			warning = hub.TextOf(d.Note, " ", warning)
+		}
+		d.refuse(block, hub.TextOf(why, " (hooks.merge_check block)"), warning)
 		if block {
 			return d, nil
 		}
 	}
 	todo := toReserve(sn, q.now)
-	if len(todo) == 0 && sn.check.Note == "" {
+	if len(todo) == 0 && sn.check.Note.Empty() {
 		return d, nil
 	}
 	refused, err := s.editWrites(ctx, q, sn, bead, todo, &d)
@@ -477,14 +483,14 @@ func (s *Service) decideEdit(ctx context.Context, q editQuery, sn editSnap) (Edi
 	if refused != nil && hub.IsCode(refused, hub.CodeReservationConflict) {
 		// Taken by another agent since the check: the rule of block mode.
 		msg := hub.MessageOf(refused)
-		d.refuse(sn.set.Mode == hub.ModeBlock, "Blackboard: "+msg, "Warning (hooks.mode warn): "+msg)
+		d.refuse(sn.set.Mode == hub.ModeBlock, hub.TextOf("Blackboard: "+msg), hub.TextOf("Warning (hooks.mode warn): "+msg))
 	}
 	return d, nil
 }
 
 // refuse denies the edit for reason when block is set; otherwise the edit
 // stays allowed and warning is its note.
-func (d *EditDecision) refuse(block bool, reason, warning string) {
+func (d *EditDecision) refuse(block bool, reason, warning hub.Text) {
 	if block {
 		d.Decision, d.Reason = EditDeny, reason
 		return
@@ -553,7 +559,7 @@ func (s *Service) reserveEditedTx(ctx context.Context, tx Tx, q editQuery, ttl i
 		d.Reserved = append(d.Reserved, pc.Path)
 		paths = append(paths, pc.scope.Path)
 		if len(r.TakenOver) > 0 {
-			d.Note = strings.TrimSuffix(d.Note, ".") + "; taken over for you."
+			d.Note = hub.TextOf(d.Note.TrimSuffix("."), "; taken over for you.")
 		}
 	}
 	return paths, nil, nil
@@ -627,7 +633,7 @@ type StopInput struct {
 // Reminder is the end-of-turn reminder ("" when there is nothing new to
 // remind of).
 type Reminder struct {
-	Text string `json:"text"`
+	Text hub.Text `json:"text"`
 }
 
 // StopReminder reminds an agent, once, of reservations it holds on files
@@ -651,7 +657,7 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 	}
 	f, err := hub.ReadAs(ctx, s.kernel, func(tx Tx) (stopFound, error) { return s.stopFoundTx(ctx, tx, in, key) })
 	switch {
-	case err != nil || f.text == "":
+	case err != nil || f.text.Empty():
 		return Reminder{}, err
 	case f.hs == nil:
 		return Reminder{Text: f.text}, nil // no session row to remember it by
@@ -660,7 +666,7 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 	}
 	first, err := s.remember(ctx, in.Client, key, f.print)
 	if !first {
-		f.text = "" // another hook got there first
+		f.text = nil // another hook got there first
 	}
 	return Reminder{Text: f.text}, err
 }
@@ -669,8 +675,9 @@ func (s *Service) StopReminder(ctx context.Context, in StopInput) (Reminder, err
 // nothing), its fingerprint (the reservations and messages it names) and
 // the session's row (nil when the session has none).
 type stopFound struct {
-	text, print string
-	hs          *hub.HookSession
+	text  hub.Text
+	print string
+	hs    *hub.HookSession
 }
 
 // stopFoundTx reads the reminder of in's agent: its idle reservations
@@ -681,15 +688,16 @@ func (s *Service) stopFoundTx(ctx context.Context, tx Tx, in StopInput, key stri
 		return stopFound{}, err
 	}
 	now := s.kernel.Now()
-	var items, ids []string
+	var items []hub.Text
+	var ids []string
 	if in.ChangesKnown {
 		idle, rids, err := s.idleReservationsTx(ctx, tx, in.Agent, in.Changes, now)
 		if err != nil {
 			return stopFound{}, err
 		}
 		if len(idle) > 0 {
-			items = append(items, fmt.Sprintf("You still reserve %s but have no uncommitted changes there; release what you are done with so others can edit: %s",
-				strings.Join(idle, ", "), releaseCommands(in.Agent, idle)))
+			items = append(items, hub.TextOf("You still reserve "+strings.Join(idle, ", ")+" but have no uncommitted changes there; release what you are done with so others can edit: ",
+				releaseCommands(in.Agent, idle)))
 		}
 		ids = append(ids, rids...)
 	}
@@ -698,7 +706,7 @@ func (s *Service) stopFoundTx(ctx context.Context, tx Tx, in StopInput, key stri
 		return stopFound{}, err
 	}
 	if len(owed) > 0 {
-		items = append(items, "You owe acks on: "+strings.Join(owed, "; "))
+		items = append(items, hub.TextOf("You owe acks on: ", hub.JoinText(owed, "; ")))
 	}
 	ids = append(ids, mids...)
 	if len(items) == 0 {
@@ -706,7 +714,7 @@ func (s *Service) stopFoundTx(ctx context.Context, tx Tx, in StopInput, key stri
 	}
 	sort.Strings(ids)
 	sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
-	return stopFound{text: "[Blackboard] Before you stop: " + strings.Join(items, ". ") + ".", print: hex.EncodeToString(sum[:8]), hs: hs}, nil
+	return stopFound{text: hub.TextOf("[Blackboard] Before you stop: ", hub.JoinText(items, ". "), "."), print: hex.EncodeToString(sum[:8]), hs: hs}, nil
 }
 
 // idleReservationsTx lists, by scope, the unexpired reservations of agent
@@ -740,7 +748,7 @@ func changedWithin(scope string, changes []string) bool {
 
 // owedAcksTx lists the messages in agent's inbox that require its ack and
 // have none (worded, and their ids for the fingerprint).
-func owedAcksTx(ctx context.Context, tx Tx, agent string) (owed, ids []string, err error) {
+func owedAcksTx(ctx context.Context, tx Tx, agent string) (owed []hub.Text, ids []string, err error) {
 	cursor, err := tx.ReadCursor(ctx, agent)
 	if err != nil {
 		return nil, nil, err
@@ -751,7 +759,7 @@ func owedAcksTx(ctx context.Context, tx Tx, agent string) (owed, ids []string, e
 	}
 	for _, e := range entries {
 		if e.RequiresAck && hub.StateOf(&e.Message, e.Receipt, cursor) != hub.StateAcked {
-			owed = append(owed, fmt.Sprintf("%s from %s %q: %s", hub.CategoryOr(&e.Message), e.From, hub.Preview(e.Subject, 60), say(ActAck, "agent", agent, "message", e.UUID)))
+			owed = append(owed, hub.TextOf(fmt.Sprintf("%s from %s %q: ", hub.CategoryOr(&e.Message), e.From, hub.Preview(e.Subject, 60)), hub.Do(ActAck, "agent", agent, "message", e.UUID)))
 			ids = append(ids, e.UUID)
 		}
 	}
@@ -777,14 +785,14 @@ func (s *Service) remember(ctx context.Context, client, key, print string) (firs
 	return first, err
 }
 
-func releaseCommands(agent string, scopes []string) string {
-	var cs []string
+func releaseCommands(agent string, scopes []string) hub.Text {
+	var cs []hub.Text
 	for i, sc := range scopes {
 		if i == 3 {
-			cs = append(cs, "…")
+			cs = append(cs, hub.TextOf("…"))
 			break
 		}
-		cs = append(cs, say(ActRelease, "agent", agent, "scope", sc))
+		cs = append(cs, hub.TextOf(hub.Do(ActRelease, "agent", agent, "scope", sc)))
 	}
-	return strings.Join(cs, "; ")
+	return hub.JoinText(cs, "; ")
 }

@@ -48,7 +48,7 @@ func TestCheckEditModeOffAndWarn(t *testing.T) {
 	a, b := session(t, off, "s-a"), session(t, off, "s-b")
 	reserve(t, off, a, "src/x.go", 30)
 	d := edit(t, off, hooks.EditInput{Agent: b, Paths: []string{"src/x.go", "docs/y.md"}})
-	if d.Mode != hub.ModeOff || d.Decision != hooks.EditAllow || d.Reason != "" || d.Note != "" || len(d.Reserved) != 0 || d.Merge == nil || len(d.Check.Paths) != 0 {
+	if d.Mode != hub.ModeOff || d.Decision != hooks.EditAllow || d.Reason.String() != "" || d.Note.String() != "" || len(d.Reserved) != 0 || d.Merge == nil || len(d.Check.Paths) != 0 {
 		t.Fatalf("mode off: %+v", d)
 	}
 	if n := len(incursions(t, off)); n != 0 {
@@ -59,7 +59,7 @@ func TestCheckEditModeOffAndWarn(t *testing.T) {
 	a, b = session(t, warn, "s-a"), session(t, warn, "s-b")
 	reserve(t, warn, a, "src/x.go", 30)
 	d = edit(t, warn, hooks.EditInput{Agent: b, Paths: []string{"src/x.go", "docs/y.md"}})
-	if d.Decision != hooks.EditAllow || d.Reason != "" || !strings.HasPrefix(d.Note, "Warning (hooks.mode warn): Blackboard: src/x.go is reserved by "+a) || len(d.Reserved) != 0 || !d.Check.Blocking {
+	if d.Decision != hooks.EditAllow || d.Reason.String() != "" || !strings.HasPrefix(d.Note.String(), "Warning (hooks.mode warn): Blackboard: src/x.go is reserved by "+a) || len(d.Reserved) != 0 || !d.Check.Blocking {
 		t.Fatalf("mode warn: %+v", d)
 	}
 	evs := incursions(t, warn)
@@ -89,7 +89,7 @@ func TestCheckEditAutoReserveOff(t *testing.T) {
 	counted, cs := hubtest.Counting(svc.Kernel())
 	svc = app.New(counted)
 	d := edit(t, svc, hooks.EditInput{Agent: b, Paths: []string{"src/x.go"}})
-	if d.Decision != hooks.EditAllow || !strings.Contains(d.Note, "may be taken over") || strings.Contains(d.Note, "for you") || len(d.Reserved) != 0 || cs.Writes != 1 {
+	if d.Decision != hooks.EditAllow || !strings.Contains(d.Note.String(), "may be taken over") || strings.Contains(d.Note.String(), "for you") || len(d.Reserved) != 0 || cs.Writes != 1 {
 		t.Fatalf("stale holder, auto-reserve off: %+v, %d writes", d, cs.Writes)
 	}
 	evs := incursions(t, svc)
@@ -98,7 +98,7 @@ func TestCheckEditAutoReserveOff(t *testing.T) {
 	}
 	cs.Writes = 0
 	d = edit(t, svc, hooks.EditInput{Agent: b, Paths: []string{"docs/y.md"}})
-	if d.Decision != hooks.EditAllow || d.Note != "" || len(d.Reserved) != 0 || cs.Writes != 0 {
+	if d.Decision != hooks.EditAllow || d.Note.String() != "" || len(d.Reserved) != 0 || cs.Writes != 0 {
 		t.Fatalf("free file, auto-reserve off: %+v, %d writes", d, cs.Writes)
 	}
 }
@@ -158,7 +158,7 @@ func TestCheckEditMergeRisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := edit(t, svc, hooks.EditInput{Agent: b, Paths: []string{"src/m.go"}, Where: main})
-	if d.Decision != hooks.EditDeny || !strings.HasSuffix(d.Reason, "(hooks.merge_check block)") || len(d.Reserved) != 0 ||
+	if d.Decision != hooks.EditDeny || !strings.HasSuffix(d.Reason.String(), "(hooks.merge_check block)") || len(d.Reserved) != 0 ||
 		len(d.Merge) != 1 || d.Merge[0] != (hooks.MergeRisk{Path: "src/m.go", AgentID: a, Branch: "feat", Worktree: feat.Worktree, Host: "h1"}) {
 		t.Fatalf("merge check block: %+v", d)
 	}
@@ -172,11 +172,11 @@ func TestCheckEditMergeRisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	d = edit(t, svc, hooks.EditInput{Agent: b, Paths: []string{"src/m.go"}, Where: main})
-	if d.Decision != hooks.EditAllow || !strings.HasPrefix(d.Note, "Warning (hooks.merge_check warn): Blackboard: src/m.go was changed by") || len(d.Reserved) != 1 {
+	if d.Decision != hooks.EditAllow || !strings.HasPrefix(d.Note.String(), "Warning (hooks.merge_check warn): Blackboard: src/m.go was changed by") || len(d.Reserved) != 1 {
 		t.Fatalf("merge check warn: %+v", d)
 	}
 	d = edit(t, svc, hooks.EditInput{Agent: b, Paths: []string{"src/m.go"}, Where: main, Merged: []hooks.MergeRisk{{Path: "src/m.go", Branch: "feat"}}})
-	if d.Decision != hooks.EditAllow || d.Note != "" || len(d.Merge) != 0 {
+	if d.Decision != hooks.EditAllow || d.Note.String() != "" || len(d.Merge) != 0 {
 		t.Fatalf("feat known merged: %+v", d)
 	}
 	// The same branch is no risk.
@@ -215,11 +215,11 @@ func TestCheckEditTakenSinceCheck(t *testing.T) {
 		want := "Blackboard: cannot reserve src/r.go: " + a + " holds src/r.go"
 		switch mode {
 		case hub.ModeBlock:
-			if d.Decision != hooks.EditDeny || !strings.HasPrefix(d.Reason, want) || d.Note != "" {
+			if d.Decision != hooks.EditDeny || !strings.HasPrefix(d.Reason.String(), want) || d.Note.String() != "" {
 				t.Fatalf("block: %+v", d)
 			}
 		default:
-			if d.Decision != hooks.EditAllow || d.Reason != "" || !strings.HasPrefix(d.Note, "Warning (hooks.mode warn): cannot reserve src/r.go: "+a) {
+			if d.Decision != hooks.EditAllow || d.Reason.String() != "" || !strings.HasPrefix(d.Note.String(), "Warning (hooks.mode warn): cannot reserve src/r.go: "+a) {
 				t.Fatalf("warn: %+v", d)
 			}
 		}
@@ -261,43 +261,43 @@ func TestStopReminderItems(t *testing.T) {
 			t.Fatalf("reminder lacks %q:\n%s", w, domainWords(r.Text))
 		}
 	}
-	if strings.Contains(r.Text, "old.go") || strings.Contains(r.Text, "src/*") || strings.Contains(r.Text, "fyi") || !strings.HasSuffix(r.Text, ".") {
-		t.Fatalf("reminder: %s", r.Text)
+	if strings.Contains(r.Text.String(), "old.go") || strings.Contains(r.Text.String(), "src/*") || strings.Contains(r.Text.String(), "fyi") || !strings.HasSuffix(r.Text.String(), ".") {
+		t.Fatalf("reminder: %s", r.Text.String())
 	}
-	if again, _ := svc.StopReminder(ctx, in); again.Text != r.Text {
-		t.Fatalf("no session row: the reminder is given again, got %q", again.Text)
+	if again, _ := svc.StopReminder(ctx, in); again.Text.String() != r.Text.String() {
+		t.Fatalf("no session row: the reminder is given again, got %q", again.Text.String())
 	}
 	in.ChangesKnown = false
-	if r, _ := svc.StopReminder(ctx, in); strings.Contains(r.Text, "reserve") || !strings.Contains(r.Text, "owe acks") {
-		t.Fatalf("changes unknown: %q", r.Text)
+	if r, _ := svc.StopReminder(ctx, in); strings.Contains(r.Text.String(), "reserve") || !strings.Contains(r.Text.String(), "owe acks") {
+		t.Fatalf("changes unknown: %q", r.Text.String())
 	}
 	// In a session: once, and again when something new is owed.
 	sin := hooks.StopInput{Client: "claude", SessionID: "s-a", Agent: a}
-	if r, _ := svc.StopReminder(ctx, sin); !strings.Contains(r.Text, "owe acks") {
-		t.Fatalf("session, first: %q", r.Text)
+	if r, _ := svc.StopReminder(ctx, sin); !strings.Contains(r.Text.String(), "owe acks") {
+		t.Fatalf("session, first: %q", r.Text.String())
 	}
-	if r, _ := svc.StopReminder(ctx, sin); r.Text != "" {
-		t.Fatalf("session, second: %q", r.Text)
+	if r, _ := svc.StopReminder(ctx, sin); r.Text.String() != "" {
+		t.Fatalf("session, second: %q", r.Text.String())
 	}
 	if _, err := svc.SendMail(ctx, hub.SendInput{From: b, To: a, BeadID: "bd", Category: hub.CategoryHandoff, Subject: "take it", Body: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := svc.StopReminder(ctx, sin); !strings.Contains(r.Text, "take it") {
-		t.Fatalf("session, new handoff: %q", r.Text)
+	if r, _ := svc.StopReminder(ctx, sin); !strings.Contains(r.Text.String(), "take it") {
+		t.Fatalf("session, new handoff: %q", r.Text.String())
 	}
 	if _, err := svc.StopReminder(ctx, hooks.StopInput{Client: "claude", Agent: "bad name"}); err == nil {
 		t.Fatal("a bad agent name was accepted")
 	}
-	if r, err := svc.StopReminder(ctx, hooks.StopInput{Client: "claude", SessionID: "s-b", Agent: b, ChangesKnown: true}); err != nil || r.Text != "" {
-		t.Fatalf("nothing to remind of: %q %v", r.Text, err)
+	if r, err := svc.StopReminder(ctx, hooks.StopInput{Client: "claude", SessionID: "s-b", Agent: b, ChangesKnown: true}); err != nil || r.Text.String() != "" {
+		t.Fatalf("nothing to remind of: %q %v", r.Text.String(), err)
 	}
 }
 
 // domainWords words the actions said in a text of the hook application
 // as do(arg=value …), arguments sorted: what the core asks, before any
 // surface's syntax.
-func domainWords(text string) string {
-	return hub.WordsIn(text, func(a hub.Action) string {
+func domainWords(text hub.Text) string {
+	return text.Words(func(a hub.Action) string {
 		keys := make([]string, 0, len(a.Args))
 		for k := range a.Args {
 			keys = append(keys, k)

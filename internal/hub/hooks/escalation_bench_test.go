@@ -53,7 +53,7 @@ func BenchmarkEscalationRead(b *testing.B) {
 	ways := map[string]func(int) error{
 		"deliver": func(int) error {
 			sd, err := svc.DeliverToSession(ctx, in)
-			if err == nil && (sd.Delivery.Text != "" || len(sd.Delivery.Escalations) != 0) {
+			if err == nil && (sd.Delivery.Text.String() != "" || len(sd.Delivery.Escalations) != 0) {
 				err = fmt.Errorf("something delivered: %+v", sd.Delivery)
 			}
 			return err

@@ -58,7 +58,7 @@ func TestEscalationToldToTheSenderOnce(t *testing.T) {
 	if es := prompt(); len(es) != 0 {
 		t.Fatalf("told twice: %+v", es)
 	}
-	if d, err := svc.DeliverNew(ctx, carol); err != nil || len(d.Escalations) != 0 || d.Text != "" {
+	if d, err := svc.DeliverNew(ctx, carol); err != nil || len(d.Escalations) != 0 || d.Text.String() != "" {
 		t.Fatalf("DeliverNew after it was told: %+v %v", d, err)
 	}
 

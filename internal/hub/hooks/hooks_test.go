@@ -47,8 +47,8 @@ func TestCheckPathsAndEdit(t *testing.T) {
 	if err != nil || !res.Blocking || res.Paths[0].Outcome != hub.CheckConflict || res.Paths[1].Outcome != hub.CheckClear {
 		t.Fatalf("check: %+v %v", res, err)
 	}
-	if !strings.Contains(res.Reason, a) || !strings.Contains(res.Reason, "src/*") || !strings.Contains(res.Reason, "bd-1") {
-		t.Fatalf("reason: %s", res.Reason)
+	if !strings.Contains(res.Reason.String(), a) || !strings.Contains(res.Reason.String(), "src/*") || !strings.Contains(res.Reason.String(), "bd-1") {
+		t.Fatalf("reason: %s", res.Reason.String())
 	}
 	own, _ := svc.CheckPaths(ctx, hooks.PathCheckInput{Agent: a, Paths: []string{"src/x.go"}})
 	if own.Blocking || !own.Paths[0].Held {
@@ -68,7 +68,7 @@ func TestCheckPathsAndEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, _ = svc.CheckEdit(ctx, hooks.EditInput{Agent: b, Paths: []string{"src/x.go"}})
-	if d.Decision != hooks.EditAllow || !strings.Contains(d.Note, "taken over") {
+	if d.Decision != hooks.EditAllow || !strings.Contains(d.Note.String(), "taken over") {
 		t.Fatalf("stale holder: %+v", d)
 	}
 	// The refused edit is a conflict (nothing was written inside a's
@@ -90,8 +90,8 @@ func TestDeliverOnce(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := hookBoard(t, nil)
 	a, b := session(t, svc, "s-a"), session(t, svc, "s-b")
-	if d, _ := svc.DeliverNew(ctx, a); d.Text != "" {
-		t.Fatalf("nothing new: %q", d.Text)
+	if d, _ := svc.DeliverNew(ctx, a); d.Text.String() != "" {
+		t.Fatalf("nothing new: %q", d.Text.String())
 	}
 	m, err := svc.SendMail(ctx, hub.SendInput{From: b, To: a, BeadID: "bd", Category: hub.CategoryInfo, Subject: "hello", Body: "x"})
 	if err != nil {
@@ -101,11 +101,11 @@ func TestDeliverOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := svc.DeliverNew(ctx, a)
-	if err != nil || !strings.Contains(d.Text, "hello") || strings.Contains(d.Text, "fyi") || len(d.Delivered) != 1 {
+	if err != nil || !strings.Contains(d.Text.String(), "hello") || strings.Contains(d.Text.String(), "fyi") || len(d.Delivered) != 1 {
 		t.Fatalf("first delivery: %+v %v", d, err)
 	}
-	if again, _ := svc.DeliverNew(ctx, a); again.Text != "" {
-		t.Fatalf("twice: %q", again.Text)
+	if again, _ := svc.DeliverNew(ctx, a); again.Text.String() != "" {
+		t.Fatalf("twice: %q", again.Text.String())
 	}
 	rs, _ := svc.DeliveredTo(ctx, a, []string{m.UUID})
 	if len(rs) != 1 {
@@ -124,8 +124,8 @@ func TestDeliverOnce(t *testing.T) {
 	if _, err := svc.SendMail(ctx, hub.SendInput{From: b, To: a, BeadID: "bd", Category: hub.CategoryInfo, Subject: "later", Body: "y"}); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := svc.DeliverNew(ctx, a); d.Text != "" {
-		t.Fatalf("delivery off: %q", d.Text)
+	if d, _ := svc.DeliverNew(ctx, a); d.Text.String() != "" {
+		t.Fatalf("delivery off: %q", d.Text.String())
 	}
 }
 
@@ -158,15 +158,15 @@ func TestStopReminderOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := hooks.StopInput{Client: "claude", SessionID: "s-a", Agent: a, ChangesKnown: true}
-	if r, _ := svc.StopReminder(ctx, hooks.StopInput{Client: "claude", SessionID: "s-a", Agent: a, HookActive: true}); r.Text != "" {
-		t.Fatalf("stop hook active: %q", r.Text)
+	if r, _ := svc.StopReminder(ctx, hooks.StopInput{Client: "claude", SessionID: "s-a", Agent: a, HookActive: true}); r.Text.String() != "" {
+		t.Fatalf("stop hook active: %q", r.Text.String())
 	}
 	r, err := svc.StopReminder(ctx, in)
-	if err != nil || !strings.Contains(r.Text, "owe acks") {
-		t.Fatalf("first: %q %v", r.Text, err)
+	if err != nil || !strings.Contains(r.Text.String(), "owe acks") {
+		t.Fatalf("first: %q %v", r.Text.String(), err)
 	}
-	if r, _ := svc.StopReminder(ctx, in); r.Text != "" {
-		t.Fatalf("second: %q", r.Text)
+	if r, _ := svc.StopReminder(ctx, in); r.Text.String() != "" {
+		t.Fatalf("second: %q", r.Text.String())
 	}
 }
 
@@ -180,7 +180,7 @@ func TestDeliverToSession(t *testing.T) {
 	svc = app.New(counted)
 	in := hooks.SessionInput{Client: "claude", SessionID: "s-a"}
 	first, err := svc.DeliverToSession(ctx, in)
-	if err != nil || !first.Session.New || first.Session.AgentID == "" || first.Delivery.Text != "" {
+	if err != nil || !first.Session.New || first.Session.AgentID == "" || first.Delivery.Text.String() != "" {
 		t.Fatalf("first sight: %+v %v", first, err)
 	}
 	a := first.Session.AgentID
@@ -189,7 +189,7 @@ func TestDeliverToSession(t *testing.T) {
 	}
 	cs.Reads, cs.Writes = 0, 0
 	quiet, err := svc.DeliverToSession(ctx, in)
-	if err != nil || quiet.Session.AgentID != a || quiet.Session.New || quiet.Delivery.Text != "" || quiet.Delivery.Delivered == nil {
+	if err != nil || quiet.Session.AgentID != a || quiet.Session.New || quiet.Delivery.Text.String() != "" || quiet.Delivery.Delivered == nil {
 		t.Fatalf("nothing new: %+v %v", quiet, err)
 	}
 	if cs.Reads != 1 || cs.Writes != 0 {
@@ -200,11 +200,11 @@ func TestDeliverToSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := svc.DeliverToSession(ctx, in)
-	if err != nil || d.Session.AgentID != a || !strings.Contains(d.Delivery.Text, "hello") || len(d.Delivery.Delivered) != 1 {
+	if err != nil || d.Session.AgentID != a || !strings.Contains(d.Delivery.Text.String(), "hello") || len(d.Delivery.Delivered) != 1 {
 		t.Fatalf("new mail: %+v %v", d, err)
 	}
-	if again, _ := svc.DeliverToSession(ctx, in); again.Delivery.Text != "" {
-		t.Fatalf("delivered twice: %q", again.Delivery.Text)
+	if again, _ := svc.DeliverToSession(ctx, in); again.Delivery.Text.String() != "" {
+		t.Fatalf("delivered twice: %q", again.Delivery.Text.String())
 	}
 	// A session not seen lately is refreshed (a write), as ResolveSession does.
 	clk.T = clk.T.Add(2 * time.Minute)
@@ -248,7 +248,7 @@ func TestCheckEditForSession(t *testing.T) {
 	if d := check("s-a", "src/x.go"); d.Decision != hooks.EditAllow || cs.Reads != 1 || cs.Writes != 0 {
 		t.Fatalf("own held file: %+v, %d reads, %d writes; want allowed in one read", d, cs.Reads, cs.Writes)
 	}
-	if d := check("s-b", "src/x.go"); d.Decision != hooks.EditDeny || !strings.Contains(d.Reason, a) {
+	if d := check("s-b", "src/x.go"); d.Decision != hooks.EditDeny || !strings.Contains(d.Reason.String(), a) {
 		t.Fatalf("b edits a's file: %+v", d)
 	}
 	if d := check("s-c", "src/x.go"); d.Decision != hooks.EditDeny {

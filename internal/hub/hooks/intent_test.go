@@ -62,8 +62,8 @@ func TestDeliveryReadsTheStoredIntent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"  > the next action it proposes: run the parser tests\n", "  > the action it requests: pick a schema\n", "urgency high"} {
-		if !strings.Contains(d.Text, want) {
-			t.Errorf("delivery lacks %q:\n%s", want, d.Text)
+		if !strings.Contains(d.Text.String(), want) {
+			t.Errorf("delivery lacks %q:\n%s", want, d.Text.String())
 		}
 	}
 	if count.n != 0 {

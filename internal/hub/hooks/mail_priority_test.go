@@ -89,13 +89,13 @@ func TestDeliverPriorityFirst(t *testing.T) {
 	order := []string{"s-critical-info", "s-high-blocked", "s-high-info", "s-normal-handoff", "s-normal-info", "s-low-info"}
 	last := -1
 	for _, s := range order {
-		i := strings.Index(d.Text, s)
+		i := strings.Index(d.Text.String(), s)
 		if i < 0 || i < last {
-			t.Fatalf("want order %v, got:\n%s", order, d.Text)
+			t.Fatalf("want order %v, got:\n%s", order, d.Text.String())
 		}
 		last = i
 	}
-	if !strings.Contains(d.Text, "(bead bd, priority critical), wrote:\n  > s-critical-info\n") {
-		t.Errorf("the priority is shown with the mail:\n%s", d.Text)
+	if !strings.Contains(d.Text.String(), "(bead bd, priority critical), wrote:\n  > s-critical-info\n") {
+		t.Errorf("the priority is shown with the mail:\n%s", d.Text.String())
 	}
 }

@@ -14,10 +14,11 @@
 //
 // A sender's text is cut into lines at every line break Unicode knows
 // (LF, CR, VT, FF, NEL, U+2028, U+2029), each line is whitespace-collapsed
-// and its control and bidirectional characters escaped, and the core's
-// hidden marks (hub.InlineMark and its kin, which a surface would turn
-// into bb's own command lines) are removed; then each line gets its
-// speaker's marker. Inline fragments of someone's words inside a line of
+// and its control and bidirectional characters escaped, and private-use
+// characters (invisible to a reader; the core's error templates mark their
+// fields with them) are removed; then each line gets its speaker's marker.
+// A sender's words are words of the delivery's hub.Text, never one of its
+// actions, whatever they contain. Inline fragments of someone's words inside a line of
 // the board's (a peer's task title in the brief) are quoted strings.
 //
 // The data says who spoke (hub.Message.SpokenBy, decided by the core when
@@ -25,6 +26,7 @@
 package voice
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -80,20 +82,18 @@ const (
 // MaxLines lines; a cut ends with "…". The board's own text (sp board) is
 // written plain, cleaned the same way and on one line (what it quotes may
 // be a sender's choice). Empty text writes nothing.
-func Block(b *strings.Builder, indent string, sp hub.Speaker, text string, chars int) {
+func Block(b io.StringWriter, indent string, sp hub.Speaker, text string, chars int) {
 	lines := Lines(text, chars)
 	mark := Mark(sp)
 	if mark == "" && len(lines) > 1 {
 		lines = []string{strings.Join(lines, " ")}
 	}
 	for _, l := range lines {
-		b.WriteString(indent)
 		if mark != "" {
-			b.WriteString(mark)
-			b.WriteByte(' ')
+			_, _ = b.WriteString(indent + mark + " " + l + "\n")
+		} else {
+			_, _ = b.WriteString(indent + l + "\n")
 		}
-		b.WriteString(l)
-		b.WriteByte('\n')
 	}
 }
 
@@ -161,8 +161,8 @@ func plain(r rune) bool {
 	return r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._-:/@+*#", r))
 }
 
-// Clean removes the core's hidden marks from a sender's text (they would
-// become bb's own words once a surface words the text) and escapes its
+// Clean removes private-use characters from a sender's text (a reader
+// cannot see them; the core's error templates use them as marks) and escapes its
 // control and bidirectional characters (termtext.Line), line breaks
 // included: call it on one line.
 func Clean(s string) string {
@@ -186,8 +186,7 @@ func isBreak(r rune) bool {
 
 // Item is one message for a model's context, in the data a delivery
 // holds: who wrote it and in whose name, what it is, its words, and the
-// board's own next steps for it (already in the surface's words or as
-// hub.Say marks).
+// board's own next steps for it (their actions worded by each surface).
 type Item struct {
 	// Kind words what it is ("handoff", "broadcast message").
 	Kind string
@@ -203,7 +202,7 @@ type Item struct {
 	// with them, labelled by Label.
 	Asks []Ask
 	// Steps are the board's own lines after the words (Reply: …).
-	Steps []string
+	Steps []hub.Text
 }
 
 // Ask is one thing a sender asks, in its words, under the board's label.
@@ -221,7 +220,7 @@ const (
 // notice the board composed (speaker board) is one plain line: what it
 // quotes (a scope, an id) was cleaned but may be a sender's choice, so
 // it never starts a line of its own.
-func WriteItem(b *strings.Builder, it Item) {
+func WriteItem(b *hub.Text, it Item) {
 	var tags []string
 	for _, t := range it.Tags {
 		if t != "" {
@@ -250,6 +249,6 @@ func WriteItem(b *strings.Builder, it Item) {
 		}
 	}
 	for _, s := range it.Steps {
-		b.WriteString("  " + s + "\n")
+		b.Add("  ", s, "\n")
 	}
 }

@@ -401,9 +401,9 @@ func (c *Client) StopReminder(ctx context.Context, in hooks.StopInput) (hooks.Re
 }
 
 // SessionBrief calls SessionBrief on the server.
-func (c *Client) SessionBrief(ctx context.Context, agent string) (hooks.Delivery, error) {
+func (c *Client) SessionBrief(ctx context.Context, in hooks.BriefInput) (hooks.Delivery, error) {
 	var r0 hooks.Delivery
-	err := c.call(ctx, "SessionBrief", []any{agent}, []any{&r0})
+	err := c.call(ctx, "SessionBrief", []any{in}, []any{&r0})
 	return r0, err
 }
 

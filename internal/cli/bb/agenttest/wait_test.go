@@ -247,7 +247,7 @@ func TestHundredWaiters(t *testing.T) {
 			if r.err != nil {
 				t.Fatalf("waiter %s: %v", agents[r.i], r.err)
 			}
-			check(r.i, r.res.Met, r.res.TimedOut, r.res.AgentID, r.res.Delivery.Delivered, r.res.Delivery.Text)
+			check(r.i, r.res.Met, r.res.TimedOut, r.res.AgentID, r.res.Delivery.Delivered, r.res.Delivery.Text.String())
 		case <-time.After(2 * time.Minute):
 			t.Fatal("a goroutine waiter did not return within 2m")
 		}
