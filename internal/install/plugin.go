@@ -193,7 +193,13 @@ export const Blackboard = async ({ directory, client }) => {
     if (oneShot || children.has(sessionID) || !client?.session?.promptAsync) return
     let child
     try {
-      child = spawn(hook[0], [...hook.slice(1), @WAKE@, ...pin], { stdio: ["pipe", "pipe", "ignore"] })
+      // BB_WAKE_CLIENT_PID names this OpenCode process: a waiter started
+      // as OpenCode ends (its parent already gone) sees it is not its
+      // parent's child and ends at once instead of outliving OpenCode.
+      child = spawn(hook[0], [...hook.slice(1), @WAKE@, ...pin], {
+        stdio: ["pipe", "pipe", "ignore"],
+        env: { ...process.env, BB_WAKE_CLIENT_PID: String(process.pid) },
+      })
     } catch {
       return
     }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,7 +77,18 @@ func (a *app) runWake(ctx context.Context, client, agent string) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The client is gone when its process is, or when this waiter's
+	// parent changed (the client, or the shell it ran the hook with,
+	// ended and the waiter was handed to another parent): checked as it
+	// starts too, since a client that ends as it starts a waiter leaves it
+	// with another parent before it looked (OpenCode's plugin names its
+	// own process in BB_WAKE_CLIENT_PID).
+	ppid := os.Getppid()
 	pid := procid.Client()
+	if want, err := strconv.ParseInt(strings.TrimSpace(a.env.Getenv("BB_WAKE_CLIENT_PID")), 10, 64); err == nil && want > 0 && want != pid {
+		a.errorf("bb hook wake: the %s process %d has ended; no waiter\n", client, want)
+		return nil
+	}
 	gone := make(chan struct{})
 	if pid > 0 {
 		go func() {
@@ -86,7 +99,7 @@ func (a *app) runWake(ctx context.Context, client, agent string) error {
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					if !procid.Alive(pid) {
+					if !procid.Alive(pid) || os.Getppid() != ppid {
 						close(gone)
 						cancel()
 						return

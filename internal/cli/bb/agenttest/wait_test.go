@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -396,4 +397,87 @@ func (b *board) hook(agent, event, payload string) string {
 		b.t.Fatalf("bb hook claude %s: %v\n%s%s", event, err, out.String(), errb.String())
 	}
 	return out.String()
+}
+
+// A waiter whose client is gone ends instead of listening forever: one
+// started as its client ends (OpenCode's plugin names its own process in
+// BB_WAKE_CLIENT_PID, and the waiter's parent is no longer it) ends at
+// once without arming; one whose parent ends while it listens (here the
+// shell that started it) ends at its next look. (A waiter whose parent
+// ends before it looks at all, without BB_WAKE_CLIENT_PID, cannot tell
+// its new parent from a client that runs as process 1 in a container,
+// and listens until its session's next waiter supersedes it.)
+func TestWakeWaiterOfAnEndedClientEnds(t *testing.T) {
+	b := newBoard(t)
+	b.ok("agent", "register", "--name", "cobalt-harbor", "--role", "reviewer")
+	stop := `{"session_id":"s-gone","hook_event_name":"Stop"}`
+
+	cmd := exec.Command(bbPath(), "hook", "opencode", "wake", "--agent", "cobalt-harbor")
+	cmd.Dir, cmd.Env = b.dir, append(b.env[:len(b.env):len(b.env)], "BB_WAKE_CLIENT_PID=999999999")
+	cmd.Stdin = strings.NewReader(stop)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("a waiter of an ended client: %v\n%s", err, errb.String())
+	}
+	if out.Len() != 0 || !strings.Contains(errb.String(), "the opencode process 999999999 has ended; no waiter") {
+		t.Fatalf("a waiter of an ended client says\nstdout %q\nstderr %q", out.String(), errb.String())
+	}
+	if n := b.count(`SELECT COUNT(*) FROM events WHERE type = 'session.waiting'`); n != 0 {
+		t.Fatalf("a waiter of an ended client armed %d session.waiting events", n)
+	}
+
+	if runtime.GOOS != "linux" {
+		t.Skip("the waiter's process is watched through /proc")
+	}
+	payload := filepath.Join(t.TempDir(), "stop.json")
+	if err := os.WriteFile(payload, []byte(stop), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The shell prints the waiter's pid and stays until its stdin closes.
+	sh := exec.Command("sh", "-c", `"$0" hook claude wake --agent cobalt-harbor <"$1" >/dev/null 2>&1 & echo $!; read line; exit 0`, bbPath(), payload)
+	sh.Dir, sh.Env = b.dir, b.env
+	in, err := sh.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := sh.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(outPipe, &pid); err != nil {
+		t.Fatalf("the shell printed no pid: %v", err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	for deadline := time.Now().Add(2 * time.Minute); b.count(`SELECT COUNT(*) FROM events WHERE type = 'session.waiting'`) < 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter armed no session.waiting within 2m")
+		}
+	}
+	_ = in.Close()
+	if err := sh.Wait(); err != nil {
+		t.Fatalf("the shell: %v", err)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); running(pid); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter still runs 2m after the shell that started it ended")
+		}
+	}
+}
+
+// running reports whether process pid runs (a zombie has ended).
+func running(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
 }
