@@ -427,8 +427,14 @@ func mcpHandler(client, server string, ev hookio.EventSpec, agent string) ordere
 // at once; the guard spares its process). Claude Code runs a hook's
 // command with a POSIX shell (Git Bash on Windows) unless the entry asks
 // for PowerShell.
+//
+// The waiter's command also names the client to the waiter: the shell's
+// $PPID is the process that started the shell, set as the shell starts,
+// so it stays Claude Code's even when Claude Code ends before the waiter
+// looks up its own parents (bb hook wake then sees its way up no longer
+// passes it, and starts no waiter that would outlive its session).
 func headlessGuard(command string) string {
-	return `[ "${CLAUDE_CODE_ENTRYPOINT#sdk-}" != "$CLAUDE_CODE_ENTRYPOINT" ] || ` + command
+	return `[ "${CLAUDE_CODE_ENTRYPOINT#sdk-}" != "$CLAUDE_CODE_ENTRYPOINT" ] || BB_WAKE_CLIENT_PID=$PPID ` + command
 }
 
 // bbHookCommand matches the hook commands bb writes: `bb hook <client>

@@ -52,8 +52,28 @@ func Client() int64 {
 // or, while it is a shell, its parent, at most maxShells levels up. An
 // unknown process, or one without a parent, ends the walk.
 func Walk(t Table, pid int) int {
+	path := WalkPath(t, pid)
+	return path[len(path)-1]
+}
+
+// ClientPath returns the processes from this process's parent up to its
+// client: the parent first, the client (Client's answer) last, the
+// shells between them in order.
+func ClientPath() []int64 {
+	path := WalkPath(osTable(), os.Getppid())
+	out := make([]int64, len(path))
+	for i, p := range path {
+		out[i] = int64(p)
+	}
+	return out
+}
+
+// WalkPath is Walk's way up from pid: pid first, then each shell's
+// parent, the client last.
+func WalkPath(t Table, pid int) []int {
+	path := []int{pid}
 	if t == nil {
-		return pid
+		return path
 	}
 	for i := 0; i < maxShells && pid > 1; i++ {
 		p, ok := t.Lookup(pid)
@@ -61,8 +81,9 @@ func Walk(t Table, pid int) int {
 			break
 		}
 		pid = p.Parent
+		path = append(path, pid)
 	}
-	return pid
+	return path
 }
 
 // isShell reports whether a program name is a shell's.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,6 +60,16 @@ func TestWalk(t *testing.T) {
 	}
 	if got := Walk(nil, 42); got != 42 {
 		t.Errorf("no table: %d", got)
+	}
+	for from, want := range map[int][]int{
+		100:  {100},
+		300:  {300, 200, 100},
+		1000: {1000, 1001, 1002, 1003, 100},
+		999:  {999},
+	} {
+		if got := WalkPath(tab, from); !slices.Equal(got, want) {
+			t.Errorf("WalkPath(%d) = %v, want %v", from, got, want)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,37 +78,41 @@ func (a *app) runWake(ctx context.Context, client, agent string) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The client is gone when its process is, or when this waiter's
-	// parent changed (the client, or the shell it ran the hook with,
-	// ended and the waiter was handed to another parent): checked as it
-	// starts too, since a client that ends as it starts a waiter leaves it
-	// with another parent before it looked (OpenCode's plugin names its
-	// own process in BB_WAKE_CLIENT_PID).
+	// The client is gone when its process is, or when the walk up from
+	// this waiter no longer reaches it (the client, or the shell it ran
+	// the hook with, ended and its children were handed to another
+	// parent). A client that ends as it starts a waiter leaves the shell
+	// between them orphaned before the waiter looked, so the walk reaches
+	// another process from the start: the hook command names the client
+	// in BB_WAKE_CLIENT_PID (OpenCode's plugin its own process.pid,
+	// Claude Code's entry the shell's $PPID), and a waiter whose way up
+	// does not pass it has lost its client. A pid of 1 or less names no
+	// one there (a Cygwin or MSYS shell reports 1 for a parent of
+	// Windows' own), and is ignored.
 	ppid := os.Getppid()
-	pid := procid.Client()
-	if want, err := strconv.ParseInt(strings.TrimSpace(a.env.Getenv("BB_WAKE_CLIENT_PID")), 10, 64); err == nil && want > 0 && want != pid {
+	path := procid.ClientPath()
+	pid := path[len(path)-1]
+	if want, err := strconv.ParseInt(strings.TrimSpace(a.env.Getenv("BB_WAKE_CLIENT_PID")), 10, 64); err == nil && want > 1 && !slices.Contains(path, want) {
 		a.errorf("bb hook wake: the %s process %d has ended; no waiter\n", client, want)
 		return nil
 	}
 	gone := make(chan struct{})
-	if pid > 0 {
-		go func() {
-			t := time.NewTicker(wakeAliveCheck)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
+	go func() {
+		t := time.NewTicker(wakeAliveCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if !procid.Alive(pid) || os.Getppid() != ppid || procid.Client() != pid {
+					close(gone)
+					cancel()
 					return
-				case <-t.C:
-					if !procid.Alive(pid) || os.Getppid() != ppid {
-						close(gone)
-						cancel()
-						return
-					}
 				}
 			}
-		}()
-	}
+		}
+	}()
 	svc, err := a.service(ctx)
 	if err != nil {
 		a.errorf("bb hook wake: %s; this session will not be woken until its next turn\n", hookErrText(err))

@@ -467,6 +467,39 @@ func TestWakeWaiterOfAnEndedClientEnds(t *testing.T) {
 			t.Fatal("the waiter still runs 2m after the shell that started it ended")
 		}
 	}
+
+	// A client that ends as it starts the waiter, Claude Code's way: its
+	// hook shell names it in $PPID, and that shell is orphaned before the
+	// waiter starts (here the stand-in client waits until its hook shell
+	// has read $PPID, then ends; the hook shell waits for it to be gone),
+	// so the waiter's way up reaches pid 1 or a subreaper, never the
+	// client: it ends at once instead of waiting for good.
+	armed := b.count(`SELECT COUNT(*) FROM events WHERE type = 'session.waiting'`)
+	dir := t.TempDir()
+	errFile, started := filepath.Join(dir, "stderr"), filepath.Join(dir, "started")
+	client := exec.Command("sh", "-c", `sh -c 'echo $PPID >"$3"; while kill -0 $PPID 2>/dev/null; do sleep 0.05; done; BB_WAKE_CLIENT_PID=$PPID "$0" hook claude wake --agent cobalt-harbor <"$1" 2>"$2"' "$0" "$1" "$2" "$3" >/dev/null 2>&1 & echo $!; until [ -s "$3" ]; do sleep 0.05; done`,
+		bbPath(), payload, errFile, started)
+	client.Dir, client.Env = b.dir, b.env
+	outb, err := client.Output()
+	if err != nil {
+		t.Fatalf("the stand-in client: %v", err)
+	}
+	hookShell, err := strconv.Atoi(strings.TrimSpace(string(outb)))
+	if err != nil {
+		t.Fatalf("the stand-in client printed %q, not its hook shell's pid", outb)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(hookShell, syscall.SIGKILL) })
+	for deadline := time.Now().Add(2 * time.Minute); running(hookShell); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter of a client that ended before it started still runs after 2m")
+		}
+	}
+	if msg, _ := os.ReadFile(errFile); !strings.Contains(string(msg), "has ended; no waiter") {
+		t.Fatalf("the waiter of a client that ended before it started says %q", msg)
+	}
+	if n := b.count(`SELECT COUNT(*) FROM events WHERE type = 'session.waiting'`); n != armed {
+		t.Fatalf("the waiter of a client that ended before it started armed %d session.waiting events", n-armed)
+	}
 }
 
 // running reports whether process pid runs (a zombie has ended).
