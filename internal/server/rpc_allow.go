@@ -76,6 +76,7 @@ func rpcRules() map[string]rpcRule {
 		"CheckEdit":      agent,
 		"ActiveOverlaps": agent,
 		"StepIn":         overseer,
+		"ReassignItem":   overseer,
 		// Leases (a person's step-in inside ReleaseLease is refused by the
 		// core to any credential below overseer).
 		"AcquireLease":         agent,

@@ -74,6 +74,7 @@ func TestRPCRefusesByRoleAndServesOnlyTheList(t *testing.T) {
 		{"SetConfig", `["mallory","hooks.edit_check","off"]`},
 		{"Export", `[]`},
 		{"StepIn", `[{}]`},
+		{"ReassignItem", `[{}]`},
 	} {
 		status, env := e.do(req{method: "POST", path: "/api/v1/rpc/" + c.method, body: c.body})
 		if status != http.StatusForbidden || env.Error == nil || env.Error.Code != "FORBIDDEN" {

@@ -162,22 +162,23 @@ func (u *ui) needsNudge(w http.ResponseWriter, r *http.Request) {
 	u.needsPanel(w, r, d)
 }
 
-// needsReassign hands the reservation an item between two agents
-// concerns (overview.AttentionItem.Reassign: holder, scope, to) to the
-// other agent, as the person: the core's step-in (oversight.StepIn), which
-// refuses it before the holder is past the takeover threshold.
+// needsReassign hands every reservation an item between two agents
+// concerns (overview.AttentionItem.Reassign) to the agent of the form (the
+// item's other agent), as the person: one operation of the core
+// (oversight.ReassignItem), all of them or none, which refuses it before
+// the holder is past the takeover threshold.
 func (u *ui) needsReassign(w http.ResponseWriter, r *http.Request) {
 	d, ok := u.personActs(w, r)
 	if !ok {
 		return
 	}
 	f := r.PostForm
-	in := oversight.StepInInput{Person: d.Viewer, Holder: f.Get("holder"), Scope: f.Get("scope"), To: strings.TrimSpace(f.Get("to"))}
+	in := oversight.ReassignItemInput{Person: d.Viewer, Item: f.Get("item"), To: strings.TrimSpace(f.Get("to"))}
 	if in.To == "" {
 		u.fail(w, hub.FieldErr(hub.CodeInvalidArgs, "to", "Name the agent that takes these files over."))
 		return
 	}
-	if _, err := u.s.svc.StepIn(r.Context(), in); err != nil {
+	if _, err := u.s.svc.ReassignItem(r.Context(), in); err != nil {
 		u.fail(w, err)
 		return
 	}

@@ -338,7 +338,8 @@ func (b *board) nudge() tea.Cmd {
 // reassign hands the reservations the selected item between two agents
 // concerns (overview.AttentionItem.Reassign, offered once their holder is
 // past the takeover threshold) to the agent typed, the item's other agent
-// by default: the same step-in as g on a reservation (oversight.StepIn).
+// by default: all of them or none, in one operation of the core
+// (oversight.ReassignItem, each a step-in as g on a reservation).
 func (b *board) reassign() tea.Cmd {
 	i := b.selected(secAttention)
 	if i < 0 {
@@ -358,12 +359,15 @@ func (b *board) reassign() tea.Cmd {
 	label := fmt.Sprintf("Reassign %s from %s (%s) to", shown, holder, it.Reassign[0].Why)
 	b.prompt = newPrompt(b.st, label, it.Reassign[0].To, func(to string) tea.Cmd {
 		return b.act(func(ctx context.Context) (string, error) {
-			for _, r := range it.Reassign {
-				if _, err := b.api.StepIn(ctx, oversight.StepInInput{Person: b.viewer, Holder: r.Holder, Scope: r.Scope, To: to}); err != nil {
-					return "", err
-				}
+			res, err := b.api.ReassignItem(ctx, oversight.ReassignItemInput{Person: b.viewer, Item: it.ID(), To: to})
+			if err != nil {
+				return "", err
 			}
-			return fmt.Sprintf("reassigned %s from %s to %s", shown, holder, to), nil
+			var done []string
+			for _, h := range res.Reassigned {
+				done = append(done, h.Scope)
+			}
+			return fmt.Sprintf("reassigned %s from %s to %s", strings.Join(done, ", "), res.Reassigned[0].Holder, res.Reassigned[0].To), nil
 		})
 	})
 	return nil

@@ -19,7 +19,7 @@ import (
 // core's list, overview.Attention, as the dashboard and bb top show it)
 // with the choices that fit each item (AttentionItem.Choices), and one
 // subcommand per choice, each the core's operation (oversight: Answer,
-// Nudge, StepIn; the kernel's ack for accept).
+// Nudge, ReassignItem; the kernel's ack for accept).
 
 // needJSON is one item of bb --json needs: the core's item, its handle,
 // the person's choices and the command that makes each.
@@ -380,7 +380,8 @@ the other agent (a BLOCKED's: its recipient's files its sender was
 refused, to the sender; a HANDOFF's: its sender's files for the work, to
 the recipient), or to --to. Offered only once their holder is stale or
 offline or the reservation expired; as bb agent reassign, it is recorded
-under your name and the new holder is mailed.`,
+under your name and the new holder is mailed. All of them or none: when
+one cannot be handed over, none is.`,
 		Example: `  bb --as dana needs reassign 1a2b3c4d
   bb --as dana needs reassign 1a2b3c4d --to agent-api-2`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -389,21 +390,15 @@ under your name and the new holder is mailed.`,
 			if err != nil {
 				return err
 			}
-			res := needResult{Person: person, Choice: overview.ChoiceReassign, Item: it.ID(), Handle: it.Handle(), Reassigned: []reservationJSON{}}
+			out, err := svc.ReassignItem(cmd.Context(), oversight.ReassignItemInput{Person: person, Item: it.ID(), To: to})
+			if err != nil {
+				return err
+			}
+			res := needResult{Person: person, Choice: overview.ChoiceReassign, Item: out.Item, Handle: out.Handle, Reassigned: []reservationJSON{}}
 			var done []string
-			for _, r := range it.Reassign {
-				in := oversight.StepInInput{Person: person, Holder: r.Holder, Scope: r.Scope, To: r.To}
-				if to != "" {
-					in.To = to
-				}
-				out, err := svc.StepIn(cmd.Context(), in)
-				if err != nil {
-					return err
-				}
-				if out.Reassigned != nil {
-					res.Reassigned = append(res.Reassigned, reservationView(svc, *out.Reassigned))
-				}
-				done = append(done, fmt.Sprintf("%s from %s (%s) to %s", r.Scope, r.Holder, r.Why, in.To))
+			for _, h := range out.Reassigned {
+				res.Reassigned = append(res.Reassigned, reservationView(svc, h.Reservation))
+				done = append(done, fmt.Sprintf("%s from %s (%s) to %s", h.Scope, h.Holder, h.Why, h.To))
 			}
 			return a.reply(cmd, res, func(w io.Writer) {
 				fmt.Fprintf(w, "Reassigned %s; recorded under %s\n", strings.Join(done, ", "), person)

@@ -51,19 +51,7 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 	if err := hub.Allow(ctx, hub.Act(in.Person)); err != nil {
 		return StepInResult{}, err
 	}
-	verb := hub.VerbRelease
-	if in.To != "" {
-		verb = hub.VerbReassign
-	}
-	// The step-in's own event (reservation.released or .reassigned) names
-	// the person, the holder and the credential: no override event.
-	if _, err := hub.Authorize(ctx, hub.Target{Thing: hub.ThingReservation, Verb: verb, Owner: in.Holder, Name: "the reservation of " + in.Scope}); err != nil {
-		return StepInResult{}, err
-	}
-	if err := checkStepIn(in); err != nil {
-		return StepInResult{}, err
-	}
-	sc, err := s.kernel.ScopeOf(in.Wd, in.Scope)
+	sc, err := s.prepareStepIn(ctx, in)
 	if err != nil {
 		return StepInResult{}, err
 	}
@@ -73,6 +61,26 @@ func (s *Service) StepIn(ctx context.Context, in StepInInput) (StepInResult, err
 	}
 	req := []string{in.Person, in.Holder, sc.Path, strconv.FormatBool(sc.Wildcard), in.To}
 	return hub.Write(ctx, s.kernel, req, func(tx hub.Tx) (StepInResult, error) { return s.stepInTx(ctx, tx, in, sc, stale) })
+}
+
+// prepareStepIn is what a step-in checks before its transaction: that
+// the caller's credential may release or reassign the holder's
+// reservation, the agents it names (checkStepIn), and its scope, resolved
+// against in.Wd.
+func (s *Service) prepareStepIn(ctx context.Context, in StepInInput) (hub.Scope, error) {
+	verb := hub.VerbRelease
+	if in.To != "" {
+		verb = hub.VerbReassign
+	}
+	// The step-in's own event (reservation.released or .reassigned) names
+	// the person, the holder and the credential: no override event.
+	if _, err := hub.Authorize(ctx, hub.Target{Thing: hub.ThingReservation, Verb: verb, Owner: in.Holder, Name: "the reservation of " + in.Scope}); err != nil {
+		return hub.Scope{}, err
+	}
+	if err := checkStepIn(in); err != nil {
+		return hub.Scope{}, err
+	}
+	return s.kernel.ScopeOf(in.Wd, in.Scope)
 }
 
 // checkStepIn validates the agents a step-in names: the person, the

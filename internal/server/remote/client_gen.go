@@ -708,6 +708,13 @@ func (c *Client) StepIn(ctx context.Context, in oversight.StepInInput) (oversigh
 	return r0, err
 }
 
+// ReassignItem calls ReassignItem on the server.
+func (c *Client) ReassignItem(ctx context.Context, in oversight.ReassignItemInput) (oversight.ReassignItemResult, error) {
+	var r0 oversight.ReassignItemResult
+	err := c.call(ctx, "ReassignItem", []any{in}, []any{&r0})
+	return r0, err
+}
+
 // Answer calls Answer on the server.
 func (c *Client) Answer(ctx context.Context, in oversight.AnswerInput) (oversight.AnswerResult, error) {
 	var r0 oversight.AnswerResult
