@@ -67,9 +67,6 @@ func (a *app) needView(it overview.AttentionItem, person string) needJSON {
 	return n
 }
 
-// choiceLabel is a choice as a person reads it.
-func choiceLabel(c string) string { return strings.ReplaceAll(c, "_", " ") }
-
 // printChoices writes the person's choices on it, one line each with its
 // command, indented by pad; a line saying so when there is none.
 func (a *app) printChoices(w io.Writer, it overview.AttentionItem, person, pad string) {
@@ -79,7 +76,7 @@ func (a *app) printChoices(w io.Writer, it overview.AttentionItem, person, pad s
 		return
 	}
 	for _, c := range cs {
-		line := fmt.Sprintf("%s→ %-9s %s", pad, choiceLabel(c)+":", a.needCommand(it, c))
+		line := fmt.Sprintf("%s→ %-9s %s", pad, overview.ChoiceLabel(c)+":", a.needCommand(it, c))
 		if c == overview.ChoiceReassign {
 			var parts []string
 			for _, r := range it.Reassign {
@@ -226,7 +223,7 @@ func (a *app) needItem(cmd *cobra.Command, ref, choice string) (core.API, string
 		if len(offered) > 0 {
 			why = strings.Join(offered, "; ")
 		}
-		return nil, "", it, hub.FieldErr(hub.CodeInvalidArgs, "item", "the %s %s offers %s no %s: %s", strings.ToUpper(it.Kind), it.Handle(), person, choiceLabel(choice), why)
+		return nil, "", it, hub.FieldErr(hub.CodeInvalidArgs, "item", "the %s %s offers %s no %s: %s", strings.ToUpper(it.Kind), it.Handle(), person, overview.ChoiceLabel(choice), why)
 	}
 	if err := svc.EnsurePerson(cmd.Context(), person); err != nil {
 		return nil, "", it, err

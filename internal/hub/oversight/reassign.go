@@ -123,7 +123,7 @@ func notOffered(it overview.AttentionItem, person string, cs []string) error {
 	if len(cs) > 0 {
 		words := make([]string, 0, len(cs))
 		for _, c := range cs {
-			words = append(words, strings.ReplaceAll(c, "_", " "))
+			words = append(words, overview.ChoiceLabel(c))
 		}
 		offered = strings.Join(words, ", ")
 	}

@@ -159,6 +159,9 @@ const (
 	ChoiceStepIn = "step_in"
 )
 
+// ChoiceLabel is a choice as a person reads it ("step in").
+func ChoiceLabel(c string) string { return strings.ReplaceAll(c, "_", " ") }
+
 // Choices are what person may do about the item: accept and answer what
 // waits on them; nudge or step in on a HANDOFF or BLOCKED between two
 // agents (their ack is not the person's to give), and reassign the
